@@ -1,0 +1,407 @@
+/*
+ * Command-line parsing.  Options are accepted before or after the command
+ * word, as "--opt=value" or "--opt value"; short flags may be bundled
+ * ("-yq").  Each option lists the commands it applies to, so a misplaced one
+ * is a usage error naming it rather than being silently ignored.  Values
+ * missing from the command line are taken from the environment, then from
+ * defaults.
+ */
+#include "args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "error.h"
+
+enum opt_id {
+	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,
+	O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
+	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_NO_BASELINE,
+	O_NO_WAIT, O_FORCE, O_DEEP,
+	O__COUNT
+};
+
+#define CMD_BIT(c) (1u << (c))
+#define ALL_COMMANDS 0u
+
+typedef struct opt_spec {
+	enum opt_id id;
+	const char *name;    /* long name without "--" */
+	char short_name;     /* 0: none */
+	const char *metavar; /* NULL: a flag without value */
+	unsigned commands;   /* CMD_BIT mask; ALL_COMMANDS: every command */
+} opt_spec;
+
+static const opt_spec opt_table[] = {
+	{ O_BOX_ROOT, "box-root", 0, "DIR", ALL_COMMANDS },
+	{ O_PINS, "pins", 0, "FILE", ALL_COMMANDS },
+	{ O_CACERT, "cacert", 0, "FILE", ALL_COMMANDS },
+	{ O_JSON, "json", 0, NULL, ALL_COMMANDS },
+	{ O_YES, "yes", 'y', NULL, ALL_COMMANDS },
+	{ O_NO_COLOR, "no-color", 0, NULL, ALL_COMMANDS },
+	{ O_THEME, "theme", 0, "NAME", ALL_COMMANDS },
+	{ O_VERBOSE, "verbose", 'v', NULL, ALL_COMMANDS },
+	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS },
+	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
+	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
+	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR", CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_REQUIREMENTS, "requirements", 0, "FILE", CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_FROM_FILE, "from-file", 0, "ARCHIVE", CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_MIRROR, "mirror", 0, "URL", CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_NO_BASELINE, "no-baseline", 0, NULL, CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_NO_WAIT, "no-wait", 0, NULL,
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_ROLLBACK) |
+	  CMD_BIT(CLI_CMD_UNINSTALL) },
+	{ O_FORCE, "force", 0, NULL, CMD_BIT(CLI_CMD_INSTALL) },
+	{ O_DEEP, "deep", 0, NULL,
+	  CMD_BIT(CLI_CMD_STATUS) | CMD_BIT(CLI_CMD_NONE) },
+};
+
+#define NOPTS (sizeof opt_table / sizeof opt_table[0])
+
+static const char *const command_names[CLI_CMD__COUNT] = {
+	[CLI_CMD_NONE] = NULL,
+	[CLI_CMD_INSTALL] = "install",
+	[CLI_CMD_STATUS] = "status",
+	[CLI_CMD_ROLLBACK] = "rollback",
+	[CLI_CMD_UNINSTALL] = "uninstall",
+	[CLI_CMD_VERIFY] = "verify",
+	[CLI_CMD_HELP] = "help",
+	[CLI_CMD_VERSION] = "version",
+	[CLI_CMD_DOCTOR] = "doctor",
+	[CLI_CMD_PLUGINS] = "plugins",
+	[CLI_CMD_BASELINE] = "baseline",
+	[CLI_CMD_SMOKE] = "smoke",
+};
+
+/* Parser state: the options seen, so their command fit is checked once the
+ * command word is known (it may come after them). */
+typedef struct parse_state {
+	cli_opts *opts;
+	int seen[O__COUNT];
+	char *msg;
+	size_t msglen;
+} parse_state;
+
+const char *cli_command_name(cli_command cmd)
+{
+	if ((unsigned)cmd >= CLI_CMD__COUNT)
+		return NULL;
+	return command_names[cmd];
+}
+
+cli_command cli_command_lookup(const char *word)
+{
+	for (int i = 1; i < CLI_CMD__COUNT; i++)
+		if (strcmp(word, command_names[i]) == 0)
+			return (cli_command)i;
+	return CLI_CMD__COUNT;
+}
+
+static int usage_error(parse_state *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage_error(parse_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->msg, ps->msglen, fmt, ap);
+	va_end(ap);
+	return PYRT_E_USAGE;
+}
+
+static const opt_spec *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strlen(opt_table[i].name) == len &&
+		    strncmp(opt_table[i].name, name, len) == 0)
+			return &opt_table[i];
+	return NULL;
+}
+
+static const opt_spec *find_short(char c)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opt_table[i].short_name == c)
+			return &opt_table[i];
+	return NULL;
+}
+
+/* Store one option; value is NULL for flags. */
+static void apply_option(parse_state *ps, const opt_spec *spec,
+			 const char *value)
+{
+	cli_opts *o = ps->opts;
+	ps->seen[spec->id] = 1;
+	switch (spec->id) {
+	case O_BOX_ROOT: free(o->box_root); o->box_root = strdup(value);
+		o->box_root_from = "--box-root"; break;
+	case O_PINS: o->pins_path = value; o->pins_from = "--pins"; break;
+	case O_CACERT: o->cacert = value; o->cacert_from = "--cacert"; break;
+	case O_JSON: o->json = 1; break;
+	case O_YES: o->yes = 1; break;
+	case O_NO_COLOR: o->no_color = 1; break;
+	case O_THEME: o->theme = value; break;
+	/* The later of -v and -q wins, so a script's -q can be overridden. */
+	case O_VERBOSE: o->verbose++; o->quiet = 0; break;
+	case O_QUIET: o->quiet = 1; o->verbose = 0; break;
+	case O_HELP: o->help = 1; break;
+	case O_VERSION: o->version = 1; break;
+	case O_WHEELHOUSE: o->wheelhouse = value; break;
+	case O_REQUIREMENTS: o->requirements = value; break;
+	case O_FROM_FILE: o->from_file = value; break;
+	case O_MIRROR: o->mirror = value; break;
+	case O_NO_BASELINE: o->no_baseline = 1; break;
+	case O_NO_WAIT: o->no_wait = 1; break;
+	case O_FORCE: o->force = 1; break;
+	case O_DEEP: o->deep = 1; break;
+	case O__COUNT: break;
+	}
+}
+
+/* A "--name", "--name=value" or "--name value" word; *i advances past a
+ * consumed value. */
+static int parse_long(parse_state *ps, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i] + 2;
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	const opt_spec *spec = find_long(arg, len);
+	if (!spec)
+		return usage_error(ps, "unknown option '--%.*s'; see pyrt --help",
+				   (int)len, arg);
+	if (!spec->metavar) {
+		if (eq)
+			return usage_error(ps, "option --%s takes no value; see pyrt --help",
+					   spec->name);
+		apply_option(ps, spec, NULL);
+		return 0;
+	}
+	const char *value = eq ? eq + 1 : NULL;
+	if (!value) {
+		if (*i + 1 >= argc)
+			return usage_error(ps, "option --%s needs a value (%s); see pyrt --help",
+					   spec->name, spec->metavar);
+		value = argv[++*i];
+	}
+	if (!*value)
+		return usage_error(ps, "option --%s needs a non-empty value (%s)",
+				   spec->name, spec->metavar);
+	apply_option(ps, spec, value);
+	return 0;
+}
+
+/* A bundle of short flags such as "-yq". */
+static int parse_short(parse_state *ps, const char *arg)
+{
+	for (const char *p = arg + 1; *p; p++) {
+		const opt_spec *spec = find_short(*p);
+		if (!spec)
+			return usage_error(ps, "unknown option '-%c'; see pyrt --help", *p);
+		apply_option(ps, spec, NULL);
+	}
+	return 0;
+}
+
+/* The first word is the command; later ones are its arguments. */
+static int add_word(parse_state *ps, const char *word)
+{
+	cli_opts *o = ps->opts;
+	if (!o->command_word) {
+		cli_command cmd = cli_command_lookup(word);
+		if (cmd == CLI_CMD__COUNT)
+			return usage_error(ps, "unknown command '%s'; see pyrt --help", word);
+		o->command = cmd;
+		o->command_word = word;
+		return 0;
+	}
+	if (o->npositional >= CLI_MAX_POSITIONAL)
+		return usage_error(ps, "too many arguments; see pyrt --help");
+	o->positional[o->npositional++] = word;
+	return 0;
+}
+
+/* Options that do not apply to the command are refused by name. */
+static int check_fit(parse_state *ps)
+{
+	cli_command cmd = ps->opts->command;
+	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION ||
+	    cmd >= CLI_CMD_DOCTOR)
+		return 0;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const opt_spec *s = &opt_table[i];
+		if (!ps->seen[s->id] || s->commands == ALL_COMMANDS ||
+		    (s->commands & CMD_BIT(cmd)))
+			continue;
+		const char *name = cli_command_name(cmd);
+		if (!name)
+			return usage_error(ps, "option --%s is not valid without a command (e.g. pyrt install --%s); see pyrt --help",
+					   s->name, s->name);
+		return usage_error(ps, "option --%s does not apply to 'pyrt %s'; see pyrt %s --help",
+				   s->name, name, name);
+	}
+	return 0;
+}
+
+/* Commands that take no arguments refuse stray words instead of ignoring
+ * them (a mistyped option value would otherwise pass unnoticed). */
+static int check_positionals(parse_state *ps)
+{
+	cli_opts *o = ps->opts;
+	size_t allowed = 0;
+	if (o->command == CLI_CMD_HELP)
+		allowed = 1;
+	else if (o->command >= CLI_CMD_DOCTOR)
+		allowed = CLI_MAX_POSITIONAL;
+	if (o->npositional > allowed)
+		return usage_error(ps, "pyrt %s: unexpected argument '%s'; see pyrt --help",
+				   o->command_word, o->positional[allowed]);
+	return 0;
+}
+
+static const char *env_nonempty(const char *name)
+{
+	const char *v = getenv(name);
+	return (v && *v) ? v : NULL;
+}
+
+static int needs_box(cli_command cmd)
+{
+	return cmd == CLI_CMD_NONE || cmd == CLI_CMD_INSTALL ||
+	       cmd == CLI_CMD_STATUS || cmd == CLI_CMD_ROLLBACK ||
+	       cmd == CLI_CMD_UNINSTALL || cmd == CLI_CMD_VERIFY;
+}
+
+/* Make the box root absolute so every path we print and store is. */
+static int absolutize_box(parse_state *ps)
+{
+	cli_opts *o = ps->opts;
+	if (o->box_root[0] == '/')
+		return 0;
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return usage_error(ps, "cannot resolve the box root '%s': %s",
+				   o->box_root, strerror(errno));
+	char *abs = NULL;
+	const char *rel = o->box_root;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	int n = strcmp(rel, ".") == 0 ? asprintf(&abs, "%s", cwd)
+				      : asprintf(&abs, "%s/%s", cwd, rel);
+	if (n < 0)
+		return PYRT_E_NOMEM;
+	free(o->box_root);
+	o->box_root = abs;
+	return 0;
+}
+
+/* --box-root, else PYRT_BOX_ROOT, else the XDG default (only computed for
+ * commands that use a box, so `pyrt --help` works without HOME). */
+static int resolve_box(parse_state *ps)
+{
+	cli_opts *o = ps->opts;
+	if (!o->box_root && env_nonempty("PYRT_BOX_ROOT")) {
+		o->box_root = strdup(getenv("PYRT_BOX_ROOT"));
+		o->box_root_from = "PYRT_BOX_ROOT";
+	}
+	if (!o->box_root) {
+		if (!needs_box(o->command) || o->help || o->version)
+			return 0;
+		char buf[4096];
+		pyrt_error err = PYRT_ERROR_INIT;
+		int rc = pyrt_box_default_root(buf, sizeof buf, &err);
+		if (rc < 0) {
+			snprintf(ps->msg, ps->msglen, "%s (pass --box-root DIR)",
+				 err.msg[0] ? err.msg : pyrt_strerror(rc));
+			return rc;
+		}
+		o->box_root = strdup(buf);
+		o->box_root_from = "default";
+	}
+	if (!o->box_root)
+		return PYRT_E_NOMEM;
+	return absolutize_box(ps);
+}
+
+/* A CA bundle that cannot be read is a usage error now, not a TLS failure
+ * minutes later. */
+static int check_cacert(parse_state *ps)
+{
+	cli_opts *o = ps->opts;
+	if (!o->cacert) {
+		/* Only commands that download care about the environment's
+		 * bundle; a stale variable must not break status. */
+		if (o->command != CLI_CMD_INSTALL)
+			return 0;
+		if ((o->cacert = env_nonempty("CURL_CA_BUNDLE")))
+			o->cacert_from = "CURL_CA_BUNDLE";
+		else if ((o->cacert = env_nonempty("SSL_CERT_FILE")))
+			o->cacert_from = "SSL_CERT_FILE";
+		else
+			return 0;
+	}
+	FILE *f = fopen(o->cacert, "r");
+	if (!f)
+		return usage_error(ps, "cannot read the CA bundle '%s' (from %s): %s",
+				   o->cacert, o->cacert_from, strerror(errno));
+	fclose(f);
+	return 0;
+}
+
+/* The environment fills what the command line left open. */
+static void apply_env(cli_opts *o)
+{
+	if (!o->pins_path && env_nonempty("PYRT_PINS")) {
+		o->pins_path = getenv("PYRT_PINS");
+		o->pins_from = "PYRT_PINS";
+	}
+	if (!o->theme)
+		o->theme = env_nonempty("PYRT_THEME");
+	if (env_nonempty("NO_COLOR"))
+		o->no_color = 1;
+}
+
+int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
+		   size_t msglen)
+{
+	memset(opts, 0, sizeof *opts);
+	parse_state ps = { .opts = opts, .msg = msg, .msglen = msglen };
+	msg[0] = '\0';
+	int rc = 0;
+	int only_words = 0;
+	for (int i = 1; i < argc && rc == 0; i++) {
+		const char *a = argv[i];
+		if (only_words || a[0] != '-' || a[1] == '\0')
+			rc = add_word(&ps, a);
+		else if (strcmp(a, "--") == 0)
+			only_words = 1;
+		else if (a[1] == '-')
+			rc = parse_long(&ps, argc, argv, &i);
+		else
+			rc = parse_short(&ps, a);
+	}
+	if (rc == 0)
+		rc = check_positionals(&ps);
+	if (rc == 0)
+		rc = check_fit(&ps);
+	if (rc == 0) {
+		apply_env(opts);
+		rc = resolve_box(&ps);
+	}
+	if (rc == 0 && !opts->help && !opts->version)
+		rc = check_cacert(&ps);
+	return rc;
+}
+
+void cli_args_clear(cli_opts *opts)
+{
+	if (!opts)
+		return;
+	free(opts->box_root);
+	opts->box_root = NULL;
+}

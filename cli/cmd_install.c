@@ -1,0 +1,340 @@
+/*
+ * The commands that change the box: install, rollback, uninstall.
+ *
+ * Each one checks everything it can before touching the disk (pins,
+ * platform, consent), then hands the work to core with a front end's events
+ * and the signal-driven cancel flag, and reports one outcome through the
+ * same front end, so the plain, JSON and (later) curses front ends all say
+ * the same thing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "commands.h"
+#include "common.h"
+#include "consent.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "front.h"
+#include "install.h"
+#include "marker.h"
+#include "pins.h"
+#include "platform.h"
+#include "signals.h"
+
+/* Everything an install run holds, so one cleanup frees it on every path. */
+typedef struct install_ctx {
+	const cli_opts *opts;
+	cli_front *front;
+	pyrt_pins *pins;
+	pyrt_platform platform;
+	pyrt_install_opts iopts;
+	pyrt_install_plan plan;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+} install_ctx;
+
+/* Report a failure that happened before anything was started. */
+static int refuse(cli_front *front, const char *command, int code,
+		  const char *msg)
+{
+	cli_outcome o = { .command = command, .code = code, .error = msg,
+			  .before_start = 1 };
+	cli_front_result(front, &o);
+	return cli_exit_code(code);
+}
+
+static const char *impl_name(const pyrt_pins *pins)
+{
+	const char *impl = pyrt_pins_implementation(pins);
+	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
+}
+
+static int path_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* Options that only matter to the baseline step say so honestly instead of
+ * being dropped without a word. */
+static void note_later_options(const install_ctx *c)
+{
+	const cli_opts *o = c->opts;
+	if (o->requirements)
+		cli_front_log(c->front, PYRT_LOG_INFO,
+			      "--requirements %s: the baseline step arrives in a later version of pyrt; the file was not used",
+			      o->requirements);
+	if (o->wheelhouse)
+		cli_front_log(c->front, PYRT_LOG_INFO,
+			      "--wheelhouse %s: the baseline step arrives in a later version of pyrt; the directory was not used",
+			      o->wheelhouse);
+	if (o->no_baseline)
+		cli_front_log(c->front, PYRT_LOG_DEBUG,
+			      "--no-baseline: this version installs no baseline anyway");
+}
+
+/* The facts a person needs to say yes: what, from where, to where, how
+ * big, and whether it fits. */
+static void consent_block(const install_ctx *c, char *buf, size_t len)
+{
+	const pyrt_install_plan *p = &c->plan;
+	char size[32], free_disk[32], sha[20];
+	if (p->size)
+		cli_human_bytes(p->size, size, sizeof size);
+	else
+		snprintf(size, sizeof size, "size unknown");
+	if (p->free_bytes)
+		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
+	else
+		snprintf(free_disk, sizeof free_disk, "unknown");
+	snprintf(sha, sizeof sha, "%.16s…", p->sha256);
+	const char *source = c->opts->from_file ? c->opts->from_file
+			     : p->host[0] ? p->host : p->url;
+	snprintf(buf, len,
+		 "pyrt is about to install a managed Python runtime:\n"
+		 "  runtime:      %s %s (build %s)%s\n"
+		 "  platform:     %s\n"
+		 "  size:         %s\n"
+		 "  source:       %s%s\n"
+		 "  destination:  %s\n"
+		 "  sha256:       %s\n"
+		 "  free disk:    %s\n",
+		 impl_name(c->pins), p->version, p->build,
+		 p->already_current ? " (reinstall: --force)" : "",
+		 p->platform, size, source,
+		 c->opts->from_file ? " (local file)" : "",
+		 p->destination, sha, free_disk);
+}
+
+/* pins → platform → pin for it → plan.  Returns 0 or an exit status
+ * (already reported). */
+static int install_prepare(install_ctx *c)
+{
+	const cli_opts *o = c->opts;
+	int rc = cli_load_pins(o, &c->pins, c->msg, sizeof c->msg);
+	if (rc == 0)
+		rc = cli_detect_platform(&c->platform, c->msg, sizeof c->msg);
+	if (rc < 0)
+		return refuse(c->front, "install", rc, c->msg);
+	if (!pyrt_pins_find(c->pins, c->platform.key)) {
+		char keys[1024];
+		cli_supported_keys(c->pins, keys, sizeof keys);
+		snprintf(c->msg, sizeof c->msg,
+			 "unsupported platform %s: no pinned runtime for it (supported: %s)",
+			 c->platform.key, keys);
+		return refuse(c->front, "install", PYRT_E_UNSUPPORTED, c->msg);
+	}
+	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
+	c->iopts = init;
+	c->iopts.box_root = o->box_root;
+	c->iopts.pins = c->pins;
+	c->iopts.platform_key = c->platform.key;
+	c->iopts.mirror = o->mirror;
+	c->iopts.cacert = o->cacert;
+	c->iopts.from_file = o->from_file;
+	c->iopts.no_wait = o->no_wait;
+	c->iopts.force = o->force;
+	pyrt_error err = PYRT_ERROR_INIT;
+	rc = pyrt_install_plan_make(&c->iopts, &c->plan, &err);
+	if (rc < 0)
+		return refuse(c->front, "install", rc,
+			      err.msg[0] ? err.msg : pyrt_strerror(rc));
+	return 0;
+}
+
+/* Ask only when something will actually be done. */
+static int install_consent(install_ctx *c)
+{
+	if (c->plan.already_current && !c->opts->force)
+		return 0;
+	char block[8192];
+	consent_block(c, block, sizeof block);
+	int rc = cli_consent(c->opts, block, "Install?", c->msg, sizeof c->msg);
+	if (rc < 0)
+		return refuse(c->front, "install", rc, c->msg);
+	return 0;
+}
+
+/* Run core and report the outcome; had_current decides what a failure can
+ * honestly claim was left alone. */
+static int install_execute(install_ctx *c)
+{
+	int had_current = path_exists(c->plan.destination);
+	pyrt_events ev = cli_front_events(c->front, cli_cancel_flag());
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = cli_cancelled() ? pyrt_error_set(&err, PYRT_E_CANCELLED,
+						  "cancelled")
+				 : pyrt_install_run(&c->iopts, &ev, &res, &err);
+	char summary[8192];
+	cli_outcome o = { .command = "install", .code = rc };
+	if (rc == 0) {
+		const char *where = res.current[0] ? res.current
+						   : c->plan.destination;
+		if (res.already_current)
+			snprintf(summary, sizeof summary,
+				 "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
+				 impl_name(c->pins), c->plan.version,
+				 c->plan.build, where);
+		else
+			snprintf(summary, sizeof summary,
+				 "installed %s %s (build %s) at %s",
+				 impl_name(c->pins), c->plan.version,
+				 c->plan.build, where);
+		o.summary = summary;
+		o.install_dir = res.install_dir;
+		o.sha256 = res.sha256;
+		o.already_current = res.already_current;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		if (rc == PYRT_E_BASELINE)
+			o.unchanged = "the runtime itself is installed and active; only the doc-library baseline is incomplete";
+		else
+			o.unchanged = had_current
+				? "the previous runtime is still active"
+				: "nothing was installed";
+	}
+	cli_front_result(c->front, &o);
+	return cli_exit_code(rc);
+}
+
+int cli_cmd_install(const cli_opts *opts)
+{
+	install_ctx *c = calloc(1, sizeof *c);
+	if (!c) {
+		cli_errorf("out of memory");
+		return cli_exit_code(PYRT_E_NOMEM);
+	}
+	c->opts = opts;
+	int status;
+	c->front = cli_front_for(opts);
+	if (!c->front || cli_signals_install(!opts->quiet) != 0) {
+		cli_errorf("cannot start: out of memory or no signal handlers");
+		status = cli_exit_code(PYRT_E_INTERNAL);
+		goto cleanup;
+	}
+	note_later_options(c);
+	status = install_prepare(c);
+	if (status == 0)
+		status = install_consent(c);
+	if (status == 0)
+		status = install_execute(c);
+cleanup:
+	cli_front_free(c->front);
+	pyrt_pins_free(c->pins);
+	free(c);
+	return status;
+}
+
+/* After a rollback: name what is active now, from its marker. */
+static void rollback_summary(const char *box_root, char *buf, size_t len)
+{
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	snprintf(buf, len, "rolled back: the previous runtime is active again");
+	if (pyrt_box_open(&box, box_root, 0, &err) != 0)
+		return;
+	char *real = realpath(pyrt_box_current(box), NULL);
+	char *marker_path = NULL;
+	/* current → installs/<id>/python; the marker sits in installs/<id>. */
+	char *slash = real ? strrchr(real, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		if (asprintf(&marker_path, "%s/marker.json", real) < 0)
+			marker_path = NULL;
+	}
+	pyrt_marker m;
+	if (marker_path && pyrt_marker_read(marker_path, &m, &err) == 0)
+		snprintf(buf, len, "rolled back to %s %s (build %s) at %s",
+			 strcmp(m.implementation, "cpython") == 0
+				 ? "CPython" : m.implementation,
+			 m.version, m.build, pyrt_box_current(box));
+	free(marker_path);
+	free(real);
+	pyrt_box_free(box);
+}
+
+int cli_cmd_rollback(const cli_opts *opts)
+{
+	cli_front *front = cli_front_for(opts);
+	if (!front || cli_signals_install(!opts->quiet) != 0) {
+		cli_front_free(front);
+		cli_errorf("cannot start: out of memory or no signal handlers");
+		return cli_exit_code(PYRT_E_INTERNAL);
+	}
+	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_install_rollback(opts->box_root, opts->no_wait, &ev, &err);
+	char summary[8192];
+	cli_outcome o = { .command = "rollback", .code = rc };
+	if (rc == 0) {
+		rollback_summary(opts->box_root, summary, sizeof summary);
+		o.summary = summary;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		o.unchanged = "the active runtime was not changed";
+	}
+	cli_front_result(front, &o);
+	cli_front_free(front);
+	return cli_exit_code(rc);
+}
+
+int cli_cmd_uninstall(const cli_opts *opts)
+{
+	cli_front *front = cli_front_for(opts);
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	int status;
+	if (!front || cli_signals_install(!opts->quiet) != 0) {
+		cli_errorf("cannot start: out of memory or no signal handlers");
+		status = cli_exit_code(PYRT_E_INTERNAL);
+		goto cleanup;
+	}
+	int rc = pyrt_box_open(&box, opts->box_root, 0, &err);
+	if (rc < 0) {
+		status = refuse(front, "uninstall", rc, err.msg);
+		goto cleanup;
+	}
+	const char *runtime = pyrt_box_runtime_dir(box);
+	cli_outcome o = { .command = "uninstall" };
+	if (!path_exists(runtime)) {
+		snprintf(msg, sizeof msg, "nothing to uninstall: %s does not exist",
+			 runtime);
+		o.summary = msg;
+		cli_front_result(front, &o);
+		status = 0;
+		goto cleanup;
+	}
+	char block[8192];
+	snprintf(block, sizeof block,
+		 "pyrt is about to remove the managed Python runtime:\n"
+		 "  remove:       %s/{current,previous,installs,staging,downloads}\n"
+		 "  effect:       tools that need the managed runtime stop working until \"pyrt install\"\n",
+		 runtime);
+	rc = cli_consent(opts, block, "Uninstall?", msg, sizeof msg);
+	if (rc < 0) {
+		status = refuse(front, "uninstall", rc, msg);
+		goto cleanup;
+	}
+	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	rc = pyrt_install_uninstall(opts->box_root, opts->no_wait, &ev, &err);
+	o.code = rc;
+	if (rc == 0) {
+		snprintf(msg, sizeof msg, "uninstalled the managed runtime from %s",
+			 runtime);
+		o.summary = msg;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+	}
+	cli_front_result(front, &o);
+	status = cli_exit_code(rc);
+cleanup:
+	pyrt_box_free(box);
+	cli_front_free(front);
+	return status;
+}

@@ -1,0 +1,159 @@
+/*
+ * `pyrt status`: core's one honest answer, printed for people (a headline
+ * and aligned fields) or as the single JSON object DESIGN.md specifies.
+ * Exit 0 only when ready, 1 for every other state, so a health probe needs
+ * no parsing.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "pins.h"
+#include "platform.h"
+#include "status.h"
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return nonempty(s) ? json_string(s) : json_null();
+}
+
+/* An interpreter path is only reported where an install exists. */
+static const char *status_interpreter(const pyrt_status *st)
+{
+	if (st->state == PYRT_STATE_NOT_PROVISIONED ||
+	    st->state == PYRT_STATE_UNSUPPORTED)
+		return NULL;
+	return nonempty(st->interpreter);
+}
+
+static const char *baseline_state(const pyrt_status *st)
+{
+	if (!st->have_marker || !st->marker.baseline_state[0])
+		return "none";
+	return st->marker.baseline_state;
+}
+
+static json_t *baseline_json(const pyrt_status *st)
+{
+	json_t *missing = json_array();
+	for (int i = 0; st->have_marker && missing &&
+			i < st->marker.baseline_missing_count; i++)
+		json_array_append_new(missing,
+				      json_string(st->marker.baseline_missing[i]));
+	return json_pack("{s:s, s:o}", "state", baseline_state(st),
+			 "missing", missing ? missing : json_array());
+}
+
+/* Exactly the DESIGN.md "status --json" object, null where unknown. */
+static int print_json(const pyrt_status *st)
+{
+	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
+	json_t *obj = json_pack(
+		"{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"state", pyrt_state_name(st->state),
+		"message", st->message,
+		"version", str_or_null(m ? m->version : NULL),
+		"build", str_or_null(m ? m->build : NULL),
+		"platform", str_or_null(st->platform),
+		"path", str_or_null(st->path),
+		"interpreter", str_or_null(status_interpreter(st)),
+		"sha256", str_or_null(m ? m->sha256 : NULL),
+		"installed_at", str_or_null(m ? m->installed_at : NULL),
+		"pins", str_or_null(st->pins),
+		"baseline", baseline_json(st));
+	if (!obj) {
+		cli_errorf("out of memory");
+		return PYRT_E_NOMEM;
+	}
+	int rc = json_dumpf(obj, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(obj);
+	return rc == 0 ? 0 : PYRT_E_IO;
+}
+
+static void field(const char *key, const char *value)
+{
+	if (nonempty(value))
+		printf("  %-14s %s\n", key, value);
+}
+
+/* "state: message", then the known fields aligned. */
+static void print_human(const pyrt_status *st)
+{
+	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
+	printf("%s: %s\n", pyrt_state_name(st->state), st->message);
+	if (m) {
+		field("version:", m->version);
+		field("build:", m->build);
+	}
+	field("platform:", st->platform);
+	field("path:", st->path);
+	field("interpreter:", status_interpreter(st));
+	if (m) {
+		field("sha256:", m->sha256);
+		field("installed at:", m->installed_at);
+		field("source:", m->source);
+	}
+	field("pins:", st->pins);
+	if (st->state == PYRT_STATE_BROKEN)
+		field("failed check:", st->failed_check);
+	if (st->state == PYRT_STATE_INSTALLING && st->installer_pid > 0)
+		printf("  %-14s %ld\n", "installer pid:", st->installer_pid);
+	char baseline[4096];
+	size_t used = (size_t)snprintf(baseline, sizeof baseline, "%s",
+				       baseline_state(st));
+	for (int i = 0; m && i < m->baseline_missing_count &&
+			used < sizeof baseline; i++)
+		used += (size_t)snprintf(baseline + used, sizeof baseline - used,
+					 "%s%s", i ? ", " : " (missing: ",
+					 m->baseline_missing[i]);
+	if (m && m->baseline_missing_count && used < sizeof baseline)
+		snprintf(baseline + used, sizeof baseline - used, ")");
+	field("baseline:", baseline);
+}
+
+int cli_cmd_status(const cli_opts *opts)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	pyrt_pins *pins = NULL;
+	pyrt_platform platform;
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc == 0)
+		rc = cli_detect_platform(&platform, msg, sizeof msg);
+	if (rc < 0) {
+		cli_errorf("%s", msg);
+		pyrt_pins_free(pins);
+		return cli_exit_code(rc);
+	}
+	pyrt_status *st = calloc(1, sizeof *st);
+	pyrt_error err = PYRT_ERROR_INIT;
+	rc = st ? pyrt_status_read(opts->box_root, pins, platform.key,
+				   opts->deep, st, &err)
+		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	int status;
+	if (rc < 0) {
+		cli_errorf("status: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		status = cli_exit_code(rc);
+	} else {
+		if (opts->json)
+			rc = print_json(st);
+		else
+			print_human(st);
+		status = rc < 0 ? cli_exit_code(rc)
+		       : st->state == PYRT_STATE_READY ? CLI_EXIT_OK
+						       : CLI_EXIT_NOT_READY;
+	}
+	free(st);
+	pyrt_pins_free(pins);
+	return status;
+}

@@ -1,0 +1,163 @@
+/*
+ * `pyrt verify`: re-check the active install against the manifest written
+ * when it was extracted (type, mode, size, digest, link target of every
+ * entry).  Reads only.  Exit 0 when the tree matches, 1 when anything
+ * differs or the install cannot be found.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "box.h"
+#include "commands.h"
+#include "common.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "manifest.h"
+
+typedef struct verify_ctx {
+	const cli_opts *opts;
+	json_t *problems; /* --json: collected; otherwise printed at once */
+	char install_dir[4096];
+	char manifest_path[4200];
+	char msg[PYRT_ERROR_MSG_MAX + 4400];
+} verify_ctx;
+
+/* Each difference as soon as it is found (or collected for --json). */
+static void on_problem(const char *path, const char *what, void *payload)
+{
+	verify_ctx *v = payload;
+	if (v->problems)
+		json_array_append_new(v->problems,
+				      json_pack("{s:s, s:s}", "path", path,
+						"problem", what));
+	else
+		printf("%s: %s\n", path, what);
+}
+
+/* current → installs/<id>/python; the manifest lives in installs/<id>. */
+static int find_install(verify_ctx *v)
+{
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_box_open(&box, v->opts->box_root, 0, &err);
+	if (rc < 0) {
+		snprintf(v->msg, sizeof v->msg, "%s", err.msg);
+		return rc;
+	}
+	const char *current = pyrt_box_current(box);
+	struct stat st;
+	char *real = NULL;
+	rc = 0;
+	if (lstat(current, &st) != 0) {
+		snprintf(v->msg, sizeof v->msg,
+			 "nothing to verify: no runtime is installed at %s — run \"pyrt install\"",
+			 current);
+		rc = PYRT_E_NOT_READY;
+	} else if (!(real = realpath(current, NULL))) {
+		snprintf(v->msg, sizeof v->msg,
+			 "%s does not lead to an install (%s) — run \"pyrt install --force\"",
+			 current, strerror(errno));
+		rc = PYRT_E_NOT_READY;
+	} else {
+		char *slash = strrchr(real, '/');
+		if (slash && slash != real)
+			*slash = '\0';
+		snprintf(v->install_dir, sizeof v->install_dir, "%s", real);
+		snprintf(v->manifest_path, sizeof v->manifest_path,
+			 "%s/manifest.tsv", v->install_dir);
+	}
+	free(real);
+	pyrt_box_free(box);
+	return rc;
+}
+
+/* Returns the number of problems, or a negative code with v->msg set. */
+static int run_verify(verify_ctx *v, size_t *entries)
+{
+	int rc = find_install(v);
+	if (rc < 0)
+		return rc;
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	rc = pyrt_manifest_read(&m, v->manifest_path, &err);
+	if (rc < 0) {
+		snprintf(v->msg, sizeof v->msg,
+			 "cannot read the install manifest: %s — run \"pyrt install --force\" to reinstall",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+		/* A missing or garbled manifest is a finding, not a crash. */
+		return rc == PYRT_E_NOMEM ? rc : PYRT_E_NOT_READY;
+	}
+	*entries = pyrt_manifest_count(m);
+	rc = pyrt_manifest_verify(m, v->install_dir, on_problem, v, &err);
+	if (rc < 0)
+		snprintf(v->msg, sizeof v->msg, "verify could not run: %s",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	pyrt_manifest_free(m);
+	return rc;
+}
+
+static void summarize(verify_ctx *v, int problems, size_t entries)
+{
+	if (problems == 0)
+		snprintf(v->msg, sizeof v->msg,
+			 "%zu entries match the install manifest of %s",
+			 entries, v->install_dir);
+	else
+		snprintf(v->msg, sizeof v->msg,
+			 "%d of %zu entries differ from the install manifest of %s — run \"pyrt install --force\" to reinstall",
+			 problems, entries, v->install_dir);
+}
+
+/* One object: ok, message, install_dir, manifest, entries, problems[]. */
+static void print_json(const verify_ctx *v, int rc, size_t entries)
+{
+	json_t *obj = json_pack(
+		"{s:b, s:s, s:o, s:o, s:I, s:O}",
+		"ok", rc == 0,
+		"message", v->msg,
+		"install_dir", v->install_dir[0] ? json_string(v->install_dir)
+						 : json_null(),
+		"manifest", v->manifest_path[0] ? json_string(v->manifest_path)
+						: json_null(),
+		"entries", (json_int_t)entries,
+		"problems", v->problems);
+	if (obj && json_dumpf(obj, stdout, JSON_INDENT(2)) == 0)
+		fputc('\n', stdout);
+	json_decref(obj);
+}
+
+int cli_cmd_verify(const cli_opts *opts)
+{
+	verify_ctx *v = calloc(1, sizeof *v);
+	if (!v) {
+		cli_errorf("out of memory");
+		return cli_exit_code(PYRT_E_NOMEM);
+	}
+	v->opts = opts;
+	if (opts->json && !(v->problems = json_array())) {
+		free(v);
+		cli_errorf("out of memory");
+		return cli_exit_code(PYRT_E_NOMEM);
+	}
+	size_t entries = 0;
+	int rc = run_verify(v, &entries);
+	if (rc >= 0)
+		summarize(v, rc, entries);
+	if (opts->json) {
+		print_json(v, rc, entries);
+		if (rc < 0)
+			cli_errorf("verify: %s", v->msg);
+	} else if (rc == 0)
+		printf("verify: %s\n", v->msg);
+	else
+		fprintf(rc > 0 ? stdout : stderr, "%s%s\n",
+			rc > 0 ? "verify: " : "pyrt: verify: ", v->msg);
+	int status = rc > 0 ? CLI_EXIT_NOT_READY : cli_exit_code(rc);
+	json_decref(v->problems);
+	free(v);
+	return status;
+}

@@ -1,0 +1,23 @@
+/*
+ * The commands.  Each takes the parsed options and returns the process exit
+ * status (see exitcodes.h).
+ */
+#ifndef PYRT_CLI_COMMANDS_H
+#define PYRT_CLI_COMMANDS_H
+
+#include "args.h"
+
+int cli_cmd_install(const cli_opts *opts);
+int cli_cmd_rollback(const cli_opts *opts);
+int cli_cmd_uninstall(const cli_opts *opts);
+int cli_cmd_status(const cli_opts *opts);
+int cli_cmd_verify(const cli_opts *opts);
+
+/** `pyrt --help`: the manual page. */
+void cli_help_manual(void);
+/** `pyrt <cmd> --help`: that command's usage. */
+void cli_help_command(cli_command cmd);
+/** `pyrt --version`. */
+void cli_help_version(void);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * Helpers shared by the command implementations.
+ */
+#include "common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+
+void cli_errorf(const char *fmt, ...)
+{
+	char line[PYRT_ERROR_MSG_MAX + 1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	/* "pyrt install needs consent: ..." already names the program. */
+	fprintf(stderr, "%s%s\n", strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ",
+		line);
+}
+
+int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
+		  size_t msglen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = opts->pins_path ? pyrt_pins_load_file(out, opts->pins_path, &err)
+				 : pyrt_pins_load_builtin(out, &err);
+	if (rc >= 0)
+		return rc;
+	const char *why = err.msg[0] ? err.msg : pyrt_strerror(rc);
+	/* Name the file when core's message does not, so the user knows
+	 * which of --pins / PYRT_PINS to fix. */
+	if (opts->pins_path && !strstr(why, opts->pins_path))
+		snprintf(msg, msglen, "pins file '%s' (from %s): %s",
+			 opts->pins_path, opts->pins_from, why);
+	else
+		snprintf(msg, msglen, "%s", why);
+	/* An unreadable pins file is as unusable as a malformed one: both
+	 * are exit 11, so scripts need to check one code. */
+	return rc == PYRT_E_NOMEM ? rc : PYRT_E_PINS;
+}
+
+int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_platform_detect(out, &err);
+	if (rc < 0)
+		snprintf(msg, msglen, "cannot tell which platform this is: %s",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	return rc;
+}
+
+void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < pyrt_pins_archive_count(pins); i++) {
+		const pyrt_pin_archive *a = pyrt_pins_archive_at(pins, i);
+		int n = snprintf(buf + used, len - used, "%s%s",
+				 i ? ", " : "", a->key);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+int cli_is_terminal(int fd)
+{
+	const char *term = getenv("TERM");
+	return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
+}
+
+void cli_human_bytes(uint64_t n, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	if (n < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)n);
+		return;
+	}
+	double v = (double)n / 1024.0;
+	size_t u = 0;
+	while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,41 @@
+/*
+ * Small helpers shared by the commands: loading pins and the platform the
+ * way every command reports their failures, terminal checks, sizes.
+ */
+#ifndef PYRT_CLI_COMMON_H
+#define PYRT_CLI_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "pins.h"
+#include "platform.h"
+
+/** Print "pyrt: <message>" on stderr ("pyrt <cmd>: ..." messages as is). */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * Load the pins the options name (--pins / PYRT_PINS, else builtin).
+ * On failure writes the reason to msg and returns PYRT_E_PINS (any failure
+ * to use the named file) or PYRT_E_NOMEM.
+ */
+int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
+		  size_t msglen);
+
+/** Detect the platform; on failure writes the reason to msg. */
+int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen);
+
+/** The pinned keys joined with ", " into buf. */
+void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len);
+
+/** Non-zero when fd is a terminal and TERM is not "dumb". */
+int cli_is_terminal(int fd);
+
+/** "35.0 MiB", "812 B", ... */
+void cli_human_bytes(uint64_t n, char *buf, size_t len);
+
+/** Seconds on a monotonic clock. */
+double cli_now(void);
+
+#endif

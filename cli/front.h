@@ -1,0 +1,68 @@
+/*
+ * A front end is one implementation of the pyrt_events callbacks plus the
+ * final report of a command.  The CLI has two (plain lines for people and
+ * logs, NDJSON for scripts); the ncurses TUI plugs in as a third by
+ * providing its own cli_front_ops.  Commands only ever talk to a cli_front,
+ * never to stdout/stderr directly, for anything that happens while core
+ * works.
+ */
+#ifndef PYRT_CLI_FRONT_H
+#define PYRT_CLI_FRONT_H
+
+#include <stdatomic.h>
+
+#include "args.h"
+#include "events.h"
+
+/** How a mutating command (install, rollback, uninstall) ended. */
+typedef struct cli_outcome {
+	const char *command;     /**< "install", "rollback", "uninstall" */
+	int code;                /**< pyrt_code, 0 on success */
+	const char *error;       /**< one line, NULL on success */
+	const char *unchanged;   /**< what a failure left as it was, or NULL */
+	const char *summary;     /**< the success sentence, or NULL */
+	const char *install_dir; /**< NULL when none */
+	const char *sha256;      /**< NULL when none */
+	int already_current;
+	/** 1: refused before starting (pins, platform, consent): the error
+	 * is reported as is, not as "<command> failed" */
+	int before_start;
+} cli_outcome;
+
+typedef struct cli_front_ops {
+	/* The three pyrt_events callbacks; state is the front end's own. */
+	int (*on_step)(pyrt_step step, pyrt_step_state st, const char *detail,
+		       void *state);
+	int (*on_progress)(pyrt_step step, const pyrt_progress *p, void *state);
+	int (*on_log)(pyrt_log_level level, const char *line, void *state);
+	/** The final report; called once. */
+	void (*on_result)(const cli_outcome *outcome, void *state);
+	void (*destroy)(void *state);
+} cli_front_ops;
+
+typedef struct cli_front {
+	const cli_front_ops *ops;
+	void *state;
+} cli_front;
+
+/** Plain lines on stderr (updating line on a TTY). NULL when out of memory. */
+cli_front *cli_front_lines_new(const cli_opts *opts);
+/** NDJSON events on stdout. NULL when out of memory. */
+cli_front *cli_front_json_new(const cli_opts *opts);
+/** The front end the options ask for (--json or lines). */
+cli_front *cli_front_for(const cli_opts *opts);
+void cli_front_free(cli_front *front);
+
+/** An events struct that feeds front and stops when *cancel is set. */
+pyrt_events cli_front_events(const cli_front *front, const atomic_int *cancel);
+
+/** Log a line of the CLI's own through the front end. */
+void cli_front_log(const cli_front *front, pyrt_log_level level,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+void cli_front_result(const cli_front *front, const cli_outcome *outcome);
+
+/** Wrap ops and state in a front; NULL when out of memory (state destroyed). */
+cli_front *cli_front_wrap(const cli_front_ops *ops, void *state);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * The text a user reads: `pyrt --help` (a manual page), `pyrt <cmd> --help`
+ * (one command's usage) and `pyrt --version`.  The exit code table comes
+ * from exitcodes.c so the manual cannot disagree with the code.
+ */
+#include <stdio.h>
+
+#include "commands.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "pins.h"
+
+static const char manual_head[] =
+	"NAME\n"
+	"    pyrt - provision and check the managed CPython runtime\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    pyrt [OPTIONS] [COMMAND] [OPTIONS]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    pyrt installs a pinned, checksum-verified CPython runtime into a box\n"
+	"    root and answers, honestly, whether it is ready.  Options may come\n"
+	"    before or after the command, as --opt=value or --opt value.\n"
+	"\n"
+	"COMMANDS\n"
+	"    (none)      on a terminal: the dashboard (this build: same as status);\n"
+	"                without a terminal: same as status\n"
+	"    install     ask for consent, download, verify, extract, check and\n"
+	"                activate the pinned runtime\n"
+	"    status      state of the runtime; exit 0 only when ready\n"
+	"    verify      re-check the installed tree against its install manifest\n"
+	"    rollback    make the previous install active again\n"
+	"    uninstall   remove the managed runtime (asks for consent)\n"
+	"    help [CMD]  this manual, or the usage of one command\n"
+	"    version     print pyrt's version and the pinned runtime\n"
+	"\n"
+	"    Not available in this build yet (they exit 2 and say so):\n"
+	"    doctor, plugins, baseline, smoke.\n"
+	"\n"
+	"OPTIONS (every command, before or after it)\n"
+	"    --box-root DIR   where the runtime lives (env PYRT_BOX_ROOT; default\n"
+	"                     $XDG_DATA_HOME/pyrt, else ~/.local/share/pyrt)\n"
+	"    --pins FILE      pinned runtime table (env PYRT_PINS; default: the table\n"
+	"                     compiled into pyrt)\n"
+	"    --cacert FILE    extra CA bundle for downloads (else CURL_CA_BUNDLE, else\n"
+	"                     SSL_CERT_FILE); an unreadable FILE is a usage error\n"
+	"    --json           machine output: one object for status and verify,\n"
+	"                     NDJSON events for install, rollback, uninstall\n"
+	"    -y, --yes        consent given (for scripts and headless machines)\n"
+	"    --no-color       no colours (NO_COLOR is honoured too)\n"
+	"    --theme NAME     colour theme for the terminal UI (env PYRT_THEME)\n"
+	"    -v, --verbose    also show debug lines\n"
+	"    -q, --quiet      only errors\n"
+	"    -h, --help       this manual; after a command, that command's usage\n"
+	"    -V, --version    print the version\n"
+	"\n"
+	"INSTALL OPTIONS\n"
+	"    --from-file ARCHIVE  verify and install a local archive (offline)\n"
+	"    --mirror URL         fetch from URL/<build>/<file> instead of upstream\n"
+	"    --no-wait            fail (exit 7) if another installer holds the box\n"
+	"    --force              reinstall even when the pinned runtime is active\n"
+	"    --wheelhouse DIR     pip --no-index --find-links DIR for the baseline\n"
+	"    --requirements FILE  baseline requirements instead of the pinned list\n"
+	"    --no-baseline        skip the doc-library baseline\n"
+	"    (this build installs no baseline yet: --wheelhouse and --requirements\n"
+	"    are accepted and reported as unused)\n"
+	"\n"
+	"STATUS OPTIONS\n"
+	"    --deep           also start the interpreter and check its version\n"
+	"\n"
+	"ENVIRONMENT\n"
+	"    PYRT_BOX_ROOT    default for --box-root\n"
+	"    PYRT_PINS        default for --pins\n"
+	"    PYRT_THEME       default for --theme\n"
+	"    CURL_CA_BUNDLE, SSL_CERT_FILE\n"
+	"                     CA bundle for downloads when --cacert is not given\n"
+	"    NO_COLOR         set and non-empty: no colours\n"
+	"    XDG_DATA_HOME, HOME\n"
+	"                     locate the default box root\n"
+	"    TERM             \"dumb\" counts as no terminal\n"
+	"\n"
+	"FILES\n"
+	"    <box>/runtime/python/current     the active install (a symlink that\n"
+	"                                     always resolves to a complete one)\n"
+	"    <box>/runtime/python/previous    the rollback target, if any\n"
+	"    <box>/runtime/python/installs/<id>/\n"
+	"                                     python/ (the tree), marker.json,\n"
+	"                                     manifest.tsv\n"
+	"    <box>/runtime/python/staging/    private extraction area\n"
+	"    <box>/runtime/python/downloads/  partial downloads (resumed)\n"
+	"    <box>/runtime/python/logs/       install logs\n"
+	"    <box>/runtime/python/lock        one installer at a time\n"
+	"    <box>/plugins/<name>/plugin.yaml plugin manifests\n"
+	"\n"
+	"EXIT CODES\n";
+
+static const char manual_tail[] =
+	"\n"
+	"EXAMPLES\n"
+	"    pyrt install --yes                 install headless, consent given\n"
+	"    pyrt status --json                 state as one JSON object\n"
+	"    pyrt install --yes --json | jq .   follow an install as NDJSON events\n"
+	"    pyrt install --yes --from-file ./cpython-3.12.14.tar.gz\n"
+	"                                       offline install of a copied archive\n"
+	"    pyrt install --yes --mirror https://mirror.example/pbs\n"
+	"                                       fetch from an internal mirror\n"
+	"    pyrt --box-root /opt/agent status  check another box root\n"
+	"    pyrt verify && echo intact         re-check the installed files\n";
+
+void cli_help_manual(void)
+{
+	fputs(manual_head, stdout);
+	cli_exit_table_print(stdout, "    ");
+	fputs(manual_tail, stdout);
+}
+
+typedef struct command_usage {
+	cli_command cmd;
+	const char *text;
+} command_usage;
+
+static const command_usage usages[] = {
+	{ CLI_CMD_NONE,
+	  "usage: pyrt [OPTIONS]\n"
+	  "On a terminal: the dashboard (this build: same as `pyrt status`).\n"
+	  "Without a terminal: same as `pyrt status`.\n" },
+	{ CLI_CMD_INSTALL,
+	  "usage: pyrt install [-y] [--from-file ARCHIVE] [--mirror URL] [--no-wait]\n"
+	  "                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
+	  "                    [--no-baseline] [--json] [OPTIONS]\n"
+	  "Ask for consent (or take --yes), download the pinned archive, verify its\n"
+	  "SHA-256, extract it safely, check the interpreter and activate it\n"
+	  "atomically.  A failure leaves the previous runtime active.\n"
+	  "  -y, --yes            consent given; required without a terminal\n"
+	  "  --from-file ARCHIVE  install a local archive (still verified)\n"
+	  "  --mirror URL         fetch from URL/<build>/<file>\n"
+	  "  --no-wait            exit 7 instead of waiting for another installer\n"
+	  "  --force              reinstall even when already active\n"
+	  "  --json               NDJSON events on stdout\n" },
+	{ CLI_CMD_STATUS,
+	  "usage: pyrt status [--deep] [--json] [OPTIONS]\n"
+	  "The state of the runtime: ready, not_provisioned, broken, unsupported or\n"
+	  "installing, with one sentence that says what to do.  Exit 0 only when\n"
+	  "ready, 1 otherwise.\n"
+	  "  --deep   also start the interpreter and check its version\n"
+	  "  --json   one JSON object\n" },
+	{ CLI_CMD_ROLLBACK,
+	  "usage: pyrt rollback [--no-wait] [--json] [OPTIONS]\n"
+	  "Make the previous install active again (the current one becomes the\n"
+	  "rollback target).\n" },
+	{ CLI_CMD_UNINSTALL,
+	  "usage: pyrt uninstall [-y] [--no-wait] [--json] [OPTIONS]\n"
+	  "Remove the managed runtime, its rollback target and downloads.  Asks for\n"
+	  "consent on a terminal; needs --yes otherwise.\n" },
+	{ CLI_CMD_VERIFY,
+	  "usage: pyrt verify [--json] [OPTIONS]\n"
+	  "Re-check every file of the active install against the manifest written\n"
+	  "at install time (type, mode, size, SHA-256, link target).  Prints one\n"
+	  "line per difference; exit 0 when none, 1 otherwise.\n" },
+	{ CLI_CMD_HELP,
+	  "usage: pyrt help [COMMAND]\n"
+	  "The manual, or the usage of one command.\n" },
+	{ CLI_CMD_VERSION,
+	  "usage: pyrt version\n"
+	  "pyrt's version and the runtime its built-in pins select.\n" },
+};
+
+void cli_help_command(cli_command cmd)
+{
+	for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++) {
+		if (usages[i].cmd == cmd) {
+			fputs(usages[i].text, stdout);
+			fputs("Options of every command: see pyrt --help.\n",
+			      stdout);
+			return;
+		}
+	}
+	printf("usage: pyrt %s\nnot available in this build yet; see pyrt --help.\n",
+	       cli_command_name(cmd));
+}
+
+void cli_help_version(void)
+{
+	printf("pyrt %s\n", PYRT_VERSION);
+	pyrt_pins *pins = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_pins_load_builtin(&pins, &err) == 0)
+		printf("pinned runtime: CPython %s (build %s)\n",
+		       pyrt_pins_version(pins), pyrt_pins_build(pins));
+	pyrt_pins_free(pins);
+}

@@ -1,0 +1,91 @@
+/*
+ * pyrt's entry point: parse the command line and dispatch to a command.
+ * The commands of later issues are refused with exit 2 and an honest
+ * sentence, never a stub that pretends success.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+#include "error.h"
+#include "exitcodes.h"
+
+/* `pyrt` alone: the TUI belongs here once tui/ exists; until then a
+ * terminal gets the same answer as a pipe. */
+static int run_default(const cli_opts *opts)
+{
+	if (cli_is_terminal(STDOUT_FILENO) && !opts->json)
+		return cli_cmd_status(opts); /* later: the tui/ dashboard */
+	return cli_cmd_status(opts);
+}
+
+/* `pyrt help [CMD]`. */
+static int run_help(const cli_opts *opts)
+{
+	if (opts->npositional == 0) {
+		cli_help_manual();
+		return 0;
+	}
+	cli_command cmd = cli_command_lookup(opts->positional[0]);
+	if (cmd == CLI_CMD__COUNT) {
+		cli_errorf("unknown command '%s'; see pyrt --help",
+			   opts->positional[0]);
+		return CLI_EXIT_USAGE;
+	}
+	cli_help_command(cmd);
+	return 0;
+}
+
+/* One place maps a command to its implementation. */
+static int dispatch(const cli_opts *opts)
+{
+	switch (opts->command) {
+	case CLI_CMD_NONE: return run_default(opts);
+	case CLI_CMD_INSTALL: return cli_cmd_install(opts);
+	case CLI_CMD_STATUS: return cli_cmd_status(opts);
+	case CLI_CMD_ROLLBACK: return cli_cmd_rollback(opts);
+	case CLI_CMD_UNINSTALL: return cli_cmd_uninstall(opts);
+	case CLI_CMD_VERIFY: return cli_cmd_verify(opts);
+	case CLI_CMD_HELP: return run_help(opts);
+	case CLI_CMD_VERSION: cli_help_version(); return 0;
+	case CLI_CMD_DOCTOR:
+	case CLI_CMD_PLUGINS:
+	case CLI_CMD_BASELINE:
+	case CLI_CMD_SMOKE:
+		cli_errorf("pyrt %s: not available in this build yet",
+			   cli_command_name(opts->command));
+		return CLI_EXIT_USAGE;
+	case CLI_CMD__COUNT: break;
+	}
+	cli_errorf("internal error: no handler for command %d", opts->command);
+	return cli_exit_code(PYRT_E_INTERNAL);
+}
+
+int main(int argc, char **argv)
+{
+	cli_opts opts;
+	char msg[1024];
+	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
+	int status;
+	if (rc < 0) {
+		cli_errorf("%s", msg[0] ? msg : pyrt_strerror(rc));
+		status = cli_exit_code(rc);
+	} else if (opts.help) {
+		if (opts.command == CLI_CMD_NONE || opts.command == CLI_CMD_HELP)
+			cli_help_manual();
+		else
+			cli_help_command(opts.command);
+		status = 0;
+	} else if (opts.version) {
+		cli_help_version();
+		status = 0;
+	} else {
+		status = dispatch(&opts);
+	}
+	cli_args_clear(&opts);
+	if (fflush(stdout) != 0 && status == 0)
+		status = cli_exit_code(PYRT_E_IO);
+	return status;
+}

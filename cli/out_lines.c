@@ -1,0 +1,205 @@
+/*
+ * The plain-lines front end: human-readable progress on stderr.
+ *
+ * On a terminal, progress is one line rewritten in place with '\r' (cleared
+ * before any other line is printed).  Without a terminal (logs, CI, ssh
+ * without -t) every step is one line and progress is at most one line every
+ * five seconds, never with '\r', so captured logs stay readable.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "error.h"
+#include "front.h"
+
+#define TTY_PROGRESS_INTERVAL_S 0.1
+#define LOG_PROGRESS_INTERVAL_S 5.0
+
+typedef struct lines_state {
+	FILE *out;
+	int tty;
+	int quiet;
+	int verbose;
+	double step_start[PYRT_STEP__COUNT];
+	double last_progress;
+	size_t live_len; /* width of the in-place progress line; 0: none */
+} lines_state;
+
+/* Wipe the in-place progress line so the next line starts clean. */
+static void clear_live(lines_state *s)
+{
+	if (!s->live_len)
+		return;
+	fprintf(s->out, "\r%*s\r", (int)s->live_len, "");
+	s->live_len = 0;
+}
+
+static void print_line(lines_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void print_line(lines_state *s, const char *fmt, ...)
+{
+	clear_live(s);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(s->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->out);
+	fflush(s->out);
+}
+
+/* One line per step change; the begin time is kept for "done in N s". */
+static int lines_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		      void *state)
+{
+	lines_state *s = state;
+	const char *name = pyrt_step_name(step);
+	double now = cli_now();
+	int known = (unsigned)step < PYRT_STEP__COUNT;
+	double took = known ? now - s->step_start[step] : 0.0;
+	if (st == PYRT_STEP_BEGIN && known) {
+		s->step_start[step] = now;
+		s->last_progress = now;
+	}
+	if (s->quiet)
+		return 0;
+	const char *sep = detail && *detail ? " (" : "";
+	const char *end = detail && *detail ? ")" : "";
+	if (!detail)
+		detail = "";
+	switch (st) {
+	case PYRT_STEP_BEGIN:
+		print_line(s, "%s: begin%s%s%s", name, sep, detail, end);
+		break;
+	case PYRT_STEP_END:
+		print_line(s, "%s: done in %.1f s%s%s%s", name, took, sep,
+			   detail, end);
+		break;
+	case PYRT_STEP_FAIL:
+		print_line(s, "%s: failed after %.1f s%s%s%s", name, took, sep,
+			   detail, end);
+		break;
+	case PYRT_STEP_SKIP:
+		print_line(s, "%s: skipped%s%s%s", name, sep, detail, end);
+		break;
+	}
+	return 0;
+}
+
+/* "download: 12.3 MiB of 35.0 MiB, 4.1 MiB/s" */
+static void format_progress(pyrt_step step, const pyrt_progress *p,
+			    char *buf, size_t len)
+{
+	char done[32], total[32], rate[32];
+	cli_human_bytes(p->done, done, sizeof done);
+	cli_human_bytes(p->total, total, sizeof total);
+	cli_human_bytes((uint64_t)(p->rate > 0 ? p->rate : 0), rate,
+			sizeof rate);
+	if (p->total)
+		snprintf(buf, len, "%s: %s of %s (%d%%), %s/s",
+			 pyrt_step_name(step), done, total,
+			 (int)(p->done * 100 / p->total), rate);
+	else
+		snprintf(buf, len, "%s: %s, %s/s", pyrt_step_name(step), done,
+			 rate);
+}
+
+/* Rate-limited: an in-place line on a terminal, a sparse log line otherwise. */
+static int lines_progress(pyrt_step step, const pyrt_progress *p,
+			  void *state)
+{
+	lines_state *s = state;
+	if (s->quiet)
+		return 0;
+	double now = cli_now();
+	double interval = s->tty ? TTY_PROGRESS_INTERVAL_S
+				 : LOG_PROGRESS_INTERVAL_S;
+	if (now - s->last_progress < interval)
+		return 0;
+	s->last_progress = now;
+	char line[256];
+	format_progress(step, p, line, sizeof line);
+	if (!s->tty) {
+		print_line(s, "%s", line);
+		return 0;
+	}
+	size_t n = strlen(line);
+	/* Pad over the previous, possibly longer, line instead of using a
+	 * terminal escape: works on any terminal that knows '\r'. */
+	fprintf(s->out, "\r%s%*s", line,
+		(int)(s->live_len > n ? s->live_len - n : 0), "");
+	fflush(s->out);
+	s->live_len = n > s->live_len ? n : s->live_len;
+	return 0;
+}
+
+/* Core's log lines; debug only with -v, nothing with -q. */
+static int lines_log(pyrt_log_level level, const char *line, void *state)
+{
+	lines_state *s = state;
+	if (s->quiet || (level == PYRT_LOG_DEBUG && !s->verbose))
+		return 0;
+	if (level == PYRT_LOG_WARN)
+		print_line(s, "warning: %s", line);
+	else if (level == PYRT_LOG_DEBUG)
+		print_line(s, "debug: %s", line);
+	else
+		print_line(s, "%s", line);
+	return 0;
+}
+
+/* The last word: the summary on success, the error and what survived it
+ * on failure (errors are printed even with -q). */
+static void lines_result(const cli_outcome *o, void *state)
+{
+	lines_state *s = state;
+	clear_live(s);
+	if (o->code == 0) {
+		if (!s->quiet && o->summary)
+			print_line(s, "%s", o->summary);
+		return;
+	}
+	if (o->before_start) {
+		clear_live(s);
+		cli_errorf("%s", o->error ? o->error : pyrt_strerror(o->code));
+	} else if (o->code == PYRT_E_CANCELLED)
+		print_line(s, "pyrt: %s cancelled", o->command);
+	else
+		print_line(s, "pyrt: %s failed: %s", o->command,
+			   o->error ? o->error : pyrt_strerror(o->code));
+	if (o->unchanged)
+		print_line(s, "pyrt: %s", o->unchanged);
+}
+
+static void lines_destroy(void *state)
+{
+	lines_state *s = state;
+	if (s)
+		clear_live(s);
+	free(s);
+}
+
+static const cli_front_ops lines_ops = {
+	.on_step = lines_step,
+	.on_progress = lines_progress,
+	.on_log = lines_log,
+	.on_result = lines_result,
+	.destroy = lines_destroy,
+};
+
+cli_front *cli_front_lines_new(const cli_opts *opts)
+{
+	lines_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->out = stderr;
+	s->tty = cli_is_terminal(STDERR_FILENO);
+	s->quiet = opts->quiet;
+	s->verbose = opts->verbose;
+	s->last_progress = cli_now();
+	return cli_front_wrap(&lines_ops, s);
+}

@@ -1,0 +1,161 @@
+/*
+ * Box root layout: every path pyrt reads or writes is derived here, so that
+ * nothing is ever written outside <box>/runtime/python.
+ */
+#include "box.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+struct pyrt_box {
+	char root[PATH_MAX];
+	char runtime[PATH_MAX];
+	char current[PATH_MAX];
+	char previous[PATH_MAX];
+	char installs[PATH_MAX];
+	char staging[PATH_MAX];
+	char downloads[PATH_MAX];
+	char logs[PATH_MAX];
+	char lock[PATH_MAX];
+	char plugins[PATH_MAX];
+};
+
+/* Join into a fixed buffer; a path too long for PATH_MAX is refused. */
+static int box_path(char *out, const char *a, const char *b, pyrt_error *err)
+{
+	int n = snprintf(out, PATH_MAX, "%s/%s", a, b);
+	if (n < 0 || n >= PATH_MAX)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "box root path too long: %s", a);
+	return 0;
+}
+
+/* Absolute form of root without resolving symlinks (it may not exist yet). */
+static int box_absolute(char *out, const char *root, pyrt_error *err)
+{
+	if (!root || !*root)
+		return pyrt_error_set(err, PYRT_E_USAGE, "empty box root");
+	if (root[0] == '/') {
+		if (strlen(root) >= PATH_MAX)
+			return pyrt_error_set(err, PYRT_E_USAGE,
+					      "box root path too long");
+		strcpy(out, root);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "cannot resolve box root %s",
+						    root);
+		if (box_path(out, cwd, root, err))
+			return err ? err->code : PYRT_E_USAGE;
+	}
+	size_t len = strlen(out);
+	while (len > 1 && out[len - 1] == '/')
+		out[--len] = '\0';
+	return 0;
+}
+
+int pyrt_box_open(pyrt_box **out, const char *root, int create,
+		  pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_box *box = calloc(1, sizeof *box);
+	if (!box)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = box_absolute(box->root, root, err);
+	if (!rc) rc = box_path(box->runtime, box->root, "runtime/python", err);
+	if (!rc) rc = box_path(box->current, box->runtime, "current", err);
+	if (!rc) rc = box_path(box->previous, box->runtime, "previous", err);
+	if (!rc) rc = box_path(box->installs, box->runtime, "installs", err);
+	if (!rc) rc = box_path(box->staging, box->runtime, "staging", err);
+	if (!rc) rc = box_path(box->downloads, box->runtime, "downloads", err);
+	if (!rc) rc = box_path(box->logs, box->runtime, "logs", err);
+	if (!rc) rc = box_path(box->lock, box->runtime, "lock", err);
+	if (!rc) rc = box_path(box->plugins, box->root, "plugins", err);
+	if (!rc && create) {
+		const char *dirs[] = { box->installs, box->staging,
+				       box->downloads, box->logs };
+		for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
+			rc = pyrt_fs_mkdirs(dirs[i], err);
+	}
+	if (rc) {
+		free(box);
+		return rc;
+	}
+	*out = box;
+	return 0;
+}
+
+void pyrt_box_free(pyrt_box *box)
+{
+	free(box);
+}
+
+const char *pyrt_box_root(const pyrt_box *b) { return b->root; }
+const char *pyrt_box_runtime_dir(const pyrt_box *b) { return b->runtime; }
+const char *pyrt_box_current(const pyrt_box *b) { return b->current; }
+const char *pyrt_box_previous(const pyrt_box *b) { return b->previous; }
+const char *pyrt_box_installs_dir(const pyrt_box *b) { return b->installs; }
+const char *pyrt_box_staging_dir(const pyrt_box *b) { return b->staging; }
+const char *pyrt_box_downloads_dir(const pyrt_box *b) { return b->downloads; }
+const char *pyrt_box_logs_dir(const pyrt_box *b) { return b->logs; }
+const char *pyrt_box_lock_path(const pyrt_box *b) { return b->lock; }
+const char *pyrt_box_plugins_dir(const pyrt_box *b) { return b->plugins; }
+
+int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+	int n;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/pyrt", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, len, "%s/.local/share/pyrt", home);
+	else
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "no box root: set --box-root, PYRT_BOX_ROOT or HOME");
+	if (n < 0 || (size_t)n >= len)
+		return pyrt_error_set(err, PYRT_E_USAGE, "box root path too long");
+	return 0;
+}
+
+int pyrt_box_link_install(const pyrt_box *box, const char *link,
+			  char *install_dir, size_t len, pyrt_error *err)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof target - 1);
+	if (n < 0 && errno == ENOENT)
+		return pyrt_error_set(err, PYRT_E_NOT_READY, "%s does not exist",
+				      link);
+	if (n < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "%s is not a symlink", link);
+	target[n] = '\0';
+	/* Only the shape pyrt writes is trusted: installs/<id>/python. */
+	const char *prefix = "installs/";
+	size_t plen = strlen(prefix);
+	char *slash = strrchr(target, '/');
+	if (strncmp(target, prefix, plen) != 0 || !slash ||
+	    strcmp(slash, "/python") != 0 || strstr(target, "..") ||
+	    slash == target + plen - 1)
+		return pyrt_error_set(err, PYRT_E_IO,
+				      "%s points to %s, not to an install pyrt made",
+				      link, target);
+	*slash = '\0';
+	int w = snprintf(install_dir, len, "%s/%s", box->runtime, target);
+	if (w < 0 || (size_t)w >= len)
+		return pyrt_error_set(err, PYRT_E_IO, "install path too long");
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof probe, "%s/python", install_dir);
+	if (access(probe, F_OK) != 0)
+		return pyrt_error_set(err, PYRT_E_IO,
+				      "%s is dangling: %s is missing", link,
+				      probe);
+	return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * The box root layout.  Everything pyrt writes lives below
+ * <box>/runtime/python (and plugins are read from <box>/plugins):
+ *
+ *   current            symlink → installs/<id>/python: the active install
+ *   previous           symlink → the single rollback target, if any
+ *   installs/<id>/     python/ (the tree), marker.json, manifest.tsv
+ *   staging/<id>/      private 0700 extraction area with an .owner marker
+ *   downloads/         <file>.partial while downloading (resumable)
+ *   logs/              install logs
+ *   lock               the box-wide installer lock
+ */
+#ifndef PYRT_BOX_H
+#define PYRT_BOX_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct pyrt_box pyrt_box;
+
+/**
+ * Resolve the layout under root.  With create=1 the directories are made
+ * (0700); with create=0 nothing is written (status, doctor).
+ */
+int pyrt_box_open(pyrt_box **out, const char *root, int create,
+		  pyrt_error *err);
+void pyrt_box_free(pyrt_box *box);
+
+const char *pyrt_box_root(const pyrt_box *box);
+const char *pyrt_box_runtime_dir(const pyrt_box *box); /* <root>/runtime/python */
+const char *pyrt_box_current(const pyrt_box *box);
+const char *pyrt_box_previous(const pyrt_box *box);
+const char *pyrt_box_installs_dir(const pyrt_box *box);
+const char *pyrt_box_staging_dir(const pyrt_box *box);
+const char *pyrt_box_downloads_dir(const pyrt_box *box);
+const char *pyrt_box_logs_dir(const pyrt_box *box);
+const char *pyrt_box_lock_path(const pyrt_box *box);
+const char *pyrt_box_plugins_dir(const pyrt_box *box);
+
+/**
+ * Where a link (current or previous) points: the install directory
+ * (installs/<id>, the parent of the linked python/ tree) into install_dir.
+ * Returns 0, PYRT_E_NOT_READY when the link is absent (message says so),
+ * or PYRT_E_IO when it is not a symlink into installs/ or is dangling.
+ */
+int pyrt_box_link_install(const pyrt_box *box, const char *link,
+			  char *install_dir, size_t len, pyrt_error *err);
+
+/** The default box root: $XDG_DATA_HOME/pyrt or $HOME/.local/share/pyrt. */
+int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err);
+
+#endif

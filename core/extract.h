@@ -1,0 +1,65 @@
+/*
+ * Guarded extraction of a runtime archive (tar.gz, or whatever libarchive
+ * reads) into a private staging directory.
+ *
+ * The rules are Python tarfile's filter="data" (PEP 706) made stricter:
+ *  - absolute member names, and names with a ".." component: refused;
+ *  - symlinks: absolute targets refused; a relative target may start with
+ *    ".." components and must then hold only plain names (no ".." after a
+ *    name), and must stay inside the destination when resolved from the
+ *    link's directory;
+ *  - hardlinks: target must be an earlier regular-file member, inside;
+ *  - nothing is ever written through a symlink (openat with O_NOFOLLOW on
+ *    every component; existing entries are never replaced);
+ *  - character/block devices, FIFOs and sockets: refused;
+ *  - permissions: setuid, setgid, sticky and group/other write bits
+ *    cleared; owner gets read+write on files and rwx on directories;
+ *  - owners, xattrs, ACLs, file flags, capabilities: never restored;
+ *  - totals capped: extracted bytes and entry count (decompression bombs);
+ *  - layout: when opts->required_file is set, it must exist as a regular
+ *    file or a symlink to one inside, and every member must lie under its
+ *    first path component.
+ * A refusal names the member and the rule, and leaves cleanup of dest to the
+ * caller (which removes the whole staging directory).
+ */
+#ifndef PYRT_EXTRACT_H
+#define PYRT_EXTRACT_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "events.h"
+#include "manifest.h"
+
+#define PYRT_EXTRACT_OPTS_VERSION 1
+
+typedef struct pyrt_extract_opts {
+	unsigned int version;
+	uint64_t max_total_bytes;  /**< sum of member sizes */
+	uint64_t max_entries;
+	const char *required_file; /**< e.g. "python/bin/python3"; NULL: no check */
+	int hash_files;            /**< fill file digests into the manifest */
+	double progress_interval_s;
+} pyrt_extract_opts;
+
+#define PYRT_EXTRACT_OPTS_INIT { PYRT_EXTRACT_OPTS_VERSION, \
+	(4ull * 1024 * 1024 * 1024), 200000, "python/bin/python3", 1, 0.1 }
+
+typedef struct pyrt_extract_result {
+	uint64_t entries;
+	uint64_t bytes;
+} pyrt_extract_result;
+
+/**
+ * Extract archive_path into dest_dir (an existing, empty directory).
+ * manifest may be NULL; when given, every created entry is added to it with
+ * its path relative to dest_dir.  Progress counts compressed bytes read of
+ * the archive file.  Returns 0, PYRT_E_UNSAFE (message: "<member>: <rule>"),
+ * PYRT_E_IO, PYRT_E_CANCELLED or PYRT_E_NOMEM.
+ */
+int pyrt_extract(const char *archive_path, const char *dest_dir,
+		 const pyrt_extract_opts *opts, const pyrt_events *ev,
+		 pyrt_manifest *manifest, pyrt_extract_result *result,
+		 pyrt_error *err);
+
+#endif

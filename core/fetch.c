@@ -1,0 +1,901 @@
+/*
+ * One archive download over libcurl's easy API.
+ *
+ * The body streams into a partial file and through SHA-256 in the same write
+ * callback, so the file is never read back.  A partial file left by an
+ * earlier run is re-hashed once and continued with a Range request; within
+ * one call, retries continue from the bytes already on disk with the hash
+ * state kept in memory.  The size cap is enforced byte by byte, certificate
+ * checks are never relaxed, and plain http:// is only for loopback hosts.
+ *
+ * There is deliberately no curl_global_init() here: calling it per download
+ * would race between threads, and keeping a "done" flag would be global
+ * state of ours.  libcurl >= 7.84 (Debian 12 ships 7.88, built "threadsafe")
+ * makes the implicit init in curl_easy_init() thread-safe, and OpenSSL 3
+ * initialises itself.
+ */
+#include "fetch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#define FETCH_BUFFER_SIZE (256L * 1024)
+#define FETCH_MAX_REDIRS 5L
+#define FETCH_REHASH_BUF (1024 * 1024)
+#define FETCH_BACKOFF_MAX_MS 60000u
+#define FETCH_SLEEP_SLICE_MS 50u
+
+/* What the current response's body does to the partial file. */
+enum body_mode { BODY_UNDECIDED, BODY_KEEP, BODY_DISCARD };
+
+/* Why the write or progress callback stopped the transfer. */
+enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_CAP, STOP_IO, STOP_RANGE };
+
+/* What the attempt loop does after one request. */
+enum outcome { OUT_DONE, OUT_RETRY, OUT_RESTART, OUT_FAIL };
+
+struct fetch {
+	const pyrt_fetch_opts *opts;
+	const pyrt_events *ev;
+	pyrt_error *err;
+	pyrt_fetch_result *result;
+	CURL *curl;
+	int fd;
+	pyrt_sha256 *sha;
+	uint64_t cap;
+	uint64_t have;        /* bytes in the partial file, all of them hashed */
+	double t0;            /* when the download step began */
+	int remove_partial;   /* its bytes are known to be wrong */
+
+	/* Reset for every attempt. */
+	double attempt_t0;
+	uint64_t body_from;   /* have when this response's body began */
+	long status;
+	long long cr_start;   /* Content-Range first byte, -1 when absent */
+	long long cr_total;   /* Content-Range complete length, -1 when absent */
+	curl_off_t dltotal;
+	enum body_mode mode;
+	enum stop_reason stop;
+	int io_errno;
+	double last_progress; /* < 0 before the first emission */
+	char reason[CURL_ERROR_SIZE + 64]; /* why this attempt should be retried */
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Parse url with libcurl's own parser, so we judge what curl will fetch. */
+static CURLU *url_parse(const char *url)
+{
+	CURLU *u = curl_url();
+	if (!u)
+		return NULL;
+	if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		curl_url_cleanup(u);
+		return NULL;
+	}
+	return u;
+}
+
+/* 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and localhost. */
+static int host_is_loopback(const char *host)
+{
+	char buf[64];
+	size_t len = strlen(host);
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (strcasecmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (len < 3 || len >= sizeof buf || host[0] != '[' ||
+	    host[len - 1] != ']')
+		return 0;
+	memcpy(buf, host + 1, len - 2);
+	buf[len - 2] = '\0';
+	if (inet_pton(AF_INET6, buf, &a6) != 1)
+		return 0;
+	if (IN6_IS_ADDR_LOOPBACK(&a6))
+		return 1;
+	return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+}
+
+/* Refuse, before any connection, URLs that are not https or loopback http. */
+static int url_check(const char *url, pyrt_error *err)
+{
+	CURLU *u = url_parse(url);
+	char *scheme = NULL, *host = NULL;
+	int rc = 0;
+
+	if (!u)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "invalid download URL '%s'",
+				      url ? url : "");
+	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "invalid download URL '%s'", url);
+		goto cleanup;
+	}
+	if (strcasecmp(scheme, "https") == 0)
+		goto cleanup;
+	if (strcasecmp(scheme, "http") != 0)
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "unsupported URL %s: https is required",
+				    url);
+	else if (!host_is_loopback(host))
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "refusing plain http URL %s: https is "
+				    "required (http is only allowed for "
+				    "loopback hosts)", url);
+cleanup:
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* Start the file and the digest over from byte 0. */
+static int partial_truncate(struct fetch *f)
+{
+	if (ftruncate(f->fd, 0) != 0)
+		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+					    "cannot truncate %s",
+					    f->opts->partial_path);
+	if (pyrt_sha256_reset(f->sha) < 0)
+		return pyrt_error_set(f->err, PYRT_E_INTERNAL,
+				      "SHA-256 reset failed");
+	f->have = 0;
+	f->result->resumed_from = 0;
+	return 0;
+}
+
+/* Feed the bytes already in the partial file into the digest, once. */
+static int partial_rehash(struct fetch *f)
+{
+	const char *path = f->opts->partial_path;
+	unsigned char *buf = NULL;
+	uint64_t left = f->have;
+	int rc = 0;
+	int rfd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (rfd < 0)
+		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+					    "cannot read %s", path);
+	buf = malloc(FETCH_REHASH_BUF);
+	if (!buf) {
+		rc = pyrt_error_set(f->err, PYRT_E_NOMEM,
+				    "out of memory re-hashing %s", path);
+		goto cleanup;
+	}
+	while (left > 0) {
+		size_t want = left < FETCH_REHASH_BUF ? (size_t)left
+						      : FETCH_REHASH_BUF;
+		ssize_t n = read(rfd, buf, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+						  "cannot read %s", path);
+			goto cleanup;
+		}
+		if (n == 0) {
+			rc = pyrt_error_set(f->err, PYRT_E_IO,
+					    "%s shrank while it was re-hashed",
+					    path);
+			goto cleanup;
+		}
+		if (pyrt_sha256_update(f->sha, buf, (size_t)n) < 0) {
+			rc = pyrt_error_set(f->err, PYRT_E_INTERNAL,
+					    "SHA-256 update failed");
+			goto cleanup;
+		}
+		left -= (uint64_t)n;
+		if (pyrt_events_cancelled(f->ev)) {
+			rc = pyrt_error_set(f->err, PYRT_E_CANCELLED,
+					    "download cancelled");
+			goto cleanup;
+		}
+	}
+cleanup:
+	free(buf);
+	close(rfd);
+	return rc;
+}
+
+/*
+ * Open (never truncate) the partial file and take over what is in it; bytes
+ * beyond the cap cannot belong to the file we want, so they are dropped.
+ */
+static int partial_open(struct fetch *f)
+{
+	const char *path = f->opts->partial_path;
+	struct stat st;
+
+	f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (f->fd < 0)
+		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+					    "cannot open %s", path);
+	if (fstat(f->fd, &st) != 0)
+		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+					    "cannot stat %s", path);
+	if (!S_ISREG(st.st_mode))
+		return pyrt_error_set(f->err, PYRT_E_IO,
+				      "%s is not a regular file", path);
+	f->have = (uint64_t)st.st_size;
+	if (f->have > f->cap) {
+		pyrt_events_log(f->ev, PYRT_LOG_INFO,
+				"discarding %s: %llu bytes is more than the "
+				"expected %llu", path,
+				(unsigned long long)f->have,
+				(unsigned long long)f->cap);
+		return partial_truncate(f);
+	}
+	f->result->resumed_from = f->have;
+	return f->have ? partial_rehash(f) : 0;
+}
+
+/* Report progress, at most once per interval unless forced. */
+static int progress_emit(struct fetch *f, int force)
+{
+	double now = now_s();
+	double interval = f->opts->progress_interval_s;
+	pyrt_progress p;
+
+	if (!force && f->last_progress >= 0 &&
+	    now - f->last_progress < interval)
+		return 0;
+	f->last_progress = now;
+	p.done = f->have;
+	if (f->opts->expected_size)
+		p.total = f->opts->expected_size;
+	else if (f->mode == BODY_KEEP && f->cr_total >= 0)
+		p.total = (uint64_t)f->cr_total;
+	else if (f->mode == BODY_KEEP && f->dltotal > 0)
+		p.total = (uint64_t)f->dltotal + f->body_from;
+	else
+		p.total = force ? f->have : 0;
+	p.elapsed = now - f->t0;
+	p.rate = now > f->attempt_t0
+		 ? (double)(f->have - f->body_from) / (now - f->attempt_t0)
+		 : 0.0;
+	return pyrt_events_progress(f->ev, PYRT_STEP_DOWNLOAD, &p);
+}
+
+/* Only records; the front end draws on its own clock. */
+static int xferinfo_cb(void *clientp, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct fetch *f = clientp;
+	f->dltotal = dltotal;
+	if (progress_emit(f, 0) != 0 || pyrt_events_cancelled(f->ev)) {
+		f->stop = STOP_CANCEL;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Content-Range: "bytes A-B/T" on a 206, with "*" in place of A-B on a 416.
+ * Fields that are absent stay -1.
+ */
+static void parse_content_range(const char *v, size_t len, long long *start,
+				long long *total)
+{
+	char buf[128];
+	char *p, *end;
+
+	if (len >= sizeof buf)
+		return;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	p = buf + strspn(buf, " \t");
+	if (strncasecmp(p, "bytes", 5) != 0)
+		return;
+	p += 5 + strspn(p + 5, " \t");
+	if (*p != '*') {
+		errno = 0;
+		long long s = strtoll(p, &end, 10);
+		if (errno || end == p || *end != '-' || s < 0)
+			return;
+		*start = s;
+	}
+	p = strchr(p, '/');
+	if (!p || p[1] == '*')
+		return;
+	errno = 0;
+	long long t = strtoll(p + 1, &end, 10);
+	if (!errno && end != p + 1 && t >= 0)
+		*total = t;
+}
+
+/*
+ * Headers of every response (redirects included): a status line starts a
+ * new response, so what we keep always belongs to the last one.
+ */
+static size_t header_cb(char *buf, size_t size, size_t nitems, void *userdata)
+{
+	struct fetch *f = userdata;
+	size_t len = size * nitems;
+	static const char cr[] = "content-range:";
+
+	if (len >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		f->cr_start = -1;
+		f->cr_total = -1;
+	} else if (len > sizeof cr - 1 &&
+		   strncasecmp(buf, cr, sizeof cr - 1) == 0) {
+		size_t vlen = len - (sizeof cr - 1);
+		while (vlen > 0 && (buf[sizeof cr - 2 + vlen] == '\r' ||
+				    buf[sizeof cr - 2 + vlen] == '\n'))
+			vlen--;
+		parse_content_range(buf + sizeof cr - 1, vlen, &f->cr_start,
+				    &f->cr_total);
+	}
+	return len;
+}
+
+/*
+ * Decide, from the final response's status, where its body goes: 206 must
+ * continue exactly at our end, 200 means the server ignored the Range and
+ * the file starts over, anything else is not the file.
+ */
+static int body_begin(struct fetch *f)
+{
+	long status = 0;
+	curl_easy_getinfo(f->curl, CURLINFO_RESPONSE_CODE, &status);
+	f->status = status;
+	f->mode = BODY_DISCARD;
+	if (status == 206) {
+		if (f->cr_start < 0 || (uint64_t)f->cr_start != f->have) {
+			f->stop = STOP_RANGE;
+			return -1;
+		}
+		f->mode = BODY_KEEP;
+	} else if (status == 200) {
+		if (f->have > 0) {
+			if (pyrt_events_log(f->ev, PYRT_LOG_INFO,
+					    "server ignored the range "
+					    "request; downloading from the "
+					    "start") != 0) {
+				f->stop = STOP_CANCEL;
+				return -1;
+			}
+			if (partial_truncate(f) < 0) {
+				f->stop = STOP_IO;
+				return -1;
+			}
+		}
+		f->mode = BODY_KEEP;
+	}
+	f->body_from = f->have;
+	return 0;
+}
+
+/* Append at our end of the file; pwrite keeps the offset explicit. */
+static int partial_append(struct fetch *f, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(f->fd, data, len, (off_t)f->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			f->io_errno = n < 0 ? errno : EIO;
+			return -1;
+		}
+		if (pyrt_sha256_update(f->sha, data, (size_t)n) < 0) {
+			f->io_errno = EIO;
+			return -1;
+		}
+		f->have += (uint64_t)n;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Body bytes: checked against the cap, written, hashed, in that order. */
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *userdata)
+{
+	struct fetch *f = userdata;
+	size_t len = size * nmemb;
+
+	if (f->mode == BODY_UNDECIDED && body_begin(f) < 0)
+		return 0;
+	if (f->mode == BODY_DISCARD)
+		return len;
+	if (pyrt_events_cancelled(f->ev)) {
+		f->stop = STOP_CANCEL;
+		return 0;
+	}
+	if (len > f->cap - f->have) {
+		f->stop = STOP_CAP;
+		return 0;
+	}
+	if (partial_append(f, data, len) < 0) {
+		f->stop = STOP_IO;
+		return 0;
+	}
+	return len;
+}
+
+/* Every option of the handle that does not change between attempts. */
+static int handle_setup(struct fetch *f)
+{
+	const pyrt_fetch_opts *o = f->opts;
+	CURL *c = f->curl;
+	CURLcode cc = CURLE_OK;
+
+#define SETOPT(opt, val) \
+	do { if (cc == CURLE_OK) cc = curl_easy_setopt(c, opt, val); } while (0)
+	SETOPT(CURLOPT_URL, o->url);
+	SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "https");
+	SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
+	SETOPT(CURLOPT_MAXREDIRS, FETCH_MAX_REDIRS);
+	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
+	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+	/* With OpenSSL, CAINFO adds to the built-in CA path (/etc/ssl/certs). */
+	if (o->cacert)
+		SETOPT(CURLOPT_CAINFO, o->cacert);
+	SETOPT(CURLOPT_USERAGENT, "pyrt/" PYRT_VERSION);
+	SETOPT(CURLOPT_FAILONERROR, 0L);
+	/* The archive's own bytes are hashed: never let curl decode them. */
+	SETOPT(CURLOPT_HTTP_CONTENT_DECODING, 0L);
+	/* No SIGALRM-based DNS timeouts: we may run in a thread. */
+	SETOPT(CURLOPT_NOSIGNAL, 1L);
+	SETOPT(CURLOPT_BUFFERSIZE, FETCH_BUFFER_SIZE);
+	SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)f->cap);
+	SETOPT(CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
+	SETOPT(CURLOPT_LOW_SPEED_LIMIT, o->low_speed_limit);
+	SETOPT(CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+	SETOPT(CURLOPT_ERRORBUFFER, f->curl_err);
+	SETOPT(CURLOPT_WRITEFUNCTION, write_cb);
+	SETOPT(CURLOPT_WRITEDATA, f);
+	SETOPT(CURLOPT_HEADERFUNCTION, header_cb);
+	SETOPT(CURLOPT_HEADERDATA, f);
+	SETOPT(CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	SETOPT(CURLOPT_XFERINFODATA, f);
+	SETOPT(CURLOPT_NOPROGRESS, 0L);
+#undef SETOPT
+	if (cc != CURLE_OK)
+		return pyrt_error_set(f->err, PYRT_E_INTERNAL,
+				      "cannot configure libcurl: %s",
+				      curl_easy_strerror(cc));
+	return 0;
+}
+
+/* The file grew past what it can be: its bytes are wrong, drop them. */
+static enum outcome fail_cap(struct fetch *f)
+{
+	f->remove_partial = 1;
+	pyrt_error_set(f->err, PYRT_E_NETWORK,
+		       "download of %s exceeds the cap of %llu bytes%s",
+		       f->opts->url, (unsigned long long)f->cap,
+		       f->opts->expected_size ? " (the pinned size)" : "");
+	return OUT_FAIL;
+}
+
+/* A complete response whose size is not the pinned one. */
+static enum outcome fail_size(struct fetch *f)
+{
+	pyrt_error_set(f->err, PYRT_E_NETWORK,
+		       "download of %s ended after %llu bytes, expected %llu; "
+		       "the partial file is kept", f->opts->url,
+		       (unsigned long long)f->have,
+		       (unsigned long long)f->opts->expected_size);
+	return OUT_FAIL;
+}
+
+/* Transient transport failures are worth another try; the rest are not. */
+static int curl_transient(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A transfer that libcurl itself reports as failed. */
+static enum outcome judge_curl(struct fetch *f, CURLcode cc)
+{
+	const char *url = f->opts->url;
+	const char *detail = f->curl_err[0] ? f->curl_err
+					    : curl_easy_strerror(cc);
+
+	switch (cc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+		pyrt_error_set(f->err, PYRT_E_NETWORK,
+			       "certificate verification failed for %s (%s); "
+			       "if the server uses a private CA, pass its "
+			       "certificate with --cacert FILE", url, detail);
+		return OUT_FAIL;
+	case CURLE_SSL_CACERT_BADFILE:
+		pyrt_error_set(f->err, PYRT_E_NETWORK,
+			       "cannot load the CA bundle %s (%s); check "
+			       "--cacert", f->opts->cacert ? f->opts->cacert
+							   : "(system default)",
+			       detail);
+		return OUT_FAIL;
+	case CURLE_ABORTED_BY_CALLBACK:
+		pyrt_error_set(f->err, PYRT_E_CANCELLED,
+			       "download of %s cancelled", url);
+		return OUT_FAIL;
+	case CURLE_FILESIZE_EXCEEDED:
+		return fail_cap(f);
+	default:
+		break;
+	}
+	if (curl_transient(cc)) {
+		snprintf(f->reason, sizeof f->reason, "%s", detail);
+		return OUT_RETRY;
+	}
+	pyrt_error_set(f->err, PYRT_E_NETWORK, "download of %s failed: %s",
+		       url, detail);
+	return OUT_FAIL;
+}
+
+/*
+ * 416 to our Range: the partial file already is the whole file, or it is
+ * longer than the server's file and must start over.
+ */
+static enum outcome judge_416(struct fetch *f)
+{
+	uint64_t want = f->opts->expected_size;
+	int server_total = f->cr_total >= 0 && (uint64_t)f->cr_total == f->have;
+
+	if (f->have == 0) {
+		pyrt_error_set(f->err, PYRT_E_NETWORK, "HTTP 416 from %s",
+			       f->opts->url);
+		return OUT_FAIL;
+	}
+	if (want ? f->have == want : server_total)
+		return OUT_DONE;
+	if (server_total)
+		return fail_size(f);
+	if (pyrt_events_log(f->ev, PYRT_LOG_INFO, "the partial file is "
+			    "longer than the server's file; starting over") != 0) {
+		pyrt_error_set(f->err, PYRT_E_CANCELLED,
+			       "download of %s cancelled", f->opts->url);
+		return OUT_FAIL;
+	}
+	if (partial_truncate(f) < 0)
+		return OUT_FAIL;
+	return OUT_RESTART;
+}
+
+/* A transfer that completed at the HTTP level: judge the status. */
+static enum outcome judge_status(struct fetch *f)
+{
+	long s = f->status;
+
+	if (s == 200 || s == 206) {
+		uint64_t want = f->opts->expected_size;
+		return !want || f->have == want ? OUT_DONE : fail_size(f);
+	}
+	if (s == 416)
+		return judge_416(f);
+	if (s == 408 || s == 429 || (s >= 500 && s <= 599)) {
+		snprintf(f->reason, sizeof f->reason, "HTTP %ld", s);
+		return OUT_RETRY;
+	}
+	pyrt_error_set(f->err, PYRT_E_NETWORK, "HTTP %ld from %s", s,
+		       f->opts->url);
+	return OUT_FAIL;
+}
+
+/* Why one request ended, and what the attempt loop should do next. */
+static enum outcome judge(struct fetch *f, CURLcode cc)
+{
+	switch (f->stop) {
+	case STOP_CANCEL:
+		pyrt_error_set(f->err, PYRT_E_CANCELLED,
+			       "download of %s cancelled", f->opts->url);
+		return OUT_FAIL;
+	case STOP_CAP:
+		return fail_cap(f);
+	case STOP_IO:
+		pyrt_error_set_errno(f->err, PYRT_E_IO, f->io_errno,
+				     "cannot write %s", f->opts->partial_path);
+		return OUT_FAIL;
+	case STOP_RANGE:
+		if (partial_truncate(f) < 0)
+			return OUT_FAIL;
+		snprintf(f->reason, sizeof f->reason,
+			 "the server sent a different byte range than asked");
+		return OUT_RETRY;
+	case STOP_NONE:
+		break;
+	}
+	if (cc != CURLE_OK)
+		return judge_curl(f, cc);
+	return judge_status(f);
+}
+
+/* One request, continuing from whatever the partial file holds. */
+static enum outcome attempt(struct fetch *f)
+{
+	char range[32];
+	CURLcode cc;
+
+	f->attempt_t0 = now_s();
+	f->body_from = f->have;
+	f->status = 0;
+	f->cr_start = f->cr_total = -1;
+	f->dltotal = 0;
+	f->mode = BODY_UNDECIDED;
+	f->stop = STOP_NONE;
+	f->io_errno = 0;
+	f->reason[0] = f->curl_err[0] = '\0';
+	if (pyrt_events_cancelled(f->ev))
+		f->stop = STOP_CANCEL;
+	else if (f->have > 0 &&
+		 pyrt_events_log(f->ev, PYRT_LOG_INFO, "resuming at %llu bytes",
+				 (unsigned long long)f->have) != 0)
+		f->stop = STOP_CANCEL;
+	if (f->stop != STOP_NONE)
+		return judge(f, CURLE_OK);
+
+	snprintf(range, sizeof range, "%llu-", (unsigned long long)f->have);
+	curl_easy_setopt(f->curl, CURLOPT_RANGE, f->have ? range : NULL);
+	cc = curl_easy_perform(f->curl);
+	curl_easy_getinfo(f->curl, CURLINFO_RESPONSE_CODE, &f->status);
+	f->result->http_status = f->status;
+	/* An empty body never reached write_cb: decide its fate now. */
+	if (cc == CURLE_OK && f->mode == BODY_UNDECIDED && f->stop == STOP_NONE)
+		body_begin(f);
+	return judge(f, cc);
+}
+
+/* Sleep between attempts in short slices so a cancel is not delayed. */
+static int backoff_sleep(struct fetch *f, unsigned int ms)
+{
+	while (ms > 0) {
+		unsigned int slice = ms < FETCH_SLEEP_SLICE_MS
+				     ? ms : FETCH_SLEEP_SLICE_MS;
+		struct timespec ts = { 0, (long)slice * 1000000L };
+		if (pyrt_events_cancelled(f->ev))
+			return pyrt_error_set(f->err, PYRT_E_CANCELLED,
+					      "download of %s cancelled",
+					      f->opts->url);
+		nanosleep(&ts, NULL);
+		ms -= slice;
+	}
+	return 0;
+}
+
+/*
+ * Attempts until one succeeds, one fails for good, or the budget is spent.
+ * A restart from byte 0 after a 416 does not use up an attempt, once.
+ */
+static int attempts_run(struct fetch *f)
+{
+	const pyrt_fetch_opts *o = f->opts;
+	unsigned int budget = o->max_attempts ? o->max_attempts : 1;
+	unsigned int backoff = o->backoff_ms;
+	int restarted = 0;
+	unsigned int *n = &f->result->attempts;
+
+	for (;;) {
+		enum outcome out;
+		(*n)++;
+		out = attempt(f);
+		if (out == OUT_DONE)
+			return 0;
+		if (out == OUT_FAIL)
+			return f->err->code ? f->err->code
+			       : pyrt_error_set(f->err, PYRT_E_INTERNAL,
+						"download failed without a "
+						"reason");
+		if (out == OUT_RESTART && !restarted) {
+			restarted = 1;
+			budget++;
+			continue;
+		}
+		if (out == OUT_RESTART)
+			snprintf(f->reason, sizeof f->reason,
+				 "the server's file is shorter than the "
+				 "partial file");
+		if (*n >= budget)
+			return pyrt_error_set(f->err, PYRT_E_NETWORK,
+					      "download of %s failed after %u "
+					      "attempt%s: %s", o->url, *n,
+					      *n == 1 ? "" : "s", f->reason);
+		if (pyrt_events_log(f->ev, PYRT_LOG_WARN,
+				    "download interrupted (%s); retrying in "
+				    "%u ms, attempt %u of %u", f->reason,
+				    backoff, *n + 1, budget) != 0)
+			return pyrt_error_set(f->err, PYRT_E_CANCELLED,
+					      "download of %s cancelled",
+					      o->url);
+		if (backoff_sleep(f, backoff) < 0)
+			return f->err->code;
+		backoff = backoff > FETCH_BACKOFF_MAX_MS / 2
+			  ? FETCH_BACKOFF_MAX_MS : backoff * 2;
+	}
+}
+
+/* The file is complete: make it durable, then report the digest. */
+static int fetch_finish(struct fetch *f)
+{
+	if (fsync(f->fd) != 0)
+		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
+					    "cannot sync %s",
+					    f->opts->partial_path);
+	if (pyrt_sha256_final_hex(f->sha, f->result->sha256) < 0)
+		return pyrt_error_set(f->err, PYRT_E_INTERNAL,
+				      "SHA-256 finish failed");
+	if (progress_emit(f, 1) != 0)
+		return pyrt_error_set(f->err, PYRT_E_CANCELLED,
+				      "download of %s cancelled",
+				      f->opts->url);
+	return 0;
+}
+
+int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
+	       pyrt_fetch_result *result, pyrt_error *err)
+{
+	pyrt_error local = PYRT_ERROR_INIT;
+	struct fetch f;
+	int rc;
+
+	if (!err)
+		err = &local;
+	if (!opts || !result || opts->version != PYRT_FETCH_OPTS_VERSION ||
+	    !opts->url || !opts->partial_path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_fetch: missing arguments or "
+				      "unknown options version");
+	memset(result, 0, sizeof *result);
+	memset(&f, 0, sizeof f);
+	f.opts = opts;
+	f.ev = ev;
+	f.err = err;
+	f.result = result;
+	f.fd = -1;
+	f.cap = opts->expected_size ? opts->expected_size
+		: opts->max_size ? opts->max_size : PYRT_FETCH_HARD_CAP;
+	f.t0 = now_s();
+	f.last_progress = -1;
+
+	rc = url_check(opts->url, err);
+	if (rc < 0)
+		return rc;
+	f.sha = pyrt_sha256_new();
+	if (!f.sha) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto cleanup;
+	}
+	rc = partial_open(&f);
+	if (rc < 0)
+		goto cleanup;
+	f.curl = curl_easy_init();
+	if (!f.curl) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM,
+				    "cannot start a libcurl session");
+		goto cleanup;
+	}
+	rc = handle_setup(&f);
+	if (rc < 0)
+		goto cleanup;
+	rc = attempts_run(&f);
+	if (rc < 0)
+		goto cleanup;
+	rc = fetch_finish(&f);
+cleanup:
+	result->bytes = f.have;
+	curl_easy_cleanup(f.curl);
+	if (f.fd >= 0 && close(f.fd) != 0 && rc == 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot close %s",
+					  opts->partial_path);
+	if (f.remove_partial)
+		unlink(opts->partial_path);
+	pyrt_sha256_free(f.sha);
+	return rc;
+}
+
+/* The path of url with the query and fragment dropped; malloc'd by curl. */
+static int url_path(const char *url, char **path)
+{
+	CURLU *u = url_parse(url);
+	int ok;
+	if (!u)
+		return -1;
+	ok = curl_url_get(u, CURLUPART_PATH, path, 0) == CURLUE_OK;
+	curl_url_cleanup(u);
+	return ok ? 0 : -1;
+}
+
+int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
+			  pyrt_error *err)
+{
+	char *path = NULL;
+	const char *tail;
+	size_t mlen, plen;
+	int rc = 0, seen = 0, valid;
+	CURLU *m;
+
+	if (out)
+		*out = NULL;
+	if (!url || !mirror || !out)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_fetch_mirror_url: missing argument");
+	mlen = strlen(mirror);
+	while (mlen > 0 && mirror[mlen - 1] == '/')
+		mlen--;
+	m = url_parse(mirror);
+	valid = m != NULL && mlen > 0;
+	curl_url_cleanup(m);
+	if (!valid)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "invalid mirror URL '%s'", mirror);
+	if (url_path(url, &path) < 0)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "invalid download URL '%s'", url);
+	plen = strlen(path);
+	while (plen > 0 && path[plen - 1] == '/')
+		plen--;
+	/* Walk back over two segments: "<build>/<file>". */
+	for (tail = path + plen; tail > path; tail--)
+		if (tail[-1] == '/' && ++seen == 2)
+			break;
+	if (seen < 2 || tail[0] == '/') {
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "cannot map %s onto a mirror: its path "
+				    "needs at least two segments", url);
+		goto cleanup;
+	}
+	if (asprintf(out, "%.*s/%.*s", (int)mlen, mirror,
+		     (int)(plen - (size_t)(tail - path)), tail) < 0) {
+		*out = NULL;
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+cleanup:
+	curl_free(path);
+	return rc;
+}
+
+void pyrt_fetch_url_host(const char *url, char *buf, size_t len)
+{
+	CURLU *u;
+	char *host = NULL;
+
+	if (!buf || len == 0)
+		return;
+	buf[0] = '\0';
+	u = url_parse(url);
+	if (!u)
+		return;
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
+		snprintf(buf, len, "%s", host);
+	curl_free(host);
+	curl_url_cleanup(u);
+}

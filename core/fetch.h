@@ -1,0 +1,67 @@
+/*
+ * Download one archive over HTTPS into a partial file, hashing the bytes as
+ * they arrive.  Resumes a partial file with a Range request (re-hashing the
+ * bytes already there first), retries transient failures with backoff, cuts
+ * off stalls and over-long bodies.  Certificate checks are always on; plain
+ * http:// is accepted only for loopback hosts.
+ */
+#ifndef PYRT_FETCH_H
+#define PYRT_FETCH_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "events.h"
+#include "sha256.h"
+
+#define PYRT_FETCH_OPTS_VERSION 1
+#define PYRT_FETCH_HARD_CAP (512ull * 1024 * 1024)
+
+typedef struct pyrt_fetch_opts {
+	unsigned int version;
+	const char *url;
+	const char *partial_path;  /**< created 0600 if absent; resumed if present */
+	const char *cacert;        /**< extra CA bundle file, or NULL for system CAs */
+	uint64_t expected_size;    /**< the pin's size, 0 when unknown; also the cap */
+	uint64_t max_size;         /**< cap when expected_size is 0 */
+	unsigned int max_attempts; /**< total tries of one download */
+	unsigned int backoff_ms;   /**< first pause between tries; doubles */
+	long connect_timeout_s;
+	long low_speed_limit;      /**< bytes/s below which ... */
+	long low_speed_time_s;     /**< ... for this long is a stall */
+	double progress_interval_s;/**< at most one on_progress per interval */
+} pyrt_fetch_opts;
+
+#define PYRT_FETCH_OPTS_INIT { PYRT_FETCH_OPTS_VERSION, NULL, NULL, NULL, 0, \
+	PYRT_FETCH_HARD_CAP, 4, 500, 20, 1024, 30, 0.1 }
+
+typedef struct pyrt_fetch_result {
+	char sha256[PYRT_SHA256_HEX_LEN + 1]; /**< of the whole file */
+	uint64_t bytes;        /**< size of the complete file */
+	uint64_t resumed_from; /**< bytes already present and kept, 0 if none */
+	unsigned int attempts;
+	long http_status;      /**< of the last response */
+} pyrt_fetch_result;
+
+/**
+ * Fetch opts->url into opts->partial_path.  On success the file is complete
+ * and result->sha256 is its digest.  On failure (PYRT_E_NETWORK,
+ * PYRT_E_IO, PYRT_E_CANCELLED, PYRT_E_USAGE for a refused URL) the partial
+ * file is kept for a later resume, except when its bytes are known to be
+ * wrong (cap exceeded), then it is removed.
+ */
+int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
+	       pyrt_fetch_result *result, pyrt_error *err);
+
+/**
+ * The URL to fetch when a mirror is set: mirror + "/" + the last two path
+ * segments of url (python-build-standalone's "<build>/<file>", the layout
+ * uv's mirrors use).  A trailing '/' on mirror is ignored.  *out is malloc'd.
+ */
+int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
+			  pyrt_error *err);
+
+/** The host part of a URL into buf (for consent screens), "" if none. */
+void pyrt_fetch_url_host(const char *url, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,773 @@
+/*
+ * The install pipeline.  Order matters for the guarantees:
+ *   lock → sweep stale staging → download (resumable) → verify the digest
+ *   → guarded extract into private staging → start the staged interpreter
+ *   → marker + manifest → syncfs → move into installs/ → atomic swap of
+ *   `current` → previous install kept as the single rollback target.
+ * Until the swap nothing visible changes; any failure or cancel before it
+ * removes only what this run created (staging) and keeps the first error.
+ */
+#include "install.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "extract.h"
+#include "fetch.h"
+#include "fs.h"
+#include "lock.h"
+#include "manifest.h"
+#include "marker.h"
+#include "proc.h"
+
+#define CHECK_TIMEOUT_DEFAULT_S 60.0
+
+/* Everything one run owns; freed in one place. */
+typedef struct install_run {
+	const pyrt_install_opts *opts;
+	const pyrt_events *ev;
+	const pyrt_pin_archive *pin;
+	pyrt_box *box;
+	pyrt_lock *lock;
+	pyrt_manifest *manifest;
+	char archive_path[PATH_MAX];  /* the verified archive on disk */
+	int archive_is_download;      /* ours to delete */
+	char source[2048];            /* URL or local path */
+	char id[128];
+	char staging[PATH_MAX];
+	int staging_made;
+	char sha256[PYRT_SHA256_HEX_LEN + 1];
+	uint64_t archive_bytes;
+} install_run;
+
+/* The archive pin for the platform, or an unsupported-platform error. */
+static const pyrt_pin_archive *install_pin(const pyrt_install_opts *opts,
+					   pyrt_error *err)
+{
+	const pyrt_pin_archive *pin =
+		pyrt_pins_find(opts->pins, opts->platform_key);
+	if (pin)
+		return pin;
+	char keys[1024] = "";
+	for (size_t i = 0; i < pyrt_pins_archive_count(opts->pins); i++) {
+		const pyrt_pin_archive *a = pyrt_pins_archive_at(opts->pins, i);
+		size_t used = strlen(keys);
+		snprintf(keys + used, sizeof keys - used, "%s%s",
+			 i ? ", " : "", a->key);
+	}
+	pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+		       "unsupported platform %s: no pinned runtime for it "
+		       "(supported: %s)", opts->platform_key, keys);
+	return NULL;
+}
+
+static int install_check_opts(const pyrt_install_opts *opts, pyrt_error *err)
+{
+	if (!opts || opts->version != PYRT_INSTALL_OPTS_VERSION)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "install options of an unknown version");
+	if (!opts->box_root || !opts->pins || !opts->platform_key)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "install options lack box root, pins or platform");
+	return 0;
+}
+
+/* The URL to fetch: the pin's, or the same file under --mirror. */
+static int install_url(const pyrt_install_opts *opts,
+		       const pyrt_pin_archive *pin, char *buf, size_t len,
+		       pyrt_error *err)
+{
+	if (!opts->mirror) {
+		snprintf(buf, len, "%s", pin->url);
+		return 0;
+	}
+	char *url = NULL;
+	int rc = pyrt_fetch_mirror_url(pin->url, opts->mirror, &url, err);
+	if (rc)
+		return rc;
+	snprintf(buf, len, "%s", url);
+	free(url);
+	return 0;
+}
+
+/*
+ * Does the active install already match the pin?  Reads only the marker and
+ * checks the interpreter file exists, so a second install is a fast no-op.
+ */
+static int install_is_current(const pyrt_box *box, const pyrt_pins *pins,
+			      const pyrt_pin_archive *pin, const char *key)
+{
+	char dir[PATH_MAX];
+	if (pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
+				  NULL) != 0)
+		return 0;
+	char path[PATH_MAX];
+	pyrt_marker m;
+	snprintf(path, sizeof path, "%s/marker.json", dir);
+	if (pyrt_marker_read(path, &m, NULL) != 0)
+		return 0;
+	const char *interp = pyrt_pins_layout_interpreter(pins);
+	if (interp) {
+		snprintf(path, sizeof path, "%s/%s", dir, interp);
+		if (access(path, X_OK) != 0)
+			return 0;
+	}
+	return strcmp(m.version, pyrt_pins_version(pins)) == 0 &&
+	       strcmp(m.build, pyrt_pins_build(pins)) == 0 &&
+	       strcmp(m.platform, key) == 0 &&
+	       pyrt_sha256_hex_equal(m.sha256, pin->sha256);
+}
+
+int pyrt_install_plan_make(const pyrt_install_opts *opts,
+			   pyrt_install_plan *plan, pyrt_error *err)
+{
+	memset(plan, 0, sizeof *plan);
+	int rc = install_check_opts(opts, err);
+	if (rc)
+		return rc;
+	const pyrt_pin_archive *pin = install_pin(opts, err);
+	if (!pin)
+		return err ? err->code : PYRT_E_UNSUPPORTED;
+	snprintf(plan->version, sizeof plan->version, "%s",
+		 pyrt_pins_version(opts->pins));
+	snprintf(plan->build, sizeof plan->build, "%s",
+		 pyrt_pins_build(opts->pins));
+	snprintf(plan->platform, sizeof plan->platform, "%s", pin->key);
+	snprintf(plan->sha256, sizeof plan->sha256, "%s", pin->sha256);
+	plan->size = pin->size;
+	if (!opts->from_file) {
+		rc = install_url(opts, pin, plan->url, sizeof plan->url, err);
+		if (rc)
+			return rc;
+		pyrt_fetch_url_host(plan->url, plan->host, sizeof plan->host);
+	} else {
+		struct stat st;
+		if (stat(opts->from_file, &st) == 0)
+			plan->size = (uint64_t)st.st_size;
+	}
+	pyrt_box *box = NULL;
+	rc = pyrt_box_open(&box, opts->box_root, 0, err);
+	if (rc)
+		return rc;
+	snprintf(plan->destination, sizeof plan->destination, "%s",
+		 pyrt_box_current(box));
+	/* The box may not exist yet: measure the nearest existing ancestor. */
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof probe, "%s", pyrt_box_root(box));
+	while (access(probe, F_OK) != 0 && strrchr(probe, '/') &&
+	       strrchr(probe, '/') != probe)
+		*strrchr(probe, '/') = '\0';
+	plan->free_bytes = pyrt_fs_free_bytes(probe);
+	plan->already_current =
+		install_is_current(box, opts->pins, pin, opts->platform_key);
+	pyrt_box_free(box);
+	return 0;
+}
+
+/* Step bracket helpers: a failed step is reported before returning. */
+static int step_fail(install_run *r, pyrt_step step, int rc, pyrt_error *err)
+{
+	pyrt_events_step(r->ev, step, PYRT_STEP_FAIL,
+			 err && err->msg[0] ? err->msg : pyrt_strerror(rc));
+	return rc;
+}
+
+static int install_lock(install_run *r, pyrt_error *err)
+{
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_LOCK, PYRT_STEP_BEGIN,
+				  pyrt_box_root(r->box));
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	rc = pyrt_lock_acquire(&r->lock, pyrt_box_lock_path(r->box),
+			       !r->opts->no_wait, r->ev, err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_LOCK, rc, err);
+	rc = pyrt_staging_sweep(pyrt_box_staging_dir(r->box), r->ev, err);
+	if (rc < 0)
+		return step_fail(r, PYRT_STEP_LOCK, rc, err);
+	rc = pyrt_events_step(r->ev, PYRT_STEP_LOCK, PYRT_STEP_END, NULL);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+/* Fetch into downloads/<digest prefix>.partial, resuming what is there. */
+static int install_download(install_run *r, pyrt_error *err)
+{
+	char url[2048];
+	int rc = install_url(r->opts, r->pin, url, sizeof url, err);
+	if (rc)
+		return rc;
+	char host[256];
+	pyrt_fetch_url_host(url, host, sizeof host);
+	char detail[320];
+	snprintf(detail, sizeof detail, "from %s", host);
+	rc = pyrt_events_step(r->ev, PYRT_STEP_DOWNLOAD, PYRT_STEP_BEGIN,
+			      detail);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	snprintf(r->source, sizeof r->source, "%s", url);
+	/* Named by the pinned digest so a different pin never resumes it. */
+	snprintf(r->archive_path, sizeof r->archive_path, "%s/%.16s.partial",
+		 pyrt_box_downloads_dir(r->box), r->pin->sha256);
+	r->archive_is_download = 1;
+
+	pyrt_fetch_opts fo = PYRT_FETCH_OPTS_INIT;
+	fo.url = url;
+	fo.partial_path = r->archive_path;
+	fo.cacert = r->opts->cacert;
+	fo.expected_size = r->pin->size;
+	if (r->opts->fetch_attempts)
+		fo.max_attempts = r->opts->fetch_attempts;
+	if (r->opts->low_speed_time_s)
+		fo.low_speed_time_s = r->opts->low_speed_time_s;
+	pyrt_fetch_result fr;
+	memset(&fr, 0, sizeof fr);
+	rc = pyrt_fetch(&fo, r->ev, &fr, err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_DOWNLOAD, rc, err);
+	memcpy(r->sha256, fr.sha256, sizeof r->sha256);
+	r->archive_bytes = fr.bytes;
+	rc = pyrt_events_step(r->ev, PYRT_STEP_DOWNLOAD, PYRT_STEP_END, NULL);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+/* --from-file: no download, the local archive is hashed instead. */
+static int install_local(install_run *r, pyrt_error *err)
+{
+	const char *path = r->opts->from_file;
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_DOWNLOAD, PYRT_STEP_SKIP,
+				  "local archive");
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
+					    "--from-file %s", path);
+	if (!S_ISREG(st.st_mode))
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "--from-file %s is not a regular file",
+				      path);
+	snprintf(r->archive_path, sizeof r->archive_path, "%s", path);
+	snprintf(r->source, sizeof r->source, "%s", path);
+	r->archive_bytes = (uint64_t)st.st_size;
+	rc = pyrt_sha256_file_hex(path, r->sha256, err);
+	return rc;
+}
+
+/* Constant-time digest comparison; a mismatch removes our download. */
+static int install_verify(install_run *r, pyrt_error *err)
+{
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_VERIFY, PYRT_STEP_BEGIN,
+				  NULL);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	int size_ok = !r->pin->size || r->pin->size == r->archive_bytes;
+	if (pyrt_sha256_hex_equal(r->sha256, r->pin->sha256) && size_ok)
+		goto ok;
+	if (r->archive_is_download)
+		unlink(r->archive_path);
+	if (!size_ok)
+		pyrt_error_set(err, PYRT_E_VERIFY,
+			       "size mismatch for %s: expected %llu bytes, got "
+			       "%llu; %s, nothing was activated", r->source,
+			       (unsigned long long)r->pin->size,
+			       (unsigned long long)r->archive_bytes,
+			       r->archive_is_download ? "the download was deleted"
+						      : "the file was left as it is");
+	else
+		pyrt_error_set(err, PYRT_E_VERIFY,
+			       "SHA-256 mismatch for %s: expected %s, got %s; "
+			       "%s, nothing was activated", r->source,
+			       r->pin->sha256, r->sha256,
+			       r->archive_is_download ? "the download was deleted"
+						      : "the file was left as it is");
+	return step_fail(r, PYRT_STEP_VERIFY, PYRT_E_VERIFY, err);
+ok:
+	rc = pyrt_events_step(r->ev, PYRT_STEP_VERIFY, PYRT_STEP_END,
+			      r->sha256);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+/* A unique install id: version, build, digest prefix, time, pid. */
+static void install_make_id(install_run *r)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(r->id, sizeof r->id, "%s+%s-%.12s-%s-%ld",
+		 pyrt_pins_version(r->opts->pins), pyrt_pins_build(r->opts->pins),
+		 r->sha256, stamp, (long)getpid());
+}
+
+/* Put a short phrase in front of a recorded message. */
+static void install_prefix_message(pyrt_error *err, const char *prefix)
+{
+	char copy[PYRT_ERROR_MSG_MAX];
+	snprintf(copy, sizeof copy, "%s", err->msg);
+	snprintf(err->msg, sizeof err->msg, "%s%s", prefix, copy);
+}
+
+static int install_extract(install_run *r, pyrt_error *err)
+{
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_EXTRACT, PYRT_STEP_BEGIN,
+				  NULL);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	install_make_id(r);
+	snprintf(r->staging, sizeof r->staging, "%s/%s",
+		 pyrt_box_staging_dir(r->box), r->id);
+	if (mkdir(r->staging, 0700) != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot create %s", r->staging);
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
+	}
+	r->staging_made = 1;
+	rc = pyrt_staging_mark_owner(r->staging, err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
+	r->manifest = pyrt_manifest_new();
+	if (!r->manifest)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	pyrt_extract_opts xo = PYRT_EXTRACT_OPTS_INIT;
+	xo.required_file = pyrt_pins_layout_interpreter(r->opts->pins);
+	pyrt_extract_result xr;
+	memset(&xr, 0, sizeof xr);
+	/* Members all lie under python/ (layout rule), so the owner marker
+	 * beside them cannot collide with the archive. */
+	rc = pyrt_extract(r->archive_path, r->staging, &xo, r->ev, r->manifest,
+			  &xr, err);
+	if (rc == PYRT_E_UNSAFE && err)
+		install_prefix_message(err, "archive refused: ");
+	if (rc)
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
+	char detail[64];
+	snprintf(detail, sizeof detail, "%llu entries",
+		 (unsigned long long)xr.entries);
+	rc = pyrt_events_step(r->ev, PYRT_STEP_EXTRACT, PYRT_STEP_END, detail);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+/*
+ * Start the staged interpreter the way execute_code will (-I, scrubbed
+ * environment, hard timeout) and require the pinned version: an archive that
+ * verifies but cannot run on this machine must never become current.
+ */
+static int install_check(install_run *r, pyrt_error *err)
+{
+	const char *rel = pyrt_pins_layout_interpreter(r->opts->pins);
+	if (!rel)
+		return pyrt_events_step(r->ev, PYRT_STEP_CHECK, PYRT_STEP_SKIP,
+					"no interpreter in this layout");
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_CHECK, PYRT_STEP_BEGIN,
+				  NULL);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	char interp[PATH_MAX];
+	snprintf(interp, sizeof interp, "%s/%s", r->staging, rel);
+	const char *argv[] = { interp, "-I", "-c",
+			       "import platform; print(platform.python_version())",
+			       NULL };
+	char **envp = pyrt_proc_scrubbed_env(r->staging);
+	if (!envp)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+	po.argv = argv;
+	po.envp = (const char *const *)envp;
+	po.cwd = r->staging;
+	po.timeout_s = r->opts->check_timeout_s > 0 ? r->opts->check_timeout_s
+						    : CHECK_TIMEOUT_DEFAULT_S;
+	po.capture_max = 4096;
+	po.cancel = r->ev ? r->ev->cancel : NULL;
+	pyrt_proc_result pr;
+	memset(&pr, 0, sizeof pr);
+	rc = pyrt_proc_run(&po, &pr, err);
+	pyrt_proc_env_free(envp);
+	if (rc)
+		return step_fail(r, PYRT_STEP_CHECK, rc, err);
+	const char *want = pyrt_pins_version(r->opts->pins);
+	char got[64] = "";
+	if (pr.output)
+		sscanf(pr.output, "%63s", got);
+	if (pr.cancelled)
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	else if (pr.timed_out)
+		rc = pyrt_error_set(err, PYRT_E_INTERPRETER,
+				    "the staged interpreter did not answer within "
+				    "%.0f s; nothing was activated", po.timeout_s);
+	else if (!pr.exited || pr.exit_code != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERPRETER,
+				    "the staged interpreter failed to start "
+				    "(exit %d, signal %d): %.200s; nothing was "
+				    "activated", pr.exit_code, pr.term_signal,
+				    pr.output ? pr.output : "");
+	else if (strcmp(got, want) != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERPRETER,
+				    "the staged interpreter reports Python %s but "
+				    "the pin says %s; nothing was activated",
+				    got, want);
+	pyrt_proc_result_clear(&pr);
+	if (rc)
+		return step_fail(r, PYRT_STEP_CHECK, rc, err);
+	rc = pyrt_events_step(r->ev, PYRT_STEP_CHECK, PYRT_STEP_END, got);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+static int install_write_marker(install_run *r, pyrt_error *err)
+{
+	pyrt_marker m;
+	memset(&m, 0, sizeof m);
+	m.schema = 1;
+	snprintf(m.implementation, sizeof m.implementation, "%s",
+		 pyrt_pins_implementation(r->opts->pins));
+	snprintf(m.version, sizeof m.version, "%s",
+		 pyrt_pins_version(r->opts->pins));
+	snprintf(m.build, sizeof m.build, "%s", pyrt_pins_build(r->opts->pins));
+	snprintf(m.platform, sizeof m.platform, "%s", r->pin->key);
+	memcpy(m.sha256, r->sha256, sizeof m.sha256);
+	snprintf(m.source, sizeof m.source, "%s", r->source);
+	pyrt_fs_now_rfc3339(m.installed_at, sizeof m.installed_at);
+	snprintf(m.pins, sizeof m.pins, "%s", pyrt_pins_source(r->opts->pins));
+	m.archive_bytes = r->archive_bytes;
+	m.files = pyrt_manifest_count(r->manifest);
+	strcpy(m.baseline_state, "none");
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/manifest.tsv", r->staging);
+	int rc = pyrt_manifest_write(r->manifest, path, err);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof path, "%s/marker.json", r->staging);
+	return pyrt_marker_write(path, &m, err);
+}
+
+/* fsync a directory so a rename inside it survives a crash. */
+static int install_sync_dir(const char *dir, pyrt_error *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s", dir);
+	int rc = fsync(fd);
+	int saved = errno;
+	close(fd);
+	if (rc != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, saved,
+					    "cannot sync %s", dir);
+	return 0;
+}
+
+/*
+ * Make the whole staged tree durable with one syncfs instead of an fsync per
+ * file: the swap must never point at data still in the page cache.
+ */
+static int install_sync_tree(const char *dir, pyrt_error *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s", dir);
+	int rc = syncfs(fd);
+	int saved = errno;
+	close(fd);
+	if (rc != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, saved,
+					    "cannot sync %s", dir);
+	return 0;
+}
+
+/*
+ * Point link (current or previous) at target atomically: a new symlink under
+ * a temporary name renamed over the old one, so readers see old or new.
+ */
+static int install_point(const char *runtime_dir, const char *link,
+			 const char *target, pyrt_error *err)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s/.link.%ld", runtime_dir, (long)getpid());
+	unlink(tmp);
+	if (symlink(target, tmp) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot create %s", tmp);
+	if (rename(tmp, link) != 0) {
+		int saved = errno;
+		unlink(tmp);
+		return pyrt_error_set_errno(err, PYRT_E_IO, saved,
+					    "cannot activate %s", link);
+	}
+	return install_sync_dir(runtime_dir, err);
+}
+
+/* The relative link target of a link, "" when absent. */
+static void install_link_target(const char *link, char *buf, size_t len)
+{
+	ssize_t n = readlink(link, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * Remove installs that neither current nor previous points at (left by a
+ * crash between move and swap, or superseded rollback targets).
+ */
+static void install_prune(const pyrt_box *box, const pyrt_events *ev)
+{
+	char cur[PATH_MAX], prev[PATH_MAX];
+	install_link_target(pyrt_box_current(box), cur, sizeof cur);
+	install_link_target(pyrt_box_previous(box), prev, sizeof prev);
+	const char *dir = pyrt_box_installs_dir(box);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char want[PATH_MAX];
+		snprintf(want, sizeof want, "installs/%s/python", de->d_name);
+		if (strcmp(want, cur) == 0 || strcmp(want, prev) == 0)
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		pyrt_error perr = PYRT_ERROR_INIT;
+		if (pyrt_fs_remove_tree(path, NULL, &perr) == 0)
+			pyrt_events_log(ev, PYRT_LOG_INFO,
+					"removed superseded install %s",
+					de->d_name);
+		else
+			pyrt_events_log(ev, PYRT_LOG_WARN, "%s", perr.msg);
+	}
+	closedir(d);
+}
+
+static int install_activate(install_run *r, pyrt_install_result *res,
+			    pyrt_error *err)
+{
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_ACTIVATE, PYRT_STEP_BEGIN,
+				  NULL);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/.owner", r->staging);
+	unlink(path);
+	rc = install_write_marker(r, err);
+	if (!rc)
+		rc = install_sync_tree(r->staging, err);
+	char dest[PATH_MAX];
+	snprintf(dest, sizeof dest, "%s/%s", pyrt_box_installs_dir(r->box),
+		 r->id);
+	if (!rc && rename(r->staging, dest) != 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot move %s into place", r->staging);
+	if (rc)
+		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
+	r->staging_made = 0;
+	rc = install_sync_dir(pyrt_box_installs_dir(r->box), err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
+
+	const char *runtime = pyrt_box_runtime_dir(r->box);
+	char old[PATH_MAX], target[PATH_MAX];
+	install_link_target(pyrt_box_current(r->box), old, sizeof old);
+	snprintf(target, sizeof target, "installs/%s/python", r->id);
+	/* The one instant that matters: current flips from old to new. */
+	rc = install_point(runtime, pyrt_box_current(r->box), target, err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
+	if (old[0] && strcmp(old, target) != 0) {
+		pyrt_error perr = PYRT_ERROR_INIT;
+		if (install_point(runtime, pyrt_box_previous(r->box), old,
+				  &perr) != 0)
+			pyrt_events_log(r->ev, PYRT_LOG_WARN,
+					"new runtime active, but the rollback "
+					"link was not kept: %s", perr.msg);
+		else
+			snprintf(res->previous, sizeof res->previous, "%s/%s",
+				 runtime, old);
+	}
+	install_prune(r->box, r->ev);
+	snprintf(res->install_dir, sizeof res->install_dir, "%s", dest);
+	return pyrt_events_step(r->ev, PYRT_STEP_ACTIVATE, PYRT_STEP_END,
+				pyrt_box_current(r->box));
+}
+
+/* Undo what this run created, never more; errors here are only logged. */
+static void install_cleanup(install_run *r, int rc)
+{
+	if (r->staging_made) {
+		pyrt_error cerr = PYRT_ERROR_INIT;
+		if (pyrt_fs_remove_tree(r->staging, NULL, &cerr) != 0)
+			pyrt_events_log(r->ev, PYRT_LOG_WARN,
+					"could not remove staging: %s",
+					cerr.msg);
+	}
+	/* A verified download is consumed once activated; a partial one is
+	 * kept (cancel, network error) so the next run resumes it. */
+	if (rc == 0 && r->archive_is_download)
+		unlink(r->archive_path);
+	pyrt_manifest_free(r->manifest);
+	pyrt_lock_release(r->lock);
+	pyrt_box_free(r->box);
+}
+
+static int install_pipeline(install_run *r, pyrt_install_result *res,
+			    pyrt_error *err)
+{
+	int rc = install_lock(r, err);
+	if (rc)
+		return rc;
+	if (!r->opts->force && install_is_current(r->box, r->opts->pins, r->pin,
+						 r->opts->platform_key)) {
+		res->already_current = 1;
+		return 0;
+	}
+	rc = r->opts->from_file ? install_local(r, err)
+				: install_download(r, err);
+	if (!rc)
+		rc = install_verify(r, err);
+	if (!rc)
+		rc = install_extract(r, err);
+	if (!rc)
+		rc = install_check(r, err);
+	if (!rc)
+		rc = install_activate(r, res, err);
+	return rc;
+}
+
+int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
+		     pyrt_install_result *res, pyrt_error *err)
+{
+	memset(res, 0, sizeof *res);
+	int rc = install_check_opts(opts, err);
+	if (rc)
+		return rc;
+	install_run r;
+	memset(&r, 0, sizeof r);
+	r.opts = opts;
+	r.ev = ev;
+	r.pin = install_pin(opts, err);
+	if (!r.pin)
+		return err ? err->code : PYRT_E_UNSUPPORTED;
+	rc = pyrt_box_open(&r.box, opts->box_root, 1, err);
+	if (rc)
+		return rc;
+	rc = install_pipeline(&r, res, err);
+	if (rc == 0) {
+		snprintf(res->current, sizeof res->current, "%s",
+			 pyrt_box_current(r.box));
+		memcpy(res->sha256, r.sha256[0] ? r.sha256 : r.pin->sha256,
+		       sizeof res->sha256);
+		res->archive_bytes = r.archive_bytes;
+		res->files = r.manifest ? pyrt_manifest_count(r.manifest) : 0;
+	}
+	install_cleanup(&r, rc);
+	return rc;
+}
+
+/* Take the box lock for a maintenance command (rollback, uninstall). */
+static int install_open_locked(const char *box_root, int no_wait,
+			       const pyrt_events *ev, pyrt_box **box,
+			       pyrt_lock **lock, pyrt_error *err)
+{
+	int rc = pyrt_box_open(box, box_root, 0, err);
+	if (rc)
+		return rc;
+	if (access(pyrt_box_runtime_dir(*box), F_OK) != 0) {
+		pyrt_box_free(*box);
+		*box = NULL;
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "nothing is installed under %s",
+				      box_root);
+	}
+	rc = pyrt_lock_acquire(lock, pyrt_box_lock_path(*box), !no_wait, ev,
+			       err);
+	if (rc) {
+		pyrt_box_free(*box);
+		*box = NULL;
+	}
+	return rc;
+}
+
+int pyrt_install_rollback(const char *box_root, int no_wait,
+			  const pyrt_events *ev, pyrt_error *err)
+{
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	int rc = install_open_locked(box_root, no_wait, ev, &box, &lock, err);
+	if (rc)
+		return rc;
+	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
+	rc = pyrt_box_link_install(box, pyrt_box_previous(box), dir,
+				   sizeof dir, err);
+	if (rc == PYRT_E_NOT_READY) {
+		pyrt_error_clear(err);
+		rc = pyrt_error_set(err, PYRT_E_NOT_READY,
+				    "no previous runtime to roll back to");
+	}
+	if (rc)
+		goto cleanup;
+	install_link_target(pyrt_box_current(box), cur, sizeof cur);
+	install_link_target(pyrt_box_previous(box), prev, sizeof prev);
+	const char *runtime = pyrt_box_runtime_dir(box);
+	rc = install_point(runtime, pyrt_box_current(box), prev, err);
+	if (rc)
+		goto cleanup;
+	if (cur[0])
+		rc = install_point(runtime, pyrt_box_previous(box), cur, err);
+	else if (unlink(pyrt_box_previous(box)) != 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot remove %s",
+					  pyrt_box_previous(box));
+	if (!rc)
+		pyrt_events_log(ev, PYRT_LOG_INFO, "current now points to %s",
+				prev);
+cleanup:
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+	return rc;
+}
+
+int pyrt_install_uninstall(const char *box_root, int no_wait,
+			   const pyrt_events *ev, pyrt_error *err)
+{
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	int rc = install_open_locked(box_root, no_wait, ev, &box, &lock, err);
+	if (rc)
+		return rc;
+	/* Deactivate first: from here on status says not_provisioned, never
+	 * a half-removed tree. */
+	if (unlink(pyrt_box_current(box)) != 0 && errno != ENOENT)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot remove %s",
+					  pyrt_box_current(box));
+	if (!rc && unlink(pyrt_box_previous(box)) != 0 && errno != ENOENT)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot remove %s",
+					  pyrt_box_previous(box));
+	if (!rc)
+		rc = install_sync_dir(pyrt_box_runtime_dir(box), err);
+	const char *dirs[] = { pyrt_box_installs_dir(box),
+			       pyrt_box_staging_dir(box),
+			       pyrt_box_downloads_dir(box) };
+	for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
+		rc = pyrt_fs_remove_tree(dirs[i], NULL, err);
+	if (!rc)
+		pyrt_events_log(ev, PYRT_LOG_INFO, "removed the runtime under %s",
+				pyrt_box_runtime_dir(box));
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+	return rc;
+}

@@ -1,0 +1,615 @@
+/*
+ * The install manifest: the list of entries an extraction created, kept as
+ * manifest.tsv beside the install so `pyrt verify` can re-check the tree.
+ *
+ * Verification looks at every listed entry without following symlinks
+ * (each parent component is opened with O_NOFOLLOW), so a tampered tree
+ * cannot steer the check outside the install.  Entries that are not listed
+ * are not reported.
+ */
+#include "manifest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+#define MANIFEST_READ_BUF (1024 * 1024)
+#define MANIFEST_MAX_LINE (64 * 1024)
+
+struct pyrt_manifest {
+	pyrt_manifest_entry *v;
+	size_t n, cap;
+};
+
+pyrt_manifest *pyrt_manifest_new(void)
+{
+	return calloc(1, sizeof(pyrt_manifest));
+}
+
+void pyrt_manifest_free(pyrt_manifest *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free((char *)m->v[i].extra);
+		free((char *)m->v[i].path);
+	}
+	free(m->v);
+	free(m);
+}
+
+/* Fields are tab-separated and entries newline-separated, so neither may
+ * appear inside one. */
+static int manifest_field_ok(const char *s)
+{
+	return s && *s && !strpbrk(s, "\t\n");
+}
+
+int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
+		      uint64_t size, const char *extra, const char *path)
+{
+	if (!m || !strchr("fdlh", type) || type == '\0' || mode > 07777 ||
+	    !manifest_field_ok(extra) || !manifest_field_ok(path))
+		return PYRT_E_INTERNAL;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		pyrt_manifest_entry *v = realloc(m->v, cap * sizeof *v);
+		if (!v)
+			return PYRT_E_NOMEM;
+		m->v = v;
+		m->cap = cap;
+	}
+	char *e = strdup(extra);
+	char *p = strdup(path);
+	if (!e || !p) {
+		free(e);
+		free(p);
+		return PYRT_E_NOMEM;
+	}
+	m->v[m->n++] = (pyrt_manifest_entry){ type, mode, size, e, p };
+	return 0;
+}
+
+size_t pyrt_manifest_count(const pyrt_manifest *m)
+{
+	return m ? m->n : 0;
+}
+
+const pyrt_manifest_entry *pyrt_manifest_at(const pyrt_manifest *m, size_t i)
+{
+	if (!m || i >= m->n)
+		return NULL;
+	return &m->v[i];
+}
+
+/* Split path into its directory (malloc'd, "." when none) and base name. */
+static char *manifest_dirname(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash) {
+		*base = path;
+		return strdup(".");
+	}
+	*base = slash + 1;
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/* Write every entry to an open stream; 0 or -1 with errno set. */
+static int manifest_emit(const pyrt_manifest *m, FILE *f)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const pyrt_manifest_entry *e = &m->v[i];
+		if (fprintf(f, "%c\t%04o\t%" PRIu64 "\t%s\t%s\n", e->type,
+			    e->mode, e->size, e->extra, e->path) < 0)
+			return -1;
+	}
+	return fflush(f) == 0 ? 0 : -1;
+}
+
+/* fsync a directory so a rename in it survives a crash. */
+static void manifest_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+}
+
+/*
+ * A temp file in the same directory (mkostemp creates it 0600), filled,
+ * synced and renamed over path: readers see the old or the new manifest,
+ * never a torn one.
+ */
+int pyrt_manifest_write(const pyrt_manifest *m, const char *path,
+			pyrt_error *err)
+{
+	const char *base = NULL;
+	char *dir = NULL, *tmp = NULL;
+	FILE *f = NULL;
+	int fd = -1, rc = 0;
+
+	if (!m || !path || !*path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "manifest write: no manifest or path");
+	dir = manifest_dirname(path, &base);
+	if (!dir || asprintf(&tmp, "%s/.%s.tmp-XXXXXX", dir, base) < 0) {
+		tmp = NULL;
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto cleanup;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot create a temp file in %s",
+					  dir);
+		free(tmp);
+		tmp = NULL;
+		goto cleanup;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s", tmp);
+		goto cleanup;
+	}
+	fd = -1;
+	if (manifest_emit(m, f) != 0 || fsync(fileno(f)) != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s", tmp);
+		goto cleanup;
+	}
+	int cr = fclose(f);
+	f = NULL;
+	if (cr != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s", tmp);
+		goto cleanup;
+	}
+	if (rename(tmp, path) != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot rename %s to %s", tmp, path);
+		goto cleanup;
+	}
+	free(tmp);
+	tmp = NULL;
+	manifest_sync_dir(dir);
+cleanup:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(dir);
+	return rc;
+}
+
+/* Parse an unsigned number in base; the whole string must be digits. */
+static int manifest_parse_u64(const char *s, int base, uint64_t *out)
+{
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A manifest path must stay inside the install: relative, no "..". */
+static int manifest_path_ok(const char *p)
+{
+	if (!*p || *p == '/')
+		return 0;
+	for (const char *c = p; *c;) {
+		size_t len = strcspn(c, "/");
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return 0;
+		c += len;
+		if (*c == '/')
+			c++;
+	}
+	return 1;
+}
+
+/* Parse one line (without its newline) into m; a message on failure. */
+static int manifest_parse_line(pyrt_manifest *m, char *line,
+			       const char **why)
+{
+	char *f[5];
+	char *p = line;
+	for (int i = 0; i < 4; i++) {
+		char *tab = strchr(p, '\t');
+		if (!tab) {
+			*why = "expected 5 tab-separated fields";
+			return PYRT_E_IO;
+		}
+		*tab = '\0';
+		f[i] = p;
+		p = tab + 1;
+	}
+	f[4] = p;
+	uint64_t mode = 0, size = 0;
+	if (strlen(f[0]) != 1 || !strchr("fdlh", f[0][0])) {
+		*why = "unknown entry type";
+		return PYRT_E_IO;
+	}
+	if (manifest_parse_u64(f[1], 8, &mode) != 0 || mode > 07777) {
+		*why = "bad mode";
+		return PYRT_E_IO;
+	}
+	if (manifest_parse_u64(f[2], 10, &size) != 0) {
+		*why = "bad size";
+		return PYRT_E_IO;
+	}
+	if (!*f[3] || !manifest_path_ok(f[4])) {
+		*why = "bad target or path";
+		return PYRT_E_IO;
+	}
+	int rc = pyrt_manifest_add(m, f[0][0], (unsigned int)mode, size, f[3],
+				   f[4]);
+	if (rc == PYRT_E_NOMEM)
+		*why = "out of memory";
+	else if (rc)
+		*why = "bad field";
+	return rc == PYRT_E_NOMEM ? rc : rc ? PYRT_E_IO : 0;
+}
+
+int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err)
+{
+	pyrt_manifest *m = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (!f)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open manifest %s", path);
+	m = pyrt_manifest_new();
+	if (!m) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto cleanup;
+	}
+	ssize_t len;
+	unsigned long lineno = 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		const char *why = NULL;
+		if (line[len - 1] != '\n' || len > MANIFEST_MAX_LINE) {
+			rc = pyrt_error_set(err, PYRT_E_IO,
+					    "manifest %s line %lu: truncated "
+					    "or too long", path, lineno);
+			goto cleanup;
+		}
+		line[len - 1] = '\0';
+		rc = manifest_parse_line(m, line, &why);
+		if (rc) {
+			pyrt_error_set(err, rc, "manifest %s line %lu: %s",
+				       path, lineno, why);
+			goto cleanup;
+		}
+	}
+	if (ferror(f)) {
+		rc = pyrt_error_set(err, PYRT_E_IO, "cannot read manifest %s",
+				    path);
+		goto cleanup;
+	}
+	*out = m;
+	m = NULL;
+cleanup:
+	free(line);
+	fclose(f);
+	pyrt_manifest_free(m);
+	return rc;
+}
+
+/* ---- verification ---- */
+
+/* The state of one verify run: the open root and the last parent opened. */
+typedef struct verify_ctx {
+	int rootfd;
+	char *cache_dir; /* relative dir whose fd is cache_fd; NULL: none */
+	int cache_fd;
+	pyrt_sha256 *sha;
+	unsigned char *buf;
+	void (*on_problem)(const char *, const char *, void *);
+	void *payload;
+	int problems;
+} verify_ctx;
+
+static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
+			   ...) __attribute__((format(printf, 3, 4)));
+
+/* Report one mismatch to the caller and count it. */
+static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
+			   ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	v->problems++;
+	if (v->on_problem)
+		v->on_problem(path, what, v->payload);
+}
+
+/*
+ * Open the directory dir (relative to the root) one component at a time,
+ * never following a symlink.  Returns a new fd, or -1 with errno set
+ * (ELOOP/ENOTDIR when a component is a symlink or not a directory).
+ */
+static int verify_open_dir(int rootfd, const char *dir)
+{
+	int cur = dup(rootfd);
+	const char *c = dir;
+	while (cur >= 0 && *c) {
+		size_t len = strcspn(c, "/");
+		char comp[NAME_MAX + 1];
+		if (len > NAME_MAX) {
+			close(cur);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, c, len);
+		comp[len] = '\0';
+		c += len;
+		while (*c == '/')
+			c++;
+		if (len == 0 || strcmp(comp, ".") == 0)
+			continue;
+		int next = openat(cur, comp, O_RDONLY | O_DIRECTORY |
+					     O_NOFOLLOW | O_CLOEXEC);
+		int saved = errno;
+		close(cur);
+		errno = saved;
+		cur = next;
+	}
+	return cur;
+}
+
+/* The parent directory fd of path (borrowed, cached), and its leaf name. */
+static int verify_parent(verify_ctx *v, const char *path, const char **leaf)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	*leaf = slash ? slash + 1 : path;
+	if (v->cache_dir && strlen(v->cache_dir) == dlen &&
+	    memcmp(v->cache_dir, path, dlen) == 0)
+		return v->cache_fd;
+	char *dir = strndup(path, dlen);
+	if (!dir) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int fd = verify_open_dir(v->rootfd, dir);
+	if (fd < 0) {
+		int saved = errno;
+		free(dir);
+		errno = saved;
+		return -1;
+	}
+	if (v->cache_fd >= 0)
+		close(v->cache_fd);
+	free(v->cache_dir);
+	v->cache_dir = dir;
+	v->cache_fd = fd;
+	return fd;
+}
+
+static const char *verify_type_name(mode_t m)
+{
+	if (S_ISREG(m))
+		return "a file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISLNK(m))
+		return "a symlink";
+	return "a special file";
+}
+
+static const char *verify_expected_name(char type)
+{
+	switch (type) {
+	case 'd': return "a directory";
+	case 'l': return "a symlink";
+	default: return "a file";
+	}
+}
+
+/* Hash the regular file leaf in dirfd; 0, or -1 with errno set. */
+static int verify_hash(verify_ctx *v, int dirfd, const char *leaf,
+		       const struct stat *expect, char hex[PYRT_SHA256_HEX_LEN + 1])
+{
+	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+					     O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_ino != expect->st_ino ||
+	    st.st_dev != expect->st_dev) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, v->buf, MANIFEST_READ_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		pyrt_sha256_update(v->sha, v->buf, (size_t)n);
+	}
+	close(fd);
+	return pyrt_sha256_final_hex(v->sha, hex) == 0 ? 0 : -1;
+}
+
+/* Content and size of a regular file entry. */
+static void verify_file(verify_ctx *v, const pyrt_manifest_entry *e,
+			int dirfd, const char *leaf, const struct stat *st)
+{
+	if ((uint64_t)st->st_size != e->size) {
+		verify_problem(v, e->path, "size %" PRIu64 ", expected %" PRIu64,
+			       (uint64_t)st->st_size, e->size);
+		return;
+	}
+	if (!pyrt_sha256_hex_valid(e->extra))
+		return; /* extracted without hashing: size is all we know */
+	char hex[PYRT_SHA256_HEX_LEN + 1];
+	if (verify_hash(v, dirfd, leaf, st, hex) != 0) {
+		verify_problem(v, e->path, "cannot read: %s", strerror(errno));
+		return;
+	}
+	if (!pyrt_sha256_hex_equal(hex, e->extra))
+		verify_problem(v, e->path, "content changed (sha256 differs)");
+}
+
+/* A hardlink entry must share the inode of its target. */
+static void verify_hardlink(verify_ctx *v, const pyrt_manifest_entry *e,
+			    const struct stat *st)
+{
+	const char *slash = strrchr(e->extra, '/');
+	const char *tleaf = slash ? slash + 1 : e->extra;
+	char *tdir = strndup(e->extra, slash ? (size_t)(slash - e->extra) : 0);
+	int tfd = tdir ? verify_open_dir(v->rootfd, tdir) : -1;
+	struct stat tst;
+	int ok = tfd >= 0 &&
+		 fstatat(tfd, tleaf, &tst, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISREG(tst.st_mode) && tst.st_ino == st->st_ino &&
+		 tst.st_dev == st->st_dev;
+	if (tfd >= 0)
+		close(tfd);
+	free(tdir);
+	if (!ok)
+		verify_problem(v, e->path, "no longer a hard link to %s",
+			       e->extra);
+	else if ((uint64_t)st->st_size != e->size)
+		verify_problem(v, e->path, "size %" PRIu64 ", expected %" PRIu64,
+			       (uint64_t)st->st_size, e->size);
+}
+
+/* A symlink entry must still point where it did. */
+static void verify_symlink(verify_ctx *v, const pyrt_manifest_entry *e,
+			   int dirfd, const char *leaf)
+{
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(dirfd, leaf, target, sizeof target - 1);
+	if (n < 0) {
+		verify_problem(v, e->path, "cannot read link: %s",
+			       strerror(errno));
+		return;
+	}
+	target[n] = '\0';
+	if (strcmp(target, e->extra) != 0)
+		verify_problem(v, e->path, "symlink target '%s', expected '%s'",
+			       target, e->extra);
+}
+
+/* Check one entry; mismatches go to on_problem. */
+static void verify_entry(verify_ctx *v, const pyrt_manifest_entry *e)
+{
+	const char *leaf = NULL;
+	if (!manifest_path_ok(e->path)) {
+		verify_problem(v, e->path, "path leaves the install");
+		return;
+	}
+	int dirfd = verify_parent(v, e->path, &leaf);
+	if (dirfd < 0) {
+		if (errno == ENOENT)
+			verify_problem(v, e->path, "missing");
+		else if (errno == ELOOP || errno == ENOTDIR)
+			verify_problem(v, e->path, "a parent directory was "
+				       "replaced by a symlink or a file");
+		else
+			verify_problem(v, e->path, "cannot open parent: %s",
+				       strerror(errno));
+		return;
+	}
+	struct stat st;
+	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			verify_problem(v, e->path, "missing");
+		else
+			verify_problem(v, e->path, "cannot stat: %s",
+				       strerror(errno));
+		return;
+	}
+	int type_ok = (e->type == 'd' && S_ISDIR(st.st_mode)) ||
+		      (e->type == 'l' && S_ISLNK(st.st_mode)) ||
+		      ((e->type == 'f' || e->type == 'h') && S_ISREG(st.st_mode));
+	if (!type_ok) {
+		verify_problem(v, e->path, "is %s, expected %s",
+			       verify_type_name(st.st_mode),
+			       verify_expected_name(e->type));
+		return;
+	}
+	if ((st.st_mode & 07777) != e->mode)
+		verify_problem(v, e->path, "mode %04o, expected %04o",
+			       (unsigned)(st.st_mode & 07777), e->mode);
+	if (e->type == 'f')
+		verify_file(v, e, dirfd, leaf, &st);
+	else if (e->type == 'h')
+		verify_hardlink(v, e, &st);
+	else if (e->type == 'l')
+		verify_symlink(v, e, dirfd, leaf);
+}
+
+int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
+			 void (*on_problem)(const char *path, const char *what,
+					    void *payload),
+			 void *payload, pyrt_error *err)
+{
+	verify_ctx v = { .rootfd = -1, .cache_fd = -1,
+			 .on_problem = on_problem, .payload = payload };
+	int rc = 0;
+
+	if (!m || !root)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "manifest verify: no manifest or root");
+	v.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v.rootfd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s", root);
+	v.sha = pyrt_sha256_new();
+	v.buf = malloc(MANIFEST_READ_BUF);
+	if (!v.sha || !v.buf) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		verify_entry(&v, &m->v[i]);
+	rc = v.problems;
+cleanup:
+	if (v.cache_fd >= 0)
+		close(v.cache_fd);
+	free(v.cache_dir);
+	close(v.rootfd);
+	pyrt_sha256_free(v.sha);
+	free(v.buf);
+	return rc;
+}

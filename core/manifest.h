@@ -1,0 +1,53 @@
+/*
+ * The list of files an install put down, written next to the install so
+ * that `pyrt verify` can re-check the tree later.
+ *
+ * File format (manifest.tsv), one entry a line, tab-separated:
+ *   <type> <mode octal> <size> <sha256 or symlink target or "-"> <path>
+ * type: f (file), d (directory), l (symlink), h (hardlink; the 4th field is
+ * the target path).  Paths are relative to the install directory and are
+ * written last so they may hold any byte but tab and newline.
+ */
+#ifndef PYRT_MANIFEST_H
+#define PYRT_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct pyrt_manifest pyrt_manifest;
+
+typedef struct pyrt_manifest_entry {
+	char type;          /**< 'f', 'd', 'l', 'h' */
+	unsigned int mode;  /**< permission bits as installed */
+	uint64_t size;
+	const char *extra;  /**< sha256 hex (f), link target (l, h), "-" (d) */
+	const char *path;
+} pyrt_manifest_entry;
+
+pyrt_manifest *pyrt_manifest_new(void);
+void pyrt_manifest_free(pyrt_manifest *m);
+
+int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
+		      uint64_t size, const char *extra, const char *path);
+size_t pyrt_manifest_count(const pyrt_manifest *m);
+const pyrt_manifest_entry *pyrt_manifest_at(const pyrt_manifest *m, size_t i);
+
+/** Write to path (created 0600, replaced atomically). */
+int pyrt_manifest_write(const pyrt_manifest *m, const char *path,
+			pyrt_error *err);
+int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err);
+
+/**
+ * Check the tree under root against the manifest: every entry present with
+ * its type, mode, size, and content digest / link target.  Calls on_problem
+ * once per mismatch (path, what is wrong); returns the number of problems, or
+ * a negative pyrt_code when the check itself could not run.
+ */
+int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
+			 void (*on_problem)(const char *path, const char *what,
+					    void *payload),
+			 void *payload, pyrt_error *err);
+
+#endif

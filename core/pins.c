@@ -1,0 +1,787 @@
+/*
+ * The pinned interpreter table, read from pins.yaml with libyaml's document
+ * API.  The table decides which bytes we trust, so the reader is strict:
+ * every key is known, every value has its one shape, and the first thing
+ * that is not right is refused with "<source>:<line>: <what was expected>".
+ * Nesting is fixed (at most three levels), so the walk never recurses into
+ * whatever the document happens to contain, aliases included.
+ */
+#include "pins.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "sha256.h"
+
+/* Generated from pins.yaml by cmake/embed.cmake. */
+extern const char pyrt_pins_builtin_yaml[];
+extern const size_t pyrt_pins_builtin_len;
+
+#define PINS_SCHEMA 1
+#define PINS_FILE_MAX (1024 * 1024)
+#define PINS_DEFAULT_INTERPRETER "python/bin/python3"
+
+struct pyrt_pins {
+	char *source;
+	char *implementation;
+	char *version;
+	char *build;
+	pyrt_pin_archive *archives;
+	size_t n_archives;
+	char **baseline;
+	size_t n_baseline;
+	char *interpreter; /* NULL for `layout: none` */
+};
+
+/* One parse in progress: the document, where it came from, the result. */
+typedef struct pins_parse {
+	yaml_document_t *doc;
+	const char *source;
+	pyrt_error *err;
+	pyrt_pins *pins;
+} pins_parse;
+
+/* A key a mapping may hold, and what was found for it. */
+typedef struct pins_field {
+	const char *name;
+	int required;
+	yaml_node_t *value;
+} pins_field;
+
+/* 1-based line of a node, as an editor shows it. */
+static size_t node_line(const yaml_node_t *node)
+{
+	return node ? node->start_mark.line + 1 : 1;
+}
+
+/* Record "<source>:<line>: <message>" as the parse failure. */
+static int pins_fail(pins_parse *pp, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int pins_fail(pins_parse *pp, size_t line, const char *fmt, ...)
+{
+	char what[PYRT_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return pyrt_error_set(pp->err, PYRT_E_PINS, "%s:%zu: %s", pp->source,
+			      line, what);
+}
+
+static int pins_nomem(pins_parse *pp)
+{
+	return pyrt_error_set(pp->err, PYRT_E_NOMEM,
+			      "%s: out of memory reading pins", pp->source);
+}
+
+/*
+ * Quote document text for a message: short, and with control bytes
+ * replaced, so a hostile file cannot write escapes to a terminal.
+ */
+static const char *quote(char *buf, size_t cap, const char *s)
+{
+	size_t o = 0;
+
+	buf[o++] = '"';
+	for (; *s && o + 5 < cap; s++)
+		buf[o++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+	if (*s) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *scalar_text(const yaml_node_t *node)
+{
+	return (const char *)node->data.scalar.value;
+}
+
+/* Plain empty, ~ and null are YAML's null, never a value we could use. */
+static int scalar_is_null(const yaml_node_t *node)
+{
+	const char *s = scalar_text(node);
+
+	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	return !*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+	       strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+}
+
+/* A string field: one line of printable text, not empty. */
+static int get_text(pins_parse *pp, yaml_node_t *node, const char *what,
+		    const char **out)
+{
+	if (node->type != YAML_SCALAR_NODE || scalar_is_null(node) ||
+	    strlen(scalar_text(node)) != node->data.scalar.length)
+		return pins_fail(pp, node_line(node),
+				 "%s: expected a non-empty string", what);
+	for (const char *s = scalar_text(node); *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return pins_fail(pp, node_line(node),
+					 "%s: expected a string without "
+					 "control characters", what);
+	*out = scalar_text(node);
+	return 0;
+}
+
+/* As get_text, keeping a copy the pins handle owns. */
+static int get_string(pins_parse *pp, yaml_node_t *node, const char *what,
+		      char **out)
+{
+	const char *s = NULL;
+	int rc = get_text(pp, node, what, &s);
+
+	if (rc < 0)
+		return rc;
+	*out = strdup(s);
+	return *out ? 0 : pins_nomem(pp);
+}
+
+/* An unsigned decimal written as a plain scalar; 0 when it is not one. */
+static int scalar_uint(const yaml_node_t *node, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *s;
+
+	if (node->type != YAML_SCALAR_NODE ||
+	    node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	s = scalar_text(node);
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return 0;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 1;
+}
+
+/* Names of the fields, for "expected one of ..." in messages. */
+static void field_names(char *buf, size_t cap, const pins_field *fields,
+			size_t n)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o < cap; i++) {
+		int w = snprintf(buf + o, cap - o, "%s%s", i ? ", " : "",
+				 fields[i].name);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+}
+
+/*
+ * Match a mapping's keys against the fields it may hold: an unknown or
+ * repeated key is refused (a typo in a security table must not pass
+ * silently), and a missing required key is reported at the mapping.
+ */
+static int map_fields(pins_parse *pp, yaml_node_t *map, const char *where,
+		      pins_field *fields, size_t n)
+{
+	char q[96], names[256];
+
+	if (map->type != YAML_MAPPING_NODE)
+		return pins_fail(pp, node_line(map), "%s: expected a mapping",
+				 where);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(pp->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(pp->doc, p->value);
+		size_t i;
+
+		if (!k || !v)
+			return pins_fail(pp, node_line(map),
+					 "%s: malformed mapping", where);
+		if (k->type != YAML_SCALAR_NODE)
+			return pins_fail(pp, node_line(k),
+					 "%s: expected a plain key", where);
+		for (i = 0; i < n; i++)
+			if (strcmp(scalar_text(k), fields[i].name) == 0)
+				break;
+		if (i == n) {
+			field_names(names, sizeof names, fields, n);
+			return pins_fail(pp, node_line(k),
+					 "%s: unknown key %s, expected one "
+					 "of: %s", where,
+					 quote(q, sizeof q, scalar_text(k)),
+					 names);
+		}
+		if (fields[i].value)
+			return pins_fail(pp, node_line(k),
+					 "%s: duplicate key \"%s\", expected "
+					 "each key once", where,
+					 fields[i].name);
+		fields[i].value = v;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fields[i].required && !fields[i].value)
+			return pins_fail(pp, node_line(map),
+					 "%s: expected a key \"%s\", found "
+					 "none", where, fields[i].name);
+	return 0;
+}
+
+/* The value of a root key, looked up before the keys are judged. */
+static yaml_node_t *root_value(pins_parse *pp, yaml_node_t *root,
+			       const char *name)
+{
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(pp->doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    strcmp(scalar_text(k), name) == 0)
+			return yaml_document_get_node(pp->doc, p->value);
+	}
+	return NULL;
+}
+
+/*
+ * The schema is judged first and alone: a newer table may have keys this
+ * reader does not know, and "unknown schema" is then the useful message.
+ */
+static int parse_schema(pins_parse *pp, yaml_node_t *root)
+{
+	yaml_node_t *v = root_value(pp, root, "schema");
+	uint64_t schema = 0;
+
+	if (!v)
+		return pins_fail(pp, node_line(root),
+				 "top level: expected a key \"schema\" "
+				 "(schema: %d), found none", PINS_SCHEMA);
+	if (!scalar_uint(v, &schema))
+		return pins_fail(pp, node_line(v),
+				 "schema: expected the integer %d",
+				 PINS_SCHEMA);
+	if (schema != PINS_SCHEMA)
+		return pins_fail(pp, node_line(v),
+				 "unknown schema %llu, this pyrt reads "
+				 "schema %d", (unsigned long long)schema,
+				 PINS_SCHEMA);
+	return 0;
+}
+
+static int parse_runtime(pins_parse *pp, yaml_node_t *node)
+{
+	pins_field f[] = {
+		{ "implementation", 1, NULL },
+		{ "version", 1, NULL },
+		{ "build", 1, NULL },
+	};
+	int rc = map_fields(pp, node, "runtime", f, 3);
+
+	if (rc == 0)
+		rc = get_string(pp, f[0].value, "runtime.implementation",
+				&pp->pins->implementation);
+	if (rc == 0)
+		rc = get_string(pp, f[1].value, "runtime.version",
+				&pp->pins->version);
+	if (rc == 0)
+		rc = get_string(pp, f[2].value, "runtime.build",
+				&pp->pins->build);
+	return rc;
+}
+
+/* One word of a key: a-z, 0-9, and '_' where allow_us; returns its end. */
+static const char *key_word(const char *s, int allow_us)
+{
+	while ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+	       (allow_us && *s == '_'))
+		s++;
+	return s;
+}
+
+/* ^[a-z0-9]+-[a-z0-9_]+-(gnu|musl|none)$, the shape platform keys have. */
+static int key_valid(const char *key)
+{
+	const char *e = key_word(key, 0);
+
+	if (e == key || *e != '-')
+		return 0;
+	key = e + 1;
+	e = key_word(key, 1);
+	if (e == key || *e != '-')
+		return 0;
+	key = e + 1;
+	return strcmp(key, "gnu") == 0 || strcmp(key, "musl") == 0 ||
+	       strcmp(key, "none") == 0;
+}
+
+static int url_valid(const char *url)
+{
+	size_t skip;
+
+	if (strncmp(url, "https://", 8) == 0)
+		skip = 8;
+	else if (strncmp(url, "http://", 7) == 0)
+		skip = 7;
+	else
+		return 0;
+	return url[skip] != '\0' && url[skip] != '/' && !strchr(url, ' ');
+}
+
+/* One archives: entry, written into a (whose key is already set). */
+static int parse_archive(pins_parse *pp, yaml_node_t *node,
+			 pyrt_pin_archive *a)
+{
+	pins_field f[] = {
+		{ "url", 1, NULL },
+		{ "sha256", 1, NULL },
+		{ "size", 0, NULL },
+	};
+	char where[128], what[160];
+	const char *url = NULL, *sha = NULL;
+	int rc;
+
+	snprintf(where, sizeof where, "archives.%s", a->key);
+	rc = map_fields(pp, node, where, f, 3);
+	if (rc < 0)
+		return rc;
+	snprintf(what, sizeof what, "%s.url", where);
+	rc = get_text(pp, f[0].value, what, &url);
+	if (rc < 0)
+		return rc;
+	if (!url_valid(url))
+		return pins_fail(pp, node_line(f[0].value),
+				 "%s: expected a URL starting with https:// "
+				 "or http://", what);
+	snprintf(what, sizeof what, "%s.sha256", where);
+	rc = get_text(pp, f[1].value, what, &sha);
+	if (rc < 0)
+		return rc;
+	if (!pyrt_sha256_hex_valid(sha))
+		return pins_fail(pp, node_line(f[1].value),
+				 "%s: expected 64 lowercase hex digits", what);
+	if (f[2].value && (!scalar_uint(f[2].value, &a->size) || a->size == 0))
+		return pins_fail(pp, node_line(f[2].value),
+				 "%s.size: expected a positive integer "
+				 "(bytes)", where);
+	a->url = strdup(url);
+	a->sha256 = strdup(sha);
+	return a->url && a->sha256 ? 0 : pins_nomem(pp);
+}
+
+/* Keys are judged before entries, so a bad key is named as such. */
+static int archive_key(pins_parse *pp, yaml_node_t *k, size_t i)
+{
+	char q[96];
+
+	if (k->type != YAML_SCALAR_NODE || !key_valid(scalar_text(k)))
+		return pins_fail(pp, node_line(k),
+				 "archives: expected a key <os>-<arch>-<libc> "
+				 "with libc gnu, musl or none (like "
+				 "linux-x86_64-gnu), got %s",
+				 k->type == YAML_SCALAR_NODE ?
+				 quote(q, sizeof q, scalar_text(k)) :
+				 "a collection");
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(pp->pins->archives[j].key, scalar_text(k)) == 0)
+			return pins_fail(pp, node_line(k),
+					 "archives: duplicate key \"%s\", "
+					 "expected each platform once",
+					 scalar_text(k));
+	pp->pins->archives[i].key = strdup(scalar_text(k));
+	return pp->pins->archives[i].key ? 0 : pins_nomem(pp);
+}
+
+static int parse_archives(pins_parse *pp, yaml_node_t *node)
+{
+	size_t n;
+
+	if (node->type != YAML_MAPPING_NODE)
+		return pins_fail(pp, node_line(node),
+				 "archives: expected a mapping of "
+				 "<os>-<arch>-<libc> to {url, sha256, size}");
+	n = (size_t)(node->data.mapping.pairs.top -
+		     node->data.mapping.pairs.start);
+	if (n == 0)
+		return 0;
+	pp->pins->archives = calloc(n, sizeof *pp->pins->archives);
+	if (!pp->pins->archives)
+		return pins_nomem(pp);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t *p = node->data.mapping.pairs.start + i;
+		yaml_node_t *k = yaml_document_get_node(pp->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(pp->doc, p->value);
+		int rc;
+
+		if (!k || !v)
+			return pins_fail(pp, node_line(node),
+					 "archives: malformed mapping");
+		rc = archive_key(pp, k, i);
+		/* Counted now so pyrt_pins_free sees every string set. */
+		pp->pins->n_archives = i + 1;
+		if (rc == 0)
+			rc = parse_archive(pp, v, &pp->pins->archives[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_baseline(pins_parse *pp, yaml_node_t *node)
+{
+	size_t n;
+
+	if (node->type != YAML_SEQUENCE_NODE)
+		return pins_fail(pp, node_line(node),
+				 "baseline: expected a list of pip "
+				 "requirements (may be empty: [])");
+	n = (size_t)(node->data.sequence.items.top -
+		     node->data.sequence.items.start);
+	if (n == 0)
+		return 0;
+	pp->pins->baseline = calloc(n, sizeof *pp->pins->baseline);
+	if (!pp->pins->baseline)
+		return pins_nomem(pp);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *item = yaml_document_get_node(
+			pp->doc, node->data.sequence.items.start[i]);
+		char what[48];
+		int rc;
+
+		if (!item)
+			return pins_fail(pp, node_line(node),
+					 "baseline: malformed list");
+		snprintf(what, sizeof what, "baseline[%zu]", i);
+		rc = get_string(pp, item, what, &pp->pins->baseline[i]);
+		pp->pins->n_baseline = i + 1;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A member path inside the archive: relative, and never climbing out. */
+static int member_path_valid(const char *p)
+{
+	if (*p == '/')
+		return 0;
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return 1;
+}
+
+static int parse_layout(pins_parse *pp, yaml_node_t *node)
+{
+	pins_field f[] = { { "interpreter", 1, NULL } };
+	const char *path = NULL;
+	int rc;
+
+	if (node->type == YAML_SCALAR_NODE &&
+	    strcmp(scalar_text(node), "none") == 0)
+		return 0;
+	if (node->type != YAML_MAPPING_NODE)
+		return pins_fail(pp, node_line(node),
+				 "layout: expected none or a mapping "
+				 "{interpreter: PATH}");
+	rc = map_fields(pp, node, "layout", f, 1);
+	if (rc == 0)
+		rc = get_text(pp, f[0].value, "layout.interpreter", &path);
+	if (rc < 0)
+		return rc;
+	if (!member_path_valid(path) || path[strlen(path) - 1] == '/')
+		return pins_fail(pp, node_line(f[0].value),
+				 "layout.interpreter: expected a relative "
+				 "path inside the archive");
+	pp->pins->interpreter = strdup(path);
+	return pp->pins->interpreter ? 0 : pins_nomem(pp);
+}
+
+/* Walk a loaded document's root into pp->pins. */
+static int parse_root(pins_parse *pp, yaml_node_t *root)
+{
+	pins_field f[] = {
+		{ "schema", 1, NULL },
+		{ "runtime", 1, NULL },
+		{ "archives", 1, NULL },
+		{ "baseline", 1, NULL },
+		{ "layout", 0, NULL },
+	};
+	int rc;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return pins_fail(pp, node_line(root),
+				 "expected a mapping with schema, runtime, "
+				 "archives and baseline");
+	rc = parse_schema(pp, root);
+	if (rc == 0)
+		rc = map_fields(pp, root, "top level", f, 5);
+	if (rc == 0)
+		rc = parse_runtime(pp, f[1].value);
+	if (rc == 0)
+		rc = parse_archives(pp, f[2].value);
+	if (rc == 0)
+		rc = parse_baseline(pp, f[3].value);
+	if (rc < 0)
+		return rc;
+	if (f[4].value)
+		return parse_layout(pp, f[4].value);
+	pp->pins->interpreter = strdup(PINS_DEFAULT_INTERPRETER);
+	return pp->pins->interpreter ? 0 : pins_nomem(pp);
+}
+
+/* 1-based line of a byte offset, for reader errors that carry no mark. */
+static size_t offset_line(const char *data, size_t len, size_t off)
+{
+	size_t line = 1;
+
+	for (size_t i = 0; i < off && i < len; i++)
+		if (data[i] == '\n')
+			line++;
+	return line;
+}
+
+/* libyaml's own complaint, with its line, as a pins failure. */
+static int yaml_fail(pins_parse *pp, const yaml_parser_t *parser,
+		     const char *data, size_t len)
+{
+	size_t line = parser->problem_mark.line + 1;
+
+	if (parser->error == YAML_MEMORY_ERROR)
+		return pins_nomem(pp);
+	if (parser->error == YAML_READER_ERROR)
+		line = offset_line(data, len, parser->problem_offset);
+	if (parser->context)
+		return pins_fail(pp, line,
+				 "invalid YAML: %s (%s at line %zu)",
+				 parser->problem ? parser->problem : "error",
+				 parser->context,
+				 parser->context_mark.line + 1);
+	return pins_fail(pp, line, "invalid YAML: %s",
+			 parser->problem ? parser->problem : "error");
+}
+
+/* Refuse a second document: which of two tables is meant is a guess. */
+static int expect_end(pins_parse *pp, yaml_parser_t *parser,
+		      const char *data, size_t len)
+{
+	yaml_document_t extra;
+	yaml_node_t *root;
+	int rc = 0;
+
+	if (!yaml_parser_load(parser, &extra))
+		return yaml_fail(pp, parser, data, len);
+	root = yaml_document_get_root_node(&extra);
+	if (root)
+		rc = pins_fail(pp, node_line(root),
+			       "expected a single YAML document");
+	yaml_document_delete(&extra);
+	return rc;
+}
+
+int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
+		    const char *source, pyrt_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	int parser_ok = 0, doc_ok = 0;
+	pins_parse pp = { &doc, source ? source : "pins", err, NULL };
+	int rc;
+
+	if (!out || (!data && len > 0))
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_pins_parse: missing argument");
+	*out = NULL;
+	pp.pins = calloc(1, sizeof *pp.pins);
+	if (!pp.pins || !(pp.pins->source = strdup(pp.source))) {
+		rc = pins_nomem(&pp);
+		goto cleanup;
+	}
+	parser_ok = yaml_parser_initialize(&parser);
+	if (!parser_ok) {
+		rc = pins_nomem(&pp);
+		goto cleanup;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data,
+				     len);
+	doc_ok = yaml_parser_load(&parser, &doc);
+	if (!doc_ok) {
+		rc = yaml_fail(&pp, &parser, data, len);
+		goto cleanup;
+	}
+	rc = parse_root(&pp, yaml_document_get_root_node(&doc));
+	if (rc == 0)
+		rc = expect_end(&pp, &parser, data, len);
+cleanup:
+	if (doc_ok)
+		yaml_document_delete(&doc);
+	if (parser_ok)
+		yaml_parser_delete(&parser);
+	if (rc < 0) {
+		pyrt_pins_free(pp.pins);
+		return rc;
+	}
+	*out = pp.pins;
+	return 0;
+}
+
+/* Read a whole file of at most PINS_FILE_MAX bytes into a malloc'd buffer. */
+static int read_capped(const char *path, char **data, size_t *len,
+		       pyrt_error *err)
+{
+	size_t cap = PINS_FILE_MAX + 1, n = 0;
+	char *buf = NULL;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_PINS, errno,
+					    "%s: cannot read", path);
+	buf = malloc(cap);
+	if (!buf) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM,
+				    "%s: out of memory reading pins", path);
+		goto cleanup;
+	}
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = pyrt_error_set_errno(err, PYRT_E_PINS, errno,
+						  "%s: cannot read", path);
+			goto cleanup;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > PINS_FILE_MAX) {
+		rc = pyrt_error_set(err, PYRT_E_PINS,
+				    "%s: larger than 1 MiB, expected a pins "
+				    "table", path);
+		goto cleanup;
+	}
+	*data = buf;
+	*len = n;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!out || !path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_pins_load_file: missing argument");
+	*out = NULL;
+	rc = read_capped(path, &data, &len, err);
+	if (rc == 0)
+		rc = pyrt_pins_parse(out, data, len, path, err);
+	free(data);
+	return rc;
+}
+
+int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err)
+{
+	return pyrt_pins_parse(out, pyrt_pins_builtin_yaml,
+			       pyrt_pins_builtin_len, "builtin", err);
+}
+
+void pyrt_pins_free(pyrt_pins *pins)
+{
+	if (!pins)
+		return;
+	for (size_t i = 0; i < pins->n_archives; i++) {
+		free((char *)pins->archives[i].key);
+		free((char *)pins->archives[i].url);
+		free((char *)pins->archives[i].sha256);
+	}
+	free(pins->archives);
+	for (size_t i = 0; i < pins->n_baseline; i++)
+		free(pins->baseline[i]);
+	free(pins->baseline);
+	free(pins->source);
+	free(pins->implementation);
+	free(pins->version);
+	free(pins->build);
+	free(pins->interpreter);
+	free(pins);
+}
+
+const char *pyrt_pins_source(const pyrt_pins *pins)
+{
+	return pins ? pins->source : NULL;
+}
+
+const char *pyrt_pins_implementation(const pyrt_pins *pins)
+{
+	return pins ? pins->implementation : NULL;
+}
+
+const char *pyrt_pins_version(const pyrt_pins *pins)
+{
+	return pins ? pins->version : NULL;
+}
+
+const char *pyrt_pins_build(const pyrt_pins *pins)
+{
+	return pins ? pins->build : NULL;
+}
+
+size_t pyrt_pins_archive_count(const pyrt_pins *pins)
+{
+	return pins ? pins->n_archives : 0;
+}
+
+const pyrt_pin_archive *pyrt_pins_archive_at(const pyrt_pins *pins, size_t i)
+{
+	return pins && i < pins->n_archives ? &pins->archives[i] : NULL;
+}
+
+const pyrt_pin_archive *pyrt_pins_find(const pyrt_pins *pins, const char *key)
+{
+	if (!pins || !key)
+		return NULL;
+	for (size_t i = 0; i < pins->n_archives; i++)
+		if (strcmp(pins->archives[i].key, key) == 0)
+			return &pins->archives[i];
+	return NULL;
+}
+
+size_t pyrt_pins_baseline_count(const pyrt_pins *pins)
+{
+	return pins ? pins->n_baseline : 0;
+}
+
+const char *pyrt_pins_baseline_at(const pyrt_pins *pins, size_t i)
+{
+	return pins && i < pins->n_baseline ? pins->baseline[i] : NULL;
+}
+
+const char *pyrt_pins_layout_interpreter(const pyrt_pins *pins)
+{
+	return pins ? pins->interpreter : NULL;
+}

@@ -1,0 +1,60 @@
+/*
+ * The pinned interpreter table: which archive to fetch for which platform,
+ * its SHA-256, and the doc-library baseline.  Parsed from pins.yaml with
+ * libyaml; the default table is pins.yaml compiled into the binary.
+ */
+#ifndef PYRT_PINS_H
+#define PYRT_PINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct pyrt_pins pyrt_pins;
+
+/** One archives: entry. Strings are owned by the pins handle. */
+typedef struct pyrt_pin_archive {
+	const char *key;    /**< "<os>-<arch>-<libc>", e.g. linux-x86_64-gnu */
+	const char *url;
+	const char *sha256; /**< 64 lowercase hex */
+	uint64_t size;      /**< bytes; 0 when the pin does not say */
+} pyrt_pin_archive;
+
+/**
+ * Parse a pins document.  source names it in messages and in
+ * pyrt_pins_source() ("builtin" or a path).  A malformed document fails with
+ * PYRT_E_PINS and a message "<source>:<line>: <what was expected>".
+ */
+int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
+		    const char *source, pyrt_error *err);
+
+/** Read and parse a file; the source is the path as given. */
+int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err);
+
+/** Parse the table compiled in from pins.yaml; the source is "builtin". */
+int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err);
+
+void pyrt_pins_free(pyrt_pins *pins);
+
+const char *pyrt_pins_source(const pyrt_pins *pins);
+const char *pyrt_pins_implementation(const pyrt_pins *pins);
+const char *pyrt_pins_version(const pyrt_pins *pins);
+const char *pyrt_pins_build(const pyrt_pins *pins);
+
+size_t pyrt_pins_archive_count(const pyrt_pins *pins);
+const pyrt_pin_archive *pyrt_pins_archive_at(const pyrt_pins *pins, size_t i);
+/** The archive for a platform key, or NULL when the key is not pinned. */
+const pyrt_pin_archive *pyrt_pins_find(const pyrt_pins *pins, const char *key);
+
+size_t pyrt_pins_baseline_count(const pyrt_pins *pins);
+const char *pyrt_pins_baseline_at(const pyrt_pins *pins, size_t i);
+
+/**
+ * Layout check for extracted archives: the member that must exist
+ * ("python/bin/python3" unless the pins say `layout: {interpreter: …}`;
+ * NULL when the pins say `layout: none`, as bench-only pins do).
+ */
+const char *pyrt_pins_layout_interpreter(const pyrt_pins *pins);
+
+#endif

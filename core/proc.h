@@ -1,0 +1,66 @@
+/*
+ * Run a child program the way execute_code does: its own process group, a
+ * scrubbed environment, output captured (capped), a hard timeout that
+ * escalates SIGINT → SIGTERM → SIGKILL to the whole group with bounded grace
+ * periods.
+ */
+#ifndef PYRT_PROC_H
+#define PYRT_PROC_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define PYRT_PROC_OPTS_VERSION 1
+
+typedef struct pyrt_proc_opts {
+	unsigned int version;
+	const char *const *argv;  /**< argv[0] is a path, not searched in PATH */
+	const char *const *envp;  /**< the whole environment of the child */
+	const char *cwd;          /**< NULL: inherit */
+	double timeout_s;         /**< then SIGINT to the group */
+	double grace_s;           /**< between SIGINT, SIGTERM and SIGKILL */
+	size_t capture_max;       /**< bytes of output kept: first 40% + last 60% */
+	/** called for each complete line of combined stdout+stderr */
+	int (*on_line)(const char *line, void *payload);
+	void *payload;
+	const atomic_int *cancel; /**< set: stop the child as on timeout */
+} pyrt_proc_opts;
+
+#define PYRT_PROC_OPTS_INIT { PYRT_PROC_OPTS_VERSION, NULL, NULL, NULL, \
+	30.0, 2.0, 64 * 1024, NULL, NULL, NULL }
+
+typedef struct pyrt_proc_result {
+	int exited;        /**< 1: exit_code is valid */
+	int exit_code;
+	int term_signal;   /**< signal that ended it, 0 if none */
+	int timed_out;
+	int cancelled;
+	char *output;      /**< captured output (NUL-terminated), malloc'd */
+	size_t output_len;
+	int truncated;     /**< a "[… N bytes truncated …]" marker was inserted */
+} pyrt_proc_result;
+
+/**
+ * Run and wait.  Returns 0 when the child was started and reaped (whatever
+ * its exit status; look at result), or a negative pyrt_code when it could
+ * not be started.  Free result with pyrt_proc_result_clear.
+ */
+int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
+		  pyrt_error *err);
+
+void pyrt_proc_result_clear(pyrt_proc_result *result);
+
+/**
+ * The scrubbed environment for a Python child: PATH=/usr/bin:/bin, LANG and
+ * LC_ALL=C.UTF-8, HOME=home, plus only these from the parent when set:
+ * http_proxy https_proxy no_proxy (both cases), PIP_INDEX_URL,
+ * PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST, PIP_CERT, SSL_CERT_FILE,
+ * SSL_CERT_DIR, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE.  Returns a malloc'd
+ * NULL-terminated array; free with pyrt_proc_env_free.
+ */
+char **pyrt_proc_scrubbed_env(const char *home);
+void pyrt_proc_env_free(char **envp);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * Streaming SHA-256 (OpenSSL EVP) and digest comparison.
+ */
+#ifndef PYRT_SHA256_H
+#define PYRT_SHA256_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#define PYRT_SHA256_HEX_LEN 64
+
+typedef struct pyrt_sha256 pyrt_sha256;
+
+/** A fresh context, or NULL when out of memory. */
+pyrt_sha256 *pyrt_sha256_new(void);
+void pyrt_sha256_free(pyrt_sha256 *ctx);
+
+/** Start over (after a resume that had to restart from byte 0). */
+int pyrt_sha256_reset(pyrt_sha256 *ctx);
+int pyrt_sha256_update(pyrt_sha256 *ctx, const void *data, size_t len);
+/** Finish and write 64 lowercase hex digits plus NUL into hex. */
+int pyrt_sha256_final_hex(pyrt_sha256 *ctx, char hex[PYRT_SHA256_HEX_LEN + 1]);
+
+/** Hash a whole file (used to re-hash a partial download before resuming). */
+int pyrt_sha256_file_hex(const char *path, char hex[PYRT_SHA256_HEX_LEN + 1],
+			 pyrt_error *err);
+
+/** Non-zero when s is exactly 64 lowercase hex digits. */
+int pyrt_sha256_hex_valid(const char *s);
+
+/**
+ * Non-zero when two 64-digit hex digests are equal; the comparison takes the
+ * same time wherever they differ.
+ */
+int pyrt_sha256_hex_equal(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * One honest answer about the runtime, computed from files only (the
+ * current link, the marker, the interpreter's presence, the lock), so that
+ * `pyrt status` is cheap enough for a prompt or a health probe.  --deep adds
+ * one interpreter start.
+ */
+#include "status.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "lock.h"
+#include "proc.h"
+
+const char *pyrt_state_name(pyrt_state state)
+{
+	switch (state) {
+	case PYRT_STATE_READY: return "ready";
+	case PYRT_STATE_NOT_PROVISIONED: return "not_provisioned";
+	case PYRT_STATE_BROKEN: return "broken";
+	case PYRT_STATE_UNSUPPORTED: return "unsupported";
+	case PYRT_STATE_INSTALLING: return "installing";
+	}
+	return "unknown";
+}
+
+/* Broken, naming the failed check and the fix. */
+static int status_broken(pyrt_status *st, const char *check, const char *why)
+{
+	st->state = PYRT_STATE_BROKEN;
+	snprintf(st->failed_check, sizeof st->failed_check, "%s", check);
+	snprintf(st->message, sizeof st->message,
+		 "managed Python runtime is broken (%s: %s) — run \"pyrt install "
+		 "--force\" to reinstall it", check, why);
+	return 0;
+}
+
+static void status_unsupported(pyrt_status *st, const pyrt_pins *pins)
+{
+	char keys[512] = "";
+	for (size_t i = 0; i < pyrt_pins_archive_count(pins); i++) {
+		size_t used = strlen(keys);
+		snprintf(keys + used, sizeof keys - used, "%s%s", i ? ", " : "",
+			 pyrt_pins_archive_at(pins, i)->key);
+	}
+	st->state = PYRT_STATE_UNSUPPORTED;
+	snprintf(st->message, sizeof st->message,
+		 "no managed Python runtime is pinned for this platform (%s); "
+		 "supported: %s", st->platform, keys);
+}
+
+static void status_not_provisioned(pyrt_status *st,
+				   const pyrt_pin_archive *pin)
+{
+	unsigned mb = pin->size ? (unsigned)((pin->size + (1 << 19)) >> 20) : 35;
+	st->state = PYRT_STATE_NOT_PROVISIONED;
+	snprintf(st->message, sizeof st->message,
+		 "managed Python runtime not provisioned — run \"pyrt install\" "
+		 "(~%u MB, one time)", mb ? mb : 1);
+}
+
+/* Start the interpreter and require the marker's version (--deep only). */
+static int status_deep_check(pyrt_status *st, const char *home)
+{
+	const char *argv[] = { st->interpreter, "-I", "-c",
+			       "import platform; print(platform.python_version())",
+			       NULL };
+	char **envp = pyrt_proc_scrubbed_env(home);
+	if (!envp)
+		return status_broken(st, "interpreter", "out of memory");
+	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+	po.argv = argv;
+	po.envp = (const char *const *)envp;
+	po.timeout_s = 30;
+	po.capture_max = 4096;
+	pyrt_proc_result pr;
+	memset(&pr, 0, sizeof pr);
+	pyrt_error perr = PYRT_ERROR_INIT;
+	int rc = pyrt_proc_run(&po, &pr, &perr);
+	pyrt_proc_env_free(envp);
+	char got[64] = "";
+	if (!rc && pr.output)
+		sscanf(pr.output, "%63s", got);
+	char why[256] = "";
+	if (rc)
+		snprintf(why, sizeof why, "%s", perr.msg);
+	else if (pr.timed_out)
+		snprintf(why, sizeof why, "did not answer within 30 s");
+	else if (!pr.exited || pr.exit_code != 0)
+		snprintf(why, sizeof why, "does not start (exit %d, signal %d)",
+			 pr.exit_code, pr.term_signal);
+	else if (strcmp(got, st->marker.version) != 0)
+		snprintf(why, sizeof why, "reports %s, the marker says %s", got,
+			 st->marker.version);
+	pyrt_proc_result_clear(&pr);
+	return why[0] ? status_broken(st, "interpreter", why) : 0;
+}
+
+static void status_ready(pyrt_status *st, const pyrt_pins *pins,
+			 const pyrt_pin_archive *pin)
+{
+	const pyrt_marker *m = &st->marker;
+	st->state = PYRT_STATE_READY;
+	if (strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
+	    strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
+	    !pyrt_sha256_hex_equal(m->sha256, pin->sha256))
+		snprintf(st->message, sizeof st->message,
+			 "managed CPython %s (build %s) is ready; the pins now "
+			 "say %s (build %s) — run \"pyrt install\" to update",
+			 m->version, m->build, pyrt_pins_version(pins),
+			 pyrt_pins_build(pins));
+	else
+		snprintf(st->message, sizeof st->message,
+			 "managed CPython %s (build %s) is ready", m->version,
+			 m->build);
+}
+
+/* The checks that need an install on disk, in the order they can fail. */
+static int status_installed(pyrt_status *st, const pyrt_box *box,
+			    const pyrt_pins *pins, const pyrt_pin_archive *pin,
+			    int deep)
+{
+	char dir[PATH_MAX];
+	pyrt_error lerr = PYRT_ERROR_INIT;
+	if (pyrt_box_link_install(box, st->path, dir, sizeof dir, &lerr) != 0)
+		return status_broken(st, "current", lerr.msg);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/marker.json", dir);
+	pyrt_error merr = PYRT_ERROR_INIT;
+	if (pyrt_marker_read(path, &st->marker, &merr) != 0)
+		return status_broken(st, "marker", merr.msg);
+	st->have_marker = 1;
+	struct stat sb;
+	if (stat(st->interpreter, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    access(st->interpreter, X_OK) != 0) {
+		snprintf(path, sizeof path, "%s is missing or not executable",
+			 st->interpreter);
+		return status_broken(st, "interpreter", path);
+	}
+	if (strcmp(st->marker.platform, st->platform) != 0) {
+		snprintf(path, sizeof path, "installed for %s, this machine is %s",
+			 st->marker.platform, st->platform);
+		return status_broken(st, "platform", path);
+	}
+	if (deep && status_deep_check(st, dir) != 0)
+		return 0;
+	if (st->state == PYRT_STATE_BROKEN)
+		return 0;
+	status_ready(st, pins, pin);
+	return 0;
+}
+
+int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
+		     const char *platform_key, int deep, pyrt_status *st,
+		     pyrt_error *err)
+{
+	memset(st, 0, sizeof *st);
+	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
+	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, box_root, 0, err);
+	if (rc)
+		return rc;
+	snprintf(st->path, sizeof st->path, "%s", pyrt_box_current(box));
+	const char *interp = pyrt_pins_layout_interpreter(pins);
+	/* The interpreter inside current: the layout path minus "python/". */
+	const char *inner = interp && strchr(interp, '/') ? strchr(interp, '/') + 1
+							 : "bin/python3";
+	snprintf(st->interpreter, sizeof st->interpreter, "%s/%s", st->path,
+		 inner);
+
+	const pyrt_pin_archive *pin = pyrt_pins_find(pins, platform_key);
+	pyrt_lock_holder holder;
+	struct stat sb;
+	if (!pin) {
+		status_unsupported(st, pins);
+	} else if (pyrt_lock_probe(pyrt_box_lock_path(box), &holder, NULL) == 1) {
+		st->state = PYRT_STATE_INSTALLING;
+		st->installer_pid = holder.pid;
+		snprintf(st->message, sizeof st->message,
+			 "an install is running (pid %ld on %s since %s) — run "
+			 "\"pyrt status\" again when it finishes", holder.pid,
+			 holder.host, holder.started);
+	} else if (lstat(st->path, &sb) != 0 && errno == ENOENT) {
+		status_not_provisioned(st, pin);
+	} else {
+		status_installed(st, box, pins, pin, deep);
+	}
+	pyrt_box_free(box);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * The runtime's state as one honest answer: ready, not_provisioned, broken,
+ * unsupported or installing, with a one-sentence message carrying the fix.
+ * Reads only (never writes, never takes the lock); starts Python only when
+ * deep is requested.
+ */
+#ifndef PYRT_STATUS_H
+#define PYRT_STATUS_H
+
+#include "error.h"
+#include "marker.h"
+#include "pins.h"
+
+typedef enum pyrt_state {
+	PYRT_STATE_READY = 0,
+	PYRT_STATE_NOT_PROVISIONED,
+	PYRT_STATE_BROKEN,
+	PYRT_STATE_UNSUPPORTED,
+	PYRT_STATE_INSTALLING
+} pyrt_state;
+
+typedef struct pyrt_status {
+	pyrt_state state;
+	char message[1024];
+	char platform[48];
+	char path[4096];         /**< <box>/runtime/python/current */
+	char interpreter[4096];  /**< <path>/bin/python3 */
+	char pins[1024];         /**< source of the pins in use */
+	int have_marker;
+	pyrt_marker marker;      /**< valid when have_marker */
+	char failed_check[64];   /**< for broken: which check failed */
+	long installer_pid;      /**< for installing */
+} pyrt_status;
+
+/** "ready", "not_provisioned", ... */
+const char *pyrt_state_name(pyrt_state state);
+
+/**
+ * Compute the status of the box at box_root for the given pins and platform
+ * key.  deep=1 also starts the interpreter (scrubbed env, timeout) and checks
+ * it reports the marker's version.  Returns 0 when a status was computed
+ * (whatever the state), negative only when it could not be.
+ */
+int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
+		     const char *platform_key, int deep, pyrt_status *out,
+		     pyrt_error *err);
+
+#endif

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Quick start, command 2: install what is missing, build with -Werror, and
+# run every test (ctest), then the unit tests again under ASan + UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Extraction-heavy tests write to a fresh tmpfs: the root ext4 here has no
+# journal and slows sharply where many files were just deleted.
+tmp=$(pwd)/build/test-tmp
+mkdir -p "$tmp"
+if [ "$(id -u)" -eq 0 ] && ! mountpoint -q "$tmp"; then
+  mount -t tmpfs -o size=6g,mode=0700 tmpfs "$tmp" && trap 'umount "$tmp"' EXIT
+fi
+export PYRT_TEST_TMP=$tmp
+
+cmake -S . -B build -DPYRT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-asan -DPYRT_WERROR=ON -DPYRT_SANITIZE=ON \
+      -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+   ctest --output-on-failure -j"$jobs" -R '^test_')

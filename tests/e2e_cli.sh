@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# End to end: the pyrt command line itself — help and version, option
+# parsing (before/after the command, =value and separate value, unknown and
+# misplaced options), consent without a terminal, the exit code classes, the
+# status JSON contract, and an offline install/verify/rollback/uninstall round
+# trip with a tiny stand-in runtime (no network, no fixtures needed).
+set -uo pipefail
+pyrt=${PYRT_BIN:?PYRT_BIN must name the pyrt binary}
+
+work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Never let the caller's environment pick a box, pins or CA bundle for us.
+unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME
+export HOME=$work/home
+mkdir -p "$HOME"
+
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); echo "ok - $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+
+# run ARGS...: run pyrt without a terminal; sets $rc, files out and err.
+run() {
+  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+}
+has()     { grep -q -- "$1" "$work/$2"; }
+rc_is()   { [ "$rc" -eq "$1" ]; }
+
+# --- help and version ------------------------------------------------------
+run --help
+check "--help exits 0" rc_is 0
+for cmd in install status verify rollback uninstall help version doctor plugins baseline smoke; do
+  check "--help mentions $cmd" grep -qw -- "$cmd" "$work/out"
+done
+for opt in --box-root --pins --cacert --json --yes --no-color --theme --verbose --quiet \
+           --version --wheelhouse --requirements --from-file --mirror --no-baseline \
+           --no-wait --force --deep PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
+           NO_COLOR EXIT 'EXAMPLES' 'runtime/python/current'; do
+  check "--help mentions $opt" has "$opt" out
+done
+# The exit code table, line by line, exactly as documented.
+while IFS='|' read -r code text; do
+  check "--help lists exit code $code ($text)" \
+    grep -qE "^ +$code  $(printf '%s' "$text" | sed 's/[][()/.*]/\\&/g')\$" "$work/out"
+done <<'EOF'
+0|ok / ready
+1|not ready (status/doctor/verify found a problem)
+2|usage
+3|consent refused or required
+4|network
+5|verification (digest/size mismatch)
+6|unsafe archive
+7|busy (another installer, with --no-wait)
+8|unsupported platform
+9|disk/io
+10|baseline
+11|pins file invalid
+12|interpreter check failed
+13|internal/out of memory
+130|cancelled (Ctrl-C/SIGTERM)
+EOF
+run -h
+check "-h exits 0 with the manual" eval 'rc_is 0 && has "EXIT CODES" out'
+run help
+check "pyrt help prints the manual" eval 'rc_is 0 && has "EXIT CODES" out'
+run status --help
+check "pyrt status --help prints status usage" eval 'rc_is 0 && has "usage: pyrt status" out && has "--deep" out'
+run --help install
+check "pyrt --help install prints install usage" eval 'rc_is 0 && has "usage: pyrt install" out'
+run help verify
+check "pyrt help verify prints verify usage" eval 'rc_is 0 && has "usage: pyrt verify" out'
+
+run --version
+check "--version exits 0" rc_is 0
+check "--version prints 'pyrt X.Y.Z'" grep -qE '^pyrt [0-9]+\.[0-9]+\.[0-9]+' "$work/out"
+run -V
+check "-V prints the version" eval 'rc_is 0 && grep -qE "^pyrt [0-9]" "$work/out"'
+run version
+check "pyrt version prints the version" eval 'rc_is 0 && grep -qE "^pyrt [0-9]" "$work/out"'
+
+# --- usage errors ----------------------------------------------------------
+run --frobnicate status
+check "unknown option exits 2" rc_is 2
+check "unknown option is named" has "--frobnicate" err
+check "unknown option points to --help" has "see pyrt --help" err
+run status --frobnicate=1
+check "unknown option after the command exits 2 and is named" eval 'rc_is 2 && has "--frobnicate" err'
+run -z
+check "unknown short option exits 2 and is named" eval 'rc_is 2 && has "-z" err'
+run frobnicate
+check "unknown command exits 2 and is named" eval 'rc_is 2 && has "frobnicate" err'
+run status --box-root
+check "missing option value exits 2" eval 'rc_is 2 && has "--box-root" err'
+run status --json=yes
+check "value given to a flag exits 2" eval 'rc_is 2 && has "--json" err'
+run status --mirror https://example.invalid --box-root "$work/empty"
+check "an install-only option on status exits 2 naming it" eval 'rc_is 2 && has "--mirror" err'
+run status extra-word --box-root "$work/empty"
+check "a stray argument exits 2 naming it" eval 'rc_is 2 && has "extra-word" err'
+run --cacert "$work/no-such-ca.pem" status --box-root "$work/empty"
+check "unreadable --cacert exits 2 naming the file" eval 'rc_is 2 && has "no-such-ca.pem" err'
+
+# --- commands of later issues are refused honestly ---------------------------
+for cmd in doctor plugins baseline smoke; do
+  run "$cmd" --box-root "$work/empty"
+  check "pyrt $cmd exits 2" rc_is 2
+  check "pyrt $cmd says it is not available yet" has "not available in this build yet" err
+done
+run plugins install cowork --box-root "$work/empty"
+check "pyrt plugins install NAME exits 2 honestly" eval 'rc_is 2 && has "not available" err'
+
+# --- status on an empty box --------------------------------------------------
+empty=$work/empty
+run status --json --box-root "$empty"
+check "status on an empty box exits 1" rc_is 1
+check "status --json is one valid object with the contract fields" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+want={"state","message","version","build","platform","path","interpreter","sha256",
+      "installed_at","pins","baseline"}
+assert set(d)==want, sorted(set(d)^want)
+assert d["state"]=="not_provisioned", d
+assert "pyrt install" in d["message"], d
+assert d["version"] is None and d["sha256"] is None and d["installed_at"] is None, d
+assert d["pins"]=="builtin", d
+assert d["path"]==sys.argv[2]+"/runtime/python/current", d
+assert d["baseline"]=={"state":"none","missing":[]}, d' "$work/out" "$empty"
+check "status on an empty box writes nothing" [ ! -e "$empty" ]
+platform=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["platform"])' "$work/out")
+
+run status --box-root "$empty"
+check "human status: first line is 'state: message'" \
+  grep -qE '^not_provisioned: .*pyrt install' "$work/out"
+check "human status: aligned fields" grep -qE '^  path: +'"$empty"'/runtime/python/current$' "$work/out"
+
+# Options before and after the command, both value forms, give one answer.
+"$pyrt" status --box-root "$empty" </dev/null >"$work/a" 2>&1; ra=$?
+"$pyrt" --box-root "$empty" status </dev/null >"$work/b" 2>&1; rb=$?
+"$pyrt" status --box-root="$empty" </dev/null >"$work/c" 2>&1; rcc=$?
+PYRT_BOX_ROOT=$empty "$pyrt" status </dev/null >"$work/d" 2>&1; rd=$?
+check "option after the command works" eval '[ $ra -eq 1 ] && grep -q "$empty" "$work/a"'
+check "option before the command gives the same answer" eval '[ $rb -eq 1 ] && cmp -s "$work/a" "$work/b"'
+check "--opt=value gives the same answer" eval '[ $rcc -eq 1 ] && cmp -s "$work/a" "$work/c"'
+check "PYRT_BOX_ROOT gives the same answer" eval '[ $rd -eq 1 ] && cmp -s "$work/a" "$work/d"'
+"$pyrt" --box-root "$empty" </dev/null >"$work/e" 2>&1; re=$?
+check "pyrt without a command and without a TTY is status" eval '[ $re -eq 1 ] && cmp -s "$work/a" "$work/e"'
+(cd "$work" && "$pyrt" status --json --box-root ./empty </dev/null >"$work/rel" 2>&1)
+check "a relative --box-root is reported absolute" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert d["path"]==sys.argv[2]+"/runtime/python/current", d' \
+  "$work/rel" "$(cd "$work" && pwd -P)/empty"
+
+run verify --box-root "$empty"
+check "verify on an empty box exits 1 and says how to install" eval 'rc_is 1 && has "pyrt install" err'
+run rollback --box-root "$empty"
+check "rollback on an empty box exits 1" rc_is 1
+run uninstall --box-root "$empty"
+check "uninstall on an empty box exits 0 with nothing to do" eval 'rc_is 0 && has "nothing to uninstall" err'
+
+# --- pins errors ---------------------------------------------------------------
+run --pins /nonexistent status --box-root "$empty"
+check "--pins /nonexistent exits 11" rc_is 11
+check "the pins error names the file" has "/nonexistent" err
+printf 'schema: 1\nruntime: [this is not\n' >"$work/bad-pins.yaml"
+run status --pins "$work/bad-pins.yaml" --box-root "$empty"
+check "a malformed pins file exits 11" rc_is 11
+PYRT_PINS=/nonexistent "$pyrt" status --box-root "$empty" </dev/null >/dev/null 2>&1
+check "PYRT_PINS is honoured" [ $? -eq 11 ]
+
+# --- consent -------------------------------------------------------------------
+box=$work/box-consent
+run install --box-root "$box"
+check "install without a TTY and without --yes exits 3" rc_is 3
+check "the refusal says how to consent" has "--yes" err
+check "the refused install left no box root" [ ! -e "$box" ]
+run install --json --box-root "$box"
+check "install --json without consent exits 3 with a result event" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+r=ev[-1]; assert r["event"]=="result" and r["ok"] is False and r["exit_code"]==3, r
+assert r["code"]=="consent", r' "$work/out"
+
+# --- unsupported platform ------------------------------------------------------
+sha=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+cat >"$work/pins-other.yaml" <<EOF
+schema: 1
+runtime:
+  implementation: cpython
+  version: "3.12.14"
+  build: "20260814"
+archives:
+  plan9-mips-none:
+    url: https://127.0.0.1:9/pbs/20260814/plan9.tar.gz
+    sha256: $sha
+  haiku-riscv64-none:
+    url: https://127.0.0.1:9/pbs/20260814/haiku.tar.gz
+    sha256: $sha
+baseline:
+  - python-docx
+EOF
+box=$work/box-unsupported
+run install --yes --pins "$work/pins-other.yaml" --box-root "$box"
+check "a pins file without this platform exits 8" rc_is 8
+check "the message names this platform" has "unsupported platform $platform" err
+check "the message lists the supported keys" has "plan9-mips-none, haiku-riscv64-none" err
+check "an unsupported install left no box root" [ ! -e "$box" ]
+run install --yes --json --pins "$work/pins-other.yaml" --box-root "$box"
+check "unsupported --json: result event with exit_code 8" python3 -c '
+import json,sys
+r=[json.loads(l) for l in open(sys.argv[1])][-1]
+assert r["event"]=="result" and r["exit_code"]==8 and r["code"]=="unsupported_platform", r
+assert "plan9-mips-none" in r["error"], r' "$work/out"
+run status --json --pins "$work/pins-other.yaml" --box-root "$box"
+check "status says unsupported and exits 1" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert d["state"]=="unsupported", d' "$work/out"
+
+# --- offline round trip with a stand-in runtime --------------------------------
+# A "python/bin/python3" that answers the version check is all the install
+# pipeline needs; --from-file keeps the network out of it.
+mkrt() { # mkrt DIR VERSION
+  mkdir -p "$1/python/bin" "$1/python/lib"
+  printf '#!/bin/sh\necho %s\n' "$2" >"$1/python/bin/python3"
+  chmod 755 "$1/python/bin/python3"
+  printf 'stand-in stdlib\n' >"$1/python/lib/os.py"
+}
+mkrt "$work/rt1" 3.12.14
+tar -C "$work/rt1" -czf "$work/rt1.tar.gz" python
+sha1=$(sha256sum "$work/rt1.tar.gz" | cut -d' ' -f1)
+# A second build of the same version (different bytes) to roll back between.
+mkrt "$work/rt2" 3.12.14
+printf 'second build\n' >"$work/rt2/python/lib/extra.py"
+tar -C "$work/rt2" -czf "$work/rt2.tar.gz" python
+sha2=$(sha256sum "$work/rt2.tar.gz" | cut -d' ' -f1)
+mkpins() { # mkpins FILE BUILD SHA
+  cat >"$1" <<EOF
+schema: 1
+runtime:
+  implementation: cpython
+  version: "3.12.14"
+  build: "$2"
+archives:
+  $platform:
+    url: https://127.0.0.1:9/pbs/$2/cpython.tar.gz
+    sha256: $3
+baseline:
+  - python-docx
+EOF
+}
+mkpins "$work/pins1.yaml" 20260814 "$sha1"
+mkpins "$work/pins2.yaml" 20260901 "$sha2"
+box=$work/box
+current=$box/runtime/python/current
+
+run install --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz" \
+  --requirements "$work/req.txt"
+check "offline install exits 0" rc_is 0
+check "install prints one line per step without a TTY" \
+  eval 'has "verify: begin" err && has "extract: done in" err && ! grep -q "$(printf "\r")" "$work/err"'
+check "install ends with the installed line" \
+  grep -qx "installed CPython 3.12.14 (build 20260814) at $current" "$work/err"
+check "--requirements is reported as not used yet" has "baseline step arrives in a later version" err
+check "current points at the new install" [ -x "$current/bin/python3" ]
+run status --pins "$work/pins1.yaml" --box-root "$box"
+check "status is ready and exits 0" eval 'rc_is 0 && grep -q "^ready: " "$work/out"'
+run status --json --pins "$work/pins1.yaml" --box-root "$box"
+check "status --json when ready carries version, sha256 and install time" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["state"]=="ready" and d["version"]=="3.12.14" and d["build"]=="20260814", d
+assert d["sha256"]==sys.argv[2] and d["installed_at"] and d["interpreter"].endswith("/bin/python3"), d
+assert d["pins"].endswith("pins1.yaml"), d' "$work/out" "$sha1"
+
+run install --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz"
+check "a second install is a no-op that says so" \
+  eval 'rc_is 0 && has "is already installed and active at $current; nothing to do (use --force to reinstall)" err'
+run install --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz"
+check "an already-current install needs no consent" rc_is 0
+
+run verify --box-root "$box"
+check "verify passes on a fresh install" eval 'rc_is 0 && has "match" out'
+run verify --json --box-root "$box"
+check "verify --json says ok" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is True and d["problems"]==[] and d["entries"]>0, d' "$work/out"
+chmod u+w "$current/lib/os.py"
+printf 'tampered\n' >"$current/lib/os.py"
+run verify --box-root "$box"
+check "verify finds a changed file and exits 1" eval 'rc_is 1 && has "lib/os.py" out'
+run verify --json --box-root "$box"
+check "verify --json lists the changed file" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["ok"] is False and any(p["path"].endswith("lib/os.py") for p in d["problems"]), d' "$work/out"
+
+run install --yes --json --pins "$work/pins2.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz"
+check "install --json of a second build exits 0" rc_is 0
+check "install --json writes only NDJSON events on stdout, result last" python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+assert all(e["event"] in ("step","progress","log","result") for e in ev), ev
+steps=[e for e in ev if e["event"]=="step"]
+assert all(e["state"] in ("begin","end","fail","skip") and isinstance(e["t"],(int,float)) for e in steps), steps
+r=ev[-1]
+assert r["event"]=="result" and r["ok"] is True and r["exit_code"]==0 and r["error"] is None, r
+assert r["code"]=="ok" and r["sha256"]==sys.argv[2] and r["already_current"] is False, r
+assert r["install_dir"] and "/installs/" in r["install_dir"], r' "$work/out" "$sha2"
+second=$(readlink -f "$current")
+run rollback --box-root "$box"
+check "rollback exits 0 and names the runtime" eval 'rc_is 0 && has "rolled back" err'
+check "rollback changed current" [ "$(readlink -f "$current")" != "$second" ]
+run rollback --box-root "$box"
+check "a second rollback goes back again" eval 'rc_is 0 && [ "$(readlink -f "$current")" = "$second" ]'
+
+run install --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz" --force
+check "a digest mismatch exits 5" rc_is 5
+check "the mismatch shows the expected digest" has "$sha1" err
+check "a failed install says the previous runtime is still active" \
+  has "the previous runtime is still active" err
+check "current unchanged after the mismatch" [ "$(readlink -f "$current")" = "$second" ]
+
+run install --yes -q --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz" --force
+check "-q still prints the error" eval 'rc_is 5 && has "install failed" err && ! has "begin" err'
+
+run uninstall --box-root "$box"
+check "uninstall without a TTY and without --yes exits 3" rc_is 3
+check "the refused uninstall changed nothing" [ -x "$current/bin/python3" ]
+run uninstall --yes --box-root "$box"
+check "uninstall --yes exits 0" rc_is 0
+check "uninstall removed current" eval '[ ! -e "$current" ] && [ ! -L "$current" ]'
+run status --pins "$work/pins1.yaml" --box-root "$box"
+check "status after uninstall is not_provisioned" eval 'rc_is 1 && grep -q "^not_provisioned: " "$work/out"'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,838 @@
+/*
+ * Guarded extraction: one test per refusal rule, on archives built here with
+ * libarchive's writer (so malicious members can be made by hand), plus a
+ * realistic tree that must come out sanitised and verifiable.
+ *
+ * The tests may run as root; none relies on it: owners are checked to be the
+ * caller's, and modes are checked as numbers rather than by trying access.
+ */
+#include <criterion/criterion.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "manifest.h"
+#include "support.h"
+
+/* Per-test paths: tmp/{a.tar.gz, dest/, outside/} and nothing else. */
+static char *tmp, *dest, *archive_path, *outside, *sentinel;
+
+static void setup(void)
+{
+	tmp = pt_tmpdir("extract");
+	dest = pt_join(tmp, "dest");
+	archive_path = pt_join(tmp, "a.tar.gz");
+	outside = pt_join(tmp, "outside");
+	sentinel = pt_join(tmp, "sentinel");
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	cr_assert_eq(mkdir(outside, 0700), 0);
+}
+
+static void teardown(void)
+{
+	pt_rmtree(tmp);
+	free(tmp);
+	free(dest);
+	free(archive_path);
+	free(outside);
+	free(sentinel);
+}
+
+TestSuite(extract, .init = setup, .fini = teardown);
+
+/* dest/rel in a caller-provided buffer (see DEST). */
+static char *dest_path(const char *rel, char *buf)
+{
+	snprintf(buf, 4096, "%s/%s", dest, rel);
+	return buf;
+}
+
+#define DEST(rel) dest_path((rel), (char[4096]){ 0 })
+
+/* ---- archive building ---- */
+
+static struct archive *ar_open(void)
+{
+	struct archive *a = archive_write_new();
+	cr_assert_not_null(a);
+	cr_assert_eq(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+	cr_assert_eq(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+	cr_assert_eq(archive_write_open_filename(a, archive_path), ARCHIVE_OK,
+		     "%s", archive_error_string(a));
+	return a;
+}
+
+static void ar_close(struct archive *a)
+{
+	cr_assert_eq(archive_write_close(a), ARCHIVE_OK, "%s",
+		     archive_error_string(a));
+	archive_write_free(a);
+}
+
+static struct archive_entry *ar_entry(const char *name, mode_t type,
+				      unsigned int perm)
+{
+	struct archive_entry *e = archive_entry_new();
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, perm);
+	archive_entry_set_uid(e, 1234);
+	archive_entry_set_gid(e, 1234);
+	archive_entry_set_mtime(e, 1700000000, 0);
+	return e;
+}
+
+static void ar_put(struct archive *a, struct archive_entry *e,
+		   const void *data, size_t len)
+{
+	cr_assert(archive_write_header(a, e) >= ARCHIVE_WARN, "%s",
+		  archive_error_string(a));
+	if (len)
+		cr_assert_eq(archive_write_data(a, data, len), (ssize_t)len);
+	archive_entry_free(e);
+}
+
+static void ar_file(struct archive *a, const char *name, unsigned int perm,
+		    const char *text)
+{
+	struct archive_entry *e = ar_entry(name, AE_IFREG, perm);
+	archive_entry_set_size(e, (la_int64_t)strlen(text));
+	ar_put(a, e, text, strlen(text));
+}
+
+/* A file of n bytes, pattern-filled (or zeros, which gzip squeezes). */
+static void ar_bytes(struct archive *a, const char *name, size_t n, int zeros)
+{
+	char *buf = malloc(n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = zeros ? 0 : (char)(i * 7 + i / 4096);
+	struct archive_entry *e = ar_entry(name, AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)n);
+	ar_put(a, e, buf, n);
+	free(buf);
+}
+
+static void ar_dir(struct archive *a, const char *name, unsigned int perm)
+{
+	ar_put(a, ar_entry(name, AE_IFDIR, perm), NULL, 0);
+}
+
+static void ar_symlink(struct archive *a, const char *name, const char *target)
+{
+	struct archive_entry *e = ar_entry(name, AE_IFLNK, 0777);
+	archive_entry_set_symlink(e, target);
+	ar_put(a, e, NULL, 0);
+}
+
+static void ar_hardlink(struct archive *a, const char *name, const char *target)
+{
+	struct archive_entry *e = ar_entry(name, AE_IFREG, 0644);
+	archive_entry_set_hardlink(e, target);
+	archive_entry_set_size(e, 0);
+	ar_put(a, e, NULL, 0);
+}
+
+static void ar_special(struct archive *a, const char *name, mode_t type)
+{
+	struct archive_entry *e = ar_entry(name, type, 0644);
+	if (type == AE_IFCHR)
+		archive_entry_set_rdev(e, makedev(1, 3));
+	ar_put(a, e, NULL, 0);
+}
+
+/* ---- checks ---- */
+
+/* Nothing but dest, the archive and the empty outside dir exist in tmp. */
+static void assert_nothing_outside(void)
+{
+	struct stat sb;
+	cr_assert_neq(lstat(sentinel, &sb), 0, "sentinel was created");
+	DIR *d = opendir(tmp);
+	cr_assert_not_null(d);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		cr_assert(!strcmp(n, ".") || !strcmp(n, "..") ||
+			  !strcmp(n, "dest") || !strcmp(n, "a.tar.gz") ||
+			  !strcmp(n, "outside"),
+			  "unexpected %s/%s after extraction", tmp, n);
+	}
+	closedir(d);
+	d = opendir(outside);
+	cr_assert_not_null(d);
+	int n = 0;
+	while ((de = readdir(d)) != NULL)
+		n++;
+	closedir(d);
+	cr_assert_eq(n, 2, "something was written into %s", outside);
+}
+
+/* Extract with opts and expect PYRT_E_UNSAFE with exactly msg. */
+static void expect_refused(const pyrt_extract_opts *o, const char *msg)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_manifest *m = pyrt_manifest_new();
+	int rc = pyrt_extract(archive_path, dest, o, NULL, m, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_UNSAFE, "rc %d: %s", rc, err.msg);
+	cr_assert_eq(err.code, PYRT_E_UNSAFE);
+	cr_assert_str_eq(err.msg, msg);
+	/* A refused extraction fills no manifest. */
+	cr_assert_eq(pyrt_manifest_count(m), 0);
+	pyrt_manifest_free(m);
+	assert_nothing_outside();
+}
+
+static pyrt_extract_opts opts_no_layout(void)
+{
+	pyrt_extract_opts o = PYRT_EXTRACT_OPTS_INIT;
+	o.required_file = NULL;
+	return o;
+}
+
+static void assert_mode(const char *rel, unsigned int mode, mode_t type)
+{
+	char *p = pt_join(dest, rel);
+	struct stat sb;
+	cr_assert_eq(lstat(p, &sb), 0, "%s missing", rel);
+	cr_assert_eq(sb.st_mode & S_IFMT, type, "%s has the wrong type", rel);
+	cr_assert_eq(sb.st_mode & 07777, mode, "%s mode %04o, expected %04o",
+		     rel, (unsigned)(sb.st_mode & 07777), mode);
+	cr_assert_eq(sb.st_uid, geteuid(), "%s owned by uid %u", rel,
+		     (unsigned)sb.st_uid);
+	cr_assert_eq(sb.st_gid, getegid(), "%s owned by gid %u", rel,
+		     (unsigned)sb.st_gid);
+	free(p);
+}
+
+/* ---- names ---- */
+
+Test(extract, refuses_absolute_name)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/ok", 0644, "fine\n");
+	ar_file(a, sentinel, 0644, "pwned\n");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	char msg[4096];
+	snprintf(msg, sizeof msg, "%s: absolute path", sentinel);
+	expect_refused(&o, msg);
+}
+
+Test(extract, refuses_dotdot_component)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/../../sentinel", 0644, "pwned\n");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	expect_refused(&o, "python/../../sentinel: path contains '..'");
+}
+
+Test(extract, refuses_dotdot_even_when_it_stays_inside)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/a/../b", 0644, "x\n");
+	ar_close(a);
+	expect_refused(NULL, "python/a/../b: path contains '..'");
+}
+
+Test(extract, refuses_empty_name_of_a_file)
+{
+	struct archive *a = ar_open();
+	ar_file(a, ".", 0644, "");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	expect_refused(&o, ".: empty name");
+}
+
+/* ---- symlinks ---- */
+
+Test(extract, refuses_absolute_symlink_target)
+{
+	struct archive *a = ar_open();
+	ar_symlink(a, "python/etc", outside);
+	ar_close(a);
+	expect_refused(NULL, "python/etc: absolute symlink target");
+}
+
+Test(extract, refuses_symlink_leaving_dest)
+{
+	struct archive *a = ar_open();
+	ar_symlink(a, "python/up", "../../outside");
+	ar_close(a);
+	expect_refused(NULL, "python/up: symlink target leaves the destination");
+}
+
+Test(extract, refuses_symlink_climbing_after_a_name)
+{
+	/* The classic: l1 -> ".", l2 -> "l1/.." would resolve one level up
+	 * more than it looks, and chains of these escape. */
+	struct archive *a = ar_open();
+	ar_symlink(a, "python/l1", ".");
+	ar_symlink(a, "python/l2", "l1/..");
+	ar_close(a);
+	expect_refused(NULL, "python/l2: symlink target climbs after a name");
+}
+
+Test(extract, refuses_write_through_earlier_symlink_member)
+{
+	struct archive *a = ar_open();
+	ar_dir(a, "python/sub", 0755);
+	ar_symlink(a, "python/d", "sub");
+	ar_file(a, "python/d/x", 0644, "through the link\n");
+	ar_close(a);
+	expect_refused(NULL, "python/d/x: would write through symlink python/d");
+	struct stat sb;
+	char *p = pt_join(dest, "python/sub/x");
+	cr_assert_neq(lstat(p, &sb), 0, "file was written through the link");
+	free(p);
+}
+
+Test(extract, refuses_write_through_symlink_planted_in_dest)
+{
+	/* Even a link to outside that is already there (not from the archive)
+	 * is never followed while walking parents. */
+	cr_assert_eq(symlink(outside, DEST("python")), 0);
+	struct archive *a = ar_open();
+	ar_file(a, "python/x", 0644, "through the link\n");
+	ar_close(a);
+	expect_refused(NULL, "python/x: would write through symlink python");
+}
+
+Test(extract, refuses_file_over_planted_symlink)
+{
+	/* A file member never opens an existing leaf, link or not. */
+	cr_assert_eq(mkdir(DEST("python"), 0700), 0);
+	cr_assert_eq(symlink(sentinel, DEST("python/f")), 0);
+	struct archive *a = ar_open();
+	ar_file(a, "python/f", 0644, "pwned\n");
+	ar_close(a);
+	expect_refused(NULL, "python/f: duplicate member");
+}
+
+Test(extract, refuses_symlink_member_replaced_by_file)
+{
+	struct archive *a = ar_open();
+	ar_symlink(a, "python/f", "g");
+	ar_file(a, "python/f", 0644, "x\n");
+	ar_close(a);
+	expect_refused(NULL, "python/f: duplicate member");
+}
+
+/* ---- hardlinks ---- */
+
+Test(extract, refuses_hardlink_to_non_member)
+{
+	cr_assert_eq(mkdir(DEST("python"), 0700), 0);
+	pt_write(DEST("python/planted"), "not from the archive\n");
+	struct archive *a = ar_open();
+	ar_hardlink(a, "python/h", "python/planted");
+	ar_close(a);
+	expect_refused(NULL, "python/h: hardlink target is not an earlier "
+		       "file member");
+}
+
+Test(extract, refuses_hardlink_to_outside)
+{
+	pt_write(sentinel, "outside file\n");
+	struct archive *a = ar_open();
+	ar_hardlink(a, "python/h", "../sentinel");
+	ar_close(a);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_UNSAFE);
+	cr_assert_str_eq(err.msg, "python/h: hardlink target is not an earlier "
+			 "file member");
+	struct stat sb;
+	cr_assert_eq(stat(sentinel, &sb), 0);
+	cr_assert_eq(sb.st_nlink, 1, "the outside file gained a link");
+}
+
+Test(extract, refuses_hardlink_to_absolute_path)
+{
+	pt_write(sentinel, "outside file\n");
+	struct archive *a = ar_open();
+	ar_hardlink(a, "python/h", sentinel);
+	ar_close(a);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_UNSAFE);
+	cr_assert_str_eq(err.msg, "python/h: hardlink target is not an earlier "
+			 "file member");
+	struct stat sb;
+	cr_assert_eq(stat(sentinel, &sb), 0);
+	cr_assert_eq(sb.st_nlink, 1, "the outside file gained a link");
+}
+
+Test(extract, refuses_hardlink_to_directory_or_symlink_member)
+{
+	struct archive *a = ar_open();
+	ar_dir(a, "python/dir", 0755);
+	ar_hardlink(a, "python/h", "python/dir");
+	ar_close(a);
+	expect_refused(NULL, "python/h: hardlink target is not an earlier "
+		       "file member");
+	pt_rmtree(dest);
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	a = ar_open();
+	ar_file(a, "python/f", 0644, "x\n");
+	ar_symlink(a, "python/l", "f");
+	ar_hardlink(a, "python/h", "python/l");
+	ar_close(a);
+	expect_refused(NULL, "python/h: hardlink target is not an earlier "
+		       "file member");
+}
+
+Test(extract, refuses_hardlink_to_later_member)
+{
+	struct archive *a = ar_open();
+	ar_hardlink(a, "python/h", "python/f");
+	ar_file(a, "python/f", 0644, "x\n");
+	ar_close(a);
+	expect_refused(NULL, "python/h: hardlink target is not an earlier "
+		       "file member");
+}
+
+/* ---- special files ---- */
+
+Test(extract, refuses_char_device)
+{
+	struct archive *a = ar_open();
+	ar_special(a, "python/null", AE_IFCHR);
+	ar_close(a);
+	expect_refused(NULL, "python/null: device/fifo member not allowed");
+}
+
+Test(extract, refuses_fifo)
+{
+	struct archive *a = ar_open();
+	ar_special(a, "python/fifo", AE_IFIFO);
+	ar_close(a);
+	expect_refused(NULL, "python/fifo: device/fifo member not allowed");
+}
+
+/* ---- duplicates ---- */
+
+Test(extract, refuses_duplicate_file)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/a", 0644, "first\n");
+	ar_file(a, "python/a", 0644, "second\n");
+	ar_close(a);
+	expect_refused(NULL, "python/a: duplicate member");
+	char *text = pt_read(DEST("python/a"));
+	cr_assert_str_eq(text, "first\n");
+	free(text);
+}
+
+Test(extract, refuses_directory_over_file)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/a", 0644, "first\n");
+	ar_dir(a, "python/a", 0755);
+	ar_close(a);
+	expect_refused(NULL, "python/a/: duplicate member");
+}
+
+Test(extract, refuses_remoding_a_directory_it_did_not_create)
+{
+	cr_assert_eq(mkdir(DEST("python"), 0700), 0);
+	struct archive *a = ar_open();
+	ar_dir(a, "python", 0777);
+	ar_close(a);
+	expect_refused(NULL, "python/: duplicate member");
+	assert_mode("python", 0700, S_IFDIR);
+}
+
+/* ---- caps ---- */
+
+Test(extract, refuses_too_many_entries)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/1", 0644, "1");
+	ar_file(a, "python/2", 0644, "2");
+	ar_file(a, "python/3", 0644, "3");
+	ar_file(a, "python/4", 0644, "4");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	o.max_entries = 3;
+	expect_refused(&o, "python/4: archive exceeds the cap of 3 entries "
+		       "(decompression bomb?)");
+}
+
+Test(extract, refuses_file_larger_than_cap)
+{
+	struct archive *a = ar_open();
+	ar_bytes(a, "python/zeros", 2 * 1024 * 1024, 1);
+	ar_close(a);
+	struct stat sb;
+	cr_assert_eq(stat(archive_path, &sb), 0);
+	cr_assert_lt(sb.st_size, 64 * 1024, "a gzip of zeros should be small");
+	pyrt_extract_opts o = opts_no_layout();
+	o.max_total_bytes = 1024 * 1024;
+	expect_refused(&o, "python/zeros: archive exceeds the cap of 1048576 "
+		       "bytes (decompression bomb?)");
+}
+
+Test(extract, refuses_total_larger_than_cap)
+{
+	struct archive *a = ar_open();
+	ar_bytes(a, "python/a", 600 * 1024, 1);
+	ar_bytes(a, "python/b", 600 * 1024, 1);
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	o.max_total_bytes = 1024 * 1024;
+	expect_refused(&o, "python/b: archive exceeds the cap of 1048576 "
+		       "bytes (decompression bomb?)");
+}
+
+Test(extract, accepts_exactly_the_cap)
+{
+	struct archive *a = ar_open();
+	ar_bytes(a, "python/a", 512 * 1024, 1);
+	ar_bytes(a, "python/b", 512 * 1024, 1);
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	o.max_total_bytes = 1024 * 1024;
+	o.max_entries = 2;
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_extract_result res = { 0 };
+	int rc = pyrt_extract(archive_path, dest, &o, NULL, NULL, &res, &err);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(res.bytes, 1024 * 1024);
+	cr_assert_eq(res.entries, 2);
+}
+
+/* ---- layout ---- */
+
+Test(extract, refuses_member_outside_top_folder)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/bin/python3", 0755, "#!\n");
+	ar_file(a, "other/x", 0644, "x\n");
+	ar_close(a);
+	expect_refused(NULL, "other/x: member outside the expected top "
+		       "folder 'python/'");
+}
+
+Test(extract, refuses_prefix_lookalike_top_folder)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/bin/python3", 0755, "#!\n");
+	ar_file(a, "python2/x", 0644, "x\n");
+	ar_close(a);
+	expect_refused(NULL, "python2/x: member outside the expected top "
+		       "folder 'python/'");
+}
+
+static const char *const layout_msg =
+	"layout: python/bin/python3 missing; not a python-build-standalone "
+	"install_only archive";
+
+Test(extract, refuses_missing_interpreter)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/bin/python3.12", 0755, "#!\n");
+	ar_close(a);
+	expect_refused(NULL, layout_msg);
+}
+
+Test(extract, refuses_dangling_interpreter_symlink)
+{
+	struct archive *a = ar_open();
+	ar_symlink(a, "python/bin/python3", "python3.12");
+	ar_close(a);
+	expect_refused(NULL, layout_msg);
+}
+
+Test(extract, refuses_interpreter_symlink_to_directory)
+{
+	struct archive *a = ar_open();
+	ar_dir(a, "python/bin/python3.12", 0755);
+	ar_symlink(a, "python/bin/python3", "python3.12");
+	ar_close(a);
+	expect_refused(NULL, layout_msg);
+}
+
+Test(extract, refuses_interpreter_as_directory)
+{
+	struct archive *a = ar_open();
+	ar_dir(a, "python/bin/python3", 0755);
+	ar_close(a);
+	expect_refused(NULL, layout_msg);
+}
+
+Test(extract, accepts_interpreter_symlink_chain)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "./python/lib/real", 0755, "#!\n");
+	ar_symlink(a, "./python/bin/python3", "python3.12");
+	ar_symlink(a, "./python/bin/python3.12", "../lib/real");
+	ar_close(a);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+}
+
+/* ---- the happy path ---- */
+
+/* sha256sum's digest of a file, to check ours against an outside tool. */
+static void sha256sum_of(const char *path, char hex[65])
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_eq(fscanf(p, "%64s", hex), 1);
+	pclose(p);
+}
+
+static const pyrt_manifest_entry *find_entry(const pyrt_manifest *m,
+					     const char *path)
+{
+	for (size_t i = 0; i < pyrt_manifest_count(m); i++)
+		if (strcmp(pyrt_manifest_at(m, i)->path, path) == 0)
+			return pyrt_manifest_at(m, i);
+	return NULL;
+}
+
+static void build_realistic(void)
+{
+	struct archive *a = ar_open();
+	ar_dir(a, "python/", 0755);
+	ar_dir(a, "python/bin/", 0777);
+	ar_file(a, "python/bin/python3.11", 04777, "#!/fake/interpreter\n");
+	ar_symlink(a, "python/bin/python3", "python3.11");
+	ar_symlink(a, "python/bin/top", "../../python");
+	ar_file(a, "python/lib/x/y.py", 0644, "print('hello')\n");
+	ar_hardlink(a, "python/lib/x/hard.py", "python/lib/x/y.py");
+	ar_file(a, "python/lib/x/empty", 0644, "");
+	ar_bytes(a, "python/lib/big.bin", 3 * 1024 * 1024 + 17, 0);
+	ar_dir(a, "python/ro", 0500);
+	ar_file(a, "python/ro/f", 0400, "read only\n");
+	ar_symlink(a, "python/share/up", "../lib");
+	ar_file(a, "python/g+w", 02775, "group write\n");
+	ar_close(a);
+}
+
+typedef struct problems {
+	int n;
+	char text[4096];
+} problems;
+
+static void collect(const char *path, const char *what, void *payload)
+{
+	problems *p = payload;
+	p->n++;
+	size_t len = strlen(p->text);
+	snprintf(p->text + len, sizeof p->text - len, "%s: %s\n", path, what);
+}
+
+Test(extract, realistic_tree_is_sanitised)
+{
+	build_realistic();
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_manifest *m = pyrt_manifest_new();
+	pyrt_extract_result res = { 0 };
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, m, &res, &err);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(res.entries, 13);
+
+	assert_mode("python", 0755, S_IFDIR);
+	assert_mode("python/bin", 0755, S_IFDIR);       /* 0777 */
+	assert_mode("python/bin/python3.11", 0755, S_IFREG); /* 04777 */
+	assert_mode("python/lib", 0755, S_IFDIR);       /* implicit */
+	assert_mode("python/lib/x", 0755, S_IFDIR);     /* implicit */
+	assert_mode("python/lib/x/y.py", 0644, S_IFREG);
+	assert_mode("python/ro", 0700, S_IFDIR);        /* 0500 */
+	assert_mode("python/ro/f", 0600, S_IFREG);      /* 0400 */
+	assert_mode("python/g+w", 0755, S_IFREG);       /* 02775 */
+	assert_mode("python/bin/python3", 0777, S_IFLNK);
+
+	char target[256];
+	char *p = pt_join(dest, "python/bin/python3");
+	ssize_t n = readlink(p, target, sizeof target - 1);
+	cr_assert_gt(n, 0);
+	target[n] = '\0';
+	cr_assert_str_eq(target, "python3.11");
+	free(p);
+
+	struct stat s1, s2;
+	cr_assert_eq(stat(p = pt_join(dest, "python/lib/x/y.py"), &s1), 0);
+	free(p);
+	cr_assert_eq(stat(p = pt_join(dest, "python/lib/x/hard.py"), &s2), 0);
+	free(p);
+	cr_assert_eq(s1.st_ino, s2.st_ino, "hardlink is not the same inode");
+	cr_assert_eq(s1.st_nlink, 2);
+	cr_assert_eq(s1.st_mtime, 1700000000, "mtime not restored");
+
+	/* 13 members + the implicit python/lib, python/lib/x, python/share. */
+	cr_assert_eq(pyrt_manifest_count(m), 16);
+	char hex[65];
+	cr_assert_eq(stat(p = pt_join(dest, "python/lib/big.bin"), &s1), 0);
+	cr_assert_eq(s1.st_size, 3 * 1024 * 1024 + 17);
+	sha256sum_of(p, hex);
+	free(p);
+	const pyrt_manifest_entry *e = find_entry(m, "python/lib/big.bin");
+	cr_assert_not_null(e);
+	cr_assert_eq(e->type, 'f');
+	cr_assert_eq(e->size, 3 * 1024 * 1024 + 17);
+	cr_assert_str_eq(e->extra, hex);
+	sha256sum_of(p = pt_join(dest, "python/lib/x/empty"), hex);
+	free(p);
+	cr_assert_str_eq(find_entry(m, "python/lib/x/empty")->extra, hex);
+	e = find_entry(m, "python/lib/x/hard.py");
+	cr_assert_eq(e->type, 'h');
+	cr_assert_str_eq(e->extra, "python/lib/x/y.py");
+	e = find_entry(m, "python/bin/python3");
+	cr_assert_eq(e->type, 'l');
+	cr_assert_str_eq(e->extra, "python3.11");
+	e = find_entry(m, "python/bin");
+	cr_assert_eq(e->type, 'd');
+	cr_assert_eq(e->mode, 0755);
+	e = find_entry(m, "python/ro/f");
+	cr_assert_eq(e->mode, 0600);
+
+	/* Round trip through the file. */
+	char *mpath = pt_join(tmp, "outside/manifest.tsv");
+	cr_assert_eq(pyrt_manifest_write(m, mpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(stat(mpath, &s1), 0);
+	cr_assert_eq(s1.st_mode & 07777, 0600);
+	pyrt_manifest *back = NULL;
+	cr_assert_eq(pyrt_manifest_read(&back, mpath, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_manifest_count(back), pyrt_manifest_count(m));
+	for (size_t i = 0; i < pyrt_manifest_count(m); i++) {
+		const pyrt_manifest_entry *a = pyrt_manifest_at(m, i);
+		const pyrt_manifest_entry *b = pyrt_manifest_at(back, i);
+		cr_assert_eq(a->type, b->type);
+		cr_assert_eq(a->mode, b->mode);
+		cr_assert_eq(a->size, b->size);
+		cr_assert_str_eq(a->extra, b->extra);
+		cr_assert_str_eq(a->path, b->path);
+	}
+
+	problems pr = { 0 };
+	rc = pyrt_manifest_verify(back, dest, collect, &pr, &err);
+	cr_assert_eq(rc, 0, "fresh tree has problems:\n%s", pr.text);
+
+	/* Tamper three ways; each must be reported, and nothing else. */
+	cr_assert_eq(pt_sh("printf 'X' | dd of='%s/python/lib/big.bin' bs=1 "
+			   "seek=1001 conv=notrunc status=none", dest), 0);
+	cr_assert_eq(chmod(p = pt_join(dest, "python/ro/f"), 0644), 0);
+	free(p);
+	p = pt_join(dest, "python/bin/python3");
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(symlink("/bin/sh", p), 0);
+	free(p);
+	memset(&pr, 0, sizeof pr);
+	rc = pyrt_manifest_verify(back, dest, collect, &pr, &err);
+	cr_assert_eq(rc, 3, "problems:\n%s", pr.text);
+	cr_assert(strstr(pr.text, "python/lib/big.bin: content changed"),
+		  "%s", pr.text);
+	cr_assert(strstr(pr.text, "python/ro/f: mode 0644, expected 0600"),
+		  "%s", pr.text);
+	cr_assert(strstr(pr.text, "python/bin/python3: symlink target "
+			 "'/bin/sh', expected 'python3.11'"), "%s", pr.text);
+
+	pyrt_manifest_free(back);
+	pyrt_manifest_free(m);
+	free(mpath);
+}
+
+Test(extract, without_hashing_records_dash)
+{
+	build_realistic();
+	pyrt_extract_opts o = PYRT_EXTRACT_OPTS_INIT;
+	o.hash_files = 0;
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_manifest *m = pyrt_manifest_new();
+	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, m, NULL, &err),
+		     0, "%s", err.msg);
+	cr_assert_str_eq(find_entry(m, "python/lib/big.bin")->extra, "-");
+	problems pr = { 0 };
+	cr_assert_eq(pyrt_manifest_verify(m, dest, collect, &pr, &err), 0,
+		     "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+/* ---- progress, cancel, corrupt input ---- */
+
+Test(extract, reports_progress_in_compressed_bytes)
+{
+	build_realistic();
+	struct stat sb;
+	cr_assert_eq(stat(archive_path, &sb), 0);
+	pt_recorder rec;
+	memset(&rec, 0, sizeof rec);
+	pyrt_events ev = pt_recorder_events(&rec);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, NULL, &ev, NULL, NULL,
+				  &err), 0, "%s", err.msg);
+	cr_assert_geq(rec.progress_calls, 2); /* a first and a last report */
+	cr_assert_eq(rec.last_total, (unsigned long long)sb.st_size);
+	cr_assert_gt(rec.last_done, 0);
+	cr_assert_leq(rec.last_done, rec.last_total);
+}
+
+Test(extract, honours_cancel_flag)
+{
+	build_realistic();
+	atomic_int cancel = 1;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	ev.cancel = &cancel;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, &ev, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_CANCELLED, "%d %s", rc, err.msg);
+	struct stat sb;
+	cr_assert_neq(lstat(DEST("python"), &sb), 0, "extracted despite cancel");
+}
+
+Test(extract, honours_cancel_from_progress_callback)
+{
+	build_realistic();
+	pt_recorder rec;
+	memset(&rec, 0, sizeof rec);
+	rec.cancel_after_progress = 1;
+	pyrt_events ev = pt_recorder_events(&rec);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, &ev, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_CANCELLED, "%d %s", rc, err.msg);
+}
+
+Test(extract, corrupt_archive_is_an_io_error)
+{
+	build_realistic();
+	struct stat sb;
+	cr_assert_eq(stat(archive_path, &sb), 0);
+	cr_assert_eq(truncate(archive_path, sb.st_size / 2), 0);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_IO, "%d %s", rc, err.msg);
+	cr_assert(strncmp(err.msg, "cannot read archive: ", 21) == 0, "%s",
+		  err.msg);
+}
+
+Test(extract, not_an_archive_is_an_io_error)
+{
+	pt_write(archive_path, "this is not a tarball\n");
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_IO, "%d %s", rc, err.msg);
+}
+
+Test(extract, missing_archive_is_an_io_error)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_IO, "%d %s", rc, err.msg);
+	cr_assert(strstr(err.msg, archive_path), "%s", err.msg);
+}

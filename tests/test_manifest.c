@@ -1,0 +1,378 @@
+/*
+ * The install manifest: building, the manifest.tsv round trip, rejection of
+ * malformed files, and verification of a hand-made tree against it,
+ * including tampering that must be seen without following symlinks.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "manifest.h"
+#include "support.h"
+
+static char *tmp, *root;
+
+static void setup(void)
+{
+	tmp = pt_tmpdir("manifest");
+	root = pt_join(tmp, "root");
+	cr_assert_eq(mkdir(root, 0700), 0);
+}
+
+static void teardown(void)
+{
+	pt_rmtree(tmp);
+	free(tmp);
+	free(root);
+}
+
+TestSuite(manifest, .init = setup, .fini = teardown);
+
+static char *path_in(const char *base, const char *rel, char *buf)
+{
+	snprintf(buf, 4096, "%s/%s", base, rel);
+	return buf;
+}
+
+#define ROOT(rel) path_in(root, (rel), (char[4096]){ 0 })
+#define TMP(rel) path_in(tmp, (rel), (char[4096]){ 0 })
+
+/* ---- building and the file ---- */
+
+Test(manifest, add_refuses_fields_that_would_break_the_format)
+{
+	pyrt_manifest *m = pyrt_manifest_new();
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 1, "-", "a\tb"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 1, "-", "a\nb"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, 'l', 0777, 1, "x\ty", "a"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, 'x', 0644, 1, "-", "a"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, '\0', 0644, 1, "-", "a"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 010000, 1, "-", "a"),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 1, "-", ""),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_count(m), 0);
+	cr_assert_null(pyrt_manifest_at(m, 0));
+	cr_assert_eq(pyrt_manifest_add(m, 'd', 0755, 0, "-", "a b/ü"), 0);
+	cr_assert_eq(pyrt_manifest_count(m), 1);
+	cr_assert_str_eq(pyrt_manifest_at(m, 0)->path, "a b/ü");
+	pyrt_manifest_free(m);
+	pyrt_manifest_free(NULL);
+}
+
+Test(manifest, write_read_round_trip)
+{
+	const char *digest =
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+	pyrt_manifest *m = pyrt_manifest_new();
+	cr_assert_eq(pyrt_manifest_add(m, 'd', 0755, 0, "-", "python"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 0, digest,
+				       "python/a file with spaces\r"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'l', 0777, 10, "../lib x",
+				       "python/bin/l"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'h', 0600, 12345678901ull,
+				       "python/a", "python/b"), 0);
+	char *path = TMP("manifest.tsv");
+	pt_write(path, "old content\n");
+	struct stat before, after;
+	cr_assert_eq(stat(path, &before), 0);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_write(m, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(stat(path, &after), 0);
+	cr_assert_eq(after.st_mode & 07777, 0600);
+	cr_assert_neq(before.st_ino, after.st_ino, "not replaced by rename");
+	cr_assert_eq(pt_sh("test $(ls -A '%s' | wc -l) -eq 2", tmp), 0,
+		     "a temp file was left behind");
+
+	char *text = pt_read(path);
+	cr_assert_str_eq(text,
+			 "d\t0755\t0\t-\tpython\n"
+			 "f\t0644\t0\te3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\tpython/a file with spaces\r\n"
+			 "l\t0777\t10\t../lib x\tpython/bin/l\n"
+			 "h\t0600\t12345678901\tpython/a\tpython/b\n");
+	free(text);
+
+	pyrt_manifest *back = NULL;
+	cr_assert_eq(pyrt_manifest_read(&back, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_manifest_count(back), 4);
+	for (size_t i = 0; i < 4; i++) {
+		const pyrt_manifest_entry *a = pyrt_manifest_at(m, i);
+		const pyrt_manifest_entry *b = pyrt_manifest_at(back, i);
+		cr_assert_eq(a->type, b->type);
+		cr_assert_eq(a->mode, b->mode);
+		cr_assert_eq(a->size, b->size);
+		cr_assert_str_eq(a->extra, b->extra);
+		cr_assert_str_eq(a->path, b->path);
+	}
+	pyrt_manifest_free(back);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, write_into_missing_directory_fails)
+{
+	pyrt_manifest *m = pyrt_manifest_new();
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_write(m, TMP("nope/manifest.tsv"), &err),
+		     PYRT_E_IO);
+	cr_assert(strstr(err.msg, "nope"), "%s", err.msg);
+	pyrt_manifest_free(m);
+}
+
+static void expect_malformed(const char *text, const char *needle)
+{
+	char *path = TMP("bad.tsv");
+	pt_write(path, text);
+	pyrt_manifest *m = (pyrt_manifest *)1;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_read(&m, path, &err), PYRT_E_IO,
+		     "accepted: %s", text);
+	cr_assert_null(m);
+	cr_assert(strstr(err.msg, needle), "'%s' lacks '%s'", err.msg, needle);
+}
+
+Test(manifest, read_rejects_malformed_lines)
+{
+	const char *good = "d\t0755\t0\t-\tpython\n";
+	char buf[512];
+	const char *bad[] = {
+		"d\t0755\t0\t-\n",             /* 4 fields */
+		"x\t0755\t0\t-\tp\n",          /* type */
+		"dd\t0755\t0\t-\tp\n",
+		"d\t0855\t0\t-\tp\n",          /* not octal */
+		"d\t17777\t0\t-\tp\n",         /* too many bits */
+		"d\t-1\t0\t-\tp\n",
+		"f\t0644\t1x\t-\tp\n",         /* size */
+		"f\t0644\t-1\t-\tp\n",
+		"f\t0644\t\t-\tp\n",
+		"f\t0644\t1\t\tp\n",           /* empty extra */
+		"f\t0644\t1\t-\t\n",           /* empty path */
+		"f\t0644\t1\t-\t/etc/passwd\n",/* absolute */
+		"f\t0644\t1\t-\ta/../../x\n",  /* climbs */
+		"f\t0644\t1\t-\ta\tb\n",       /* tab in path */
+		"f\t0644\t1\t-\tno-newline",   /* truncated */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(buf, sizeof buf, "%s%s", good, bad[i]);
+		expect_malformed(buf, "line 2");
+	}
+}
+
+Test(manifest, read_missing_file_fails)
+{
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_read(&m, TMP("absent.tsv"), &err),
+		     PYRT_E_IO);
+	cr_assert_null(m);
+	cr_assert(strstr(err.msg, "absent.tsv"), "%s", err.msg);
+}
+
+Test(manifest, read_empty_file_is_an_empty_manifest)
+{
+	pt_write(TMP("empty.tsv"), "");
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_read(&m, TMP("empty.tsv"), &err), 0);
+	cr_assert_eq(pyrt_manifest_count(m), 0);
+	pyrt_manifest_free(m);
+}
+
+/* ---- verify ---- */
+
+typedef struct problems {
+	int n;
+	char text[8192];
+} problems;
+
+static void collect(const char *path, const char *what, void *payload)
+{
+	problems *p = payload;
+	p->n++;
+	size_t len = strlen(p->text);
+	snprintf(p->text + len, sizeof p->text - len, "%s: %s\n", path, what);
+}
+
+static void sha256sum_of(const char *path, char hex[65])
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_eq(fscanf(p, "%64s", hex), 1);
+	pclose(p);
+}
+
+/* root/d (0755), d/f (0644, "hello\n"), d/l -> f, d/h == d/f, d/e (empty). */
+static pyrt_manifest *make_tree(void)
+{
+	cr_assert_eq(mkdir(ROOT("d"), 0755), 0);
+	cr_assert_eq(chmod(ROOT("d"), 0755), 0);
+	pt_write(ROOT("d/f"), "hello\n");
+	cr_assert_eq(chmod(ROOT("d/f"), 0644), 0);
+	pt_write(ROOT("d/e"), "");
+	cr_assert_eq(chmod(ROOT("d/e"), 0600), 0);
+	cr_assert_eq(symlink("f", ROOT("d/l")), 0);
+	cr_assert_eq(link(ROOT("d/f"), ROOT("d/h")), 0);
+	char hf[65], he[65];
+	sha256sum_of(ROOT("d/f"), hf);
+	sha256sum_of(ROOT("d/e"), he);
+	pyrt_manifest *m = pyrt_manifest_new();
+	cr_assert_eq(pyrt_manifest_add(m, 'd', 0755, 0, "-", "d"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 6, hf, "d/f"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0600, 0, he, "d/e"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'l', 0777, 1, "f", "d/l"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'h', 0644, 6, "d/f", "d/h"), 0);
+	return m;
+}
+
+static int verify(pyrt_manifest *m, problems *pr)
+{
+	memset(pr, 0, sizeof *pr);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_manifest_verify(m, root, collect, pr, &err);
+	cr_assert_geq(rc, 0, "verify could not run: %s", err.msg);
+	cr_assert_eq(rc, pr->n);
+	return rc;
+}
+
+Test(manifest, verify_passes_on_intact_tree)
+{
+	pyrt_manifest *m = make_tree();
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 0, "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_changed_content_of_same_size)
+{
+	pyrt_manifest *m = make_tree();
+	pt_write(ROOT("d/f"), "jello\n");
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "d/f: content changed (sha256 differs)\n");
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_size_and_mode)
+{
+	pyrt_manifest *m = make_tree();
+	pt_write(ROOT("d/e"), "no longer empty\n");
+	cr_assert_eq(chmod(ROOT("d"), 0777), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 2, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d: mode 0777, expected 0755\n"), "%s",
+		  pr.text);
+	cr_assert(strstr(pr.text, "d/e: size 16, expected 0\n"), "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_setuid_bit)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(chmod(ROOT("d/e"), 04600), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "d/e: mode 4600, expected 0600\n");
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_missing_and_wrong_type)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(unlink(ROOT("d/e")), 0);
+	cr_assert_eq(unlink(ROOT("d/l")), 0);
+	cr_assert_eq(mkdir(ROOT("d/l"), 0755), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 2, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/e: missing\n"), "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/l: is a directory, expected a symlink\n"),
+		  "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_retargeted_symlink)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(unlink(ROOT("d/l")), 0);
+	cr_assert_eq(symlink("/etc/passwd", ROOT("d/l")), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "d/l: symlink target '/etc/passwd', "
+			 "expected 'f'\n");
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_reports_broken_hardlink)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(unlink(ROOT("d/h")), 0);
+	pt_write(ROOT("d/h"), "hello\n"); /* same bytes, other inode */
+	cr_assert_eq(chmod(ROOT("d/h"), 0644), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "d/h: no longer a hard link to d/f\n");
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_does_not_follow_a_directory_swapped_for_a_symlink)
+{
+	/* An identical copy elsewhere, reached through a link, must not pass. */
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(pt_sh("cp -a '%s/d' '%s/copy' && rm -rf '%s/d'", root,
+			   tmp, root), 0);
+	cr_assert_eq(symlink(TMP("copy"), ROOT("d")), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 5, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d: is a symlink, expected a directory\n"),
+		  "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/f: a parent directory was replaced by a "
+			 "symlink or a file\n"), "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_does_not_follow_a_file_swapped_for_a_symlink)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(pt_sh("cp -a '%s/d/f' '%s/f2'", root, tmp), 0);
+	cr_assert_eq(unlink(ROOT("d/f")), 0);
+	cr_assert_eq(symlink(TMP("f2"), ROOT("d/f")), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 2, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/f: is a symlink, expected a file\n"),
+		  "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/h: no longer a hard link to d/f\n"),
+		  "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_refuses_paths_that_climb_out)
+{
+	pyrt_manifest *m = make_tree();
+	pt_write(TMP("outside"), "x");
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 1, "-", "../outside"), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "../outside: path leaves the install\n");
+	pyrt_manifest_free(m);
+}
+
+Test(manifest, verify_of_missing_root_is_an_error)
+{
+	pyrt_manifest *m = make_tree();
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_manifest_verify(m, TMP("no-such-root"), collect, NULL,
+				      &err);
+	cr_assert_eq(rc, PYRT_E_IO);
+	cr_assert(strstr(err.msg, "no-such-root"), "%s", err.msg);
+	pyrt_manifest_free(m);
+}

@@ -1,0 +1,553 @@
+/* pins: the compiled-in table, custom files, and every refusal's message. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pins.h"
+#include "support.h"
+
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* Lines 1-5 of every custom document. */
+#define HEAD                                                                   \
+	"schema: 1\n"                                                          \
+	"runtime:\n"                                                           \
+	"  implementation: cpython\n"                                          \
+	"  version: \"3.12.14\"\n"                                             \
+	"  build: \"20260814\"\n"
+/* Lines 6-10. */
+#define ARCHIVES                                                               \
+	"archives:\n"                                                          \
+	"  linux-x86_64-gnu:\n"                                                \
+	"    url: https://example.invalid/a.tar.gz\n"                          \
+	"    sha256: " HEX64 "\n"                                              \
+	"    size: 1234\n"
+/* Lines 11-12. */
+#define BASELINE                                                               \
+	"baseline:\n"                                                          \
+	"  - python-docx\n"
+
+/* Published digests (reference/pbs-cpython-3.12.14.tsv). */
+static const struct {
+	const char *key, *sha256, *triple;
+} reference[] = {
+	{ "darwin-aarch64-none",
+	  "dd5b76ab11451a4a4367c17c61d944dded56b425396b07f102922a7ebef7d55f",
+	  "aarch64-apple-darwin" },
+	{ "darwin-x86_64-none",
+	  "aec265e3cddaccdb2a3d783331596351b24d4a63c97af0a38f75f643c9451de9",
+	  "x86_64-apple-darwin" },
+	{ "linux-aarch64-gnu",
+	  "2d8e17dfd732102cfeb18e0e1fa6769b24caa034e159981129590fe409c7157a",
+	  "aarch64-unknown-linux-gnu" },
+	{ "linux-aarch64-musl",
+	  "4167705abc3e40767c7bd8f006ae5dbe677397391a2d9f7549e7759e3806180a",
+	  "aarch64-unknown-linux-musl" },
+	{ "linux-x86_64-gnu",
+	  "5acfa3e9ba26b51ae161c83aff278da915b590d22373a424b2ba55b8afe91fcc",
+	  "x86_64-unknown-linux-gnu" },
+	{ "linux-x86_64-musl",
+	  "25adbf9d865ada81c728ba9ee6cd042736b6b46dcd3a889198038da04eed9c4a",
+	  "x86_64-unknown-linux-musl" },
+	{ "windows-x86_64-none",
+	  "89f18f6932917163b74339ebcec2645c8e47ae7f1c5f2ac37f2b4f4cf3beb647",
+	  "x86_64-pc-windows-msvc" },
+};
+#define N_REFERENCE (sizeof reference / sizeof reference[0])
+
+static char *tmp;
+
+static void setup(void)
+{
+	tmp = pt_tmpdir("pins");
+}
+
+static void teardown(void)
+{
+	pt_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(pins, .init = setup, .fini = teardown);
+
+/* Write text to <tmp>/<name>; malloc'd path. */
+static char *write_case(const char *name, const char *text)
+{
+	char *path = pt_join(tmp, name);
+	pt_write(path, text);
+	return path;
+}
+
+static pyrt_pins *load_ok(const char *text)
+{
+	char *path = write_case("ok.yaml", text);
+	pyrt_pins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_pins_load_file(&p, path, &err), 0, "%s", err.msg);
+	cr_assert_not_null(p);
+	cr_assert_str_eq(pyrt_pins_source(p), path);
+	free(path);
+	return p;
+}
+
+/*
+ * A refused document: PYRT_E_PINS, nothing returned, and the message is
+ * "<path>:<line>: ..." naming what was expected.
+ */
+static void expect_refused(const char *name, const char *text, int line,
+			   const char *expectation)
+{
+	char *path = write_case(name, text);
+	pyrt_pins *p = (pyrt_pins *)&p;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char prefix[4200];
+
+	cr_assert_eq(pyrt_pins_load_file(&p, path, &err), PYRT_E_PINS,
+		     "%s: accepted (msg '%s')", name, err.msg);
+	cr_assert_null(p, "%s: out not cleared", name);
+	cr_assert_eq(err.code, PYRT_E_PINS);
+	snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+	cr_assert_eq(strncmp(err.msg, prefix, strlen(prefix)), 0,
+		     "%s: want prefix '%s', got '%s'", name, prefix, err.msg);
+	cr_assert_not_null(strstr(err.msg, expectation),
+			   "%s: want '%s' in '%s'", name, expectation,
+			   err.msg);
+	cr_assert_null(strchr(err.msg, '\n'));
+	free(path);
+}
+
+static void check_reference(const pyrt_pins *p)
+{
+	cr_assert_eq(pyrt_pins_archive_count(p), N_REFERENCE);
+	for (size_t i = 0; i < N_REFERENCE; i++) {
+		const pyrt_pin_archive *a = pyrt_pins_find(p, reference[i].key);
+		cr_assert_not_null(a, "%s not pinned", reference[i].key);
+		cr_assert_str_eq(a->key, reference[i].key);
+		cr_assert_str_eq(a->sha256, reference[i].sha256, "%s",
+				 reference[i].key);
+		const char *release = "https://github.com/astral-sh/"
+				      "python-build-standalone/releases/"
+				      "download/20260814/";
+		cr_assert_eq(strncmp(a->url, release, strlen(release)), 0,
+			     "%s", a->url);
+		cr_assert_not_null(strstr(a->url, reference[i].triple),
+				   "%s: %s", reference[i].key, a->url);
+		cr_assert_not_null(strstr(a->url, "cpython-3.12.14%2B20260814-"),
+				   "%s", a->url);
+	}
+}
+
+Test(pins, builtin_table)
+{
+	pyrt_pins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	static const char *baseline[] = { "python-docx", "openpyxl",
+					  "python-pptx", "reportlab", "pillow" };
+
+	cr_assert_eq(pyrt_pins_load_builtin(&p, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(pyrt_pins_source(p), "builtin");
+	cr_assert_str_eq(pyrt_pins_implementation(p), "cpython");
+	cr_assert_str_eq(pyrt_pins_version(p), "3.12.14");
+	cr_assert_str_eq(pyrt_pins_build(p), "20260814");
+	check_reference(p);
+	cr_assert_str_eq(pyrt_pins_find(p, "linux-x86_64-gnu")->sha256,
+			 "5acfa3e9ba26b51ae161c83aff278da915b590d22373a424b2ba55b8afe91fcc");
+	cr_assert_str_eq(pyrt_pins_find(p, "darwin-aarch64-none")->sha256,
+			 "dd5b76ab11451a4a4367c17c61d944dded56b425396b07f102922a7ebef7d55f");
+	cr_assert_null(pyrt_pins_find(p, "linux-riscv64-gnu"));
+	cr_assert_eq(pyrt_pins_baseline_count(p), 5);
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_str_eq(pyrt_pins_baseline_at(p, i), baseline[i]);
+	cr_assert_null(pyrt_pins_baseline_at(p, 5));
+	cr_assert_str_eq(pyrt_pins_layout_interpreter(p), "python/bin/python3");
+	pyrt_pins_free(p);
+}
+
+/* The compiled-in bytes are the repository's pins.yaml. */
+Test(pins, builtin_is_the_source_file)
+{
+	char *path = pt_join(pt_source_dir(), "pins.yaml");
+	pyrt_pins *file = NULL, *builtin = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_pins_load_file(&file, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_pins_load_builtin(&builtin, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(pyrt_pins_source(file), path);
+	check_reference(file);
+	for (size_t i = 0; i < pyrt_pins_archive_count(file); i++) {
+		const pyrt_pin_archive *a = pyrt_pins_archive_at(file, i);
+		const pyrt_pin_archive *b = pyrt_pins_archive_at(builtin, i);
+		cr_assert_str_eq(a->key, b->key);
+		cr_assert_str_eq(a->url, b->url);
+		cr_assert_str_eq(a->sha256, b->sha256);
+		cr_assert_eq(a->size, b->size);
+	}
+	cr_assert_null(pyrt_pins_archive_at(file, pyrt_pins_archive_count(file)));
+	pyrt_pins_free(file);
+	pyrt_pins_free(builtin);
+	free(path);
+}
+
+Test(pins, custom_file)
+{
+	pyrt_pins *p = load_ok(
+		HEAD ARCHIVES
+		"  darwin-aarch64-none:\n"
+		"    url: http://127.0.0.1:8443/b.tar.gz\n"
+		"    sha256: " HEX64 "\n"
+		"baseline:\n"
+		"  - python-docx>=1.1\n"
+		"  - \"pillow\"\n");
+	cr_assert_eq(pyrt_pins_archive_count(p), 2);
+	const pyrt_pin_archive *a = pyrt_pins_find(p, "linux-x86_64-gnu");
+	cr_assert_not_null(a);
+	cr_assert_str_eq(a->url, "https://example.invalid/a.tar.gz");
+	cr_assert_str_eq(a->sha256, HEX64);
+	cr_assert_eq(a->size, 1234);
+	a = pyrt_pins_find(p, "darwin-aarch64-none");
+	cr_assert_not_null(a);
+	cr_assert_str_eq(a->url, "http://127.0.0.1:8443/b.tar.gz");
+	cr_assert_eq(a->size, 0, "size absent reads as 0");
+	cr_assert_str_eq(pyrt_pins_archive_at(p, 1)->key, "darwin-aarch64-none");
+	cr_assert_null(pyrt_pins_find(p, "linux-aarch64-gnu"));
+	cr_assert_eq(pyrt_pins_baseline_count(p), 2);
+	cr_assert_str_eq(pyrt_pins_baseline_at(p, 0), "python-docx>=1.1");
+	cr_assert_str_eq(pyrt_pins_baseline_at(p, 1), "pillow");
+	cr_assert_str_eq(pyrt_pins_layout_interpreter(p), "python/bin/python3");
+	pyrt_pins_free(p);
+	pyrt_pins_free(NULL);
+}
+
+Test(pins, empty_baseline_and_flow_style)
+{
+	pyrt_pins *p = load_ok(HEAD ARCHIVES "baseline: []\n");
+	cr_assert_eq(pyrt_pins_baseline_count(p), 0);
+	cr_assert_eq(pyrt_pins_archive_count(p), 1);
+	pyrt_pins_free(p);
+
+	p = load_ok("schema: 1\n"
+		    "runtime: {implementation: cpython, version: '3.13.1', "
+		    "build: '1'}\n"
+		    "archives: {linux-aarch64-musl: {url: 'https://h/x', "
+		    "sha256: " HEX64 ", size: 7}}\n"
+		    "baseline: [a, b]\n");
+	cr_assert_str_eq(pyrt_pins_version(p), "3.13.1");
+	cr_assert_eq(pyrt_pins_find(p, "linux-aarch64-musl")->size, 7);
+	cr_assert_eq(pyrt_pins_baseline_count(p), 2);
+	pyrt_pins_free(p);
+}
+
+Test(pins, parse_from_memory_names_source)
+{
+	const char doc[] = HEAD ARCHIVES BASELINE;
+	pyrt_pins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_pins_parse(&p, doc, sizeof doc - 1, "mem", &err), 0,
+		     "%s", err.msg);
+	cr_assert_str_eq(pyrt_pins_source(p), "mem");
+	pyrt_pins_free(p);
+	/* the length is honoured: cut after line 5, archives are missing */
+	cr_assert_eq(pyrt_pins_parse(&p, doc, strlen(HEAD), "mem", &err),
+		     PYRT_E_PINS);
+	cr_assert_null(p);
+	cr_assert_eq(strncmp(err.msg, "mem:1: ", 7), 0, "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "\"archives\""), "%s", err.msg);
+}
+
+Test(pins, refuses_bad_yaml_syntax)
+{
+	/* unterminated quote on line 4: libyaml notices at line 5 */
+	expect_refused("quote.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  version: \"3.12.14\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       5, "invalid YAML: did not find expected key");
+	expect_refused("flow.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: [cpython\n"
+		       "  version: \"3.12.14\"\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       4, "invalid YAML: did not find expected ',' or ']'");
+	expect_refused("colon.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  version: 3.12: 14\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       4, "invalid YAML: mapping values are not allowed");
+	expect_refused("tab.yaml", HEAD ARCHIVES "baseline:\n\t- pillow\n",
+		       12, "invalid YAML: found character that cannot start "
+		       "any token");
+}
+
+Test(pins, refuses_missing_keys)
+{
+	/* the runtime mapping starts on line 3 */
+	expect_refused("noversion.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       3, "runtime: expected a key \"version\"");
+	expect_refused("nobaseline.yaml", HEAD ARCHIVES, 1,
+		       "expected a key \"baseline\"");
+	expect_refused("noschema.yaml",
+		       "\n# comment\nruntime: {}\n" ARCHIVES BASELINE, 3,
+		       "expected a key \"schema\"");
+	expect_refused("nosha.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/a.tar.gz\n" BASELINE,
+		       8, "archives.linux-x86_64-gnu: expected a key \"sha256\"");
+	expect_refused("empty.yaml", "", 1, "expected a mapping with schema");
+	expect_refused("list.yaml", "- schema\n", 1,
+		       "expected a mapping with schema");
+}
+
+Test(pins, refuses_bad_digest)
+{
+	expect_refused("upper.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/a.tar.gz\n"
+		       "    sha256: 0123456789ABCDEF0123456789abcdef"
+		       "0123456789abcdef0123456789abcdef\n" BASELINE,
+		       9, "archives.linux-x86_64-gnu.sha256: expected 64 "
+		       "lowercase hex digits");
+	expect_refused("short.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/a.tar.gz\n"
+		       "    sha256: 0123456789abcdef0123456789abcdef"
+		       "0123456789abcdef0123456789abcde\n" BASELINE,
+		       9, "expected 64 lowercase hex digits");
+	expect_refused("long.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    sha256: " HEX64 "0\n"
+		       "    url: https://example.invalid/a.tar.gz\n" BASELINE,
+		       8, "expected 64 lowercase hex digits");
+	expect_refused("nothex.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/a.tar.gz\n"
+		       "    sha256: g123456789abcdef0123456789abcdef"
+		       "0123456789abcdef0123456789abcdef\n" BASELINE,
+		       9, "expected 64 lowercase hex digits");
+}
+
+Test(pins, refuses_unknown_schema)
+{
+	expect_refused("schema2.yaml", "schema: 2\n" "runtime: {}\n", 1,
+		       "unknown schema 2, this pyrt reads schema 1");
+	/* a newer schema's unknown keys do not hide the schema message */
+	expect_refused("schema3.yaml",
+		       "# v3\n\nfancy: yes\nschema: 3\n" ARCHIVES, 4,
+		       "unknown schema 3, this pyrt reads schema 1");
+	expect_refused("schema0.yaml", "schema: 0\n", 1,
+		       "unknown schema 0, this pyrt reads schema 1");
+	expect_refused("schemaword.yaml", "schema: one\n", 1,
+		       "schema: expected the integer 1");
+}
+
+Test(pins, refuses_bad_platform_keys)
+{
+	static const char *bad[] = {
+		"Linux-x86_64-gnu", "linux-x86_64-glibc", "linux-x86-64-gnu",
+		"linux_x86_64-gnu", "linux-x86_64", "-x86_64-gnu",
+		"linux--gnu", "linux-x86_64-gnu-", "linux-x86_64-gnu x",
+	};
+	char text[1024], name[32];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text,
+			 HEAD
+			 "archives:\n"
+			 "  \"%s\":\n"
+			 "    url: https://example.invalid/a.tar.gz\n"
+			 "    sha256: " HEX64 "\n" BASELINE,
+			 bad[i]);
+		snprintf(name, sizeof name, "key%zu.yaml", i);
+		expect_refused(name, text, 7,
+			       "archives: expected a key <os>-<arch>-<libc>");
+	}
+	expect_refused("dupkey.yaml",
+		       HEAD ARCHIVES
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/b.tar.gz\n"
+		       "    sha256: " HEX64 "\n" BASELINE,
+		       11, "duplicate key \"linux-x86_64-gnu\"");
+}
+
+Test(pins, refuses_unknown_keys)
+{
+	expect_refused("runtime.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  verison: \"3.12.14\"\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       4, "runtime: unknown key \"verison\", expected one of: "
+		       "implementation, version, build");
+	expect_refused("archive.yaml",
+		       HEAD
+		       "archives:\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    url: https://example.invalid/a.tar.gz\n"
+		       "    sha265: " HEX64 "\n" BASELINE,
+		       9, "archives.linux-x86_64-gnu: unknown key \"sha265\"");
+	expect_refused("top.yaml", HEAD ARCHIVES BASELINE "baselines: []\n",
+		       13, "top level: unknown key \"baselines\"");
+	expect_refused("dup.yaml",
+		       HEAD ARCHIVES "    url: https://example.invalid/c\n"
+		       BASELINE,
+		       11, "duplicate key \"url\"");
+}
+
+Test(pins, refuses_bad_size)
+{
+	static const char *bad[] = { "-5", "abc", "0", "1.5", "\"1234\"",
+				     "99999999999999999999", "[]" };
+	char text[1024], name[32];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text,
+			 HEAD
+			 "archives:\n"
+			 "  linux-x86_64-gnu:\n"
+			 "    url: https://example.invalid/a.tar.gz\n"
+			 "    sha256: " HEX64 "\n"
+			 "    size: %s\n" BASELINE,
+			 bad[i]);
+		snprintf(name, sizeof name, "size%zu.yaml", i);
+		expect_refused(name, text, 10,
+			       "archives.linux-x86_64-gnu.size: expected a "
+			       "positive integer");
+	}
+}
+
+Test(pins, refuses_bad_url)
+{
+	static const char *bad[] = { "example.invalid/a.tar.gz",
+				     "ftp://example.invalid/a.tar.gz",
+				     "file:///tmp/a.tar.gz", "https://",
+				     "HTTPS://example.invalid/a" };
+	char text[1024], name[32];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text,
+			 HEAD
+			 "archives:\n"
+			 "  linux-x86_64-gnu:\n"
+			 "    url: %s\n"
+			 "    sha256: " HEX64 "\n" BASELINE,
+			 bad[i]);
+		snprintf(name, sizeof name, "url%zu.yaml", i);
+		expect_refused(name, text, 8,
+			       "archives.linux-x86_64-gnu.url: expected a URL "
+			       "starting with https:// or http://");
+	}
+}
+
+Test(pins, refuses_bad_shapes)
+{
+	expect_refused("version-null.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  version:\n"
+		       "  build: \"20260814\"\n" ARCHIVES BASELINE,
+		       4, "runtime.version: expected a non-empty string");
+	expect_refused("build-list.yaml",
+		       "schema: 1\n"
+		       "runtime:\n"
+		       "  implementation: cpython\n"
+		       "  version: \"3.12.14\"\n"
+		       "  build: [1]\n" ARCHIVES BASELINE,
+		       5, "runtime.build: expected a non-empty string");
+	expect_refused("baseline-null.yaml", HEAD ARCHIVES "baseline:\n", 11,
+		       "baseline: expected a list");
+	expect_refused("baseline-item.yaml",
+		       HEAD ARCHIVES "baseline:\n  - pillow\n  - {a: b}\n", 13,
+		       "baseline[1]: expected a non-empty string");
+	expect_refused("archives-list.yaml",
+		       HEAD "archives:\n  - linux-x86_64-gnu\n" BASELINE, 7,
+		       "archives: expected a mapping");
+	expect_refused("two-docs.yaml",
+		       HEAD ARCHIVES BASELINE "---\nschema: 1\n", 14,
+		       "expected a single YAML document");
+}
+
+Test(pins, missing_and_unreadable_files)
+{
+	char *path = pt_join(tmp, "absent.yaml");
+	pyrt_pins *p = (pyrt_pins *)&p;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char want[4200];
+
+	cr_assert_eq(pyrt_pins_load_file(&p, path, &err), PYRT_E_PINS);
+	cr_assert_null(p);
+	snprintf(want, sizeof want, "%s: cannot read: No such file or directory",
+		 path);
+	cr_assert_str_eq(err.msg, want);
+	free(path);
+
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_pins_load_file(&p, tmp, &err), PYRT_E_PINS);
+	snprintf(want, sizeof want, "%s: cannot read: Is a directory", tmp);
+	cr_assert_str_eq(err.msg, want);
+
+	/* more than 1 MiB: refused before parsing */
+	path = pt_join(tmp, "big.yaml");
+	cr_assert_eq(pt_sh("{ printf 'schema: 1\\n'; head -c 1048576 /dev/zero "
+			   "| tr '\\0' '#'; } > '%s'", path), 0);
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_pins_load_file(&p, path, &err), PYRT_E_PINS);
+	cr_assert_not_null(strstr(err.msg, path), "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "larger than 1 MiB"), "%s", err.msg);
+	free(path);
+}
+
+Test(pins, layout)
+{
+	pyrt_pins *p = load_ok(HEAD ARCHIVES BASELINE "layout: none\n");
+	cr_assert_null(pyrt_pins_layout_interpreter(p));
+	pyrt_pins_free(p);
+
+	p = load_ok(HEAD ARCHIVES BASELINE
+		    "layout:\n  interpreter: python/install/bin/python3.12\n");
+	cr_assert_str_eq(pyrt_pins_layout_interpreter(p),
+			 "python/install/bin/python3.12");
+	pyrt_pins_free(p);
+
+	p = load_ok(HEAD ARCHIVES BASELINE);
+	cr_assert_str_eq(pyrt_pins_layout_interpreter(p), "python/bin/python3");
+	pyrt_pins_free(p);
+
+	expect_refused("layout-word.yaml", HEAD ARCHIVES BASELINE "layout: yes\n",
+		       13, "layout: expected none or a mapping");
+	expect_refused("layout-empty.yaml", HEAD ARCHIVES BASELINE "layout: {}\n",
+		       13, "layout: expected a key \"interpreter\"");
+	expect_refused("layout-key.yaml",
+		       HEAD ARCHIVES BASELINE "layout:\n  interp: bin/python\n",
+		       14, "layout: unknown key \"interp\"");
+	expect_refused("layout-abs.yaml",
+		       HEAD ARCHIVES BASELINE
+		       "layout:\n  interpreter: /usr/bin/python3\n",
+		       14, "layout.interpreter: expected a relative path");
+	expect_refused("layout-up.yaml",
+		       HEAD ARCHIVES BASELINE
+		       "layout:\n  interpreter: python/../../bin/sh\n",
+		       14, "layout.interpreter: expected a relative path");
+}
