@@ -73,12 +73,19 @@ static double x_elapsed(const struct timespec *from, const struct timespec *to)
 	       (double)(to->tv_nsec - from->tv_nsec) / 1e9;
 }
 
+static int x_cancelled_now(xstate *st)
+{
+	return pyrt_error_set(st->err, PYRT_E_CANCELLED,
+			      "extraction cancelled");
+}
+
 /* Report compressed bytes read, at most once per progress interval. */
 static int x_tick(xstate *st, int force)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!force && x_elapsed(&st->last_tick, &now) < st->opts->progress_interval_s)
+	double since = x_elapsed(&st->last_tick, &now);
+	if (!force && since < st->opts->progress_interval_s)
 		return 0;
 	st->last_tick = now;
 	pyrt_progress p = { 0 };
@@ -88,22 +95,20 @@ static int x_tick(xstate *st, int force)
 	p.elapsed = x_elapsed(&st->start, &now);
 	p.rate = p.elapsed > 0 ? (double)p.done / p.elapsed : 0;
 	if (pyrt_events_progress(st->ev, PYRT_STEP_EXTRACT, &p) != 0)
-		return pyrt_error_set(st->err, PYRT_E_CANCELLED,
-				      "extraction cancelled");
+		return x_cancelled_now(st);
 	return 0;
 }
 
 static int x_cancelled(xstate *st)
 {
-	if (!pyrt_events_cancelled(st->ev))
-		return 0;
-	return pyrt_error_set(st->err, PYRT_E_CANCELLED, "extraction cancelled");
+	return pyrt_events_cancelled(st->ev) ? x_cancelled_now(st) : 0;
 }
 
 /* Refuse the current member: "<member>: <rule>". */
 static int x_refuse(xstate *st, const char *rule)
 {
-	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "%s: %s", st->label, rule);
+	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "%s: %s", st->label,
+			      rule);
 }
 
 static int x_io(xstate *st, int errnum, const char *what)
@@ -138,7 +143,8 @@ static xrec *x_find(xstate *st, const char *path)
 {
 	if (!st->tcap)
 		return NULL;
-	for (size_t i = x_hash(path) & (st->tcap - 1);; i = (i + 1) & (st->tcap - 1)) {
+	size_t mask = st->tcap - 1;
+	for (size_t i = x_hash(path) & mask;; i = (i + 1) & mask) {
 		size_t slot = st->table[i];
 		if (!slot)
 			return NULL;
@@ -283,6 +289,14 @@ static const char *x_symlink_rule(const char *target, size_t depth)
 	return NULL;
 }
 
+/* The declared size of a member (0 when absent or negative). */
+static uint64_t x_entry_size(struct archive_entry *e)
+{
+	if (!archive_entry_size_is_set(e) || archive_entry_size(e) <= 0)
+		return 0;
+	return (uint64_t)archive_entry_size(e);
+}
+
 /* Clear setuid/setgid/sticky and group/other write; give the owner `owner`. */
 static unsigned int x_sanitize(mode_t perm, unsigned int owner)
 {
@@ -322,12 +336,18 @@ static int x_open_comp(xstate *st, int cur, const char *comp,
 		}
 		return x_io(st, saved, "cannot open a parent directory");
 	}
+	if (made) {
+		int rc = fchmod(fd, X_IMPLICIT_DIR_MODE) != 0
+			? x_io(st, errno, "cannot set a directory mode")
+			: x_record(st, 'd', X_IMPLICIT_DIR_MODE, 0, "-",
+				   prefix);
+		if (rc) {
+			close(fd);
+			return rc;
+		}
+	}
 	*out = fd;
-	if (!made)
-		return 0;
-	if (fchmod(fd, X_IMPLICIT_DIR_MODE) != 0)
-		return x_io(st, errno, "cannot set a directory mode");
-	return x_record(st, 'd', X_IMPLICIT_DIR_MODE, 0, "-", prefix);
+	return 0;
 }
 
 /*
@@ -390,7 +410,8 @@ static int x_parent(xstate *st, const char *path, const char **leaf, int *out)
 		return 0;
 	}
 	size_t clen = st->cache_dir ? strlen(st->cache_dir) : 0;
-	if (st->cache_dir && clen == dlen && memcmp(st->cache_dir, path, dlen) == 0) {
+	if (st->cache_dir && clen == dlen &&
+	    memcmp(st->cache_dir, path, dlen) == 0) {
 		*out = st->cache_fd;
 		return 0;
 	}
@@ -499,8 +520,21 @@ static void x_hash_zeros(xstate *st, uint64_t n)
 	}
 }
 
-/* Copy the member's data into fd; sparse holes become holes. */
-static int x_copy(xstate *st, int fd, uint64_t *size)
+/* Account for a hole of n zero bytes: the cap, the digest, the length. */
+static int x_hole(xstate *st, uint64_t n)
+{
+	int rc = x_charge(st, n);
+	if (!rc && st->sha)
+		x_hash_zeros(st, n);
+	return rc;
+}
+
+/*
+ * Copy the member's data into fd; sparse holes become holes, including a
+ * trailing one (libarchive reports data blocks only, so the file is
+ * extended to the entry's size at the end).
+ */
+static int x_copy(xstate *st, struct archive_entry *e, int fd, uint64_t *size)
 {
 	uint64_t pos = 0;
 	int holes = 0;
@@ -517,11 +551,8 @@ static int x_copy(xstate *st, int fd, uint64_t *size)
 		if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < pos)
 			return x_archive_error(st);
 		if ((uint64_t)off > pos) {
-			uint64_t gap = (uint64_t)off - pos;
-			if ((rc = x_charge(st, gap)) != 0)
+			if ((rc = x_hole(st, (uint64_t)off - pos)) != 0)
 				return rc;
-			if (st->sha)
-				x_hash_zeros(st, gap);
 			if (lseek(fd, (off_t)off, SEEK_SET) < 0)
 				return x_io(st, errno, "cannot seek");
 			pos = (uint64_t)off;
@@ -536,6 +567,14 @@ static int x_copy(xstate *st, int fd, uint64_t *size)
 		pos += len;
 		if ((rc = x_tick(st, 0)) != 0)
 			return rc;
+	}
+	uint64_t want = x_entry_size(e);
+	if (want > pos) {
+		int rc = x_hole(st, want - pos);
+		if (rc)
+			return rc;
+		pos = want;
+		holes = 1;
 	}
 	if (holes && ftruncate(fd, (off_t)pos) != 0)
 		return x_io(st, errno, "cannot extend sparse file");
@@ -579,7 +618,7 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 	}
 	uint64_t size = 0;
 	char hex[PYRT_SHA256_HEX_LEN + 1] = "-";
-	rc = x_copy(st, fd, &size);
+	rc = x_copy(st, e, fd, &size);
 	if (!rc)
 		rc = x_finish_file(st, e, fd, mode);
 	if (close(fd) != 0 && !rc)
@@ -653,8 +692,9 @@ static int x_hardlink(xstate *st, const char *raw_target, const char *path)
 	if (rc)
 		goto cleanup;
 	if (linkat(tfd, tleaf, pfd, leaf, 0) != 0) {
-		rc = errno == EEXIST ? x_refuse(st, "duplicate member")
-				     : x_io(st, errno, "cannot create hardlink");
+		rc = errno == EEXIST
+			? x_refuse(st, "duplicate member")
+			: x_io(st, errno, "cannot create hardlink");
 		goto cleanup;
 	}
 	rc = x_record(st, 'h', mode, size, target, path);
@@ -733,13 +773,12 @@ static int x_member(xstate *st, struct archive_entry *e)
 	}
 	if (!x_in_top(st, path)) {
 		char msg[PYRT_ERROR_MSG_MAX];
-		snprintf(msg, sizeof msg,
-			 "member outside the expected top folder '%s/'", st->top);
+		snprintf(msg, sizeof msg, "member outside the expected top "
+			 "folder '%s/'", st->top);
 		rc = x_refuse(st, msg);
 		goto cleanup;
 	}
-	uint64_t size = archive_entry_size_is_set(e) && archive_entry_size(e) > 0
-				? (uint64_t)archive_entry_size(e) : 0;
+	uint64_t size = x_entry_size(e);
 	if (size > st->opts->max_total_bytes - st->declared) {
 		rc = x_refuse_cap_bytes(st);
 		goto cleanup;
@@ -753,7 +792,7 @@ cleanup:
 
 /* ---- layout ---- */
 
-/* Resolve target lexically from the directory of linkpath; NULL if it climbs out. */
+/* Resolve target lexically from linkpath's directory; NULL if it climbs out. */
 static char *x_resolve(const char *linkpath, const char *target)
 {
 	size_t cap = strlen(linkpath) + strlen(target) + 2;
@@ -840,9 +879,9 @@ static int x_layout(xstate *st)
 	free(path);
 	if (ok)
 		return 0;
-	return pyrt_error_set(st->err, PYRT_E_UNSAFE,
-			      "layout: %s missing; not a python-build-standalone "
-			      "install_only archive", req);
+	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "layout: %s missing; "
+			      "not a python-build-standalone install_only "
+			      "archive", req);
 }
 
 /* ---- driver ---- */
@@ -883,8 +922,8 @@ static int x_open_archive(xstate *st, const char *archive_path)
 	if (archive_read_open_filename(st->a, archive_path, X_BLOCK_SIZE) !=
 	    ARCHIVE_OK) {
 		const char *msg = archive_error_string(st->a);
-		return pyrt_error_set(st->err, PYRT_E_IO,
-				      "cannot open archive %s: %s", archive_path,
+		return pyrt_error_set(st->err, PYRT_E_IO, "cannot open archive "
+				      "%s: %s", archive_path,
 				      msg ? msg : "unknown error");
 	}
 	struct stat sb;
@@ -908,11 +947,10 @@ static int x_run(xstate *st)
 			rc = x_archive_error(st);
 			break;
 		}
-		if (r == ARCHIVE_WARN)
-			rc = pyrt_events_log(st->ev, PYRT_LOG_WARN, "archive: %s",
-					     archive_error_string(st->a));
-		if (rc) {
-			rc = pyrt_error_set(st->err, rc, "extraction cancelled");
+		if (r == ARCHIVE_WARN &&
+		    pyrt_events_log(st->ev, PYRT_LOG_WARN, "archive: %s",
+				    archive_error_string(st->a)) != 0) {
+			rc = x_cancelled_now(st);
 			break;
 		}
 		rc = x_member(st, e);

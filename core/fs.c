@@ -97,6 +97,7 @@ static void rt_where(const rt_walk *w, const char *name, char *buf, size_t len)
 		snprintf(buf + used, len - used, "/%s", name);
 }
 
+/* An I/O failure at the current position of the walk, named in full. */
 static int rt_io_error(rt_walk *w, int errnum, const char *what,
 		       const char *name)
 {
@@ -226,6 +227,7 @@ static int rt_open_sub(rt_walk *w, int dirfd, const char *name)
 	return fd;
 }
 
+/* Remember how to climb back out of a directory we are entering. */
 static int rt_push(rt_walk *w, char *name, int parent_fd)
 {
 	int rc = rt_tick(w);
@@ -394,6 +396,7 @@ cleanup:
 	return rc;
 }
 
+/* write(2) until done: it may write less than asked. */
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -559,6 +562,7 @@ cleanup:
 	return rc;
 }
 
+/* f_bavail, not f_bfree: root's reserve is not ours to count on. */
 uint64_t pyrt_fs_free_bytes(const char *path)
 {
 	struct statvfs sv;
@@ -567,6 +571,7 @@ uint64_t pyrt_fs_free_bytes(const char *path)
 	return (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 }
 
+/* UTC with a Z, the form status and markers record; "" if buf is too small. */
 void pyrt_fs_now_rfc3339(char *buf, size_t len)
 {
 	if (!buf || len == 0)

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,9 @@ static int parse_holder(const char *text, pyrt_lock_holder *h)
 		}
 		line = end ? end + 1 : NULL;
 	}
+	/* A pid that does not fit pid_t would make kill() address a group. */
+	if (h->pid <= 0 || h->pid > INT_MAX)
+		h->pid = 0;
 	return h->pid > 0;
 }
 
@@ -123,6 +127,7 @@ static int still_linked(int fd, const char *lock_path)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
 	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
@@ -299,6 +304,7 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 	return rc;
 }
 
+/* Atomic, so a sweep never reads half a record and judges it unowned. */
 int pyrt_staging_mark_owner(const char *dir, pyrt_error *err)
 {
 	char rec[512];
@@ -476,6 +482,7 @@ int pyrt_staging_sweep(const char *staging_root, const pyrt_events *ev,
 	return staging_walk(staging_root, 1, ev, err);
 }
 
+/* The sweep's verdicts without acting on them, for doctor. */
 int pyrt_staging_count_stale(const char *staging_root, pyrt_error *err)
 {
 	return staging_walk(staging_root, 0, NULL, err);

@@ -438,7 +438,8 @@ static const char *verify_expected_name(char type)
 
 /* Hash the regular file leaf in dirfd; 0, or -1 with errno set. */
 static int verify_hash(verify_ctx *v, int dirfd, const char *leaf,
-		       const struct stat *expect, char hex[PYRT_SHA256_HEX_LEN + 1])
+		       const struct stat *expect,
+		       char hex[PYRT_SHA256_HEX_LEN + 1])
 {
 	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 					     O_NOCTTY | O_NONBLOCK);
@@ -474,8 +475,8 @@ static void verify_file(verify_ctx *v, const pyrt_manifest_entry *e,
 			int dirfd, const char *leaf, const struct stat *st)
 {
 	if ((uint64_t)st->st_size != e->size) {
-		verify_problem(v, e->path, "size %" PRIu64 ", expected %" PRIu64,
-			       (uint64_t)st->st_size, e->size);
+		verify_problem(v, e->path, "size %" PRIu64 ", expected "
+			       "%" PRIu64, (uint64_t)st->st_size, e->size);
 		return;
 	}
 	if (!pyrt_sha256_hex_valid(e->extra))
@@ -509,8 +510,8 @@ static void verify_hardlink(verify_ctx *v, const pyrt_manifest_entry *e,
 		verify_problem(v, e->path, "no longer a hard link to %s",
 			       e->extra);
 	else if ((uint64_t)st->st_size != e->size)
-		verify_problem(v, e->path, "size %" PRIu64 ", expected %" PRIu64,
-			       (uint64_t)st->st_size, e->size);
+		verify_problem(v, e->path, "size %" PRIu64 ", expected "
+			       "%" PRIu64, (uint64_t)st->st_size, e->size);
 }
 
 /* A symlink entry must still point where it did. */
@@ -559,9 +560,10 @@ static void verify_entry(verify_ctx *v, const pyrt_manifest_entry *e)
 				       strerror(errno));
 		return;
 	}
+	int is_file = e->type == 'f' || e->type == 'h';
 	int type_ok = (e->type == 'd' && S_ISDIR(st.st_mode)) ||
 		      (e->type == 'l' && S_ISLNK(st.st_mode)) ||
-		      ((e->type == 'f' || e->type == 'h') && S_ISREG(st.st_mode));
+		      (is_file && S_ISREG(st.st_mode));
 	if (!type_ok) {
 		verify_problem(v, e->path, "is %s, expected %s",
 			       verify_type_name(st.st_mode),

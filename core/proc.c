@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static int capture_init(capture *c, size_t max)
 	return c->out && c->ring ? 0 : -1;
 }
 
+/* Fill the head first; after that only the newest tail_max bytes stay. */
 static void capture_feed(capture *c, const char *p, size_t n)
 {
 	c->total += n;
@@ -129,6 +131,7 @@ static void capture_free(capture *c)
 	free(c->ring);
 }
 
+/* Deliver one line; a non-zero answer stops the child and further calls. */
 static void liner_emit(liner *ln)
 {
 	ln->buf[ln->len] = '\0';
@@ -196,6 +199,7 @@ static void drain_pipe(run *r, size_t budget)
 	}
 }
 
+/* Reap without blocking; ECHILD means someone reaped it for us. */
 static void try_reap(run *r, double now)
 {
 	pid_t w = waitpid(r->pid, &r->status, WNOHANG);
@@ -205,6 +209,7 @@ static void try_reap(run *r, double now)
 	}
 }
 
+/* The whole group: the interpreter and anything it started. */
 static void signal_group(run *r, int sig)
 {
 	kill(-r->pid, sig);
@@ -255,6 +260,7 @@ static int wait_ms(const run *r, double now)
 	return ms < 1 ? 1 : (int)ms;
 }
 
+/* Sleep until output, the child's exit (via its pidfd) or the next timer. */
 static void wait_events(run *r, int ms)
 {
 	struct pollfd fds[2];
@@ -298,6 +304,7 @@ static void supervise(run *r)
 	liner_flush(&r->ln);
 }
 
+/* A pidfd makes the exit wake poll; without one we fall back to ticking. */
 static int pidfd_for(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -330,9 +337,8 @@ static int spawn_child(const pyrt_proc_opts *o, int wfd, pid_t *pid,
 					    "cannot prepare to run %s",
 					    o->argv[0]);
 	}
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-						      O_RDONLY, 0);
+	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+					      0);
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&fa, wfd, 1);
 	if (!rc)
@@ -403,6 +409,9 @@ int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 	    !opts->argv[0])
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "proc_run called without a program");
+	if (opts->capture_max > SIZE_MAX / 2)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "proc_run capture_max is absurd");
 	run r = { .o = opts, .rfd = -1, .pidfd = -1 };
 	r.ln.on_line = opts->on_line;
 	r.ln.payload = opts->payload;
@@ -447,6 +456,7 @@ void pyrt_proc_result_clear(pyrt_proc_result *result)
 	memset(result, 0, sizeof *result);
 }
 
+/* Append "name=value"; env has room for every entry we may add. */
 static int env_add(char **env, size_t *n, const char *name, const char *value)
 {
 	if (asprintf(&env[*n], "%s=%s", name, value) < 0) {

@@ -11,7 +11,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 tmp=$(pwd)/build/test-tmp
 mkdir -p "$tmp"
 if [ "$(id -u)" -eq 0 ] && ! mountpoint -q "$tmp"; then
-  mount -t tmpfs -o size=6g,mode=0700 tmpfs "$tmp" && trap 'umount "$tmp"' EXIT
+  mount -t tmpfs -o size=6g,mode=1777 tmpfs "$tmp" && trap 'umount "$tmp"' EXIT
 fi
 export PYRT_TEST_TMP=$tmp
 

@@ -481,6 +481,9 @@ Test(extract, refuses_file_larger_than_cap)
 	o.max_total_bytes = 1024 * 1024;
 	expect_refused(&o, "python/zeros: archive exceeds the cap of 1048576 "
 		       "bytes (decompression bomb?)");
+	/* The declared size alone refuses it: not one byte was written. */
+	struct stat st;
+	cr_assert_neq(lstat(DEST("python"), &st), 0);
 }
 
 Test(extract, refuses_total_larger_than_cap)
@@ -835,4 +838,88 @@ Test(extract, missing_archive_is_an_io_error)
 	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
 	cr_assert_eq(rc, PYRT_E_IO, "%d %s", rc, err.msg);
 	cr_assert(strstr(err.msg, archive_path), "%s", err.msg);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	cr_assert_not_null(d);
+	int n = 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+Test(extract, closes_every_descriptor)
+{
+	/* A refusal deep in a tree and a success must both leave no fd open. */
+	struct archive *a = ar_open();
+	ar_file(a, "python/a/b/c/f", 0644, "x\n");
+	ar_symlink(a, "python/a/b/l", "c");
+	ar_file(a, "python/a/b/l/g", 0644, "x\n");
+	ar_close(a);
+	int before = open_fds();
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL,
+				  &err), PYRT_E_UNSAFE);
+	cr_assert_eq(open_fds(), before);
+	pt_rmtree(dest);
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	build_realistic();
+	pyrt_manifest *m = pyrt_manifest_new();
+	cr_assert_eq(pyrt_extract(archive_path, dest, NULL, NULL, m, NULL,
+				  &err), 0, "%s", err.msg);
+	cr_assert_eq(open_fds(), before);
+	cr_assert_eq(pyrt_manifest_verify(m, dest, NULL, NULL, &err), 0);
+	cr_assert_eq(open_fds(), before);
+	pyrt_manifest_free(m);
+}
+
+Test(extract, modes_do_not_depend_on_umask)
+{
+	build_realistic();
+	mode_t old = umask(077);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, NULL, NULL, &err);
+	umask(old);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	assert_mode("python/bin", 0755, S_IFDIR);
+	assert_mode("python/lib", 0755, S_IFDIR); /* implicit parent */
+	assert_mode("python/bin/python3.11", 0755, S_IFREG);
+	assert_mode("python/lib/x/y.py", 0644, S_IFREG);
+}
+
+Test(extract, sparse_file_keeps_its_length_and_digest)
+{
+	/* A data region in the middle and a trailing hole: libarchive reports
+	 * only the region, the length must still come out right. */
+	const size_t n = 5 * 1024 * 1024, at = 2000000;
+	char *buf = calloc(1, n);
+	memcpy(buf + at, "middle", 6);
+	struct archive *a = ar_open();
+	struct archive_entry *e = ar_entry("python/sparse", AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)n);
+	archive_entry_sparse_add_entry(e, (la_int64_t)at, 6);
+	ar_put(a, e, buf, n); /* the writer keeps only the listed region */
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_manifest *m = pyrt_manifest_new();
+	pyrt_extract_result res = { 0 };
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, m, &res, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(res.bytes, n);
+	char *text = pt_read(DEST("python/sparse"));
+	cr_assert_str_eq(text + at, "middle"); /* followed by a zero byte */
+	free(text);
+	struct stat sb;
+	cr_assert_eq(stat(DEST("python/sparse"), &sb), 0);
+	cr_assert_eq((size_t)sb.st_size, n);
+	char hex[65];
+	sha256sum_of(DEST("python/sparse"), hex);
+	cr_assert_str_eq(find_entry(m, "python/sparse")->extra, hex);
+	cr_assert_eq(find_entry(m, "python/sparse")->size, n);
+	pyrt_manifest_free(m);
+	free(buf);
 }

@@ -30,7 +30,7 @@ typedef struct mirror {
 	char *log;
 } mirror;
 
-static char *tmp, *www, *data_path, *part, *ca_pem, *other_pem;
+static char *tmp, *ca_dir, *www, *data_path, *part, *ca_pem, *other_pem;
 static char data_sha[PYRT_SHA256_HEX_LEN + 1];
 static mirror tls_srv, plain_srv;
 static char url_buf[1024];
@@ -41,26 +41,46 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static char run_ca[4096]; /* the runner's shared CA dir, for POST_ALL */
+
 /*
- * Resolve python3 from PATH once for the whole run: a version-manager shim
- * can take a second per start, and every test starts its own server.  The
- * test workers inherit the environment of this runner process.
+ * Work done once per run, in the runner process; the test workers inherit
+ * its environment.  python3 is resolved from PATH once because a
+ * version-manager shim can take a second per start and every test starts
+ * its own server; the CA is made once because openssl is slow to spawn.
  */
 ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
 	char path[4096];
 	const char *cur = getenv("PYRT_TEST_PYTHON");
-	if (cur && *cur)
-		return;
-	FILE *p = popen("python3 -c 'import sys; print(sys.executable)'", "r");
-	if (!p)
-		return;
-	if (fgets(path, sizeof path, p)) {
+	FILE *p = NULL;
+
+	if (!(cur && *cur))
+		p = popen("python3 -c 'import sys; print(sys.executable)'", "r");
+	if (p && fgets(path, sizeof path, p)) {
 		path[strcspn(path, "\n")] = '\0';
 		if (path[0] == '/' && access(path, X_OK) == 0)
 			setenv("PYRT_TEST_PYTHON", path, 1);
 	}
-	pclose(p);
+	if (p)
+		pclose(p);
+
+	cur = getenv("PYRT_TEST_FETCH_CA");
+	if (cur && *cur)
+		return;
+	char *dir = pt_tmpdir("fetch-ca");
+	if (pt_sh("bash '%s/tests/fixtures/make-ca.sh' '%s'", pt_source_dir(),
+		  dir) == 0) {
+		setenv("PYRT_TEST_FETCH_CA", dir, 1);
+		snprintf(run_ca, sizeof run_ca, "%s", dir);
+	}
+	free(dir);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+	if (run_ca[0])
+		pt_rmtree(run_ca);
 }
 
 static const char *python(void)
@@ -74,8 +94,8 @@ static void mirror_start(mirror *m, int plain)
 {
 	char *script = pt_join(pt_source_dir(), "tests/fixtures/mirror.py");
 	char *portf = pt_join(tmp, plain ? "port-plain" : "port-tls");
-	char *cert = pt_join(tmp, "ca/server.pem");
-	char *key = pt_join(tmp, "ca/server.key");
+	char *cert = pt_join(ca_dir, "server.pem");
+	char *key = pt_join(ca_dir, "server.key");
 	m->log = pt_join(tmp, plain ? "log-plain" : "log-tls");
 	const char *argv[] = { python(), script, "--root", www, "--port-file",
 			       portf, "--log", m->log, "--lifetime", "600",
@@ -137,12 +157,16 @@ static void setup(void)
 	setenv("no_proxy", "127.0.0.1,localhost,::1", 1);
 	setenv("NO_PROXY", "127.0.0.1,localhost,::1", 1);
 	tmp = pt_tmpdir("fetch");
-	char *ca = pt_join(tmp, "ca");
-	cr_assert_eq(pt_sh("bash '%s/tests/fixtures/make-ca.sh' '%s'",
-			   pt_source_dir(), ca), 0);
-	ca_pem = pt_join(ca, "ca.pem");
-	other_pem = pt_join(ca, "other.pem");
-	free(ca);
+	const char *shared = getenv("PYRT_TEST_FETCH_CA");
+	if (shared && *shared) {
+		ca_dir = strdup(shared);
+	} else {
+		ca_dir = pt_join(tmp, "ca");
+		cr_assert_eq(pt_sh("bash '%s/tests/fixtures/make-ca.sh' '%s'",
+				   pt_source_dir(), ca_dir), 0);
+	}
+	ca_pem = pt_join(ca_dir, "ca.pem");
+	other_pem = pt_join(ca_dir, "other.pem");
 	www = pt_join(tmp, "www");
 	cr_assert_eq(mkdir(www, 0700), 0);
 	data_path = pt_join(www, "data.bin");
@@ -170,6 +194,7 @@ static void teardown(void)
 	mirror_stop(&plain_srv);
 	pt_rmtree(tmp);
 	free(tmp);
+	free(ca_dir);
 	free(www);
 	free(data_path);
 	free(part);
@@ -583,7 +608,7 @@ Test(fetch, endless_body_is_cut_at_the_cap)
 
 Test(fetch, stall_is_cut_off)
 {
-	pyrt_fetch_opts o = opts_for("data.bin?fault=stall_after:200000");
+	pyrt_fetch_opts o = opts_for("data.bin?fault=stall_after:1000");
 	o.max_attempts = 2;
 	o.low_speed_limit = 1000;
 	o.low_speed_time_s = 2;
