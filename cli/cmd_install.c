@@ -161,9 +161,35 @@ static int install_consent(install_ctx *c)
 
 /* Run core and report the outcome; had_current decides what a failure can
  * honestly claim was left alone. */
+/* Tee the run into an install log under the box (created now, after
+ * consent: nothing is written to the box before the operator agreed). */
+static void install_start_log(install_ctx *c)
+{
+	if (c->plan.already_current && !c->opts->force)
+		return;
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_box_open(&box, c->iopts.box_root, 1, &err) != 0)
+		return; /* core reports the same failure in a moment */
+	char path[4096];
+	cli_front *logged = cli_front_with_log(c->front, pyrt_box_logs_dir(box),
+					       "install", path, sizeof path);
+	pyrt_box_free(box);
+	if (!logged) {
+		c->front = NULL;
+		return;
+	}
+	c->front = logged;
+	if (path[0])
+		cli_front_log(c->front, PYRT_LOG_INFO, "install log: %s", path);
+}
+
 static int install_execute(install_ctx *c)
 {
 	int had_current = path_exists(c->plan.destination);
+	install_start_log(c);
+	if (!c->front)
+		return cli_exit_code(PYRT_E_NOMEM);
 	pyrt_events ev = cli_front_events(c->front, cli_cancel_flag());
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;

@@ -62,6 +62,16 @@ void cli_front_log(const cli_front *front, pyrt_log_level level,
 
 void cli_front_result(const cli_front *front, const cli_outcome *outcome);
 
+/**
+ * Tee every event of inner into a new 0600 log file
+ * <logs_dir>/<command>-<UTC stamp>-<pid>.log (its path into path; "" when no
+ * log could be made, then inner is returned as is).  Keeps the newest logs
+ * only.  Takes ownership of inner.
+ */
+cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
+			      const char *command, char *path,
+			      size_t path_len);
+
 /** Wrap ops and state in a front; NULL when out of memory (state destroyed). */
 cli_front *cli_front_wrap(const cli_front_ops *ops, void *state);
 

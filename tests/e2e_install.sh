@@ -58,6 +58,10 @@ want=["lock","download","verify","extract","check","activate"]
 assert ends[:6]==want, ends
 res=ev[-1]; assert res["event"]=="result" and res["ok"] is True, res
 assert any(e["event"]=="progress" for e in ev)' "$work/events"
+log=$(ls "$box"/runtime/python/logs/install-*.log 2>/dev/null | head -1)
+check "the install log exists" [ -n "$log" ]
+check "the install log is owner-only" [ "$(stat -c %a "$log" 2>/dev/null)" = 600 ]
+check "the install log holds the steps and the result" grep -q 'step activate end' "$log"
 check "the managed interpreter runs" "$current/bin/python3" -I -c 'import ssl, json, sqlite3'
 check "pip runs in the managed interpreter" "$current/bin/python3" -I -m pip --version
 "$pyrt" status "${common[@]}" --json >"$work/st.json"

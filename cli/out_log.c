@@ -1,0 +1,154 @@
+/*
+ * A front end that writes every event, with a timestamp, to an install log
+ * in <box>/runtime/python/logs and forwards it to another front end: support
+ * staff get the whole story of the last installs even when the operator's
+ * terminal scrolled away or --json went to a pipe.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "front.h"
+
+#define LOGS_KEPT 10
+
+typedef struct log_state {
+	cli_front *inner;
+	FILE *file;
+	struct timespec start;
+} log_state;
+
+static double log_elapsed(const log_state *s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - s->start.tv_sec) +
+	       (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
+}
+
+static int log_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		    void *state)
+{
+	log_state *s = state;
+	static const char *const names[] = { "begin", "end", "fail", "skip" };
+	fprintf(s->file, "[%8.3f] step %s %s%s%s\n", log_elapsed(s),
+		pyrt_step_name(step), names[st & 3], detail ? ": " : "",
+		detail ? detail : "");
+	fflush(s->file);
+	const cli_front_ops *ops = s->inner->ops;
+	return ops->on_step ? ops->on_step(step, st, detail, s->inner->state) : 0;
+}
+
+/* Progress is forwarded but not logged: it would only bloat the file. */
+static int log_progress(pyrt_step step, const pyrt_progress *p, void *state)
+{
+	log_state *s = state;
+	const cli_front_ops *ops = s->inner->ops;
+	return ops->on_progress ? ops->on_progress(step, p, s->inner->state) : 0;
+}
+
+static int log_line(pyrt_log_level level, const char *line, void *state)
+{
+	log_state *s = state;
+	static const char *const names[] = { "debug", "info", "warn" };
+	fprintf(s->file, "[%8.3f] %s %s\n", log_elapsed(s), names[level % 3],
+		line);
+	fflush(s->file);
+	const cli_front_ops *ops = s->inner->ops;
+	return ops->on_log ? ops->on_log(level, line, s->inner->state) : 0;
+}
+
+static void log_result(const cli_outcome *o, void *state)
+{
+	log_state *s = state;
+	if (o->code == 0)
+		fprintf(s->file, "[%8.3f] result ok: %s\n", log_elapsed(s),
+			o->summary ? o->summary : "");
+	else
+		fprintf(s->file, "[%8.3f] result failed: %s; %s\n",
+			log_elapsed(s), o->error ? o->error : "",
+			o->unchanged ? o->unchanged : "");
+	fflush(s->file);
+	cli_front_result(s->inner, o);
+}
+
+static void log_destroy(void *state)
+{
+	log_state *s = state;
+	if (s->file)
+		fclose(s->file);
+	cli_front_free(s->inner);
+	free(s);
+}
+
+static const cli_front_ops log_ops = {
+	log_step, log_progress, log_line, log_result, log_destroy,
+};
+
+static int log_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Keep the newest logs only; names sort by their timestamp. */
+static void log_prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char *names[256];
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < 256)
+		if (strncmp(de->d_name, "install-", 8) == 0)
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof *names, log_name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (names[i] && i + LOGS_KEPT < n) {
+			char path[4096];
+			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			unlink(path);
+		}
+		free(names[i]);
+	}
+}
+
+cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
+			      const char *command, char *path, size_t path_len)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(path, path_len, "%s/%s-%s-%ld.log", logs_dir, command, stamp,
+		 (long)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		      0600);
+	FILE *file = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!file) {
+		if (fd >= 0)
+			close(fd);
+		path[0] = '\0';
+		return inner; /* a log is a help, never a reason to fail */
+	}
+	log_state *s = calloc(1, sizeof *s);
+	if (!s) {
+		fclose(file);
+		path[0] = '\0';
+		return inner;
+	}
+	s->inner = inner;
+	s->file = file;
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	fprintf(file, "pyrt %s %s, pid %ld\n", PYRT_VERSION, command,
+		(long)getpid());
+	log_prune(logs_dir);
+	return cli_front_wrap(&log_ops, s);
+}
