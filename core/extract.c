@@ -139,6 +139,7 @@ static uint64_t x_hash(const char *s)
 	return h;
 }
 
+/* The record of a path this extraction created, or NULL. */
 static xrec *x_find(xstate *st, const char *path)
 {
 	if (!st->tcap)
@@ -750,6 +751,10 @@ static int x_dispatch(xstate *st, struct archive_entry *e, const char *path,
 	}
 }
 
+/*
+ * One member: the entry cap, the name rules, the top-folder rule and the
+ * declared-size cap, then creation by type.
+ */
 static int x_member(xstate *st, struct archive_entry *e)
 {
 	const char *raw = archive_entry_pathname(e);
@@ -964,6 +969,7 @@ static int x_run(xstate *st)
 	return rc;
 }
 
+/* Hand the records to the caller's manifest, once everything succeeded. */
 static int x_fill_manifest(xstate *st, pyrt_manifest *m)
 {
 	for (size_t i = 0; m && i < st->nrecs; i++) {

@@ -449,33 +449,18 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	return pyrt_marker_write(path, &m, err);
 }
 
-/* fsync a directory so a rename inside it survives a crash. */
-static int install_sync_dir(const char *dir, pyrt_error *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot open %s", dir);
-	int rc = fsync(fd);
-	int saved = errno;
-	close(fd);
-	if (rc != 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, saved,
-					    "cannot sync %s", dir);
-	return 0;
-}
-
 /*
- * Make the whole staged tree durable with one syncfs instead of an fsync per
- * file: the swap must never point at data still in the page cache.
+ * Make dir durable: fsync it (so a rename inside it survives a crash), or,
+ * with whole_fs, syncfs its filesystem: one call instead of an fsync per
+ * extracted file, so the swap never points at data still in the page cache.
  */
-static int install_sync_tree(const char *dir, pyrt_error *err)
+static int install_sync(const char *dir, int whole_fs, pyrt_error *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot open %s", dir);
-	int rc = syncfs(fd);
+	int rc = whole_fs ? syncfs(fd) : fsync(fd);
 	int saved = errno;
 	close(fd);
 	if (rc != 0)
@@ -503,7 +488,7 @@ static int install_point(const char *runtime_dir, const char *link,
 		return pyrt_error_set_errno(err, PYRT_E_IO, saved,
 					    "cannot activate %s", link);
 	}
-	return install_sync_dir(runtime_dir, err);
+	return install_sync(runtime_dir, 0, err);
 }
 
 /* The relative link target of a link, "" when absent. */
@@ -564,7 +549,7 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	unlink(path);
 	rc = install_write_marker(r, err);
 	if (!rc)
-		rc = install_sync_tree(r->staging, err);
+		rc = install_sync(r->staging, 1, err);
 	char dest[PATH_MAX];
 	snprintf(dest, sizeof dest, "%s/%s", pyrt_box_installs_dir(r->box),
 		 r->id);
@@ -574,7 +559,7 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->staging_made = 0;
-	rc = install_sync_dir(pyrt_box_installs_dir(r->box), err);
+	rc = install_sync(pyrt_box_installs_dir(r->box), 0, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 
@@ -758,7 +743,7 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 					  "cannot remove %s",
 					  pyrt_box_previous(box));
 	if (!rc)
-		rc = install_sync_dir(pyrt_box_runtime_dir(box), err);
+		rc = install_sync(pyrt_box_runtime_dir(box), 0, err);
 	const char *dirs[] = { pyrt_box_installs_dir(box),
 			       pyrt_box_staging_dir(box),
 			       pyrt_box_downloads_dir(box) };
