@@ -6,7 +6,7 @@
 #   bash bench/run-install.sh [BUILD_DIR]      (root: it mounts a tmpfs)
 #
 # BUILD_DIR defaults to build-bench next to this repo's sources; pyrt is
-# built there in Release with -O2.  PYRT_BENCH_RUNS (default 7, at least 5)
+# built there in Release with -O2.  PYRT_BENCH_RUNS (default 9, at least 5)
 # timed runs of each tool at each size, alternating A B A B, after one
 # untimed warm-up of each.  Sizes: the fixture archive (1x) and an archive
 # made from the same tree plus three more copies of it (stdlib included)
@@ -22,14 +22,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 self=$here/$(basename "$0")
 build=${1:-$src/build-bench}
-runs=${PYRT_BENCH_RUNS:-7}
+runs=${PYRT_BENCH_RUNS:-9}
 results=$here/results-install.md
 
 [ $# -le 1 ] || die "usage: run-install.sh [BUILD_DIR]"
 [[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 5 ] || die "PYRT_BENCH_RUNS must be a number >= 5"
 [ "$(id -u)" -eq 0 ] || die "run as root: the runs happen on a tmpfs this script mounts"
 
-mnt= mirror_pid=
+mnt='' mirror_pid=''
 cleanup() {
 	if [ -n "$mirror_pid" ]; then
 		kill "$mirror_pid" 2>/dev/null || true
@@ -146,21 +146,24 @@ sha_for() { [ "$1" = 1x ] && echo "$sha_1x" || echo "$sha_4x"; }
 # The shell pipeline, run in its own fresh directory by `bash -c`.
 pipeline='cd "$1" && curl -sS --cacert "$2" -o f.tgz "$3" && echo "$4  f.tgz" | sha256sum -c --quiet && mkdir s && tar -xzf f.tgz -C s && mv s/python dest'
 
-# run KIND SIZE DIR: one measured run in the fresh DIR; sets wall (s), rss (KiB).
+# run KIND SIZE DIR: one measured run in the fresh DIR; sets wall (s),
+# rss (KiB) and cpu (user+sys s, the run's whole process tree).
 run_one() {
-	local kind=$1 size=$2 dir=$3 t0 t1 rc=0 ok
+	local kind=$1 size=$2 dir=$3 t0 t1 rc=0 ok pins url sha
+	# Looked up before the clock starts: no subshells inside the timing.
+	pins=$(pins_for "$size") url=$(url_for "$size") sha=$(sha_for "$size")
 	mkdir "$dir"
 	if [ "$kind" = pyrt ]; then
 		t0=$EPOCHREALTIME
-		/usr/bin/time -f %M -o "$dir.rss" "$pyrt" install --yes --no-baseline \
-			--box-root "$dir/box" --pins "$(pins_for "$size")" --mirror "$mirror" \
+		/usr/bin/time -f "%M %U %S" -o "$dir.rss" "$pyrt" install --yes --no-baseline \
+			--box-root "$dir/box" --pins "$pins" --mirror "$mirror" \
 			--cacert "$fx/ca.pem" >"$dir.log" 2>&1 || rc=$?
 		t1=$EPOCHREALTIME
 		ok=$dir/box/runtime/python/current/bin/python3
 	else
 		t0=$EPOCHREALTIME
-		/usr/bin/time -f %M -o "$dir.rss" bash -c "$pipeline" pipeline "$dir" \
-			"$fx/ca.pem" "$(url_for "$size")" "$(sha_for "$size")" >"$dir.log" 2>&1 || rc=$?
+		/usr/bin/time -f "%M %U %S" -o "$dir.rss" bash -c "$pipeline" pipeline "$dir" \
+			"$fx/ca.pem" "$url" "$sha" >"$dir.log" 2>&1 || rc=$?
 		t1=$EPOCHREALTIME
 		ok=$dir/dest/bin/python3
 	fi
@@ -169,7 +172,8 @@ run_one() {
 		die "$kind $size run failed (exit $rc); results not written"
 	fi
 	wall=$(python3 -c 'import sys; print("%.6f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t0" "$t1")
-	rss=$(tail -n1 "$dir.rss")
+	read -r rss cpu_user cpu_sys < <(tail -n1 "$dir.rss")
+	cpu=$(python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) + float(sys.argv[2])))' "$cpu_user" "$cpu_sys")
 }
 
 # Size of the extracted tree, from a warm-up run's result.
@@ -218,8 +222,8 @@ bench() {
 				n=$((n + 1))
 				d=$mnt/run-$n-$size-$kind
 				run_one "$kind" "$size" "$d"
-				printf '%s\t%s\t%s\t%s\t%s\n' "$size" "$kind" "$i" "$wall" "$rss" >>"$mnt/runs.tsv"
-				printf '   %s %-5s #%d  %.3f s  %d KiB\n' "$size" "$kind" "$i" "$wall" "$rss" >&2
+				printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$kind" "$i" "$wall" "$rss" "$cpu" >>"$mnt/runs.tsv"
+				printf '   %s %-5s #%d  %.3f s  %d KiB  cpu %s s\n' "$size" "$kind" "$i" "$wall" "$rss" "$cpu" >&2
 				rm -rf "$d" "$d.log" "$d.rss"
 			done
 		done
@@ -232,11 +236,11 @@ report() {
 	machine="nproc $(nproc), CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1), kernel $(uname -r), filesystem=tmpfs"
 	rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	git -C "$src" diff --quiet HEAD -- core cli 2>/dev/null || rev="$rev+uncommitted core/cli changes"
-	python3 - "$mnt" "$machine" "$rev" "$runs" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+	python3 - "$mnt" "$machine" "$rev" "$runs" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		"$(stat -c %s "$fx/www/pbs/fixture/runtime.tar.gz")" \
 		"$(stat -c %s "$fx/www/pbs/fixture/runtime4x.tar.gz")" >"$mnt/results.md" <<'EOF'
 import statistics as st, sys, time
-mnt, machine, rev, runs, load, a1, a4 = sys.argv[1:8]
+mnt, machine, rev, runs, load0, load1, a1, a4 = sys.argv[1:9]
 rows = [l.rstrip("\n").split("\t") for l in open(mnt + "/runs.tsv")]
 trees = {l.split("\t")[0]: l.rstrip("\n").split("\t")[1:] for l in open(mnt + "/trees.tsv")}
 steps = {}
@@ -245,11 +249,12 @@ for l in open(mnt + "/steps.tsv"):
     steps.setdefault((size, step), []).append(float(t))
 arch = {"1x": int(a1), "4x": int(a4)}
 data = {}
-for size, kind, _, wall, rss in rows:
-    data.setdefault((size, kind), ([], []))
+for size, kind, _, wall, rss, cpu in rows:
+    data.setdefault((size, kind), ([], [], []))
     data[(size, kind)][0].append(float(wall))
     data[(size, kind)][1].append(int(rss) / 1024.0)
-med = {k: (st.median(v[0]), st.median(v[1])) for k, v in data.items()}
+    data[(size, kind)][2].append(float(cpu))
+med = {k: (st.median(v[0]), st.median(v[1]), st.median(v[2])) for k, v in data.items()}
 out = []
 p = out.append
 p("# pyrt install benchmark: results")
@@ -257,27 +262,29 @@ p("")
 p("Written by `bench/run-install.sh` on %s (pyrt %s, Release -O2)." %
   (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), rev))
 p("")
-p("Machine: %s. Load average at the end of the run: %s." % (machine, load))
+p("Machine: %s. Load average (1/5/15 min) before the runs: %s; after: %s." % (machine, load0, load1))
 p("")
 p("%s timed runs per tool and size, alternating pyrt, shell, pyrt, shell, ... "
   "after one untimed warm-up of each; every run in a fresh directory on tmpfs; "
   "archive served over loopback HTTPS by tests/fixtures/mirror.py." % runs)
 p("")
-p("| size | archive | extracted tree | tool | wall median | wall min–max | peak RSS median | RSS min–max |")
-p("|---|---:|---:|---|---:|---:|---:|---:|")
+p("| size | archive | extracted tree | tool | wall median | wall min–max | CPU median | peak RSS median | RSS min–max |")
+p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
 for size in ("1x", "4x"):
     ent, byt = trees[size]
     for kind in ("pyrt", "shell"):
-        w, r = data[(size, kind)]
-        p("| %s | %.1f MB | %s entries, %.1f MB | %s | %.3f s | %.3f–%.3f s | %.1f MiB | %.1f–%.1f MiB |" % (
+        w, r, c = data[(size, kind)]
+        p("| %s | %.1f MB | %s entries, %.1f MB | %s | %.3f s | %.3f–%.3f s | %.2f s | %.1f MiB | %.1f–%.1f MiB |" % (
             size, arch[size] / 1e6, ent, int(byt) / 1e6, kind, st.median(w), min(w), max(w),
-            st.median(r), min(r), max(r)))
+            st.median(c), st.median(r), min(r), max(r)))
 p("")
-p("| size | pyrt/shell wall (medians) | pyrt/shell peak RSS (medians) |")
-p("|---|---:|---:|")
+p("| size | pyrt/shell wall (medians) | pyrt/shell wall (best runs) | pyrt/shell CPU (medians) | pyrt/shell peak RSS (medians) |")
+p("|---|---:|---:|---:|---:|")
 for size in ("1x", "4x"):
-    p("| %s | %.2f× | %.2f× |" % (size, med[(size, "pyrt")][0] / med[(size, "shell")][0],
-                                 med[(size, "pyrt")][1] / med[(size, "shell")][1]))
+    p("| %s | %.2f× | %.2f× | %.2f× | %.2f× |" % (size, med[(size, "pyrt")][0] / med[(size, "shell")][0],
+        min(data[(size, "pyrt")][0]) / min(data[(size, "shell")][0]),
+        med[(size, "pyrt")][2] / med[(size, "shell")][2],
+        med[(size, "pyrt")][1] / med[(size, "shell")][1]))
 p("")
 g = med[("4x", "pyrt")][1] - med[("1x", "pyrt")][1]
 peak = max(max(data[(s, "pyrt")][1]) for s in ("1x", "4x"))
@@ -310,6 +317,11 @@ p("- pyrt does more than the pipeline: it starts the staged interpreter once "
 p("- Peak RSS is /usr/bin/time's %M: the largest single process of the run "
   "(for pyrt also the interpreter check it starts; for the shell pipeline "
   "the largest of bash, curl, sha256sum, tar and gzip), not a sum.")
+p("- CPU is user+sys of the whole process tree (/usr/bin/time %U+%S, 10 ms "
+  "resolution); it is steadier than wall time when other work shares the CPUs.")
+p("- The pipeline's sha256sum is coreutils' (no SHA-NI); pyrt hashes with "
+  "OpenSSL (SHA-NI on this CPU) while the bytes arrive, so it has no separate "
+  "hashing pass.")
 p("- Wall time is bash's $EPOCHREALTIME (the clock of `date +%s.%N`) around "
   "`/usr/bin/time`; the pipeline's time includes its `bash -c`.")
 p("- The mirror is a Python HTTPS server on the same machine; both tools "
@@ -327,5 +339,6 @@ build_pyrt
 mount_tmpfs
 fixtures
 start_mirror
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 bench
 report

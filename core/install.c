@@ -374,8 +374,7 @@ static int install_check(install_run *r, pyrt_error *err)
 		return pyrt_error_set(err, rc, "cancelled");
 	char interp[PATH_MAX];
 	snprintf(interp, sizeof interp, "%s/%s", r->staging, rel);
-	const char *argv[] = { interp, "-I", "-c",
-			       "import platform; print(platform.python_version())",
+	const char *argv[] = { interp, PYRT_PY_VERSION_ARGS,
 			       NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
 	if (!envp)

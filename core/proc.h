@@ -14,6 +14,15 @@
 
 #define PYRT_PROC_OPTS_VERSION 1
 
+/*
+ * Arguments after the interpreter path that print its version (what
+ * platform.python_version() says) without importing anything: the check
+ * must stay cheap on archives that carry no .pyc, and -B keeps it from
+ * writing __pycache__ into an install.
+ */
+#define PYRT_PY_VERSION_ARGS "-I", "-B", "-c", \
+	"import sys; print(sys.version.split()[0])"
+
 typedef struct pyrt_proc_opts {
 	unsigned int version;
 	const char *const *argv;  /**< argv[0] is a path, not searched in PATH */

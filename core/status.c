@@ -67,8 +67,7 @@ static void status_not_provisioned(pyrt_status *st,
 /* Start the interpreter and require the marker's version (--deep only). */
 static int status_deep_check(pyrt_status *st, const char *home)
 {
-	const char *argv[] = { st->interpreter, "-I", "-c",
-			       "import platform; print(platform.python_version())",
+	const char *argv[] = { st->interpreter, PYRT_PY_VERSION_ARGS,
 			       NULL };
 	char **envp = pyrt_proc_scrubbed_env(home);
 	if (!envp)
