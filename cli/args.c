@@ -22,7 +22,7 @@ enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,
 	O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_NO_BASELINE,
-	O_NO_WAIT, O_FORCE, O_DEEP,
+	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE,
 	O__COUNT
 };
 
@@ -49,17 +49,30 @@ static const opt_spec opt_table[] = {
 	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS },
 	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
 	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
-	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR", CMD_BIT(CLI_CMD_INSTALL) },
-	{ O_REQUIREMENTS, "requirements", 0, "FILE", CMD_BIT(CLI_CMD_INSTALL) },
-	{ O_FROM_FILE, "from-file", 0, "ARCHIVE", CMD_BIT(CLI_CMD_INSTALL) },
-	{ O_MIRROR, "mirror", 0, "URL", CMD_BIT(CLI_CMD_INSTALL) },
-	{ O_NO_BASELINE, "no-baseline", 0, NULL, CMD_BIT(CLI_CMD_INSTALL) },
+	/* CLI_CMD_NONE: `pyrt` on a terminal runs the wizard and the
+	 * dashboard's baseline and plugin installs with these. */
+	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
+	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
+	{ O_REQUIREMENTS, "requirements", 0, "FILE",
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
+	  CMD_BIT(CLI_CMD_NONE) },
+	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	{ O_MIRROR, "mirror", 0, "URL",
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	{ O_NO_BASELINE, "no-baseline", 0, NULL,
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_ROLLBACK) |
-	  CMD_BIT(CLI_CMD_UNINSTALL) },
-	{ O_FORCE, "force", 0, NULL, CMD_BIT(CLI_CMD_INSTALL) },
+	  CMD_BIT(CLI_CMD_UNINSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
+	  CMD_BIT(CLI_CMD_NONE) },
+	{ O_FORCE, "force", 0, NULL,
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_DEEP, "deep", 0, NULL,
 	  CMD_BIT(CLI_CMD_STATUS) | CMD_BIT(CLI_CMD_NONE) },
+	{ O_OUT, "out", 0, "FILE", CMD_BIT(CLI_CMD_SMOKE) },
+	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(CLI_CMD_DOCTOR) },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -160,6 +173,8 @@ static void apply_option(parse_state *ps, const opt_spec *spec,
 	case O_NO_WAIT: o->no_wait = 1; break;
 	case O_FORCE: o->force = 1; break;
 	case O_DEEP: o->deep = 1; break;
+	case O_OUT: o->out = value; break;
+	case O_BUNDLE: o->bundle = value; break;
 	case O__COUNT: break;
 	}
 }
@@ -231,7 +246,9 @@ static int check_fit(parse_state *ps)
 {
 	cli_command cmd = ps->opts->command;
 	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION ||
-	    cmd >= CLI_CMD_DOCTOR)
+	    (cmd >= CLI_CMD_DOCTOR && cmd != CLI_CMD_DOCTOR &&
+	     cmd != CLI_CMD_SMOKE && cmd != CLI_CMD_PLUGINS &&
+	     cmd != CLI_CMD_BASELINE))
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
@@ -256,6 +273,11 @@ static int check_positionals(parse_state *ps)
 	size_t allowed = 0;
 	if (o->command == CLI_CMD_HELP)
 		allowed = 1;
+	else if (o->command == CLI_CMD_DOCTOR || o->command == CLI_CMD_SMOKE ||
+		 o->command == CLI_CMD_BASELINE)
+		allowed = 0;
+	else if (o->command == CLI_CMD_PLUGINS)
+		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
 	else if (o->command >= CLI_CMD_DOCTOR)
 		allowed = CLI_MAX_POSITIONAL;
 	if (o->npositional > allowed)
@@ -274,7 +296,9 @@ static int needs_box(cli_command cmd)
 {
 	return cmd == CLI_CMD_NONE || cmd == CLI_CMD_INSTALL ||
 	       cmd == CLI_CMD_STATUS || cmd == CLI_CMD_ROLLBACK ||
-	       cmd == CLI_CMD_UNINSTALL || cmd == CLI_CMD_VERIFY;
+	       cmd == CLI_CMD_UNINSTALL || cmd == CLI_CMD_VERIFY ||
+	       cmd == CLI_CMD_DOCTOR || cmd == CLI_CMD_SMOKE ||
+	       cmd == CLI_CMD_PLUGINS || cmd == CLI_CMD_BASELINE;
 }
 
 /* Make the box root absolute so every path we print and store is. */
@@ -333,6 +357,9 @@ static int resolve_box(parse_state *ps)
 static int check_cacert(parse_state *ps)
 {
 	cli_opts *o = ps->opts;
+	/* doctor reports an unreadable bundle as a failed check instead. */
+	if (o->command == CLI_CMD_DOCTOR)
+		return 0;
 	if (!o->cacert) {
 		/* Only commands that download care about the environment's
 		 * bundle; a stale variable must not break status. */

@@ -16,7 +16,7 @@ typedef enum cli_command {
 	CLI_CMD_VERIFY,
 	CLI_CMD_HELP,
 	CLI_CMD_VERSION,
-	CLI_CMD_DOCTOR,   /* later issues: refused honestly with exit 2 */
+	CLI_CMD_DOCTOR,
 	CLI_CMD_PLUGINS,
 	CLI_CMD_BASELINE,
 	CLI_CMD_SMOKE,
@@ -58,6 +58,12 @@ typedef struct cli_opts {
 
 	/* status */
 	int deep;
+
+	/* smoke */
+	const char *out;            /* --out FILE: keep the .docx */
+
+	/* doctor */
+	const char *bundle;         /* --bundle FILE: support bundle */
 } cli_opts;
 
 /**

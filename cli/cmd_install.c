@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "baseline_step.h"
 #include "box.h"
 #include "commands.h"
 #include "common.h"
@@ -34,6 +35,8 @@ typedef struct install_ctx {
 	pyrt_platform platform;
 	pyrt_install_opts iopts;
 	pyrt_install_plan plan;
+	cli_baseline_report report;
+	int baseline_ran;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 } install_ctx;
 
@@ -59,22 +62,26 @@ static int path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-/* Options that only matter to the baseline step say so honestly instead of
- * being dropped without a word. */
-static void note_later_options(const install_ctx *c)
+/* What the baseline step will do: pip may reach the package index, so
+ * the person consenting is told, and told where from. */
+static void baseline_line(const install_ctx *c, char *buf, size_t len)
 {
 	const cli_opts *o = c->opts;
+	if (o->no_baseline) {
+		snprintf(buf, len, "skipped (--no-baseline)");
+		return;
+	}
+	size_t n = pyrt_pins_baseline_count(c->pins);
+	char what[4200];
 	if (o->requirements)
-		cli_front_log(c->front, PYRT_LOG_INFO,
-			      "--requirements %s: the baseline step arrives in a later version of pyrt; the file was not used",
-			      o->requirements);
-	if (o->wheelhouse)
-		cli_front_log(c->front, PYRT_LOG_INFO,
-			      "--wheelhouse %s: the baseline step arrives in a later version of pyrt; the directory was not used",
-			      o->wheelhouse);
-	if (o->no_baseline)
-		cli_front_log(c->front, PYRT_LOG_DEBUG,
-			      "--no-baseline: this version installs no baseline anyway");
+		snprintf(what, sizeof what, "the requirements in %s",
+			 o->requirements);
+	else
+		snprintf(what, sizeof what, "%zu doc librar%s", n,
+			 n == 1 ? "y" : "ies");
+	snprintf(buf, len, "%s with the runtime's own pip, from %s%s", what,
+		 o->wheelhouse ? "the wheelhouse " : "the package index",
+		 o->wheelhouse ? o->wheelhouse : "");
 }
 
 /* The facts a person needs to say yes: what, from where, to where, how
@@ -94,6 +101,8 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 	snprintf(sha, sizeof sha, "%.16s…", p->sha256);
 	const char *source = c->opts->from_file ? c->opts->from_file
 			     : p->host[0] ? p->host : p->url;
+	char baseline[4400];
+	baseline_line(c, baseline, sizeof baseline);
 	snprintf(buf, len,
 		 "pyrt is about to install a managed Python runtime:\n"
 		 "  runtime:      %s %s (build %s)%s\n"
@@ -102,12 +111,13 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		 "  source:       %s%s\n"
 		 "  destination:  %s\n"
 		 "  sha256:       %s\n"
-		 "  free disk:    %s\n",
+		 "  free disk:    %s\n"
+		 "  baseline:     %s\n",
 		 impl_name(c->pins), p->version, p->build,
 		 p->already_current ? " (reinstall: --force)" : "",
 		 p->platform, size, source,
 		 c->opts->from_file ? " (local file)" : "",
-		 p->destination, sha, free_disk);
+		 p->destination, sha, free_disk, baseline);
 }
 
 /* pins → platform → pin for it → plan.  Returns 0 or an exit status
@@ -159,8 +169,6 @@ static int install_consent(install_ctx *c)
 	return 0;
 }
 
-/* Run core and report the outcome; had_current decides what a failure can
- * honestly claim was left alone. */
 /* Tee the run into an install log under the box (created now, after
  * consent: nothing is written to the box before the operator agreed). */
 static void install_start_log(install_ctx *c)
@@ -184,6 +192,59 @@ static void install_start_log(install_ctx *c)
 		cli_front_log(c->front, PYRT_LOG_INFO, "install log: %s", path);
 }
 
+/*
+ * The baseline, last: after a fresh activation, or on an already active
+ * runtime whose marker does not say complete (or when --requirements names
+ * something new to install).  Skipped with --no-baseline.
+ */
+static int install_baseline(install_ctx *c, const pyrt_install_result *res,
+			    const pyrt_events *ev, pyrt_error *err)
+{
+	const cli_opts *o = c->opts;
+	const char *skip = NULL;
+	if (o->no_baseline)
+		skip = "--no-baseline";
+	else if (res->already_current && !o->requirements &&
+		 cli_baseline_complete(o->box_root))
+		skip = "already complete";
+	if (skip) {
+		int rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP,
+					  skip);
+		return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+	}
+	c->baseline_ran = 1;
+	return cli_baseline_run(o, c->pins, ev, &c->report, err);
+}
+
+/* The success sentence: what is active, and what the baseline did. */
+static void install_summary(const install_ctx *c,
+			    const pyrt_install_result *res, char *buf,
+			    size_t len)
+{
+	const char *where = res->current[0] ? res->current
+					    : c->plan.destination;
+	const char *baseline = c->opts->no_baseline
+		? "; baseline skipped (--no-baseline)"
+		: c->baseline_ran ? "; baseline complete" : "";
+	if (res->already_current && !c->baseline_ran)
+		snprintf(buf, len,
+			 "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
+			 impl_name(c->pins), c->plan.version, c->plan.build,
+			 where);
+	else if (res->already_current)
+		snprintf(buf, len,
+			 "%s %s (build %s) is already installed and active at %s%s",
+			 impl_name(c->pins), c->plan.version, c->plan.build,
+			 where, baseline);
+	else
+		snprintf(buf, len, "installed %s %s (build %s) at %s%s",
+			 impl_name(c->pins), c->plan.version, c->plan.build,
+			 where, baseline);
+}
+
+/* Run core, then the baseline and the plugin check, and report the
+ * outcome; had_current decides what a failure can honestly claim was left
+ * alone. */
 static int install_execute(install_ctx *c)
 {
 	int had_current = path_exists(c->plan.destination);
@@ -196,28 +257,27 @@ static int install_execute(install_ctx *c)
 	int rc = cli_cancelled() ? pyrt_error_set(&err, PYRT_E_CANCELLED,
 						  "cancelled")
 				 : pyrt_install_run(&c->iopts, &ev, &res, &err);
+	int active = rc == 0;
+	if (active)
+		rc = install_baseline(c, &res, &ev, &err);
 	char summary[8192];
 	cli_outcome o = { .command = "install", .code = rc };
-	if (rc == 0) {
-		const char *where = res.current[0] ? res.current
-						   : c->plan.destination;
-		if (res.already_current)
-			snprintf(summary, sizeof summary,
-				 "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
-				 impl_name(c->pins), c->plan.version,
-				 c->plan.build, where);
-		else
-			snprintf(summary, sizeof summary,
-				 "installed %s %s (build %s) at %s",
-				 impl_name(c->pins), c->plan.version,
-				 c->plan.build, where);
-		o.summary = summary;
+	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
 		o.already_current = res.already_current;
+		cli_baseline_report_fill(&c->report, c->opts->box_root, &o);
+		if (rc != PYRT_E_CANCELLED)
+			cli_baseline_ready_plugins(&c->report, c->front, c->opts,
+						   c->pins, c->platform.key,
+						   &ev, &o);
+	}
+	if (rc == 0) {
+		install_summary(c, &res, summary, sizeof summary);
+		o.summary = summary;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (rc == PYRT_E_BASELINE)
+		if (active)
 			o.unchanged = "the runtime itself is installed and active; only the doc-library baseline is incomplete";
 		else
 			o.unchanged = had_current
@@ -243,13 +303,13 @@ int cli_cmd_install(const cli_opts *opts)
 		status = cli_exit_code(PYRT_E_INTERNAL);
 		goto cleanup;
 	}
-	note_later_options(c);
 	status = install_prepare(c);
 	if (status == 0)
 		status = install_consent(c);
 	if (status == 0)
 		status = install_execute(c);
 cleanup:
+	cli_baseline_report_clear(&c->report);
 	cli_front_free(c->front);
 	pyrt_pins_free(c->pins);
 	free(c);

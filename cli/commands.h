@@ -12,6 +12,10 @@ int cli_cmd_rollback(const cli_opts *opts);
 int cli_cmd_uninstall(const cli_opts *opts);
 int cli_cmd_status(const cli_opts *opts);
 int cli_cmd_verify(const cli_opts *opts);
+int cli_cmd_smoke(const cli_opts *opts);
+int cli_cmd_doctor(const cli_opts *opts);
+int cli_cmd_plugins(const cli_opts *opts);
+int cli_cmd_baseline(const cli_opts *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

@@ -10,6 +10,7 @@
 #define PYRT_CLI_FRONT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "args.h"
 #include "events.h"
@@ -27,6 +28,15 @@ typedef struct cli_outcome {
 	/** 1: refused before starting (pins, platform, consent): the error
 	 * is reported as is, not as "<command> failed" */
 	int before_start;
+	/** install, baseline: the marker's baseline state after the run
+	 * ("complete", "partial", "none"), NULL when not known */
+	const char *baseline_state;
+	const char *const *baseline_missing;
+	size_t baseline_missing_count;
+	const char *pip_log;     /**< the pip log to read, NULL when none */
+	/** install: plugins whose verdict is ready; NULL when not checked */
+	const char *const *ready_plugins;
+	size_t ready_plugin_count;
 } cli_outcome;
 
 typedef struct cli_front_ops {

@@ -1,7 +1,5 @@
 /*
  * pyrt's entry point: parse the command line and dispatch to a command.
- * The commands of later issues are refused with exit 2 and an honest
- * sentence, never a stub that pretends success.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -11,14 +9,31 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "tui.h"
 
-/* `pyrt` alone: the TUI belongs here once tui/ exists; until then a
- * terminal gets the same answer as a pipe. */
+/* `pyrt` alone: the dashboard (or the install wizard) on a terminal;
+ * without one, or when curses cannot start, the same answer as status. */
 static int run_default(const cli_opts *opts)
 {
-	if (cli_is_terminal(STDOUT_FILENO) && !opts->json)
-		return cli_cmd_status(opts); /* later: the tui/ dashboard */
+	if (tui_wanted(opts)) {
+		int status = tui_main(opts, TUI_START_AUTO);
+		if (status >= 0)
+			return status;
+	}
 	return cli_cmd_status(opts);
+}
+
+/* `pyrt install` on a terminal without --yes is the TUI wizard (its
+ * consent screen is the consent); --yes, --json or no terminal keep the
+ * headless lines. */
+static int run_install(const cli_opts *opts)
+{
+	if (!opts->yes && tui_wanted(opts)) {
+		int status = tui_main(opts, TUI_START_INSTALL);
+		if (status >= 0)
+			return status;
+	}
+	return cli_cmd_install(opts);
 }
 
 /* `pyrt help [CMD]`. */
@@ -43,20 +58,17 @@ static int dispatch(const cli_opts *opts)
 {
 	switch (opts->command) {
 	case CLI_CMD_NONE: return run_default(opts);
-	case CLI_CMD_INSTALL: return cli_cmd_install(opts);
+	case CLI_CMD_INSTALL: return run_install(opts);
 	case CLI_CMD_STATUS: return cli_cmd_status(opts);
 	case CLI_CMD_ROLLBACK: return cli_cmd_rollback(opts);
 	case CLI_CMD_UNINSTALL: return cli_cmd_uninstall(opts);
 	case CLI_CMD_VERIFY: return cli_cmd_verify(opts);
 	case CLI_CMD_HELP: return run_help(opts);
 	case CLI_CMD_VERSION: cli_help_version(); return 0;
-	case CLI_CMD_DOCTOR:
-	case CLI_CMD_PLUGINS:
-	case CLI_CMD_BASELINE:
-	case CLI_CMD_SMOKE:
-		cli_errorf("pyrt %s: not available in this build yet",
-			   cli_command_name(opts->command));
-		return CLI_EXIT_USAGE;
+	case CLI_CMD_DOCTOR: return cli_cmd_doctor(opts);
+	case CLI_CMD_SMOKE: return cli_cmd_smoke(opts);
+	case CLI_CMD_PLUGINS: return cli_cmd_plugins(opts);
+	case CLI_CMD_BASELINE: return cli_cmd_baseline(opts);
 	case CLI_CMD__COUNT: break;
 	}
 	cli_errorf("internal error: no handler for command %d", opts->command);

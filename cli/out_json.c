@@ -104,11 +104,39 @@ static int json_log(pyrt_log_level level, const char *line, void *state)
 	return 0;
 }
 
+/* An array of strings (NULL entries skipped). */
+static json_t *str_array(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		if (v[i])
+			json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* "baseline" and "ready_plugins", only for the commands that report them. */
+static json_t *with_extras(json_t *obj, const cli_outcome *o)
+{
+	if (!obj)
+		return NULL;
+	if (o->baseline_state)
+		json_object_set_new(obj, "baseline", json_pack(
+			"{s:s, s:o, s:o}", "state", o->baseline_state,
+			"missing", str_array(o->baseline_missing,
+					     o->baseline_missing_count),
+			"log", str_or_null(o->pip_log)));
+	if (o->ready_plugins)
+		json_object_set_new(obj, "ready_plugins",
+				    str_array(o->ready_plugins,
+					      o->ready_plugin_count));
+	return obj;
+}
+
 /* The final {"event":"result",...}; a script reads only this line. */
 static void json_result(const cli_outcome *o, void *state)
 {
 	json_state *s = state;
-	emit(s, json_pack("{s:s, s:s, s:b, s:i, s:o, s:s, s:o, s:o, s:b, s:o}",
+	emit(s, with_extras(json_pack("{s:s, s:s, s:b, s:i, s:o, s:s, s:o, s:o, s:b, s:o}",
 			  "event", "result", "command", o->command,
 			  "ok", o->code == 0,
 			  "exit_code", cli_exit_code(o->code),
@@ -119,7 +147,7 @@ static void json_result(const cli_outcome *o, void *state)
 			  "install_dir", str_or_null(o->install_dir),
 			  "sha256", str_or_null(o->sha256),
 			  "already_current", o->already_current,
-			  "t", elapsed(s)));
+			  "t", elapsed(s)), o));
 	/* People reading a terminal while a script runs still see why. */
 	if (o->code != 0) {
 		if (o->before_start)

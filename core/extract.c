@@ -12,10 +12,15 @@
  * xattrs, ACLs, file flags and capabilities in the archive are simply never
  * applied: files are owned by whoever runs pyrt.
  *
- * Created entries are kept in a table (path -> type, mode, digest) that
- * answers "was this an earlier file member?" for hardlinks and the layout
- * check, and fills the manifest at the end (a directory's mode can change
- * when its own member arrives after its contents).
+ * Created entries are kept in a manifest of our own (compact: each path
+ * once, digests as raw bytes) that answers "was this an earlier file
+ * member?" for hardlinks and the layout check, and is handed to the caller
+ * at the end, when everything succeeded (a directory's mode can change when
+ * its own member arrives after its contents).
+ *
+ * A gzip archive (the usual case) is inflated on a worker thread (gunzip.c)
+ * and libarchive reads the plain tar from it: inflating overlaps with
+ * writing and hashing files.  Other archives use libarchive's own filters.
  */
 #include "extract.h"
 
@@ -31,20 +36,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "gunzip.h"
 #include "sha256.h"
 
 #define X_BLOCK_SIZE (1024 * 1024)
 #define X_LINK_HOPS 8
 #define X_IMPLICIT_DIR_MODE 0755u
-
-/* One entry this extraction created. */
-typedef struct xrec {
-	char type;        /* 'f', 'd', 'l', 'h' as in the manifest */
-	unsigned int mode;
-	uint64_t size;
-	char *extra;      /* digest or "-" (f), "-" (d), link target (l, h) */
-	char *path;       /* relative to dest, normalised */
-} xrec;
+#define X_GZ_TAIL_MAX (1024 * 1024)
 
 /* The state of one pyrt_extract call. */
 typedef struct xstate {
@@ -56,10 +54,9 @@ typedef struct xstate {
 	pyrt_error *err;
 	char *cache_dir;   /* last parent directory opened, relative */
 	int cache_fd;
-	xrec *recs;
-	size_t nrecs, caprecs;
-	size_t *table;     /* open addressing over recs: index + 1, 0 empty */
-	size_t tcap;
+	pyrt_manifest *made; /* every entry created, paths relative to dest */
+	char hex[PYRT_SHA256_HEX_LEN + 1]; /* scratch for lookups */
+	pyrt_gunzip *gz;   /* the inflating worker, for gzip archives */
 	char *top;         /* first component of required_file, or NULL */
 	uint64_t declared, written, entries;
 	pyrt_sha256 *sha;
@@ -89,8 +86,12 @@ static int x_tick(xstate *st, int force)
 		return 0;
 	st->last_tick = now;
 	pyrt_progress p = { 0 };
-	la_int64_t done = archive_filter_bytes(st->a, -1);
-	p.done = done > 0 ? (uint64_t)done : 0;
+	if (st->gz) {
+		p.done = pyrt_gunzip_bytes_in(st->gz);
+	} else {
+		la_int64_t done = archive_filter_bytes(st->a, -1);
+		p.done = done > 0 ? (uint64_t)done : 0;
+	}
 	p.total = st->archive_size;
 	p.elapsed = x_elapsed(&st->start, &now);
 	p.rate = p.elapsed > 0 ? (double)p.done / p.elapsed : 0;
@@ -131,78 +132,31 @@ static int x_archive_error(xstate *st)
 
 /* ---- the table of created entries ---- */
 
-static uint64_t x_hash(const char *s)
+/*
+ * The entry this extraction created at path: 1 with *idx and *e (strings
+ * valid until the next record), 0 when there is none, or an error code.
+ */
+static int x_find(xstate *st, const char *path, size_t *idx,
+		  pyrt_manifest_entry *e)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* The record of a path this extraction created, or NULL. */
-static xrec *x_find(xstate *st, const char *path)
-{
-	if (!st->tcap)
-		return NULL;
-	size_t mask = st->tcap - 1;
-	for (size_t i = x_hash(path) & mask;; i = (i + 1) & mask) {
-		size_t slot = st->table[i];
-		if (!slot)
-			return NULL;
-		if (strcmp(st->recs[slot - 1].path, path) == 0)
-			return &st->recs[slot - 1];
-	}
-}
-
-static void x_table_put(xstate *st, size_t idx)
-{
-	size_t i = x_hash(st->recs[idx].path) & (st->tcap - 1);
-	while (st->table[i])
-		i = (i + 1) & (st->tcap - 1);
-	st->table[i] = idx + 1;
-}
-
-/* Keep the table at most half full so probes stay short. */
-static int x_table_grow(xstate *st)
-{
-	if ((st->nrecs + 1) * 2 <= st->tcap)
-		return 0;
-	size_t cap = st->tcap ? st->tcap * 2 : 1024;
-	size_t *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -1;
-	free(st->table);
-	st->table = t;
-	st->tcap = cap;
-	for (size_t i = 0; i < st->nrecs; i++)
-		x_table_put(st, i);
-	return 0;
+	int found = pyrt_manifest_find(st->made, path, idx);
+	if (found < 0)
+		return x_nomem(st);
+	if (found)
+		pyrt_manifest_get(st->made, *idx, e, st->hex);
+	return found;
 }
 
 /* Remember a created entry (its path must not be in the table yet). */
 static int x_record(xstate *st, char type, unsigned int mode, uint64_t size,
 		    const char *extra, const char *path)
 {
-	if (x_table_grow(st) != 0)
+	int rc = pyrt_manifest_add(st->made, type, mode, size, extra, path);
+	if (rc == PYRT_E_NOMEM)
 		return x_nomem(st);
-	if (st->nrecs == st->caprecs) {
-		size_t cap = st->caprecs ? st->caprecs * 2 : 1024;
-		xrec *r = realloc(st->recs, cap * sizeof *r);
-		if (!r)
-			return x_nomem(st);
-		st->recs = r;
-		st->caprecs = cap;
-	}
-	char *e = strdup(extra);
-	char *p = strdup(path);
-	if (!e || !p) {
-		free(e);
-		free(p);
-		return x_nomem(st);
-	}
-	st->recs[st->nrecs] = (xrec){ type, mode, size, e, p };
-	x_table_put(st, st->nrecs);
-	st->nrecs++;
+	if (rc)
+		return pyrt_error_set(st->err, rc, "%s: cannot record the "
+				      "entry", st->label);
 	return 0;
 }
 
@@ -449,10 +403,14 @@ static int x_dir(xstate *st, struct archive_entry *e, const char *path)
 	if (mkdirat(pfd, leaf, 0700) != 0) {
 		if (errno != EEXIST)
 			return x_io(st, errno, "cannot create directory");
-		xrec *r = x_find(st, path);
-		if (!r || r->type != 'd')
+		size_t i = 0;
+		pyrt_manifest_entry r;
+		int found = x_find(st, path, &i, &r);
+		if (found < 0)
+			return found;
+		if (!found || r.type != 'd')
 			return x_refuse(st, "duplicate member");
-		r->mode = mode;
+		pyrt_manifest_set_mode(st->made, i, mode);
 	} else if ((rc = x_record(st, 'd', mode, 0, "-", path)) != 0) {
 		return rc;
 	}
@@ -670,14 +628,20 @@ static int x_hardlink(xstate *st, const char *raw_target, const char *path)
 	if (!target)
 		return rule ? x_refuse(st, not_member) : x_nomem(st);
 	int rc = 0, tfd = -1;
-	xrec *r = x_find(st, target);
-	if (!r || (r->type != 'f' && r->type != 'h')) {
+	size_t ti = 0;
+	pyrt_manifest_entry r;
+	int found = x_find(st, target, &ti, &r);
+	if (found < 0) {
+		rc = found;
+		goto cleanup;
+	}
+	if (!found || (r.type != 'f' && r.type != 'h')) {
 		rc = x_refuse(st, not_member);
 		goto cleanup;
 	}
 	/* Copy now: creating parents below may move the table. */
-	unsigned int mode = r->mode;
-	uint64_t size = r->size;
+	unsigned int mode = r.mode;
+	uint64_t size = r.size;
 	const char *leaf;
 	int pfd;
 	if ((rc = x_parent(st, path, &leaf, &pfd)) != 0)
@@ -868,20 +832,24 @@ static int x_layout(xstate *st)
 	size_t n = 0;
 	const char *rule = NULL;
 	char *path = x_normalize(req, &n, &rule);
-	int ok = 0;
+	int ok = 0, found = 0;
 	for (int hop = 0; path && hop <= X_LINK_HOPS; hop++) {
-		xrec *r = x_find(st, path);
-		if (!r || r->type == 'd')
+		size_t i = 0;
+		pyrt_manifest_entry r;
+		found = x_find(st, path, &i, &r);
+		if (found <= 0 || r.type == 'd')
 			break;
-		if (r->type == 'f' || r->type == 'h') {
+		if (r.type == 'f' || r.type == 'h') {
 			ok = x_is_regular(st, path);
 			break;
 		}
-		char *next = x_resolve(path, r->extra);
+		char *next = x_resolve(path, r.extra);
 		free(path);
 		path = next;
 	}
 	free(path);
+	if (found < 0)
+		return found;
 	if (ok)
 		return 0;
 	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "layout: %s missing; "
@@ -912,20 +880,57 @@ static int x_set_top(xstate *st)
 	return 0;
 }
 
+/*
+ * libarchive's read callback on the gzip worker: its blocks, as they are.
+ * A failure is recorded here, where its message is known; libarchive then
+ * fails the current read, and the first failure is the one reported.
+ */
+static la_ssize_t x_gz_read(struct archive *a, void *data, const void **buf)
+{
+	xstate *st = data;
+	size_t len = 0;
+	pyrt_error gzerr = PYRT_ERROR_INIT;
+	int rc = pyrt_gunzip_read(st->gz, buf, &len, &gzerr);
+	if (rc) {
+		pyrt_error_set(st->err, rc, "cannot read archive: %s",
+			       gzerr.msg);
+		archive_set_error(a, EIO, "%s", gzerr.msg);
+		return ARCHIVE_FATAL;
+	}
+	return (la_ssize_t)len;
+}
+
+/*
+ * Start reading: a gzip archive through the inflating worker (libarchive
+ * sees a plain tar), anything else through libarchive's own filters.
+ */
+static int x_open_reader(xstate *st, const char *archive_path)
+{
+	if (!pyrt_gunzip_is_gzip(archive_path)) {
+		archive_read_support_filter_gzip(st->a);
+		archive_read_support_filter_xz(st->a);
+		archive_read_support_filter_zstd(st->a);
+		archive_read_support_filter_bzip2(st->a);
+		return archive_read_open_filename(st->a, archive_path,
+						  X_BLOCK_SIZE);
+	}
+	pyrt_error gzerr = PYRT_ERROR_INIT;
+	if (pyrt_gunzip_open(&st->gz, archive_path, &gzerr) != 0) {
+		archive_set_error(st->a, EIO, "%s", gzerr.msg);
+		return ARCHIVE_FATAL;
+	}
+	return archive_read_open(st->a, st, NULL, x_gz_read, NULL);
+}
+
 /* Read-only libarchive handle: tar formats and the usual compressions. */
 static int x_open_archive(xstate *st, const char *archive_path)
 {
 	st->a = archive_read_new();
 	if (!st->a)
 		return x_nomem(st);
-	archive_read_support_filter_gzip(st->a);
-	archive_read_support_filter_xz(st->a);
-	archive_read_support_filter_zstd(st->a);
-	archive_read_support_filter_bzip2(st->a);
 	archive_read_support_format_tar(st->a);
 	archive_read_support_format_gnutar(st->a);
-	if (archive_read_open_filename(st->a, archive_path, X_BLOCK_SIZE) !=
-	    ARCHIVE_OK) {
+	if (x_open_reader(st, archive_path) != ARCHIVE_OK) {
 		const char *msg = archive_error_string(st->a);
 		return pyrt_error_set(st->err, PYRT_E_IO, "cannot open archive "
 				      "%s: %s", archive_path,
@@ -934,6 +939,29 @@ static int x_open_archive(xstate *st, const char *archive_path)
 	struct stat sb;
 	if (stat(archive_path, &sb) == 0)
 		st->archive_size = (uint64_t)sb.st_size;
+	return 0;
+}
+
+/*
+ * After the tar's end: read the rest of the gzip stream (tar pads to 10 KiB
+ * records) so that its CRC is checked too.  A long tail is left unread, as
+ * libarchive's own filter leaves it.
+ */
+static int x_gz_drain(xstate *st)
+{
+	uint64_t tail = 0;
+	while (st->gz && tail <= X_GZ_TAIL_MAX) {
+		const void *buf = NULL;
+		size_t len = 0;
+		pyrt_error gzerr = PYRT_ERROR_INIT;
+		int rc = pyrt_gunzip_read(st->gz, &buf, &len, &gzerr);
+		if (rc)
+			return pyrt_error_set(st->err, rc, "cannot read "
+					      "archive: %s", gzerr.msg);
+		if (len == 0)
+			break;
+		tail += len;
+	}
 	return 0;
 }
 
@@ -963,6 +991,8 @@ static int x_run(xstate *st)
 			rc = x_tick(st, 0);
 	}
 	if (!rc)
+		rc = x_gz_drain(st);
+	if (!rc)
 		rc = x_layout(st);
 	if (!rc)
 		rc = x_tick(st, 1);
@@ -972,14 +1002,10 @@ static int x_run(xstate *st)
 /* Hand the records to the caller's manifest, once everything succeeded. */
 static int x_fill_manifest(xstate *st, pyrt_manifest *m)
 {
-	for (size_t i = 0; m && i < st->nrecs; i++) {
-		const xrec *r = &st->recs[i];
-		int rc = pyrt_manifest_add(m, r->type, r->mode, r->size,
-					   r->extra, r->path);
-		if (rc)
-			return pyrt_error_set(st->err, rc, "%s: cannot add to "
-					      "the manifest", r->path);
-	}
+	int rc = m ? pyrt_manifest_move(m, st->made) : 0;
+	if (rc)
+		return pyrt_error_set(st->err, rc, "cannot fill the manifest: "
+				      "out of memory");
 	return 0;
 }
 
@@ -1004,6 +1030,10 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 	st.last_tick = st.start;
 	if ((rc = x_set_top(&st)) != 0)
 		goto cleanup;
+	if (!(st.made = pyrt_manifest_new())) {
+		rc = x_nomem(&st);
+		goto cleanup;
+	}
 	if (st.opts->hash_files && !(st.sha = pyrt_sha256_new())) {
 		rc = x_nomem(&st);
 		goto cleanup;
@@ -1026,15 +1056,11 @@ cleanup:
 	}
 	if (st.a)
 		archive_read_free(st.a);
+	pyrt_gunzip_free(st.gz); /* after libarchive: it reads from it */
 	x_set_cache(&st, NULL, -1);
 	if (st.destfd >= 0)
 		close(st.destfd);
-	for (size_t i = 0; i < st.nrecs; i++) {
-		free(st.recs[i].extra);
-		free(st.recs[i].path);
-	}
-	free(st.recs);
-	free(st.table);
+	pyrt_manifest_free(st.made);
 	free(st.top);
 	pyrt_sha256_free(st.sha);
 	return rc;

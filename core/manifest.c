@@ -2,6 +2,12 @@
  * The install manifest: the list of entries an extraction created, kept as
  * manifest.tsv beside the install so `pyrt verify` can re-check the tree.
  *
+ * Storage is compact because the extractor uses a manifest as its table of
+ * created entries while it runs (a runtime has thousands): a fixed-size
+ * record per entry, every string once in one arena addressed by offsets, a
+ * file digest as its 32 raw bytes (hex only when written out or returned),
+ * "-" as a flag.  A path index for lookups is built only when asked for.
+ *
  * Verification looks at every listed entry without following symlinks
  * (each parent component is opened with O_NOFOLLOW), so a tampered tree
  * cannot steer the check outside the install.  Entries that are not listed
@@ -20,14 +26,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sha256.h"
-
 #define MANIFEST_READ_BUF (1024 * 1024)
 #define MANIFEST_MAX_LINE (64 * 1024)
+#define MANIFEST_DIGEST_LEN 32
+#define MANIFEST_ARENA_MIN (64 * 1024)
+
+/* What a record's extra field holds. */
+enum { EXTRA_DASH, EXTRA_DIGEST, EXTRA_TEXT };
+
+/* One entry: strings are arena offsets. */
+typedef struct mrec {
+	uint64_t size;
+	uint32_t path;   /* NUL-terminated path */
+	uint32_t extra;  /* 32-byte digest or NUL-terminated text */
+	uint16_t mode;
+	char type;
+	uint8_t kind;    /* EXTRA_* */
+} mrec;
 
 struct pyrt_manifest {
-	pyrt_manifest_entry *v;
+	mrec *v;
 	size_t n, cap;
+	char *arena;
+	size_t alen, acap;
+	uint32_t *index;  /* open addressing: entry + 1, 0 empty; or NULL */
+	size_t icap;      /* a power of two, at least twice n */
+	/* The view pyrt_manifest_at hands out, built on demand. */
+	pyrt_manifest_entry *view;
+	char *view_hex;
 };
 
 pyrt_manifest *pyrt_manifest_new(void)
@@ -35,15 +61,30 @@ pyrt_manifest *pyrt_manifest_new(void)
 	return calloc(1, sizeof(pyrt_manifest));
 }
 
+/* Forget the view: the entries or the arena are about to change. */
+static void manifest_view_drop(pyrt_manifest *m)
+{
+	free(m->view);
+	free(m->view_hex);
+	m->view = NULL;
+	m->view_hex = NULL;
+}
+
+/* Free every entry, leaving an empty manifest. */
+static void manifest_clear(pyrt_manifest *m)
+{
+	manifest_view_drop(m);
+	free(m->v);
+	free(m->arena);
+	free(m->index);
+	memset(m, 0, sizeof *m);
+}
+
 void pyrt_manifest_free(pyrt_manifest *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->n; i++) {
-		free((char *)m->v[i].extra);
-		free((char *)m->v[i].path);
-	}
-	free(m->v);
+	manifest_clear(m);
 	free(m);
 }
 
@@ -54,28 +95,161 @@ static int manifest_field_ok(const char *s)
 	return s && *s && !strpbrk(s, "\t\n");
 }
 
+static const char *manifest_str(const pyrt_manifest *m, uint32_t off)
+{
+	return m->arena + off;
+}
+
+/* Room for len more bytes in the arena (offsets must fit 32 bits). */
+static int manifest_arena_reserve(pyrt_manifest *m, size_t len)
+{
+	if (len > UINT32_MAX - m->alen)
+		return PYRT_E_NOMEM;
+	if (m->alen + len <= m->acap)
+		return 0;
+	size_t cap = m->acap ? m->acap : MANIFEST_ARENA_MIN;
+	while (cap < m->alen + len)
+		cap *= 2;
+	char *a = realloc(m->arena, cap);
+	if (!a)
+		return PYRT_E_NOMEM;
+	m->arena = a;
+	m->acap = cap;
+	return 0;
+}
+
+/* Copy len bytes into the arena (reserved by the caller); their offset. */
+static uint32_t manifest_arena_put(pyrt_manifest *m, const void *p,
+				   size_t len)
+{
+	uint32_t off = (uint32_t)m->alen;
+	memcpy(m->arena + off, p, len);
+	m->alen += len;
+	return off;
+}
+
+static int hex_nibble(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+/* 64 lowercase hex digits (already validated) into 32 bytes. */
+static void manifest_unhex(const char *hex, unsigned char *out)
+{
+	for (size_t i = 0; i < MANIFEST_DIGEST_LEN; i++)
+		out[i] = (unsigned char)(hex_nibble(hex[2 * i]) << 4 |
+					 hex_nibble(hex[2 * i + 1]));
+}
+
+static void manifest_tohex(const unsigned char *d,
+			   char hex[PYRT_SHA256_HEX_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < MANIFEST_DIGEST_LEN; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 0x0f];
+	}
+	hex[PYRT_SHA256_HEX_LEN] = '\0';
+}
+
+/* ---- the path index ---- */
+
+static uint64_t manifest_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void manifest_index_put(pyrt_manifest *m, size_t i)
+{
+	size_t mask = m->icap - 1;
+	size_t s = manifest_hash(manifest_str(m, m->v[i].path)) & mask;
+	while (m->index[s])
+		s = (s + 1) & mask;
+	m->index[s] = (uint32_t)(i + 1);
+}
+
+/* (Re)build the index so that it stays at most half full with one more. */
+static int manifest_index_grow(pyrt_manifest *m)
+{
+	if (m->index && (m->n + 1) * 2 <= m->icap)
+		return 0;
+	if (m->n >= UINT32_MAX / 4)
+		return PYRT_E_NOMEM;
+	size_t cap = m->icap ? m->icap : 1024;
+	while ((m->n + 1) * 2 > cap)
+		cap *= 2;
+	uint32_t *t = calloc(cap, sizeof *t);
+	if (!t)
+		return PYRT_E_NOMEM;
+	free(m->index);
+	m->index = t;
+	m->icap = cap;
+	for (size_t i = 0; i < m->n; i++)
+		manifest_index_put(m, i);
+	return 0;
+}
+
+int pyrt_manifest_find(pyrt_manifest *m, const char *path, size_t *index)
+{
+	if (!m || !path)
+		return 0;
+	if (!m->index && manifest_index_grow(m) != 0)
+		return PYRT_E_NOMEM;
+	size_t mask = m->icap - 1;
+	for (size_t s = manifest_hash(path) & mask;; s = (s + 1) & mask) {
+		uint32_t slot = m->index[s];
+		if (!slot)
+			return 0;
+		if (strcmp(manifest_str(m, m->v[slot - 1].path), path) == 0) {
+			*index = slot - 1;
+			return 1;
+		}
+	}
+}
+
+/* ---- adding and reading entries ---- */
+
 int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
 		      uint64_t size, const char *extra, const char *path)
 {
 	if (!m || !strchr("fdlh", type) || type == '\0' || mode > 07777 ||
 	    !manifest_field_ok(extra) || !manifest_field_ok(path))
 		return PYRT_E_INTERNAL;
+	uint8_t kind = strcmp(extra, "-") == 0 ? EXTRA_DASH
+		       : type == 'f' && pyrt_sha256_hex_valid(extra)
+		       ? EXTRA_DIGEST : EXTRA_TEXT;
+	size_t plen = strlen(path) + 1;
+	size_t elen = kind == EXTRA_DIGEST ? MANIFEST_DIGEST_LEN
+		      : kind == EXTRA_TEXT ? strlen(extra) + 1 : 0;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
-		pyrt_manifest_entry *v = realloc(m->v, cap * sizeof *v);
+		mrec *v = realloc(m->v, cap * sizeof *v);
 		if (!v)
 			return PYRT_E_NOMEM;
 		m->v = v;
 		m->cap = cap;
 	}
-	char *e = strdup(extra);
-	char *p = strdup(path);
-	if (!e || !p) {
-		free(e);
-		free(p);
+	if (manifest_arena_reserve(m, plen + elen) != 0 ||
+	    (m->index && manifest_index_grow(m) != 0))
 		return PYRT_E_NOMEM;
+	manifest_view_drop(m);
+	mrec *r = &m->v[m->n];
+	*r = (mrec){ .size = size, .mode = (uint16_t)mode, .type = type,
+		     .kind = kind };
+	r->path = manifest_arena_put(m, path, plen);
+	if (kind == EXTRA_DIGEST) {
+		unsigned char d[MANIFEST_DIGEST_LEN];
+		manifest_unhex(extra, d);
+		r->extra = manifest_arena_put(m, d, sizeof d);
+	} else if (kind == EXTRA_TEXT) {
+		r->extra = manifest_arena_put(m, extra, elen);
 	}
-	m->v[m->n++] = (pyrt_manifest_entry){ type, mode, size, e, p };
+	m->n++;
+	if (m->index)
+		manifest_index_put(m, m->n - 1);
 	return 0;
 }
 
@@ -84,11 +258,103 @@ size_t pyrt_manifest_count(const pyrt_manifest *m)
 	return m ? m->n : 0;
 }
 
+int pyrt_manifest_get(const pyrt_manifest *m, size_t i,
+		      pyrt_manifest_entry *out,
+		      char hex[PYRT_SHA256_HEX_LEN + 1])
+{
+	if (!m || i >= m->n || !out)
+		return PYRT_E_INTERNAL;
+	const mrec *r = &m->v[i];
+	out->type = r->type;
+	out->mode = r->mode;
+	out->size = r->size;
+	out->path = manifest_str(m, r->path);
+	if (r->kind == EXTRA_DIGEST) {
+		manifest_tohex((const unsigned char *)m->arena + r->extra, hex);
+		out->extra = hex;
+	} else {
+		out->extra = r->kind == EXTRA_TEXT ? manifest_str(m, r->extra)
+						   : "-";
+	}
+	return 0;
+}
+
+/* Build the view of every entry that pyrt_manifest_at hands out. */
+static int manifest_view_build(pyrt_manifest *m)
+{
+	pyrt_manifest_entry *view = calloc(m->n ? m->n : 1, sizeof *view);
+	char *hex = malloc((m->n ? m->n : 1) * (PYRT_SHA256_HEX_LEN + 1));
+	if (!view || !hex) {
+		free(view);
+		free(hex);
+		return PYRT_E_NOMEM;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		pyrt_manifest_get(m, i, &view[i],
+				  hex + i * (PYRT_SHA256_HEX_LEN + 1));
+	m->view = view;
+	m->view_hex = hex;
+	return 0;
+}
+
 const pyrt_manifest_entry *pyrt_manifest_at(const pyrt_manifest *m, size_t i)
 {
 	if (!m || i >= m->n)
 		return NULL;
-	return &m->v[i];
+	/* The view is a cache: building it does not change the entries. */
+	pyrt_manifest *mm = (pyrt_manifest *)m;
+	if (!mm->view && manifest_view_build(mm) != 0)
+		return NULL;
+	return &mm->view[i];
+}
+
+int pyrt_manifest_set_mode(pyrt_manifest *m, size_t i, unsigned int mode)
+{
+	if (!m || i >= m->n || mode > 07777)
+		return PYRT_E_INTERNAL;
+	m->v[i].mode = (uint16_t)mode;
+	if (m->view)
+		m->view[i].mode = mode;
+	return 0;
+}
+
+/* Take every entry of src into dst (emptied first), leaving src empty. */
+static void manifest_swap_into(pyrt_manifest *dst, pyrt_manifest *src)
+{
+	manifest_clear(dst);
+	manifest_view_drop(src);
+	*dst = *src;
+	memset(src, 0, sizeof *src);
+}
+
+int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src)
+{
+	if (!dst || !src || dst == src)
+		return dst && src ? 0 : PYRT_E_INTERNAL;
+	if (dst->n == 0) {
+		manifest_swap_into(dst, src);
+		return 0;
+	}
+	size_t n0 = dst->n, alen0 = dst->alen;
+	for (size_t i = 0; i < src->n; i++) {
+		pyrt_manifest_entry e;
+		char hex[PYRT_SHA256_HEX_LEN + 1];
+		pyrt_manifest_get(src, i, &e, hex);
+		int rc = pyrt_manifest_add(dst, e.type, e.mode, e.size, e.extra,
+					   e.path);
+		if (rc) {
+			/* Undo: the index may list the rolled-back entries. */
+			dst->n = n0;
+			dst->alen = alen0;
+			free(dst->index);
+			dst->index = NULL;
+			dst->icap = 0;
+			manifest_view_drop(dst);
+			return rc;
+		}
+	}
+	manifest_clear(src);
+	return 0;
 }
 
 /* Split path into its directory (malloc'd, "." when none) and base name. */
@@ -109,9 +375,11 @@ static char *manifest_dirname(const char *path, const char **base)
 static int manifest_emit(const pyrt_manifest *m, FILE *f)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const pyrt_manifest_entry *e = &m->v[i];
-		if (fprintf(f, "%c\t%04o\t%" PRIu64 "\t%s\t%s\n", e->type,
-			    e->mode, e->size, e->extra, e->path) < 0)
+		pyrt_manifest_entry e;
+		char hex[PYRT_SHA256_HEX_LEN + 1];
+		pyrt_manifest_get(m, i, &e, hex);
+		if (fprintf(f, "%c\t%04o\t%" PRIu64 "\t%s\t%s\n", e.type,
+			    e.mode, e.size, e.extra, e.path) < 0)
 			return -1;
 	}
 	return fflush(f) == 0 ? 0 : -1;
@@ -603,8 +871,12 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < m->n; i++)
-		verify_entry(&v, &m->v[i]);
+	for (size_t i = 0; i < m->n; i++) {
+		pyrt_manifest_entry e;
+		char hex[PYRT_SHA256_HEX_LEN + 1];
+		pyrt_manifest_get(m, i, &e, hex);
+		verify_entry(&v, &e);
+	}
 	rc = v.problems;
 cleanup:
 	if (v.cache_fd >= 0)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "sha256.h"
 
 typedef struct pyrt_manifest pyrt_manifest;
 
@@ -32,7 +33,41 @@ void pyrt_manifest_free(pyrt_manifest *m);
 int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
 		      uint64_t size, const char *extra, const char *path);
 size_t pyrt_manifest_count(const pyrt_manifest *m);
+/**
+ * Entry i, or NULL.  The first call builds a view of every entry (digests
+ * as hex); pointers stay valid until the manifest is changed or freed.  For
+ * tests and occasional callers: pyrt_manifest_get reads one entry without it.
+ */
 const pyrt_manifest_entry *pyrt_manifest_at(const pyrt_manifest *m, size_t i);
+
+/*
+ * The extractor keeps its table of created entries in a manifest (each path
+ * stored once, digests as 32 raw bytes), so it needs lookups and updates.
+ */
+
+/**
+ * Entry i copied into *out.  A file digest is written into hex and
+ * out->extra points there; the other strings point into m and stay valid
+ * until m is changed or freed.  Returns 0 or PYRT_E_INTERNAL (no entry i).
+ */
+int pyrt_manifest_get(const pyrt_manifest *m, size_t i,
+		      pyrt_manifest_entry *out,
+		      char hex[PYRT_SHA256_HEX_LEN + 1]);
+
+/**
+ * The index of the entry with this path: returns 1 and sets *index when
+ * present, 0 when not, PYRT_E_NOMEM.  The first call builds a path index
+ * that later additions keep up to date.
+ */
+int pyrt_manifest_find(pyrt_manifest *m, const char *path, size_t *index);
+
+/** Change the mode of entry i (a directory whose member came after its
+ * contents).  Returns 0 or PYRT_E_INTERNAL. */
+int pyrt_manifest_set_mode(pyrt_manifest *m, size_t i, unsigned int mode);
+
+/** Move every entry of src to the end of dst, leaving src empty (when dst
+ * is empty, without copying).  Returns 0 or PYRT_E_NOMEM (both unchanged). */
+int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src);
 
 /** Write to path (created 0600, replaced atomically). */
 int pyrt_manifest_write(const pyrt_manifest *m, const char *path,

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(
   build-essential cmake pkg-config git
-  libcurl4-openssl-dev libarchive-dev libssl-dev libyaml-dev libjansson-dev
+  libcurl4-openssl-dev libarchive-dev libssl-dev libyaml-dev libjansson-dev zlib1g-dev
   libncurses-dev libcriterion-dev
   openssl ca-certificates python3 python3.11 python3-pip-whl
   libarchive-tools tmux

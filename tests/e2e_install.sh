@@ -46,17 +46,20 @@ import json,sys; d=json.load(open(sys.argv[1]))
 assert d["state"]=="not_provisioned", d
 assert "pyrt install" in d["message"], d' "$work/st.json"
 
-# Install with JSON events.
-"$pyrt" install "${common[@]}" --mirror "$mirror" --yes --json >"$work/events" 2>"$work/err"
+# Install with JSON events; the baseline (python-docx, openpyxl in the
+# fixture pins) comes from the fixture wheelhouse.
+"$pyrt" install "${common[@]}" --mirror "$mirror" --wheelhouse "$fx/wheelhouse" \
+  --yes --json >"$work/events" 2>"$work/err"
 rc=$?
 check "install exits 0" [ $rc -eq 0 ]
 check "every event line is JSON and the steps ran in order" python3 -c '
 import json,sys
 ev=[json.loads(l) for l in open(sys.argv[1])]
 ends=[e["step"] for e in ev if e["event"]=="step" and e["state"]=="end"]
-want=["lock","download","verify","extract","check","activate"]
-assert ends[:6]==want, ends
+want=["lock","download","verify","extract","check","activate","baseline"]
+assert ends[:7]==want, ends
 res=ev[-1]; assert res["event"]=="result" and res["ok"] is True, res
+assert res["baseline"]["state"]=="complete" and res["baseline"]["missing"]==[], res
 assert any(e["event"]=="progress" for e in ev)' "$work/events"
 log=$(ls "$box"/runtime/python/logs/install-*.log 2>/dev/null | head -1)
 check "the install log exists" [ -n "$log" ]
@@ -72,7 +75,10 @@ assert d["state"]=="ready", d
 for k in ("message","version","build","platform","path","interpreter","sha256","installed_at","pins","baseline"):
     assert k in d, k
 assert d["sha256"]==sha and d["build"]=="fixture" and d["pins"].endswith("pins.yaml"), d
-assert d["path"].endswith("/runtime/python/current")' "$work/st.json" "$fx/runtime.sha256"
+assert d["path"].endswith("/runtime/python/current")
+assert d["baseline"]=={"state":"complete","missing":[]}, d' "$work/st.json" "$fx/runtime.sha256"
+check "the baseline is importable in the managed interpreter" \
+  "$current/bin/python3" -I -c 'import docx, openpyxl' 
 "$pyrt" verify "${common[@]}" >"$work/out" 2>&1
 check "verify passes on a fresh install" [ $? -eq 0 ]
 
@@ -80,6 +86,7 @@ check "verify passes on a fresh install" [ $? -eq 0 ]
 "$pyrt" install "${common[@]}" --mirror "$mirror" --yes >"$work/out" 2>&1
 check "second install exits 0" [ $? -eq 0 ]
 check "second install says nothing to do" grep -qi 'nothing to do\|already' "$work/out"
+check "second install skips the complete baseline" grep -q 'baseline: skipped (already complete)' "$work/out"
 
 # Tampered archive: exit 5, both digests shown, current unchanged.
 before=$(readlink "$current")
@@ -115,13 +122,13 @@ check "the partial download is kept" ls "$box2"/runtime/python/downloads/*.parti
 check "staging is empty after cancel" [ -z "$(ls -A "$box2/runtime/python/staging")" ]
 : >"$work/requests.log"
 "$pyrt" install --box-root "$box2" --pins "$fx/pins.yaml" --cacert "$fx/ca.pem" \
-  --mirror "$mirror" --yes >"$work/out" 2>&1
+  --mirror "$mirror" --no-baseline --yes >"$work/out" 2>&1
 check "the next run completes" [ $? -eq 0 ]
 check "the next run resumed with a Range request" grep -q 'bytes=[1-9][0-9]*-' "$work/requests.log"
 check "resumed install runs" "$box2/runtime/python/current/bin/python3" -I -c pass
 
 # Offline install from a local archive into a third box.
-"$pyrt" install --box-root "$work/box3" --pins "$fx/pins.yaml" --yes \
+"$pyrt" install --box-root "$work/box3" --pins "$fx/pins.yaml" --yes --no-baseline \
   --from-file "$fx/runtime.tar.gz" >"$work/out" 2>&1
 check "--from-file installs without a network" [ $? -eq 0 ]
 

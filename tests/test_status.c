@@ -184,10 +184,14 @@ Test(status, held_lock_is_installing)
 		sleep(30);
 		_exit(0);
 	}
-	/* Wait for the child to hold it. */
+	/* Wait for the child to hold it and to have recorded itself (the
+	 * holder line is written just after the flock succeeds). */
 	int held = 0;
-	for (int i = 0; i < 100 && !held; i++) {
-		held = pyrt_lock_probe(lockpath, NULL, NULL) == 1;
+	pyrt_lock_holder holder;
+	for (int i = 0; i < 250 && !held; i++) {
+		memset(&holder, 0, sizeof holder);
+		held = pyrt_lock_probe(lockpath, &holder, NULL) == 1 &&
+		       holder.pid == child;
 		if (!held)
 			usleep(20000);
 	}

@@ -1,0 +1,50 @@
+/*
+ * The baseline as a step of a command: `pyrt baseline` runs only it,
+ * `pyrt install` runs it after activation.  Both report the active marker's
+ * baseline (state, what is missing, the pip log) in their result, and
+ * install also the plugins that are ready afterwards.
+ */
+#ifndef PYRT_CLI_BASELINE_STEP_H
+#define PYRT_CLI_BASELINE_STEP_H
+
+#include <stddef.h>
+
+#include "args.h"
+#include "baseline.h"
+#include "front.h"
+#include "marker.h"
+#include "pins.h"
+#include "plugins.h"
+
+typedef struct cli_baseline_report {
+	pyrt_baseline_result result;  /* of the run, if there was one */
+	pyrt_marker marker;           /* the active install's, after it */
+	int have_marker;
+	const char *missing[PYRT_MARKER_MISSING_MAX];
+	pyrt_plugins *plugins;        /* owned; for ready[] */
+	const char **ready;           /* names of ready plugins (malloc'd) */
+	size_t ready_count;
+} cli_baseline_report;
+
+/** Run the baseline the options ask for (--requirements, --wheelhouse,
+ * --no-wait) against the active runtime; returns a pyrt_code. */
+int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
+		     const pyrt_events *ev, cli_baseline_report *rep,
+		     pyrt_error *err);
+
+/** Whether the active install's marker says the baseline is complete. */
+int cli_baseline_complete(const char *box_root);
+
+/** Read the active marker and put its baseline (and the pip log) into o. */
+void cli_baseline_report_fill(cli_baseline_report *rep, const char *box_root,
+			      cli_outcome *o);
+
+/** Check the plugins, put the ready ones into o (and one log line). */
+void cli_baseline_ready_plugins(cli_baseline_report *rep,
+				const cli_front *front, const cli_opts *opts,
+				const pyrt_pins *pins, const char *platform_key,
+				const pyrt_events *ev, cli_outcome *o);
+
+void cli_baseline_report_clear(cli_baseline_report *rep);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * `pyrt doctor [--json] [--bundle FILE]`: core's checklist as a table for
+ * people (✓ ✗ ! - in UTF-8 locales, PASS FAIL WARN SKIP otherwise) or one
+ * JSON object, and optionally a support bundle.  Everything printed was
+ * redacted by core.  Exit 0 only when no check failed, 1 otherwise.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "common.h"
+#include "doctor.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "front.h"
+#include "pins.h"
+#include "platform.h"
+#include "signals.h"
+
+/* The locale the user's terminal decodes with: the first set of LC_ALL,
+ * LC_CTYPE, LANG (setlocale would change global state for one glyph). */
+static int utf8_locale(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+	}
+	return 0;
+}
+
+static const char *verdict_mark(pyrt_check_verdict v, int utf8)
+{
+	static const char *const glyphs[] = { "✓", "!", "✗", "-" };
+	static const char *const words[] = { "PASS", "WARN", "FAIL", "SKIP" };
+	if ((unsigned)v > PYRT_CHECK_SKIP)
+		return "?";
+	return utf8 ? glyphs[v] : words[v];
+}
+
+/* Green, yellow, red, dim: only on a terminal that allows colour. */
+static const char *verdict_color(pyrt_check_verdict v)
+{
+	static const char *const colors[] = { "\033[32m", "\033[33m",
+					      "\033[31m", "\033[2m" };
+	return (unsigned)v <= PYRT_CHECK_SKIP ? colors[v] : "";
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* {"ok": bool, "checks": [{"id", "title", "verdict", "detail", "fix"}]} */
+static json_t *doctor_json(const pyrt_doctor *d)
+{
+	json_t *checks = json_array();
+	if (!checks)
+		return NULL;
+	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
+		const pyrt_check *c = pyrt_doctor_at(d, i);
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", c->id,
+				      "title", c->title, "verdict",
+				      pyrt_check_verdict_name(c->verdict),
+				      "detail", c->detail, "fix",
+				      str_or_null(c->fix));
+		if (!o || json_array_append_new(checks, o) != 0) {
+			json_decref(checks);
+			return NULL;
+		}
+	}
+	return json_pack("{s:b, s:o}", "ok", pyrt_doctor_passed(d), "checks",
+			 checks);
+}
+
+static void print_table(const pyrt_doctor *d, const cli_opts *opts)
+{
+	int utf8 = utf8_locale();
+	int color = !opts->no_color && cli_is_terminal(STDOUT_FILENO);
+	size_t width = 0, n = pyrt_doctor_count(d);
+	int tally[PYRT_CHECK_SKIP + 1] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		size_t w = strlen(pyrt_doctor_at(d, i)->title);
+		width = w > width ? w : width;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const pyrt_check *c = pyrt_doctor_at(d, i);
+		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
+		/* Glyphs are one column wide, words four: pad by mode. */
+		printf("%s%s%s %-*s  %s\n", color ? verdict_color(c->verdict) : "",
+		       verdict_mark(c->verdict, utf8), color ? "\033[0m" : "",
+		       (int)width, c->title, c->detail);
+		if (c->fix)
+			printf("%*s %-*s  fix: %s\n", utf8 ? 1 : 4, "",
+			       (int)width, "", c->fix);
+	}
+	printf("doctor: %d passed, %d warning%s, %d failed, %d skipped\n",
+	       tally[PYRT_CHECK_PASS], tally[PYRT_CHECK_WARN],
+	       tally[PYRT_CHECK_WARN] == 1 ? "" : "s", tally[PYRT_CHECK_FAIL],
+	       tally[PYRT_CHECK_SKIP]);
+}
+
+/* The bundle install would use: --cacert, else the environment's. */
+static const char *doctor_cacert(const cli_opts *opts)
+{
+	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
+	if (opts->cacert)
+		return opts->cacert;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* Print the answer (and write the bundle); returns the exit status. */
+static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
+{
+	json_t *obj = doctor_json(d);
+	char *text = obj ? json_dumps(obj, JSON_INDENT(2)) : NULL;
+	json_decref(obj);
+	if (!text) {
+		cli_errorf("doctor: out of memory");
+		return cli_exit_code(PYRT_E_NOMEM);
+	}
+	if (opts->json)
+		printf("%s\n", text);
+	else
+		print_table(d, opts);
+	int status = pyrt_doctor_passed(d) ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
+	if (opts->bundle) {
+		pyrt_error err = PYRT_ERROR_INIT;
+		int rc = pyrt_doctor_bundle(d, text, opts->bundle, &err);
+		if (rc) {
+			cli_errorf("doctor: cannot write the support bundle: %s",
+				   err.msg[0] ? err.msg : pyrt_strerror(rc));
+			status = cli_exit_code(rc);
+		} else if (!opts->quiet) {
+			fprintf(stderr, "support bundle written: %s\n",
+				opts->bundle);
+		}
+	}
+	free(text);
+	return status;
+}
+
+int cli_cmd_doctor(const cli_opts *opts)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	pyrt_pins *pins = NULL;
+	pyrt_platform platform;
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc == 0)
+		rc = cli_detect_platform(&platform, msg, sizeof msg);
+	if (rc < 0) {
+		cli_errorf("doctor: %s", msg);
+		pyrt_pins_free(pins);
+		return cli_exit_code(rc);
+	}
+	cli_front *front = opts->json ? NULL : cli_front_lines_new(opts);
+	if ((!opts->json && !front) || cli_signals_install(!opts->quiet) != 0) {
+		cli_front_free(front);
+		pyrt_pins_free(pins);
+		cli_errorf("doctor: cannot set up the front end");
+		return cli_exit_code(PYRT_E_INTERNAL);
+	}
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	if (front)
+		ev = cli_front_events(front, cli_cancel_flag());
+	else
+		ev.cancel = cli_cancel_flag();
+	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
+	dopts.box_root = opts->box_root;
+	dopts.pins = pins;
+	dopts.platform_key = platform.key;
+	dopts.cacert = doctor_cacert(opts);
+	pyrt_doctor *d = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	rc = pyrt_doctor_run(&d, &dopts, &ev, &err);
+	int status;
+	if (rc < 0) {
+		cli_errorf("doctor: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		status = cli_exit_code(rc);
+	} else {
+		status = doctor_report(d, opts);
+	}
+	pyrt_doctor_free(d);
+	cli_front_free(front);
+	pyrt_pins_free(pins);
+	return status;
+}

@@ -1,0 +1,513 @@
+/*
+ * `pyrt plugins`: the readiness matrix — one row per plugin with its verdict
+ * and the exact fix — as an aligned table under a line about the runtime, or
+ * as the DESIGN.md "plugins --json" object.  Exit 0 when every enabled
+ * plugin is ready or needs no runtime, 1 otherwise (a disabled plugin does
+ * not count; an invalid one does), so a health probe needs no parsing.
+ *
+ * `pyrt plugins install NAME`: that plugin's requires_pip through the same
+ * pip path as the baseline (core/pip.h) under the box lock, then the
+ * plugin's new verdict.  Unknown or invalid plugins are usage errors (2).
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box.h"
+#include "commands.h"
+#include "common.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "front.h"
+#include "lock.h"
+#include "pins.h"
+#include "pip.h"
+#include "platform.h"
+#include "plugins.h"
+#include "signals.h"
+#include "status.h"
+
+/* What both subcommands load first. */
+typedef struct plugins_ctx {
+	const cli_opts *opts;
+	pyrt_pins *pins;
+	pyrt_platform platform;
+	pyrt_status *status;
+	pyrt_plugins *plugins;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+} plugins_ctx;
+
+/* Core's warnings (and, with -v, its debug lines) on stderr; never on
+ * stdout, which carries the table or the JSON object. */
+static int matrix_log(pyrt_log_level level, const char *line, void *payload)
+{
+	const cli_opts *opts = payload;
+	if (opts->quiet || (level == PYRT_LOG_DEBUG && !opts->verbose))
+		return 0;
+	cli_errorf("%s", line);
+	return 0;
+}
+
+/* Whether a row's requirements were looked up in the runtime. */
+static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
+{
+	return pyrt_plugins_runtime_ready(c->plugins) &&
+	       pl->verdict != PYRT_VERDICT_INVALID;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* One plugin as DESIGN.md shows it. */
+static json_t *plugin_json(const plugins_ctx *c, const pyrt_plugin *pl)
+{
+	json_t *requires = json_array(), *installed = json_object();
+	json_t *missing = json_array(), *conflicts = json_array();
+	int checked = row_checked(c, pl);
+	for (size_t i = 0; i < pl->require_count; i++) {
+		const pyrt_requirement *q = &pl->requires[i];
+		json_array_append_new(requires, json_string(q->name));
+		if (q->installed)
+			json_object_set_new(installed, q->name,
+					    json_string(q->installed));
+		if (checked && !q->installed)
+			json_array_append_new(missing, json_string(q->name));
+		if (checked && q->conflict)
+			json_array_append_new(conflicts, json_string(q->name));
+	}
+	return json_pack("{s:s, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "name", pl->name, "enabled", pl->enabled,
+			 "needs_runtime", pl->needs_runtime,
+			 "verdict", pyrt_verdict_name(pl->verdict),
+			 "requires", requires, "installed", installed,
+			 "missing", missing, "conflicts", conflicts,
+			 "fix", str_or_null(pl->fix),
+			 "error", str_or_null(pl->error));
+}
+
+static int print_json(const plugins_ctx *c)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < pyrt_plugins_count(c->plugins); i++)
+		json_array_append_new(list, plugin_json(c,
+			pyrt_plugins_at(c->plugins, i)));
+	json_t *obj = list ? json_pack("{s:o}", "plugins", list) : NULL;
+	if (!obj) {
+		cli_errorf("out of memory");
+		return PYRT_E_NOMEM;
+	}
+	int rc = json_dumpf(obj, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(obj);
+	return rc == 0 ? 0 : PYRT_E_IO;
+}
+
+/* Append to a fixed buffer, truncating quietly. */
+static void cat(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The DEPS cell: "-", "2 unchecked", "2/2 ok" or
+ * "1/3 ok; missing: a, b; conflict: c 1.2.0". */
+static void deps_cell(const plugins_ctx *c, const pyrt_plugin *pl, char *buf,
+		      size_t len)
+{
+	buf[0] = '\0';
+	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
+		cat(buf, len, "-");
+		return;
+	}
+	if (!row_checked(c, pl)) {
+		cat(buf, len, "%zu unchecked", pl->require_count);
+		return;
+	}
+	size_t ok = 0;
+	for (size_t i = 0; i < pl->require_count; i++)
+		ok += pl->requires[i].installed && !pl->requires[i].conflict;
+	cat(buf, len, "%zu/%zu ok", ok, pl->require_count);
+	const char *sep = "; missing: ";
+	for (size_t i = 0; i < pl->require_count; i++)
+		if (!pl->requires[i].installed) {
+			cat(buf, len, "%s%s", sep, pl->requires[i].name);
+			sep = ", ";
+		}
+	sep = "; conflict: ";
+	for (size_t i = 0; i < pl->require_count; i++)
+		if (pl->requires[i].conflict) {
+			cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
+			    pl->requires[i].installed);
+			sep = ", ";
+		}
+}
+
+static const char *yes_no(int v)
+{
+	return v ? "yes" : "no";
+}
+
+/* The runtime line: the status sentence, and whether the runtime could
+ * answer the check (when not, the rows carry the reason and the fix). */
+static void print_runtime_line(const plugins_ctx *c)
+{
+	const pyrt_status *st = c->status;
+	printf("runtime %s: %s\n", pyrt_state_name(st->state), st->message);
+	if (st->state == PYRT_STATE_READY &&
+	    !pyrt_plugins_runtime_ready(c->plugins))
+		printf("but the plugins' requirements could not be checked "
+		       "(see the errors below)\n");
+}
+
+#define DEPS_MAX 512
+
+/* The table: widths from the widest cell of each column. */
+static void print_table(const plugins_ctx *c)
+{
+	size_t n = pyrt_plugins_count(c->plugins);
+	int w_name = 6, w_deps = 4;
+	char deps[DEPS_MAX];
+	print_runtime_line(c);
+	if (!n) {
+		printf("no plugins in %s/plugins\n", c->opts->box_root);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
+		deps_cell(c, pl, deps, sizeof deps);
+		if ((int)strlen(pl->name) > w_name)
+			w_name = (int)strlen(pl->name);
+		if ((int)strlen(deps) > w_deps)
+			w_deps = (int)strlen(deps);
+	}
+	printf("%-*s  %-7s  %-7s  %-*s  %-17s  %s\n", w_name, "PLUGIN",
+	       "ENABLED", "RUNTIME", w_deps, "DEPS", "VERDICT", "FIX");
+	for (size_t i = 0; i < n; i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
+		int invalid = pl->verdict == PYRT_VERDICT_INVALID;
+		deps_cell(c, pl, deps, sizeof deps);
+		printf("%-*s  %-7s  %-7s  %-*s  %-17s  %s\n", w_name, pl->name,
+		       invalid ? "-" : yes_no(pl->enabled),
+		       invalid ? "-" : yes_no(pl->needs_runtime), w_deps, deps,
+		       pyrt_verdict_name(pl->verdict), pl->fix ? pl->fix : "-");
+		if (pl->error)
+			printf("  error: %s\n", pl->error);
+	}
+}
+
+/* Every enabled plugin works now: ready, or needs no runtime. */
+static int matrix_exit(const pyrt_plugins *p)
+{
+	for (size_t i = 0; i < pyrt_plugins_count(p); i++) {
+		pyrt_verdict v = pyrt_plugins_at(p, i)->verdict;
+		if (v != PYRT_VERDICT_READY && v != PYRT_VERDICT_DISABLED &&
+		    v != PYRT_VERDICT_NO_RUNTIME_NEEDED)
+			return CLI_EXIT_NOT_READY;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* Pins, platform, the runtime's status and the matrix into c.  Returns 0
+ * or a negative code with c->msg filled. */
+static int plugins_load(plugins_ctx *c)
+{
+	pyrt_plugins_free(c->plugins);
+	c->plugins = NULL;
+	int rc = 0;
+	if (!c->pins && (rc = cli_load_pins(c->opts, &c->pins, c->msg,
+					    sizeof c->msg)) == 0)
+		rc = cli_detect_platform(&c->platform, c->msg, sizeof c->msg);
+	if (rc < 0)
+		return rc;
+	if (!c->status && !(c->status = calloc(1, sizeof *c->status))) {
+		snprintf(c->msg, sizeof c->msg, "out of memory");
+		return PYRT_E_NOMEM;
+	}
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	ev.on_log = matrix_log;
+	ev.payload = (void *)c->opts;
+	ev.cancel = cli_cancel_flag();
+	rc = pyrt_status_read(c->opts->box_root, c->pins, c->platform.key, 0,
+			      c->status, &err);
+	if (rc == 0)
+		rc = pyrt_plugins_check(&c->plugins, c->opts->box_root, c->pins,
+					c->platform.key, &ev, &err);
+	if (rc < 0)
+		snprintf(c->msg, sizeof c->msg, "plugins: %s",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	return rc;
+}
+
+static int cmd_matrix(plugins_ctx *c)
+{
+	int rc = plugins_load(c);
+	if (rc < 0) {
+		cli_errorf("%s", c->msg);
+		return cli_exit_code(rc);
+	}
+	if (c->opts->json) {
+		rc = print_json(c);
+		if (rc < 0)
+			return cli_exit_code(rc);
+	} else {
+		print_table(c);
+	}
+	return matrix_exit(c->plugins);
+}
+
+/* "a, b, c" of the known plugins, for the unknown-name message. */
+static void known_names(const pyrt_plugins *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
+		cat(buf, len, "%s%s", i ? ", " : "",
+		    pyrt_plugins_at(p, i)->name);
+	if (!buf[0])
+		cat(buf, len, "none");
+}
+
+/* The plugin is one that can be installed: known and valid.  Returns 0 or
+ * an exit status (reported). */
+static int install_target(plugins_ctx *c, const char *name,
+			  const pyrt_plugin **out)
+{
+	char known[2048];
+	const pyrt_plugin *pl = pyrt_plugins_find(c->plugins, name);
+	*out = pl;
+	if (!pl) {
+		known_names(c->plugins, known, sizeof known);
+		cli_errorf("pyrt plugins install: no plugin named '%s' in %s/plugins (known: %s)",
+			   name, c->opts->box_root, known);
+		return CLI_EXIT_USAGE;
+	}
+	if (pl->verdict == PYRT_VERDICT_INVALID) {
+		cli_errorf("pyrt plugins install: plugin '%s' is invalid: %s",
+			   name, pl->error ? pl->error : "unreadable manifest");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The new verdict in one sentence. */
+static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
+			     char *buf, size_t len)
+{
+	char deps[DEPS_MAX];
+	deps_cell(c, pl, deps, sizeof deps);
+	snprintf(buf, len, "plugin %s: %s (deps: %s)%s%s", pl->name,
+		 pyrt_verdict_name(pl->verdict), deps,
+		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
+}
+
+/* pip resolves a batch as a whole, so one unavailable requirement would
+ * keep all the others out: after a failed batch each requirement is tried
+ * alone, and the failure names the ones that still failed. */
+static int install_one_by_one(const pyrt_pip_opts *batch, const pyrt_events *ev,
+			      pyrt_pip_result *res, pyrt_error *err)
+{
+	char failed[1024] = "";
+	size_t nfailed = 0;
+	pyrt_error first = PYRT_ERROR_INIT;
+	if (pyrt_events_log(ev, PYRT_LOG_INFO, "installing the %zu "
+			    "requirements one at a time",
+			    batch->requirement_count))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	for (size_t i = 0; i < batch->requirement_count; i++) {
+		pyrt_pip_opts po = *batch;
+		po.requirements = &batch->requirements[i];
+		po.requirement_count = 1;
+		pyrt_error e = PYRT_ERROR_INIT;
+		int one = pyrt_pip_install(&po, ev, res, &e);
+		if (one == PYRT_E_CANCELLED || one == PYRT_E_NOT_READY)
+			return pyrt_error_set(err, one, "%s", e.msg);
+		if (one < 0) {
+			cat(failed, sizeof failed, "%s%s", nfailed ? ", " : "",
+			    batch->requirements[i]);
+			nfailed++;
+			pyrt_error_set(&first, one, "%s", e.msg);
+		}
+	}
+	if (!nfailed)
+		return 0;
+	if (nfailed == 1)
+		return pyrt_error_set(err, first.code, "%s", first.msg);
+	return pyrt_error_set(err, first.code, "could not install %s; the "
+			      "first failure: %s", failed, first.msg);
+}
+
+/* The runtime's own pip, under the box lock (pip.h asks the caller to hold
+ * it: an installer may otherwise swap the install pip writes into). */
+static int install_requirements(plugins_ctx *c, const pyrt_plugin *pl,
+				const pyrt_events *ev, pyrt_pip_result *res,
+				pyrt_error *err)
+{
+	const char **reqs = calloc(pl->require_count, sizeof *reqs);
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	char purpose[256];
+	if (!reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < pl->require_count; i++)
+		reqs[i] = pl->requires[i].spec;
+	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
+	int rc = pyrt_box_open(&box, c->opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, ev,
+				       err);
+	if (!rc) {
+		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+		po.box_root = c->opts->box_root;
+		po.requirements = reqs;
+		po.requirement_count = pl->require_count;
+		po.wheelhouse = c->opts->wheelhouse;
+		po.purpose = purpose;
+		pyrt_error batch = PYRT_ERROR_INIT;
+		rc = pyrt_pip_install(&po, ev, res, &batch);
+		if (rc == PYRT_E_BASELINE && po.requirement_count > 1)
+			rc = install_one_by_one(&po, ev, res, err);
+		else if (rc)
+			pyrt_error_set(err, rc, "%s", batch.msg);
+	}
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+	free(reqs);
+	return rc;
+}
+
+/* With --json, the plugin's new row as one NDJSON event before the result. */
+static void emit_plugin_event(const plugins_ctx *c, const pyrt_plugin *pl)
+{
+	json_t *ev = json_pack("{s:s, s:o}", "event", "plugin", "plugin",
+			       plugin_json(c, pl));
+	if (ev) {
+		json_dumpf(ev, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+	}
+	json_decref(ev);
+}
+
+/* Install, re-check, report; returns the exit status. */
+static int install_run(plugins_ctx *c, cli_front *front, const char *name,
+		       const pyrt_plugin *pl)
+{
+	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	pyrt_pip_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	memset(&res, 0, sizeof res);
+	int rc = install_requirements(c, pl, &ev, &res, &err);
+	const pyrt_plugin *now = NULL; /* pl dies with the old matrix */
+	char sentence[DEPS_MAX + 512];
+	sentence[0] = '\0';
+	if (rc != PYRT_E_CANCELLED && plugins_load(c) == 0)
+		now = pyrt_plugins_find(c->plugins, name);
+	if (now) {
+		verdict_sentence(c, now, sentence, sizeof sentence);
+		if (c->opts->json)
+			emit_plugin_event(c, now);
+		else if (rc < 0)
+			cli_front_log(front, PYRT_LOG_INFO, "%s", sentence);
+	} else if (rc == 0) {
+		rc = pyrt_error_set(&err, PYRT_E_INTERNAL,
+				    "installed, but the plugin could not be "
+				    "checked again: %s", c->msg);
+	}
+	cli_outcome o = { .command = "plugins install", .code = rc };
+	if (rc == 0)
+		o.summary = sentence;
+	else
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+	cli_front_result(front, &o);
+	if (rc < 0)
+		return cli_exit_code(rc);
+	return now->verdict == PYRT_VERDICT_READY ||
+	       now->verdict == PYRT_VERDICT_DISABLED ||
+	       now->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED
+		       ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
+}
+
+static int cmd_install(plugins_ctx *c, const char *name)
+{
+	int rc = plugins_load(c);
+	if (rc < 0) {
+		cli_errorf("%s", c->msg);
+		return cli_exit_code(rc);
+	}
+	const pyrt_plugin *pl = NULL;
+	int status = install_target(c, name, &pl);
+	if (status)
+		return status;
+	char sentence[DEPS_MAX + 512];
+	if (!pyrt_plugins_runtime_ready(c->plugins)) {
+		cli_errorf("pyrt plugins install %s: the managed runtime is not ready: %s",
+			   name, c->status->message);
+		return cli_exit_code(PYRT_E_NOT_READY);
+	}
+	if (!pl->require_count) {
+		verdict_sentence(c, pl, sentence, sizeof sentence);
+		printf("%s; it requires no packages, nothing to install\n",
+		       sentence);
+		return 0;
+	}
+	cli_front *front = cli_front_for(c->opts);
+	if (!front) {
+		cli_errorf("out of memory");
+		return cli_exit_code(PYRT_E_NOMEM);
+	}
+	status = install_run(c, front, name, pl);
+	cli_front_free(front);
+	return status;
+}
+
+/* "plugins" or "plugins install NAME"; anything else is a usage error. */
+static int plugins_words(const cli_opts *opts, const char **install_name)
+{
+	*install_name = NULL;
+	if (opts->npositional == 0) {
+		if (!opts->wheelhouse)
+			return 0;
+		cli_errorf("pyrt plugins: --wheelhouse applies to 'pyrt plugins install NAME'");
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(opts->positional[0], "install") != 0) {
+		cli_errorf("pyrt plugins: unexpected argument '%s'; expected 'install NAME' or nothing (see pyrt plugins --help)",
+			   opts->positional[0]);
+		return CLI_EXIT_USAGE;
+	}
+	if (opts->npositional != 2) {
+		cli_errorf("pyrt plugins install: name one plugin (see pyrt plugins to list them)");
+		return CLI_EXIT_USAGE;
+	}
+	*install_name = opts->positional[1];
+	return 0;
+}
+
+int cli_cmd_plugins(const cli_opts *opts)
+{
+	const char *name;
+	int status = plugins_words(opts, &name);
+	if (status)
+		return status;
+	if (cli_signals_install(!opts->quiet) != 0) {
+		cli_errorf("cannot start: no signal handlers");
+		return cli_exit_code(PYRT_E_INTERNAL);
+	}
+	plugins_ctx c = { .opts = opts };
+	status = name ? cmd_install(&c, name) : cmd_matrix(&c);
+	pyrt_plugins_free(c.plugins);
+	free(c.status);
+	pyrt_pins_free(c.pins);
+	return status;
+}

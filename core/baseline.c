@@ -1,0 +1,412 @@
+/*
+ * The baseline operation: one pip run for the whole list, and when pip
+ * refuses the batch (one unavailable requirement fails them all), one run
+ * per requirement so that everything installable is installed.  The
+ * outcome goes into the active install's marker, read-modify-written under
+ * the box lock, which is held for the whole operation so no installer can
+ * swap `current` while pip writes into it.
+ *
+ * A requirements file is retried line by line only when it holds plain
+ * requirement lines (comments and blank lines aside): a file with option
+ * lines (--index-url, -r, -c, continuations) would lose them in a retry and
+ * send it elsewhere, so then the baseline is recorded as "none" with the
+ * requirement pip named.
+ */
+#include "baseline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "fs.h"
+#include "lock.h"
+#include "pip.h"
+
+#define REQUIREMENTS_MAX_BYTES (1024 * 1024)
+
+/* Everything one baseline run owns; freed in baseline_cleanup. */
+typedef struct baseline_run {
+	const pyrt_baseline_opts *opts;
+	const pyrt_events *ev;
+	pyrt_events inner;      /* pip's events: its own steps are folded in */
+	pyrt_baseline_result *res;
+	pyrt_box *box;
+	pyrt_lock *lock;
+	char install_dir[PATH_MAX];
+	char marker_path[PATH_MAX];
+	pyrt_marker marker;
+	const char **reqs;      /* what a retry installs, one at a time */
+	size_t nreqs;
+	char *file_text;        /* owns the strings reqs points into (file) */
+	int file_has_options;
+	size_t failed;          /* requirements that could not be installed */
+	int none_installed;     /* an option-carrying file's batch failed */
+	int unreachable;        /* a failure was pip not reaching the index */
+} baseline_run;
+
+/* The pip runs' step events are dropped: the baseline reports one step. */
+static int inner_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		      void *payload)
+{
+	return 0;
+}
+
+static int inner_progress(pyrt_step step, const pyrt_progress *p,
+			  void *payload)
+{
+	const pyrt_events *ev = payload;
+	return ev && ev->on_progress ? ev->on_progress(step, p, ev->payload)
+				     : 0;
+}
+
+static int inner_log(pyrt_log_level level, const char *line, void *payload)
+{
+	const pyrt_events *ev = payload;
+	return ev && ev->on_log ? ev->on_log(level, line, ev->payload) : 0;
+}
+
+static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
+{
+	if (!o || o->version != PYRT_BASELINE_OPTS_VERSION)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "baseline options of an unknown version");
+	if (!o->box_root || (!o->pins && !o->requirements_file))
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "baseline options lack box root, or pins "
+				      "and requirements file");
+	return 0;
+}
+
+/* Cut a comment and surrounding blanks off a requirements line. */
+static char *req_trim(char *line)
+{
+	char *hash = strchr(line, '#');
+	if (hash && (hash == line || isspace((unsigned char)hash[-1])))
+		*hash = '\0';
+	while (isspace((unsigned char)*line))
+		line++;
+	size_t n = strlen(line);
+	while (n > 0 && isspace((unsigned char)line[n - 1]))
+		line[--n] = '\0';
+	return line;
+}
+
+/*
+ * The file's plain requirement lines, for the per-requirement retry; an
+ * option line or a continuation marks the file as not retryable.
+ */
+static int baseline_parse_file(baseline_run *r, pyrt_error *err)
+{
+	const char *path = r->opts->requirements_file;
+	size_t len = 0;
+	pyrt_error ferr = PYRT_ERROR_INIT;
+	if (pyrt_fs_read_file(path, REQUIREMENTS_MAX_BYTES, &r->file_text, &len,
+			      &ferr) != 0)
+		return pyrt_error_set(err, PYRT_E_USAGE, "--requirements: %s",
+				      ferr.msg);
+	size_t lines = 1;
+	for (const char *p = r->file_text; *p; p++)
+		lines += *p == '\n';
+	r->reqs = calloc(lines, sizeof *r->reqs);
+	if (!r->reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	char *save = NULL;
+	for (char *line = strtok_r(r->file_text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(line);
+		if (n > 0 && line[n - 1] == '\\')
+			r->file_has_options = 1;
+		char *req = req_trim(line);
+		if (!*req)
+			continue;
+		if (req[0] == '-')
+			r->file_has_options = 1;
+		else
+			r->reqs[r->nreqs++] = req;
+	}
+	return 0;
+}
+
+/* The pins' list, pointing into the pins (which outlive the run). */
+static int baseline_collect(baseline_run *r, pyrt_error *err)
+{
+	if (r->opts->requirements_file)
+		return baseline_parse_file(r, err);
+	size_t n = pyrt_pins_baseline_count(r->opts->pins);
+	r->reqs = calloc(n + 1, sizeof *r->reqs);
+	if (!r->reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		r->reqs[r->nreqs++] = pyrt_pins_baseline_at(r->opts->pins, i);
+	return 0;
+}
+
+/*
+ * Take the lock and find the active install and its marker.  Nothing is
+ * created in a box without a runtime: the lock file would be the first
+ * thing in it.
+ */
+static int baseline_open(baseline_run *r, pyrt_error *err)
+{
+	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
+	if (rc)
+		return rc;
+	if (access(pyrt_box_runtime_dir(r->box), F_OK) != 0)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime not provisioned — "
+				      "run \"pyrt install\" first");
+	rc = pyrt_lock_acquire(&r->lock, pyrt_box_lock_path(r->box),
+			       !r->opts->no_wait, r->ev, err);
+	if (rc)
+		return rc;
+	pyrt_error lerr = PYRT_ERROR_INIT;
+	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
+				   r->install_dir, sizeof r->install_dir, &lerr);
+	if (rc == PYRT_E_NOT_READY)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime not provisioned — "
+				      "run \"pyrt install\" first");
+	if (rc)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s) — run "
+				      "\"pyrt install --force\"", lerr.msg);
+	snprintf(r->marker_path, sizeof r->marker_path, "%s/marker.json",
+		 r->install_dir);
+	pyrt_error merr = PYRT_ERROR_INIT;
+	if (pyrt_marker_read(r->marker_path, &r->marker, &merr) != 0)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s) — run "
+				      "\"pyrt install --force\"", merr.msg);
+	return 0;
+}
+
+/* One pip run for a list (or the file); the caller judges the outcome. */
+static int baseline_pip(baseline_run *r, const char *const *reqs, size_t n,
+			const char *file, const char *purpose,
+			pyrt_pip_result *pres, pyrt_error *perr)
+{
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	po.box_root = r->opts->box_root;
+	po.requirements = reqs;
+	po.requirement_count = n;
+	po.requirements_file = file;
+	po.wheelhouse = r->opts->wheelhouse;
+	po.timeout_s = r->opts->timeout_s;
+	po.purpose = purpose;
+	return pyrt_pip_install(&po, &r->inner, pres, perr);
+}
+
+/* pip ran and said no: the only failure a retry can change. */
+static int pip_refused(int rc, const pyrt_pip_result *pres)
+{
+	return rc == PYRT_E_BASELINE && pres->exit_code > 0;
+}
+
+/* Note one requirement that could not be installed, and why. */
+static void baseline_missing(baseline_run *r, const char *req,
+			     const pyrt_pip_result *pres)
+{
+	pyrt_baseline_result *res = r->res;
+	r->unreachable |= pres->index_unreachable;
+	if (r->failed++ == 0) {
+		snprintf(res->error, sizeof res->error, "%s", pres->reason);
+		snprintf(res->log_path, sizeof res->log_path, "%s",
+			 pres->log_path);
+	}
+	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
+		snprintf(res->missing[res->missing_count++],
+			 sizeof res->missing[0], "%s", req);
+}
+
+/*
+ * The batch failed: each requirement alone.  pip says "Requirement already
+ * satisfied" for what is there, so this costs little on a rerun.  A failure
+ * that is not pip's refusal (timeout, cancel) stops the whole operation.
+ */
+static int baseline_retry_each(baseline_run *r, pyrt_error *err)
+{
+	int rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
+				 "pip refused the batch; installing each of the "
+				 "%zu requirements alone", r->nreqs);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	for (size_t i = 0; i < r->nreqs; i++) {
+		const char *req = r->reqs[i];
+		char purpose[160];
+		snprintf(purpose, sizeof purpose, "baseline %s", req);
+		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO, "baseline: %s", req);
+		if (rc)
+			return pyrt_error_set(err, rc, "cancelled");
+		pyrt_pip_result pres;
+		pyrt_error perr = PYRT_ERROR_INIT;
+		rc = baseline_pip(r, &req, 1, NULL, purpose, &pres, &perr);
+		if (pip_refused(rc, &pres))
+			baseline_missing(r, req, &pres);
+		else if (rc)
+			return pyrt_error_set(err, rc, "%s", perr.msg);
+	}
+	return 0;
+}
+
+/* The batch, then the fallback its failure calls for. */
+static int baseline_install(baseline_run *r, pyrt_error *err)
+{
+	const char *file = r->opts->requirements_file;
+	pyrt_pip_result pres;
+	pyrt_error perr = PYRT_ERROR_INIT;
+	int rc = baseline_pip(r, file ? NULL : r->reqs, file ? 0 : r->nreqs,
+			      file, "baseline", &pres, &perr);
+	snprintf(r->res->log_path, sizeof r->res->log_path, "%s",
+		 pres.log_path);
+	if (rc == 0)
+		return 0;
+	if (!pip_refused(rc, &pres))
+		return pyrt_error_set(err, rc, "%s", perr.msg);
+	if (!file || (!r->file_has_options && r->nreqs > 0))
+		return baseline_retry_each(r, err);
+	/* An option-carrying file: record what pip named, nothing more. */
+	baseline_missing(r, pres.failed_requirement[0] ? pres.failed_requirement
+						       : file, &pres);
+	r->none_installed = 1;
+	return 0;
+}
+
+/* Record the outcome in the marker (read earlier, under the same lock). */
+static int baseline_record(baseline_run *r, pyrt_error *err)
+{
+	pyrt_baseline_result *res = r->res;
+	const char *state = r->failed == 0 ? "complete"
+			  : r->none_installed || r->failed >= r->nreqs ? "none"
+			  : "partial";
+	snprintf(res->state, sizeof res->state, "%s", state);
+	pyrt_marker *m = &r->marker;
+	snprintf(m->baseline_state, sizeof m->baseline_state, "%s", state);
+	m->baseline_missing_count = res->missing_count;
+	for (int i = 0; i < res->missing_count; i++)
+		memcpy(m->baseline_missing[i], res->missing[i],
+		       sizeof m->baseline_missing[i]);
+	snprintf(m->baseline_error, sizeof m->baseline_error, "%s",
+		 res->error);
+	return pyrt_marker_write(r->marker_path, m, err);
+}
+
+/* "python-pptx, reportlab" (and how many more did not fit). */
+static void baseline_missing_list(const pyrt_baseline_result *res,
+				  size_t failed, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < res->missing_count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? ", " : "", res->missing[i]);
+	if (failed > (size_t)res->missing_count && used < len)
+		snprintf(buf + used, len - used, " and %zu more",
+			 failed - (size_t)res->missing_count);
+}
+
+/* The one-line verdict of an incomplete baseline. */
+static int baseline_incomplete(baseline_run *r, pyrt_error *err)
+{
+	const pyrt_baseline_result *res = r->res;
+	char names[300];
+	baseline_missing_list(res, r->failed, names, sizeof names);
+	const char *fix = r->unreachable
+		? "; check the network and the proxy variables, or use "
+		  "--wheelhouse DIR" : "";
+	if (r->none_installed)
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "baseline not installed: pip could not "
+				      "install %s from %s (%s)%s; see %s", names,
+				      r->opts->requirements_file, res->error,
+				      fix, res->log_path);
+	return pyrt_error_set(err, PYRT_E_BASELINE,
+			      "baseline %s: %zu of %zu requirements could not "
+			      "be installed (%s): %s%s; see %s", res->state,
+			      r->failed, r->nreqs, names, res->error, fix,
+			      res->log_path);
+}
+
+static void baseline_cleanup(baseline_run *r)
+{
+	pyrt_lock_release(r->lock);
+	pyrt_box_free(r->box);
+	free(r->reqs);
+	free(r->file_text);
+}
+
+/* Detail of the step: "5 requirements" or "-r FILE", and the wheelhouse. */
+static void baseline_detail(const baseline_run *r, char *buf, size_t len)
+{
+	const pyrt_baseline_opts *o = r->opts;
+	int n = o->requirements_file
+		? snprintf(buf, len, "-r %s", o->requirements_file)
+		: snprintf(buf, len, "%zu requirement%s", r->nreqs,
+			   r->nreqs == 1 ? "" : "s");
+	if (o->wheelhouse && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
+			 o->wheelhouse);
+}
+
+/* Under the lock: the step, pip, the marker. */
+static int baseline_step(baseline_run *r, pyrt_error *err)
+{
+	char detail[PATH_MAX + 64];
+	baseline_detail(r, detail, sizeof detail);
+	int rc = pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN,
+				  detail);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	if (r->nreqs == 0 && !r->opts->requirements_file)
+		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
+				     "the pins name no baseline: nothing to "
+				     "install");
+	else
+		rc = baseline_install(r, err);
+	if (!rc)
+		rc = baseline_record(r, err);
+	if (!rc && r->failed)
+		rc = baseline_incomplete(r, err);
+	if (rc) {
+		pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_FAIL,
+				 err && err->msg[0] ? err->msg
+						    : pyrt_strerror(rc));
+		return rc;
+	}
+	rc = pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_END,
+			      "complete");
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,
+		      pyrt_baseline_result *result, pyrt_error *err)
+{
+	memset(result, 0, sizeof *result);
+	int rc = baseline_check_opts(opts, err);
+	if (rc)
+		return rc;
+	baseline_run r;
+	memset(&r, 0, sizeof r);
+	r.opts = opts;
+	r.ev = ev;
+	r.res = result;
+	pyrt_events inner = PYRT_EVENTS_INIT;
+	inner.on_step = inner_step;
+	inner.on_progress = inner_progress;
+	inner.on_log = inner_log;
+	inner.payload = (void *)ev;
+	inner.cancel = ev ? ev->cancel : NULL;
+	r.inner = inner;
+	rc = baseline_collect(&r, err);
+	result->requirement_count = r.nreqs;
+	if (!rc)
+		rc = baseline_open(&r, err);
+	if (!rc)
+		rc = baseline_step(&r, err);
+	baseline_cleanup(&r);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * The doc-library baseline: pins.yaml's list (or --requirements FILE, the
+ * desktop app's requirements-docs.txt) installed into the active runtime
+ * through pyrt_pip_install, under the box lock, and its outcome recorded in
+ * that install's marker: complete, partial (what is missing and pip's
+ * reason) or none.  A failed baseline never deactivates the runtime; a rerun
+ * installs only what is missing.
+ */
+#ifndef PYRT_BASELINE_H
+#define PYRT_BASELINE_H
+
+#include "error.h"
+#include "events.h"
+#include "marker.h"
+#include "pins.h"
+
+#define PYRT_BASELINE_OPTS_VERSION 1
+
+typedef struct pyrt_baseline_opts {
+	unsigned int version;
+	const char *box_root;
+	const pyrt_pins *pins;          /**< its baseline list is installed... */
+	const char *requirements_file;  /**< ...unless this file is given */
+	const char *wheelhouse;         /**< pip --no-index --find-links DIR */
+	int no_wait;                    /**< busy lock: fail instead of waiting */
+	double timeout_s;               /**< per pip run; 0: pip's default */
+} pyrt_baseline_opts;
+
+#define PYRT_BASELINE_OPTS_INIT { PYRT_BASELINE_OPTS_VERSION, NULL, NULL, \
+	NULL, NULL, 0, 0 }
+
+typedef struct pyrt_baseline_result {
+	/** as written to the marker; "" when the marker was not updated */
+	char state[16];
+	char missing[PYRT_MARKER_MISSING_MAX][128];
+	int missing_count;
+	char error[512];          /**< pip's reason for the first failure */
+	char log_path[4096];      /**< the pip log to read first ("" if none) */
+	size_t requirement_count; /**< 0 with a requirements file */
+} pyrt_baseline_result;
+
+/**
+ * Install the baseline into the active runtime and record the outcome in
+ * its marker.  When the whole batch fails, each requirement is retried
+ * alone so what can be installed is installed.  Returns 0 (complete),
+ * PYRT_E_BASELINE (partial or none: the message names what failed and the
+ * log; also for an EXTERNALLY-MANAGED interpreter or a pip timeout, which
+ * leave the marker as it was), PYRT_E_NOT_READY (no runtime: the fix),
+ * PYRT_E_BUSY, PYRT_E_USAGE (unreadable --requirements/--wheelhouse) or
+ * PYRT_E_CANCELLED.  Emits one PYRT_STEP_BASELINE begin/end/fail.
+ */
+int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,
+		      pyrt_baseline_result *result, pyrt_error *err);
+
+#endif

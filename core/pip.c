@@ -1,0 +1,693 @@
+/*
+ * pip, run inside the managed runtime and nowhere else.  The child is the
+ * active install's own interpreter with -I, a scrubbed environment and a
+ * private 0700 HOME (and TMPDIR inside it), in its own process group under a
+ * hard timeout (proc.c).  Every line pip prints goes whole to a 0600 log
+ * file; the front end gets the same lines as log events, capped to the first
+ * 40% and the last 60% of SHOWN_MAX bytes with a truncation marker between,
+ * so a runaway pip cannot flood a terminal or an NDJSON consumer.
+ *
+ * The caller holds the box lock: pip writes into the active install, which
+ * only an installer may swap.
+ */
+#include "pip.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "fs.h"
+#include "proc.h"
+
+#define PIP_TIMEOUT_DEFAULT_S 900.0
+#define PIP_GRACE_S 5.0
+#define PIP_CAPTURE_MAX (64 * 1024) /* what a failure message draws from */
+#define SHOWN_MAX (64 * 1024)       /* what the front end is shown */
+#define PIP_LOGS_KEPT 50
+#define PIP_EXTRA_ENV 4             /* entries pip_env adds */
+#define PIP_FIXED_ARGS 8            /* python -I -m pip install + 3 options */
+
+/*
+ * The shown output: lines are forwarded live until the head budget is
+ * spent; later ones wait in a ring of the newest tail bytes and are shown
+ * after pip ends, behind a marker naming how much was left out.
+ */
+typedef struct shown {
+	size_t head_left;
+	int holding;
+	char *ring;
+	size_t cap, len, pos;
+	uint64_t held;
+} shown;
+
+/* Everything one pip run owns; freed in pip_cleanup. */
+typedef struct pip_run {
+	const pyrt_pip_opts *opts;
+	const pyrt_events *ev;
+	pyrt_pip_result *res;
+	pyrt_box *box;
+	char install_dir[PATH_MAX];
+	char python[PATH_MAX];
+	char home[PATH_MAX];
+	char tmp[PATH_MAX];
+	char req_file[PATH_MAX];   /* absolute: pip runs with cwd = home */
+	char wheelhouse[PATH_MAX];
+	FILE *log;
+	char **envp;
+	const char **argv;
+	shown sh;
+	int stopped;               /* a front-end callback asked to cancel */
+	char last_line[512];       /* last non-empty line, when no ERROR: */
+	char net_cause[256];       /* why pip could not reach the index */
+} pip_run;
+
+static int pip_check_opts(const pyrt_pip_opts *o, pyrt_error *err)
+{
+	if (!o || o->version != PYRT_PIP_OPTS_VERSION)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pip options of an unknown version");
+	if (!o->box_root)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pip options lack the box root");
+	if (!o->requirements_file && o->requirement_count == 0)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pip called with nothing to install");
+	if (o->requirements_file && o->requirement_count > 0)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pip called with both a list and a file");
+	return 0;
+}
+
+/* "2 requirements", "-r FILE", plus the wheelhouse when there is one. */
+static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
+{
+	int n;
+	if (o->requirements_file)
+		n = snprintf(buf, len, "-r %s", o->requirements_file);
+	else
+		n = snprintf(buf, len, "%zu requirement%s", o->requirement_count,
+			     o->requirement_count == 1 ? "" : "s");
+	if (o->wheelhouse && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
+			 o->wheelhouse);
+}
+
+/* The active install and its interpreter, or the fix when there is none. */
+static int pip_locate(pip_run *r, pyrt_error *err)
+{
+	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
+	if (rc)
+		return rc;
+	pyrt_error lerr = PYRT_ERROR_INIT;
+	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
+				   r->install_dir, sizeof r->install_dir, &lerr);
+	if (rc == PYRT_E_NOT_READY)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime not provisioned — "
+				      "run \"pyrt install\" first");
+	if (rc)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s) — run "
+				      "\"pyrt install --force\"", lerr.msg);
+	snprintf(r->python, sizeof r->python, "%s/python/bin/python3",
+		 r->install_dir);
+	if (access(r->python, X_OK) != 0)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s is "
+				      "missing or not executable) — run \"pyrt "
+				      "install --force\"", r->python);
+	return 0;
+}
+
+/*
+ * PEP 668: an interpreter that carries EXTERNALLY-MANAGED came from a
+ * distribution, not from a python-build-standalone archive; pyrt never
+ * writes that marker, so it refuses in one sentence instead of passing
+ * pip's long refusal through.  A glob finds the stdlib without starting
+ * Python.
+ */
+static int pip_externally_managed(pip_run *r, pyrt_error *err)
+{
+	char pattern[PATH_MAX];
+	snprintf(pattern, sizeof pattern,
+		 "%s/python/lib/python3.*/EXTERNALLY-MANAGED", r->install_dir);
+	glob_t g;
+	int found = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	if (!found)
+		return 0;
+	return pyrt_error_set(err, PYRT_E_BASELINE,
+			      "this runtime carries an EXTERNALLY-MANAGED marker "
+			      "(PEP 668), so it is not a runtime pyrt installed "
+			      "from a python-build-standalone archive and pip "
+			      "may not install into it; reinstall it with "
+			      "\"pyrt install --force\"");
+}
+
+/* A private directory: made 0700, or reused when it already is ours. */
+static int pip_private_dir(const char *path, pyrt_error *err)
+{
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot create %s", path);
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot inspect %s", path);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0)
+		return pyrt_error_set(err, PYRT_E_IO,
+				      "%s is not a private directory of this user "
+				      "(expected mode 0700, a directory, not a link); "
+				      "remove it and retry", path);
+	return 0;
+}
+
+/*
+ * pip's HOME is <box>/runtime/python/pip-home, its TMPDIR (build and unpack
+ * directories) pip-home/tmp: nothing of the operator's home is read, and
+ * nothing pip leaves behind lands outside the box.
+ */
+static int pip_home(pip_run *r, pyrt_error *err)
+{
+	snprintf(r->home, sizeof r->home, "%s/pip-home",
+		 pyrt_box_runtime_dir(r->box));
+	snprintf(r->tmp, sizeof r->tmp, "%s/tmp", r->home);
+	int rc = pip_private_dir(r->home, err);
+	return rc ? rc : pip_private_dir(r->tmp, err);
+}
+
+/* Paths pip sees are absolute, because it runs with cwd = its home. */
+static int pip_absolute(const char *opt, const char *path, int want_dir,
+			char *out, size_t len, pyrt_error *err)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno, "%s %s",
+					    opt, path);
+	struct stat st;
+	int ok = stat(real, &st) == 0 &&
+		 (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+	snprintf(out, len, "%s", real);
+	free(real);
+	if (!ok)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s is not a %s",
+				      opt, path, want_dir ? "directory" : "file");
+	return 0;
+}
+
+/*
+ * The scrubbed environment plus what pip itself needs.  The cache is off
+ * (PIP_NO_CACHE_DIR): reruns only install what is missing, so a cache would
+ * mostly hold copies of wheels already installed, growing in the box with
+ * nothing to prune it.  PIP_CONFIG_FILE=/dev/null keeps /etc/pip.conf out
+ * (index and proxy come from the variables proc.c passes through), and the
+ * root warning is silenced because this is a private runtime, not a system
+ * Python.
+ */
+static int pip_env(pip_run *r, pyrt_error *err)
+{
+	char **base = pyrt_proc_scrubbed_env(r->home);
+	if (!base)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	size_t n = 0;
+	while (base[n])
+		n++;
+	char **env = realloc(base, (n + PIP_EXTRA_ENV + 1) * sizeof *env);
+	if (!env) {
+		pyrt_proc_env_free(base);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	r->envp = env;
+	env[n] = NULL;
+	const char *fixed[PIP_EXTRA_ENV - 1] = {
+		"PIP_NO_CACHE_DIR=1", "PIP_CONFIG_FILE=/dev/null",
+		"PIP_ROOT_USER_ACTION=ignore",
+	};
+	/* NULL-terminated after every entry, so a failure frees cleanly. */
+	for (size_t i = 0; i < PIP_EXTRA_ENV - 1; i++) {
+		if (!(env[n] = strdup(fixed[i])))
+			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		env[++n] = NULL;
+	}
+	if (asprintf(&env[n], "TMPDIR=%s", r->tmp) < 0) {
+		env[n] = NULL;
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	env[++n] = NULL;
+	return 0;
+}
+
+/* python3 -I -m pip install <options> [--no-index --find-links DIR] reqs. */
+static int pip_argv(pip_run *r, pyrt_error *err)
+{
+	const pyrt_pip_opts *o = r->opts;
+	/* + wheelhouse (3) + -r FILE (2) + the list + NULL */
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + o->requirement_count + 1;
+	r->argv = calloc(n, sizeof *r->argv);
+	if (!r->argv)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	const char **a = r->argv;
+	size_t i = 0;
+	a[i++] = r->python;
+	a[i++] = "-I";
+	a[i++] = "-m";
+	a[i++] = "pip";
+	a[i++] = "install";
+	a[i++] = "--only-binary=:all:";
+	a[i++] = "--disable-pip-version-check";
+	a[i++] = "--no-input";
+	if (o->wheelhouse) {
+		a[i++] = "--no-index";
+		a[i++] = "--find-links";
+		a[i++] = r->wheelhouse;
+	}
+	if (o->requirements_file) {
+		a[i++] = "-r";
+		a[i++] = r->req_file;
+	}
+	for (size_t k = 0; k < o->requirement_count; k++)
+		a[i++] = o->requirements[k];
+	a[i] = NULL;
+	return 0;
+}
+
+/* "plugin cowork" → "plugin-cowork": a purpose only ever names a file. */
+static void pip_sanitize(const char *in, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; in && in[i] && i + 1 < len && i < 64; i++) {
+		char c = in[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_';
+		out[i] = ok ? c : '-';
+	}
+	out[i] = '\0';
+	if (!out[0])
+		snprintf(out, len, "install");
+}
+
+typedef struct log_entry {
+	time_t mtime;
+	char *name;
+} log_entry;
+
+static int log_mtime_cmp(const void *a, const void *b)
+{
+	const log_entry *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Keep the newest pip logs only (by mtime: names start with the purpose). */
+static void pip_prune_logs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	log_entry logs[512];
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < sizeof logs / sizeof *logs) {
+		size_t len = strlen(de->d_name);
+		struct stat st;
+		if (strncmp(de->d_name, "pip-", 4) != 0 || len < 8 ||
+		    strcmp(de->d_name + len - 4, ".log") != 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !(logs[n].name = strdup(de->d_name)))
+			continue;
+		logs[n++].mtime = st.st_mtime;
+	}
+	qsort(logs, n, sizeof *logs, log_mtime_cmp);
+	for (size_t i = 0; i < n; i++) {
+		/* The one about to be written counts as kept. */
+		if (i + PIP_LOGS_KEPT <= n)
+			unlinkat(dirfd(d), logs[i].name, 0);
+		free(logs[i].name);
+	}
+	closedir(d);
+}
+
+/*
+ * <logs>/pip-<purpose>-<UTC stamp>-<pid>.log, created exclusively and
+ * owner-only; a second run in the same second (the baseline's
+ * per-requirement retries) gets a "-2", "-3" suffix.
+ */
+static int pip_open_log(pip_run *r, pyrt_error *err)
+{
+	const char *dir = pyrt_box_logs_dir(r->box);
+	int rc = pyrt_fs_mkdirs(dir, err);
+	if (rc)
+		return rc;
+	pip_prune_logs(dir);
+	char purpose[80], stamp[32];
+	pip_sanitize(r->opts->purpose, purpose, sizeof purpose);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	char *path = r->res->log_path;
+	size_t len = sizeof r->res->log_path;
+	for (int k = 1; k <= 100; k++) {
+		if (k == 1)
+			snprintf(path, len, "%s/pip-%s-%s-%ld.log", dir, purpose,
+				 stamp, (long)getpid());
+		else
+			snprintf(path, len, "%s/pip-%s-%s-%ld-%d.log", dir,
+				 purpose, stamp, (long)getpid(), k);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC, 0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0 || !(r->log = fdopen(fd, "w"))) {
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot create the pip log %s",
+						  path);
+			if (fd >= 0)
+				close(fd);
+			path[0] = '\0';
+			return rc;
+		}
+		return 0;
+	}
+	path[0] = '\0';
+	return pyrt_error_set(err, PYRT_E_IO, "cannot create a pip log in %s",
+			      dir);
+}
+
+/* The command line and start time head the log, for whoever reads it. */
+static void pip_log_header(pip_run *r)
+{
+	char when[40];
+	pyrt_fs_now_rfc3339(when, sizeof when);
+	fprintf(r->log, "# pyrt %s, started %s:", r->opts->purpose
+		? r->opts->purpose : "pip", when);
+	for (const char **a = r->argv; *a; a++)
+		fprintf(r->log, " %s", *a);
+	fputc('\n', r->log);
+	fflush(r->log);
+}
+
+static int shown_init(shown *s)
+{
+	memset(s, 0, sizeof *s);
+	s->head_left = SHOWN_MAX / 5 * 2;
+	s->cap = SHOWN_MAX - s->head_left;
+	s->ring = malloc(s->cap);
+	return s->ring ? 0 : -1;
+}
+
+/* Keep the newest cap bytes of held lines, each ended by '\n'. */
+static void shown_hold(shown *s, const char *line, size_t n)
+{
+	for (size_t i = 0; i <= n; i++) {
+		s->ring[s->pos] = i < n ? line[i] : '\n';
+		s->pos = (s->pos + 1) % s->cap;
+		if (s->len < s->cap)
+			s->len++;
+	}
+	s->held += n + 1;
+}
+
+/* One line of pip's output: live to the front end, or into the ring. */
+static int shown_line(pip_run *r, const char *line)
+{
+	shown *s = &r->sh;
+	size_t n = strlen(line);
+	if (!s->holding && n + 1 <= s->head_left) {
+		s->head_left -= n + 1;
+		return pyrt_events_log(r->ev, PYRT_LOG_INFO, "%s", line);
+	}
+	s->holding = 1;
+	shown_hold(s, line, n);
+	return 0;
+}
+
+/* After pip ended: the marker (if anything was dropped), then the tail. */
+static int shown_finish(pip_run *r)
+{
+	shown *s = &r->sh;
+	if (!s->holding || s->len == 0)
+		return 0;
+	char *lin = malloc(s->len + 1);
+	if (!lin)
+		return 0; /* the log file has it all; showing is a help */
+	size_t start = s->len < s->cap ? 0 : s->pos;
+	for (size_t i = 0; i < s->len; i++)
+		lin[i] = s->ring[(start + i) % s->cap];
+	lin[s->len] = '\0';
+	char *p = lin;
+	uint64_t dropped = s->held - s->len;
+	if (dropped > 0) {
+		/* The ring may begin mid-line: that fragment is dropped too. */
+		char *nl = strchr(p, '\n');
+		dropped += nl ? (uint64_t)(nl + 1 - p) : 0;
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	int rc = 0;
+	if (dropped > 0)
+		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
+				     "[… %llu bytes truncated; the log has "
+				     "everything …]", (unsigned long long)dropped);
+	for (char *nl; !rc && (nl = strchr(p, '\n')); p = nl + 1) {
+		*nl = '\0';
+		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO, "%s", p);
+	}
+	free(lin);
+	return rc;
+}
+
+/* Copy text after prefix up to the first " (" or the end, trimmed. */
+static void pip_take_name(const char *text, char *out, size_t len)
+{
+	size_t n = strcspn(text, " (");
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
+
+/* Learn from pip's ERROR: lines: the reason, and which requirement. */
+static void pip_parse_error(pip_run *r, const char *line)
+{
+	static const char *const named[] = {
+		"No matching distribution found for ",
+		"Could not find a version that satisfies the requirement ",
+	};
+	if (strncmp(line, "ERROR: ", 7) != 0)
+		return;
+	const char *text = line + 7;
+	snprintf(r->res->reason, sizeof r->res->reason, "%s", text);
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+		size_t plen = strlen(named[i]);
+		if (strncmp(text, named[i], plen) == 0)
+			pip_take_name(text + plen, r->res->failed_requirement,
+				      sizeof r->res->failed_requirement);
+	}
+}
+
+/*
+ * pip's "WARNING: Retrying (...) after connection broken by
+ * 'NewConnectionError(... [Errno -2] Name or service not known')'": the
+ * index was out of reach, and its later "No matching distribution" says
+ * nothing about the requirement.  Keeps "NewConnectionError: [Errno -2]
+ * Name or service not known" as the cause.
+ */
+static void pip_parse_warning(pip_run *r, const char *line)
+{
+	if (strncmp(line, "WARNING: Retrying (", 19) != 0)
+		return;
+	r->res->index_unreachable = 1;
+	if (r->net_cause[0])
+		return;
+	const char *by = strstr(line, "broken by '");
+	const char *kind = by ? by + 11 : "connection error";
+	int klen = (int)strcspn(kind, "(:'");
+	const char *eno = strstr(line, "[Errno");
+	if (!eno)
+		eno = strstr(line, "[SSL");
+	int elen = eno ? (int)strcspn(eno, "'\"") : 0;
+	snprintf(r->net_cause, sizeof r->net_cause, "%.*s%s%.*s", klen, kind,
+		 eno ? ": " : "", elen, eno ? eno : "");
+}
+
+/* proc's line callback: log file, error parsing, the shown output. */
+static int pip_on_line(const char *line, void *payload)
+{
+	pip_run *r = payload;
+	char buf[4200];
+	snprintf(buf, sizeof buf, "%s", line);
+	size_t n = strlen(buf);
+	while (n > 0 && (buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	fprintf(r->log, "%s\n", buf);
+	pip_parse_error(r, buf);
+	pip_parse_warning(r, buf);
+	if (n > 0)
+		snprintf(r->last_line, sizeof r->last_line, "%s", buf);
+	if (shown_line(r, buf) != 0) {
+		r->stopped = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The one-line failure, from what pip said and how it ended. */
+static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
+		       double timeout, pyrt_error *err)
+{
+	const char *log = r->res->log_path;
+	if (pr->cancelled || r->stopped)
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	if (pr->timed_out)
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "pip did not finish within %.0f s and was "
+				      "stopped; see %s", timeout, log);
+	if (!pr->exited)
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "pip was killed by signal %d; see %s",
+				      pr->term_signal, log);
+	if (r->res->index_unreachable) {
+		snprintf(r->res->reason, sizeof r->res->reason,
+			 "pip could not reach the package index (%s)",
+			 r->net_cause);
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "%s%s%s; check the network and the proxy "
+				      "variables (https_proxy, PIP_INDEX_URL), or "
+				      "install from a wheelhouse with --wheelhouse "
+				      "DIR; see %s", r->res->reason,
+				      r->res->failed_requirement[0]
+				      ? ", so it found no " : "",
+				      r->res->failed_requirement, log);
+	}
+	if (!r->res->reason[0])
+		snprintf(r->res->reason, sizeof r->res->reason, "%s",
+			 r->last_line[0] ? r->last_line : "no output");
+	if (r->res->failed_requirement[0])
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "pip could not install %s: %s; see %s",
+				      r->res->failed_requirement,
+				      r->res->reason, log);
+	return pyrt_error_set(err, PYRT_E_BASELINE,
+			      "pip failed (exit %d): %s; see %s", pr->exit_code,
+			      r->res->reason, log);
+}
+
+/* Start pip and wait for it; the outcome lands in r->res and err. */
+static int pip_execute(pip_run *r, pyrt_error *err)
+{
+	double timeout = r->opts->timeout_s > 0 ? r->opts->timeout_s
+						: PIP_TIMEOUT_DEFAULT_S;
+	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+	po.argv = r->argv;
+	po.envp = (const char *const *)r->envp;
+	/* Not the operator's cwd: pip would take a directory there named
+	 * like a requirement for a local project. */
+	po.cwd = r->home;
+	po.timeout_s = timeout;
+	po.grace_s = PIP_GRACE_S;
+	po.capture_max = PIP_CAPTURE_MAX;
+	po.on_line = pip_on_line;
+	po.payload = r;
+	po.cancel = r->ev ? r->ev->cancel : NULL;
+	pyrt_proc_result pr;
+	int rc = pyrt_proc_run(&po, &pr, err);
+	if (rc)
+		return rc;
+	if (shown_finish(r) != 0)
+		r->stopped = 1;
+	/* A stopped pip's status is the signal's doing, not pip's verdict. */
+	if (pr.exited && !pr.timed_out && !pr.cancelled && !r->stopped)
+		r->res->exit_code = pr.exit_code;
+	fprintf(r->log, "# %s\n",
+		pr.timed_out ? "pip stopped: timeout"
+		: pr.cancelled || r->stopped ? "pip stopped: cancelled"
+		: !pr.exited ? "pip killed by a signal"
+		: pr.exit_code ? "pip failed" : "pip succeeded");
+	fflush(r->log);
+	if (!pr.exited || pr.exit_code != 0 || r->stopped)
+		rc = pip_failure(r, &pr, timeout, err);
+	pyrt_proc_result_clear(&pr);
+	return rc;
+}
+
+/* Everything before pip starts: where, whether allowed, with what. */
+static int pip_prepare(pip_run *r, pyrt_error *err)
+{
+	const pyrt_pip_opts *o = r->opts;
+	int rc = pip_locate(r, err);
+	if (!rc)
+		rc = pip_externally_managed(r, err);
+	if (!rc && o->requirements_file)
+		rc = pip_absolute("--requirements", o->requirements_file, 0,
+				  r->req_file, sizeof r->req_file, err);
+	if (!rc && o->wheelhouse)
+		rc = pip_absolute("--wheelhouse", o->wheelhouse, 1,
+				  r->wheelhouse, sizeof r->wheelhouse, err);
+	if (!rc)
+		rc = pip_home(r, err);
+	if (!rc)
+		rc = pip_env(r, err);
+	if (!rc)
+		rc = pip_argv(r, err);
+	if (!rc && shown_init(&r->sh) != 0)
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (!rc)
+		rc = pip_open_log(r, err);
+	return rc;
+}
+
+static void pip_cleanup(pip_run *r)
+{
+	if (r->log)
+		fclose(r->log);
+	free(r->sh.ring);
+	free(r->argv);
+	pyrt_proc_env_free(r->envp);
+	pyrt_box_free(r->box);
+}
+
+int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,
+		     pyrt_pip_result *result, pyrt_error *err)
+{
+	memset(result, 0, sizeof *result);
+	result->exit_code = -1;
+	int rc = pip_check_opts(opts, err);
+	if (rc)
+		return rc;
+	char detail[PATH_MAX + 64];
+	pip_detail(opts, detail, sizeof detail);
+	rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN, detail);
+	if (rc)
+		return pyrt_error_set(err, rc, "cancelled");
+	pip_run r;
+	memset(&r, 0, sizeof r);
+	r.opts = opts;
+	r.ev = ev;
+	r.res = result;
+	rc = pip_prepare(&r, err);
+	if (!rc) {
+		pip_log_header(&r);
+		rc = pip_execute(&r, err);
+	}
+	pip_cleanup(&r);
+	if (rc) {
+		pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_FAIL,
+				 err && err->msg[0] ? err->msg
+						    : pyrt_strerror(rc));
+		return rc;
+	}
+	rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_END, NULL);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}

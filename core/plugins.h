@@ -1,0 +1,77 @@
+/*
+ * Plugins and the readiness matrix.  Manifests live at
+ * <box>/plugins/<name>/plugin.yaml:
+ *
+ *   name: cowork
+ *   enabled: true
+ *   requires_tools: [execute_code]   # needs the managed runtime
+ *   requires_pip:
+ *     - python-docx>=0.8
+ *     - openpyxl
+ *
+ * All plugins' requirements are checked by ONE child interpreter run (-I,
+ * scrubbed env, timeout) that uses importlib.metadata and pip's vendored
+ * packaging (PEP 440 specifiers, names normalised as pip does), never one
+ * process per package.  A malformed manifest becomes that plugin's row with
+ * verdict "invalid" and the error; other rows still work.
+ */
+#ifndef PYRT_PLUGINS_H
+#define PYRT_PLUGINS_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "events.h"
+#include "pins.h"
+
+typedef enum pyrt_verdict {
+	PYRT_VERDICT_READY = 0,
+	PYRT_VERDICT_NEEDS_RUNTIME,
+	PYRT_VERDICT_MISSING_DEPS,
+	PYRT_VERDICT_DISABLED,
+	PYRT_VERDICT_NO_RUNTIME_NEEDED,
+	PYRT_VERDICT_INVALID
+} pyrt_verdict;
+
+/** One requires_pip requirement and what the runtime has for it. */
+typedef struct pyrt_requirement {
+	const char *spec;       /**< as written: "python-docx>=0.8" */
+	const char *name;       /**< normalised: "python-docx" */
+	const char *installed;  /**< installed version, NULL when missing */
+	int conflict;           /**< installed but outside the specifier */
+} pyrt_requirement;
+
+typedef struct pyrt_plugin {
+	const char *name;
+	int enabled;
+	int needs_runtime;      /**< requires_tools contains execute_code */
+	pyrt_verdict verdict;
+	const pyrt_requirement *requires;
+	size_t require_count;
+	const char *fix;        /**< exact command, or NULL when nothing to do */
+	const char *error;      /**< for invalid: what is wrong with plugin.yaml */
+} pyrt_plugin;
+
+typedef struct pyrt_plugins pyrt_plugins;
+
+/**
+ * Read every manifest under <box>/plugins and, when the runtime is ready,
+ * check all requirements in one interpreter run.  Returns 0 (whatever the
+ * verdicts), or a negative code when the box cannot be read at all.
+ */
+int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
+		       const pyrt_pins *pins, const char *platform_key,
+		       const pyrt_events *ev, pyrt_error *err);
+void pyrt_plugins_free(pyrt_plugins *p);
+
+/** Whether the runtime was ready when checked. */
+int pyrt_plugins_runtime_ready(const pyrt_plugins *p);
+size_t pyrt_plugins_count(const pyrt_plugins *p);
+/** Plugins sorted by name. */
+const pyrt_plugin *pyrt_plugins_at(const pyrt_plugins *p, size_t i);
+const pyrt_plugin *pyrt_plugins_find(const pyrt_plugins *p, const char *name);
+
+/** "ready", "needs_runtime", "missing_deps", ... */
+const char *pyrt_verdict_name(pyrt_verdict v);
+
+#endif

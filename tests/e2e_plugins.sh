@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# End to end: `pyrt plugins` on the sample box of the seed bug report — the
+# table and the DESIGN.md JSON shape, exit codes, usage errors of
+# `plugins install`, then with the fixture runtime installed offline:
+# `plugins install careercoach --wheelhouse` makes it ready, and cowork stays
+# missing_deps naming what is missing and its fix.
+set -uo pipefail
+src=${PYRT_SOURCE_DIR:?}
+bin=${PYRT_BINARY_DIR:?}
+pyrt=${PYRT_BIN:-$bin/pyrt}
+fx=$bin/fixtures
+bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2
+
+work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-plugins.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME
+export HOME=$work/home
+mkdir -p "$HOME"
+
+pass=0 fail=0
+ok()   { pass=$((pass + 1)); echo "ok - $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+
+box=$work/box
+mkdir -p "$box"
+cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
+mkdir -p "$box/plugins/broken"
+printf 'name: broken\nenabled: true\nrequires_pip: python-docx\n' >"$box/plugins/broken/plugin.yaml"
+common=(--box-root "$box" --pins "$fx/pins.yaml")
+
+run() {
+  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+}
+has()   { grep -q -- "$1" "$work/$2"; }
+rc_is() { [ "$rc" -eq "$1" ]; }
+
+# row NAME: the table row of plugin NAME (first word matches).
+row() { awk -v n="$1" '$1 == n' "$work/out"; }
+
+# json_check PY: run a python assertion over the JSON in out as `d`.
+json_check() {
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {p["name"]: p for p in d["plugins"]}
+exec(sys.argv[2])' "$work/out" "$1"
+}
+
+# --- no runtime ---------------------------------------------------------------
+run plugins "${common[@]}"
+check "plugins without a runtime exits 1" rc_is 1
+check "the first line is about the runtime" \
+  eval 'head -1 "$work/out" | grep -q "^runtime not_provisioned: .*pyrt install"'
+check "the header names the columns" \
+  eval 'sed -n 2p "$work/out" | grep -Eq "^PLUGIN +ENABLED +RUNTIME +DEPS +VERDICT +FIX$"'
+check "cowork needs the runtime, fix pyrt install" \
+  eval 'row cowork | grep -Eq "needs_runtime +pyrt install$"'
+check "github needs no runtime" eval 'row github | grep -q no_runtime_needed'
+check "execute_code is disabled" eval 'row execute_code | grep -q disabled'
+check "the malformed manifest is its own row with the error" \
+  eval 'row broken | grep -q invalid && has "error: .*plugins/broken/plugin.yaml:3: requires_pip must be a list of strings" out'
+
+run plugins --json "${common[@]}"
+check "plugins --json exits 1 too" rc_is 1
+check "plugins --json has exactly the DESIGN.md fields" json_check '
+keys = {"name","enabled","needs_runtime","verdict","requires","installed","missing","conflicts","fix","error"}
+assert list(d) == ["plugins"], list(d)
+assert all(set(p) == keys for p in d["plugins"]), d
+assert [p["name"] for p in d["plugins"]] == sorted(rows), "sorted by name"
+assert len(rows) == 8
+c = rows["cowork"]
+assert c["verdict"] == "needs_runtime" and c["enabled"] is True and c["needs_runtime"] is True, c
+assert c["requires"] == ["python-docx", "openpyxl", "python-pptx", "reportlab"], c
+assert c["fix"] == "pyrt install" and c["error"] is None, c
+assert rows["notes"]["verdict"] == "no_runtime_needed" and rows["notes"]["fix"] is None
+assert rows["execute_code"]["verdict"] == "disabled"
+b = rows["broken"]
+assert b["verdict"] == "invalid" and "requires_pip must be a list of strings" in b["error"], b
+'
+
+# --- usage errors ---------------------------------------------------------------
+run plugins frobnicate "${common[@]}"
+check "an unknown subcommand exits 2 naming it" eval 'rc_is 2 && has frobnicate err'
+run plugins install "${common[@]}"
+check "install without a name exits 2" rc_is 2
+run plugins --wheelhouse "$fx/wheelhouse" "${common[@]}"
+check "--wheelhouse without install exits 2" eval 'rc_is 2 && has "install NAME" err'
+run plugins --deep "${common[@]}"
+check "a status-only option on plugins exits 2" eval 'rc_is 2 && has "--deep" err'
+run plugins install nosuch "${common[@]}"
+check "an unknown plugin exits 2 listing the known ones" \
+  eval 'rc_is 2 && has "no plugin named .nosuch." err && has "careercoach" err && has "cowork" err'
+run plugins install broken "${common[@]}"
+check "an invalid plugin exits 2 with its error" \
+  eval 'rc_is 2 && has "requires_pip must be a list of strings" err'
+run plugins install careercoach "${common[@]}"
+check "install without a runtime says so (exit 1)" \
+  eval 'rc_is 1 && has "not ready" err && has "pyrt install" err'
+
+# --- with the fixture runtime -------------------------------------------------
+run install --yes --no-baseline --from-file "$fx/runtime.tar.gz" "${common[@]}"
+check "the fixture runtime installs offline" rc_is 0
+
+run plugins "${common[@]}"
+check "with the runtime: careercoach is missing python-docx" \
+  eval 'row careercoach | grep -Eq "0/1 ok; missing: python-docx +missing_deps +pyrt plugins install careercoach$"'
+check "the runtime line says ready" eval 'head -1 "$work/out" | grep -q "^runtime ready: "'
+
+run plugins install careercoach --wheelhouse "$fx/wheelhouse" "${common[@]}"
+check "plugins install careercoach exits 0" rc_is 0
+check "it says the new verdict" has "plugin careercoach: ready" err
+
+run plugins install cowork --json --wheelhouse "$fx/wheelhouse" "${common[@]}"
+check "plugins install cowork fails on python-pptx (baseline exit 10)" rc_is 10
+check "its NDJSON has the plugin's new row before the result" python3 -c '
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+kinds = [e["event"] for e in evs]
+assert kinds[-2:] == ["plugin", "result"], kinds
+p = evs[-2]["plugin"]
+assert p["name"] == "cowork" and p["verdict"] == "missing_deps", p
+assert p["missing"] == ["python-pptx"], p
+assert evs[-1]["ok"] is False and "python-pptx" in evs[-1]["error"], evs[-1]
+' "$work/out"
+
+run plugins --json "${common[@]}"
+check "plugins --json: careercoach ready, cowork missing_deps [python-pptx]" json_check '
+cc, cw = rows["careercoach"], rows["cowork"]
+assert cc["verdict"] == "ready" and cc["fix"] is None and cc["missing"] == [], cc
+assert cc["installed"] == {"python-docx": "0.8.11"}, cc
+assert cw["verdict"] == "missing_deps", cw
+assert cw["missing"] == ["python-pptx"] and cw["conflicts"] == [], cw
+assert cw["fix"] == "pyrt plugins install cowork", cw
+assert set(cw["installed"]) == {"python-docx", "openpyxl", "reportlab"}, cw
+'
+check "no private HOME is left behind" \
+  eval '! ls "$box/runtime/python/staging" | grep -q plugins-check'
+
+echo "# $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,536 @@
+/*
+ * plugins: manifests read from a box made here (valid, disabled, malformed,
+ * wrong types, name mismatch, symlinks), verdicts without a runtime, and the
+ * readiness matrix against the real fixture runtime with a hand-installed
+ * distribution — checked by exactly one interpreter start.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "install.h"
+#include "marker.h"
+#include "pins.h"
+#include "plugins.h"
+#include "support.h"
+
+static char *work, *box;
+static pyrt_pins *pins;
+
+static void setup(void)
+{
+	work = pt_tmpdir("plugins");
+	box = pt_join(work, "box");
+	char *path = pt_fixture_pins(work, "pins.yaml",
+				     "https://upstream.invalid/pbs/fixture/runtime.tar.gz",
+				     NULL, NULL);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_pins_load_file(&pins, path, &err), 0, "%s", err.msg);
+	free(path);
+}
+
+static void teardown(void)
+{
+	pyrt_pins_free(pins);
+	pt_rmtree(work);
+	free(work);
+	free(box);
+}
+
+TestSuite(plugins, .init = setup, .fini = teardown, .timeout = 300);
+
+/* <box>/plugins/<name>/plugin.yaml with text. */
+static void manifest(const char *name, const char *text)
+{
+	cr_assert_eq(pt_sh("mkdir -p '%s/plugins/%s'", box, name), 0);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/plugins/%s/plugin.yaml", box, name);
+	pt_write(path, text);
+}
+
+static pyrt_plugins *check(void)
+{
+	pyrt_plugins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_plugins_check(&p, box, pins, pt_host_key(), NULL,
+					&err), 0, "%s", err.msg);
+	cr_assert_not_null(p);
+	return p;
+}
+
+static const pyrt_plugin *find(const pyrt_plugins *p, const char *name)
+{
+	const pyrt_plugin *pl = pyrt_plugins_find(p, name);
+	cr_assert_not_null(pl, "plugin %s has a row", name);
+	return pl;
+}
+
+static void assert_verdict(const pyrt_plugin *pl, pyrt_verdict v)
+{
+	cr_assert_str_eq(pyrt_verdict_name(pl->verdict), pyrt_verdict_name(v),
+			 "%s: verdict %s (error: %s)", pl->name,
+			 pyrt_verdict_name(pl->verdict),
+			 pl->error ? pl->error : "none");
+}
+
+/* The error names the file and line and says what was wrong. */
+static void assert_invalid(const pyrt_plugins *p, const char *name,
+			   const char *where, const char *what)
+{
+	const pyrt_plugin *pl = find(p, name);
+	assert_verdict(pl, PYRT_VERDICT_INVALID);
+	cr_assert_not_null(pl->error, "%s: invalid rows carry the error", name);
+	cr_assert_not_null(strstr(pl->error, where), "%s: '%s' names '%s'",
+			   name, pl->error, where);
+	cr_assert_not_null(strstr(pl->error, what), "%s: '%s' says '%s'", name,
+			   pl->error, what);
+	cr_assert_null(pl->fix);
+}
+
+Test(plugins, names_are_normalised_as_pip_does)
+{
+	manifest("norm", "name: norm\n"
+			 "requires_tools: [execute_code]\n"
+			 "requires_pip:\n"
+			 "  - python_docx\n"
+			 "  - python-docx>=0.8\n"
+			 "  - Python.Docx\n"
+			 "  - '  Foo__Bar.-baz >= 1; python_version > \"3\"'\n"
+			 "  - PIL\n");
+	pyrt_plugins *p = check();
+	const pyrt_plugin *pl = find(p, "norm");
+	cr_assert_eq(pl->require_count, 5);
+	const char *want[] = { "python-docx", "python-docx", "python-docx",
+			       "foo-bar-baz", "pil" };
+	for (size_t i = 0; i < 5; i++)
+		cr_assert_str_eq(pl->requires[i].name, want[i], "%s → %s",
+				 pl->requires[i].spec, pl->requires[i].name);
+	cr_assert_str_eq(pl->requires[1].spec, "python-docx>=0.8",
+			 "the spec is kept as written");
+	pyrt_plugins_free(p);
+}
+
+Test(plugins, verdicts_without_a_runtime)
+{
+	manifest("cowork", "# the DESIGN.md example\n"
+			   "name: cowork\n"
+			   "enabled: true\n"
+			   "requires_tools: [execute_code]\n"
+			   "requires_pip:\n"
+			   "  - python-docx>=0.8\n"
+			   "  - openpyxl\n");
+	manifest("quiet", "name: quiet\n"
+			  "enabled: false\n"
+			  "requires_tools: [execute_code]\n"
+			  "requires_pip: [python-docx]\n");
+	manifest("notes", "name: notes\n"
+			  "requires_tools: [save_file_artifact]\n"
+			  "future_key: {anything: [1, 2]}\n");
+	manifest("broken", "name: broken\n"
+			   "requires_pip: [python-docx\n"
+			   "enabled: true\n");
+	manifest("types", "name: types\n"
+			  "enabled: true\n"
+			  "requires_pip: python-docx\n");
+	manifest("items", "name: items\n"
+			  "requires_pip:\n"
+			  "  - openpyxl\n"
+			  "  - [nested]\n");
+	manifest("flag", "name: flag\nenabled: \"yes\"\n");
+	manifest("other", "name: somebody-else\nrequires_tools: []\n");
+	manifest("twice", "name: twice\nenabled: true\nenabled: false\n");
+	manifest("empty", "");
+	manifest("scalar", "just a string\n");
+	manifest("noname", "requires_pip: [\">=1.0\"]\n");
+	manifest("bad name", "name: bad name\n");
+	/* Not plugins: a file, a directory without a manifest, a hidden one. */
+	char *readme = pt_join(box, "plugins/README.txt");
+	pt_write(readme, "not a plugin\n");
+	free(readme);
+	cr_assert_eq(pt_sh("mkdir -p '%s/plugins/empty-dir' '%s/plugins/.git'",
+			   box, box), 0);
+	manifest(".hidden", "name: .hidden\n");
+
+	pyrt_plugins *p = check();
+	cr_assert_eq(pyrt_plugins_runtime_ready(p), 0);
+
+	const pyrt_plugin *cw = find(p, "cowork");
+	assert_verdict(cw, PYRT_VERDICT_NEEDS_RUNTIME);
+	cr_assert(cw->enabled && cw->needs_runtime);
+	cr_assert_str_eq(cw->fix, "pyrt install");
+	cr_assert_null(cw->error);
+	cr_assert_eq(cw->require_count, 2);
+	cr_assert_null(cw->requires[0].installed, "nothing is known installed");
+
+	const pyrt_plugin *q = find(p, "quiet");
+	assert_verdict(q, PYRT_VERDICT_DISABLED);
+	cr_assert(!q->enabled && q->needs_runtime);
+	cr_assert_null(q->fix);
+
+	const pyrt_plugin *n = find(p, "notes");
+	assert_verdict(n, PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	cr_assert(n->enabled, "enabled defaults to true");
+	cr_assert_eq(n->needs_runtime, 0);
+	cr_assert_null(n->fix);
+	cr_assert_null(n->error, "unknown keys are ignored");
+
+	assert_invalid(p, "broken", "plugins/broken/plugin.yaml:3:",
+		       "invalid YAML");
+	assert_invalid(p, "types", "plugins/types/plugin.yaml:3:",
+		       "requires_pip must be a list of strings");
+	assert_invalid(p, "items", "plugins/items/plugin.yaml:4:",
+		       "requires_pip must be a list of strings");
+	assert_invalid(p, "flag", "plugins/flag/plugin.yaml:2:",
+		       "enabled must be true or false");
+	assert_invalid(p, "other", "plugins/other/plugin.yaml:1:",
+		       "name \"somebody-else\" does not match the directory "
+		       "name \"other\"");
+	assert_invalid(p, "twice", "plugins/twice/plugin.yaml:3:",
+		       "duplicate key \"enabled\"");
+	assert_invalid(p, "empty", "plugins/empty/plugin.yaml:1:",
+		       "expected a mapping");
+	assert_invalid(p, "scalar", "plugins/scalar/plugin.yaml:1:",
+		       "expected a mapping");
+	assert_invalid(p, "noname", "plugins/noname/plugin.yaml:1:",
+		       "does not start with a package name");
+	assert_invalid(p, "bad name", "plugins/bad name/plugin.yaml",
+		       "directory name must be");
+
+	/* Sorted by name; the non-plugins have no rows. */
+	cr_assert_eq(pyrt_plugins_count(p), 13);
+	for (size_t i = 1; i < pyrt_plugins_count(p); i++)
+		cr_assert_lt(strcmp(pyrt_plugins_at(p, i - 1)->name,
+				    pyrt_plugins_at(p, i)->name), 0);
+	cr_assert_null(pyrt_plugins_find(p, "empty-dir"));
+	cr_assert_null(pyrt_plugins_find(p, ".hidden"));
+	cr_assert_null(pyrt_plugins_find(p, "README.txt"));
+	cr_assert_null(pyrt_plugins_at(p, 13));
+	pyrt_plugins_free(p);
+}
+
+Test(plugins, symlinks_and_oversized_manifests_are_refused)
+{
+	char *outside = pt_join(work, "outside");
+	cr_assert_eq(pt_sh("mkdir -p '%s/linked' && printf 'name: linked\\n' > "
+			   "'%s/linked/plugin.yaml' && printf 'name: leak\\n' "
+			   "> '%s/secret.yaml'", outside, outside, outside), 0);
+	cr_assert_eq(pt_sh("mkdir -p '%s/plugins/leak' && ln -s '%s/secret.yaml' "
+			   "'%s/plugins/leak/plugin.yaml'", box, outside, box), 0);
+	cr_assert_eq(pt_sh("ln -s '%s/linked' '%s/plugins/linked'", outside,
+			   box), 0);
+	cr_assert_eq(pt_sh("ln -s /nonexistent '%s/plugins/dangling'", box), 0);
+	cr_assert_eq(pt_sh("mkdir -p '%s/plugins/huge' && { echo 'name: huge'; "
+			   "head -c 70000 /dev/zero | tr '\\0' '#'; } > "
+			   "'%s/plugins/huge/plugin.yaml'", box, box), 0);
+	cr_assert_eq(pt_sh("mkdir -p '%s/plugins/fifo' && mkfifo "
+			   "'%s/plugins/fifo/plugin.yaml'", box, box), 0);
+	manifest("fine", "name: fine\n");
+
+	pyrt_plugins *p = check();
+	assert_invalid(p, "leak", "plugins/leak/plugin.yaml", "symlink");
+	assert_invalid(p, "linked", "plugins/linked", "symlink");
+	assert_invalid(p, "huge", "plugins/huge/plugin.yaml", "larger than 64 KiB");
+	assert_invalid(p, "fifo", "plugins/fifo/plugin.yaml",
+		       "not a regular file");
+	cr_assert_null(pyrt_plugins_find(p, "dangling"));
+	assert_verdict(find(p, "fine"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	cr_assert_eq(pyrt_plugins_count(p), 5);
+	pyrt_plugins_free(p);
+	free(outside);
+}
+
+Test(plugins, no_plugins_directory_is_an_empty_matrix)
+{
+	pyrt_plugins *p = check();
+	cr_assert_eq(pyrt_plugins_count(p), 0);
+	cr_assert_null(pyrt_plugins_find(p, "cowork"));
+	pyrt_plugins_free(p);
+}
+
+Test(plugins, cancel_flag_stops_the_check)
+{
+	manifest("cowork", "name: cowork\n");
+	atomic_int flag = 1;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	ev.cancel = &flag;
+	pyrt_plugins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_plugins_check(&p, box, pins, pt_host_key(), &ev, &err),
+		     PYRT_E_CANCELLED);
+	cr_assert_null(p);
+}
+
+/* The sample box of the seed bug report, as the desktop app lays it out. */
+Test(plugins, sample_box_without_a_runtime)
+{
+	cr_assert_eq(pt_sh("mkdir -p '%s' && cp -R '%s/tests/fixtures/sample-box/plugins' "
+			   "'%s/'", box, pt_source_dir(), box), 0);
+	pyrt_plugins *p = check();
+	cr_assert_eq(pyrt_plugins_count(p), 7);
+	const char *order[] = { "artifact", "careercoach", "cowork", "delegates",
+				"execute_code", "github", "notes" };
+	const pyrt_verdict want[] = {
+		PYRT_VERDICT_NO_RUNTIME_NEEDED, PYRT_VERDICT_NEEDS_RUNTIME,
+		PYRT_VERDICT_NEEDS_RUNTIME, PYRT_VERDICT_NO_RUNTIME_NEEDED,
+		PYRT_VERDICT_DISABLED, PYRT_VERDICT_NO_RUNTIME_NEEDED,
+		PYRT_VERDICT_NO_RUNTIME_NEEDED };
+	for (size_t i = 0; i < 7; i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(p, i);
+		cr_assert_str_eq(pl->name, order[i]);
+		assert_verdict(pl, want[i]);
+	}
+	const pyrt_plugin *cw = find(p, "cowork");
+	cr_assert_eq(cw->require_count, 4);
+	cr_assert_str_eq(cw->requires[2].name, "python-pptx");
+	pyrt_plugins_free(p);
+}
+
+/* A runtime whose files say ready but whose interpreter cannot run the
+ * checker: its rows say so instead of claiming anything about packages. */
+Test(plugins, interpreter_that_cannot_check)
+{
+	const char *id = "broken-1";
+	cr_assert_eq(pt_sh("mkdir -p '%s/runtime/python/installs/%s/python/bin' && "
+			   "printf '#!/bin/sh\\necho \"Fatal Python error: no "
+			   "encodings\" >&2\\nexit 1\\n' > "
+			   "'%s/runtime/python/installs/%s/python/bin/python3' && "
+			   "chmod 755 '%s/runtime/python/installs/%s/python/bin/python3' && "
+			   "ln -s installs/%s/python '%s/runtime/python/current'",
+			   box, id, box, id, box, id, id, box), 0);
+	pyrt_marker m;
+	memset(&m, 0, sizeof m);
+	m.schema = 1;
+	strcpy(m.implementation, "cpython");
+	snprintf(m.version, sizeof m.version, "%s", pyrt_pins_version(pins));
+	strcpy(m.build, "fixture");
+	snprintf(m.platform, sizeof m.platform, "%s", pt_host_key());
+	snprintf(m.sha256, sizeof m.sha256, "%s",
+		 pyrt_pins_find(pins, pt_host_key())->sha256);
+	strcpy(m.installed_at, "2026-11-29T00:00:00Z");
+	strcpy(m.pins, "test");
+	strcpy(m.baseline_state, "none");
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/runtime/python/installs/%s/marker.json",
+		 box, id);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_marker_write(path, &m, &err), 0, "%s", err.msg);
+	manifest("cowork", "name: cowork\nrequires_tools: [execute_code]\n"
+			   "requires_pip: [python-docx]\n");
+	manifest("notes", "name: notes\n");
+
+	pyrt_plugins *p = check();
+	cr_assert_eq(pyrt_plugins_runtime_ready(p), 0);
+	const pyrt_plugin *cw = find(p, "cowork");
+	assert_verdict(cw, PYRT_VERDICT_NEEDS_RUNTIME);
+	cr_assert_str_eq(cw->fix, "pyrt install --force");
+	cr_assert_not_null(cw->error);
+	cr_assert_not_null(strstr(cw->error, "could not check the requirements"),
+			   "%s", cw->error);
+	cr_assert_not_null(strstr(cw->error, "Fatal Python error: no encodings"),
+			   "the interpreter's last line is shown: %s", cw->error);
+	assert_verdict(find(p, "notes"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	cr_assert_eq(pt_sh("! ls '%s/runtime/python/staging/' | grep -q plugins-check",
+			   box), 0, "the private HOME is removed");
+	pyrt_plugins_free(p);
+}
+
+/* Install the fixture runtime from its local archive. */
+static void install_fixture_runtime(void)
+{
+	char archive[PATH_MAX];
+	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
+	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
+	o.box_root = box;
+	o.pins = pins;
+	o.platform_key = pt_host_key();
+	o.from_file = archive;
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), 0, "%s", err.msg);
+}
+
+/*
+ * Replace current/bin/python3 by a script that records each start (and the
+ * HOME it got) in log, then runs the real interpreter beside it.
+ */
+static void count_interpreter_starts(const char *log)
+{
+	char py[PATH_MAX];
+	snprintf(py, sizeof py, "%s/runtime/python/current/bin/python3", box);
+	cr_assert_eq(unlink(py), 0);
+	char script[2 * PATH_MAX];
+	snprintf(script, sizeof script,
+		 "#!/bin/sh\n"
+		 "echo \"start HOME=$HOME\" >> '%s'\n"
+		 "exec \"$(dirname \"$0\")/python3.11\" \"$@\"\n", log);
+	pt_write(py, script);
+	cr_assert_eq(chmod(py, 0755), 0);
+}
+
+/* A distribution installed by hand: just its dist-info METADATA. */
+static void install_demo_pkg(void)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir,
+		 "%s/runtime/python/current/local/lib/python3.11/dist-packages/"
+		 "demo_pkg-1.2.0.dist-info", box);
+	cr_assert_eq(pt_sh("mkdir -p '%s'", dir), 0);
+	char *meta = pt_join(dir, "METADATA");
+	pt_write(meta, "Metadata-Version: 2.1\nName: Demo_Pkg\nVersion: 1.2.0\n");
+	free(meta);
+}
+
+static int count_lines(const char *path)
+{
+	char *text = pt_read(path);
+	int n = 0;
+	for (const char *s = text; s && *s; s++)
+		n += *s == '\n';
+	free(text);
+	return n;
+}
+
+Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
+     .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	const char *tools = "requires_tools: [execute_code]\n";
+	char text[1024];
+#define PLUGIN(name, reqs) \
+	(snprintf(text, sizeof text, "name: %s\n%srequires_pip:\n%s", name, \
+		  tools, reqs), manifest(name, text))
+	PLUGIN("good", "  - demo-pkg>=1.0\n  - Demo.Pkg\n  - demo_pkg\n  - pip\n");
+	PLUGIN("old", "  - demo_pkg<1.0\n");
+	PLUGIN("absent", "  - absent-pkg\n  - demo-pkg\n");
+	PLUGIN("marked", "  - \"absent-pkg; python_version < '3'\"\n"
+			 "  - demo-pkg ==1.2.*\n");
+	PLUGIN("badreq", "  - demo-pkg>=1.0 extra\n  - demo-pkg\n");
+	PLUGIN("nodeps", "  []\n");
+	manifest("off", "name: off\nenabled: false\n"
+			"requires_tools: [execute_code]\nrequires_pip: [absent-pkg]\n");
+	manifest("notes", "name: notes\nrequires_pip: [absent-pkg]\n");
+#undef PLUGIN
+	pyrt_plugins *p = check();
+	cr_assert_eq(pyrt_plugins_runtime_ready(p), 1);
+
+	const pyrt_plugin *g = find(p, "good");
+	assert_verdict(g, PYRT_VERDICT_READY);
+	cr_assert_null(g->fix);
+	cr_assert_eq(g->require_count, 4);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_str_eq(g->requires[i].name, "demo-pkg");
+		cr_assert_str_eq(g->requires[i].installed, "1.2.0", "%s",
+				 g->requires[i].spec);
+		cr_assert_eq(g->requires[i].conflict, 0);
+	}
+	cr_assert_not_null(g->requires[3].installed, "pip is in the runtime");
+
+	const pyrt_plugin *o = find(p, "old");
+	assert_verdict(o, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_str_eq(o->requires[0].installed, "1.2.0");
+	cr_assert_eq(o->requires[0].conflict, 1, "1.2.0 is outside <1.0");
+	cr_assert_str_eq(o->fix, "pyrt plugins install old");
+
+	const pyrt_plugin *a = find(p, "absent");
+	assert_verdict(a, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_null(a->requires[0].installed);
+	cr_assert_eq(a->requires[0].conflict, 0);
+	cr_assert_str_eq(a->requires[1].installed, "1.2.0");
+	cr_assert_str_eq(a->fix, "pyrt plugins install absent");
+
+	const pyrt_plugin *mk = find(p, "marked");
+	assert_verdict(mk, PYRT_VERDICT_READY);
+	cr_assert_eq(mk->require_count, 1,
+		     "a requirement whose marker excludes this runtime is dropped");
+	cr_assert_str_eq(mk->requires[0].name, "demo-pkg");
+
+	assert_invalid(p, "badreq", "plugins/badreq/plugin.yaml:4:",
+		       "invalid requirement \"demo-pkg>=1.0 extra\"");
+	assert_verdict(find(p, "nodeps"), PYRT_VERDICT_READY);
+	assert_verdict(find(p, "off"), PYRT_VERDICT_DISABLED);
+	assert_verdict(find(p, "notes"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	pyrt_plugins_free(p);
+
+	cr_assert_eq(count_lines(log), 1,
+		     "the whole matrix starts the interpreter once");
+	char *starts = pt_read(log);
+	char want[PATH_MAX];
+	snprintf(want, sizeof want,
+		 "start HOME=%s/runtime/python/staging/plugins-check.", box);
+	cr_assert_eq(strncmp(starts, want, strlen(want)), 0,
+		     "HOME is a private directory inside the box: %s", starts);
+	free(starts);
+	cr_assert_eq(pt_sh("! ls -A '%s/runtime/python/staging/' | grep -q .",
+			   box), 0, "the private HOME is removed afterwards");
+	free(log);
+}
+
+Test(plugins, sample_box_with_the_real_runtime, .timeout = 600)
+{
+	install_fixture_runtime();
+	cr_assert_eq(pt_sh("cp -R '%s/tests/fixtures/sample-box/plugins' '%s/'",
+			   pt_source_dir(), box), 0);
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	pyrt_plugins *p = check();
+	const pyrt_plugin *cc = find(p, "careercoach");
+	assert_verdict(cc, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_null(cc->requires[0].installed);
+	cr_assert_str_eq(cc->fix, "pyrt plugins install careercoach");
+	const pyrt_plugin *cw = find(p, "cowork");
+	assert_verdict(cw, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_eq(cw->require_count, 4);
+	assert_verdict(find(p, "execute_code"), PYRT_VERDICT_DISABLED);
+	assert_verdict(find(p, "github"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	pyrt_plugins_free(p);
+	cr_assert_eq(count_lines(log), 1, "seven plugins, one interpreter start");
+	free(log);
+}
+
+/* Nothing to check: no interpreter start at all. */
+Test(plugins, no_requirements_no_interpreter_start, .timeout = 600)
+{
+	install_fixture_runtime();
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	manifest("cc", "name: cc\nrequires_tools: [execute_code]\n");
+	pyrt_plugins *p = check();
+	assert_verdict(find(p, "cc"), PYRT_VERDICT_READY);
+	pyrt_plugins_free(p);
+	cr_assert_eq(access(log, F_OK), -1, "the interpreter was not started");
+	free(log);
+}
+
+/* A runtime without pip (a foreign archive): bare names are still looked
+ * up, but a specifier cannot be judged, and the rows say why. */
+Test(plugins, runtime_without_packaging, .timeout = 600)
+{
+	install_fixture_runtime();
+	cr_assert_eq(pt_sh("rm -rf '%s/runtime/python/current/local/lib/python3.11/"
+			   "dist-packages/pip'", box), 0);
+	manifest("bare", "name: bare\nrequires_tools: [execute_code]\n"
+			 "requires_pip: [absent-pkg]\n");
+	pyrt_plugins *p = check();
+	assert_verdict(find(p, "bare"), PYRT_VERDICT_MISSING_DEPS);
+	pyrt_plugins_free(p);
+
+	manifest("spec", "name: spec\nrequires_tools: [execute_code]\n"
+			 "requires_pip: [absent-pkg>=1]\n");
+	p = check();
+	const pyrt_plugin *s = find(p, "spec");
+	assert_verdict(s, PYRT_VERDICT_NEEDS_RUNTIME);
+	cr_assert_not_null(s->error);
+	cr_assert_not_null(strstr(s->error, "neither pip's vendored packaging "
+				  "nor packaging can be imported"), "%s",
+			   s->error);
+	cr_assert_str_eq(s->fix, "pyrt install --force");
+	pyrt_plugins_free(p);
+}

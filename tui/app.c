@@ -1,0 +1,730 @@
+/*
+ * The TUI's main loop and its one job at a time.
+ *
+ * The UI thread polls three things together: the keyboard, the view
+ * model's self-pipe (the worker recorded something) and a signal pipe.  It
+ * draws at most once per TUI_FRAME_S and only when something changed or a
+ * spinner turns, and flushes once per frame (wnoutrefresh + doupdate), so
+ * a download over a slow SSH link costs a few hundred bytes a second.
+ */
+#include "tui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "common.h"
+#include "exitcodes.h"
+#include "format.h"
+
+#ifndef PYRT_THEME_SOURCE_DIR
+#define PYRT_THEME_SOURCE_DIR ""
+#endif
+
+/* File-scope because a signal handler can reach nothing else. */
+static volatile sig_atomic_t got_signal;
+static int signal_pipe_wr = -1;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	got_signal = sig;
+	ssize_t w = write(signal_pipe_wr, "", 1);
+	(void)w;
+	errno = saved;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int tui_wanted(const cli_opts *opts)
+{
+	const char *term = getenv("TERM");
+	return !opts->json && term && *term && strcmp(term, "dumb") != 0 &&
+	       isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+void tui_app_notice(tui_app *a, tui_role role, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->notice, sizeof a->notice, fmt, ap);
+	va_end(ap);
+	a->notice_role = role;
+	a->full = 1;
+}
+
+void tui_app_show(tui_app *a, tui_screen screen)
+{
+	a->screen = screen;
+	a->help = 0;
+	a->full = 1;
+	if (screen == TUI_SCR_DASHBOARD && !a->job_running &&
+	    (!a->status || a->refreshing < 0))
+		tui_app_run(a, TUI_JOB_REFRESH, NULL);
+}
+
+int tui_app_animating(const tui_app *a)
+{
+	return a->job_running;
+}
+
+const char *tui_app_spinner(const tui_app *a)
+{
+	const tui_glyphs *g = a->paint.g;
+	return g->spin[a->spin % g->nspin];
+}
+
+/* What the progress screen says it runs. */
+static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
+{
+	const pyrt_pins *p = a->pins;
+	const char *impl = pyrt_pins_implementation(p);
+	impl = (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
+	if (kind == TUI_JOB_INSTALL) {
+		snprintf(a->run_title, sizeof a->run_title,
+			 "Installing %s %s (build %s)", impl,
+			 pyrt_pins_version(p), pyrt_pins_build(p));
+		snprintf(a->run_noun, sizeof a->run_noun, "install");
+	} else if (kind == TUI_JOB_BASELINE) {
+		snprintf(a->run_title, sizeof a->run_title,
+			 "Installing the doc-library baseline");
+		snprintf(a->run_noun, sizeof a->run_noun, "baseline");
+	} else {
+		snprintf(a->run_title, sizeof a->run_title,
+			 "Installing the requirements of %s", plugin);
+		snprintf(a->run_noun, sizeof a->run_noun, "plugin install");
+	}
+}
+
+int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
+{
+	char msg[256];
+	if (a->job_running) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "busy: wait for the running check to finish");
+		return -1;
+	}
+	tui_job *j = &a->job;
+	tui_job_clear(j);
+	j->kind = kind;
+	j->opts = a->opts;
+	j->pins = a->pins;
+	j->platform_key = a->platform.key;
+	j->model = a->model;
+	j->iopts = a->iopts;
+	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
+	snprintf(a->run_plugin, sizeof a->run_plugin, "%s", j->plugin);
+	if (tui_job_start(j, msg, sizeof msg) != 0) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "%s", msg);
+		return -1;
+	}
+	a->job_running = 1;
+	a->asking = 0;
+	switch (kind) {
+	case TUI_JOB_INSTALL:
+	case TUI_JOB_BASELINE:
+	case TUI_JOB_PLUGIN:
+		a->run_kind = kind;
+		run_labels(a, kind, plugin);
+		tui_app_show(a, TUI_SCR_PROGRESS);
+		break;
+	case TUI_JOB_SMOKE:
+		a->smoke_code = 1; /* running */
+		tui_app_show(a, TUI_SCR_SMOKE);
+		break;
+	case TUI_JOB_DOCTOR:
+		pyrt_doctor_free(a->doctor);
+		a->doctor = NULL;
+		a->doc_top = 0;
+		tui_app_show(a, TUI_SCR_DOCTOR);
+		break;
+	case TUI_JOB_REFRESH:
+		a->refreshing = 1;
+		a->full = 1;
+		break;
+	case TUI_JOB_NONE:
+		break;
+	}
+	return 0;
+}
+
+void tui_app_open_log(tui_app *a, const char *path)
+{
+	tui_log_load(a->log, a, path);
+	if (a->screen != TUI_SCR_LOG)
+		a->log_back = a->screen;
+	tui_app_show(a, TUI_SCR_LOG);
+}
+
+/* Take the state the refresh (or plugin install) read. */
+static void take_state(tui_app *a, tui_job *j)
+{
+	if (!j->status)
+		return;
+	free(a->status);
+	pyrt_plugins_free(a->plugins);
+	a->status = j->status;
+	a->plugins = j->plugins;
+	j->status = NULL;
+	j->plugins = NULL;
+	snprintf(a->state_error, sizeof a->state_error, "%s",
+		 j->refresh_error);
+	size_t n = a->plugins ? pyrt_plugins_count(a->plugins) : 0;
+	if (a->sel >= (int)n)
+		a->sel = n ? (int)n - 1 : 0;
+}
+
+/* Fill the plan the consent screen shows; 0, or a pyrt_code with the
+ * reason in msg. */
+static int make_plan(tui_app *a, char *msg, size_t msglen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
+	const cli_opts *o = a->opts;
+	a->iopts = init;
+	a->iopts.box_root = o->box_root;
+	a->iopts.pins = a->pins;
+	a->iopts.platform_key = a->platform.key;
+	a->iopts.mirror = o->mirror;
+	a->iopts.cacert = tui_job_cacert(o);
+	a->iopts.from_file = o->from_file;
+	a->iopts.no_wait = o->no_wait;
+	a->iopts.force = o->force ||
+		(a->status && a->status->state == PYRT_STATE_BROKEN);
+	if (!pyrt_pins_find(a->pins, a->platform.key)) {
+		snprintf(msg, msglen, "no pinned runtime for this platform (%s)",
+			 a->platform.key);
+		return PYRT_E_UNSUPPORTED;
+	}
+	int rc = pyrt_install_plan_make(&a->iopts, &a->plan, &err);
+	if (rc < 0)
+		snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+	return rc < 0 ? rc : 0;
+}
+
+void tui_app_wizard(tui_app *a)
+{
+	char msg[PYRT_ERROR_MSG_MAX];
+	int rc = make_plan(a, msg, sizeof msg);
+	if (rc && a->wizard_mode) {
+		/* `pyrt install` refuses before starting, as headless does. */
+		snprintf(a->farewell, sizeof a->farewell, "pyrt: %s", msg);
+		a->exit_status = cli_exit_code(rc);
+		a->quit = 1;
+		return;
+	}
+	if (rc) {
+		tui_app_show(a, TUI_SCR_DASHBOARD);
+		tui_app_notice(a, TUI_ROLE_ERROR, "cannot install: %s", msg);
+		return;
+	}
+	a->consent_sel = 0;
+	a->full_sha = 0;
+	if (a->plan.already_current && !a->iopts.force)
+		tui_app_run(a, TUI_JOB_INSTALL, NULL);
+	else
+		tui_app_show(a, TUI_SCR_CONSENT);
+}
+
+void tui_app_titlebar(tui_app *a, const char *title)
+{
+	char left[320];
+	snprintf(left, sizeof left, "pyrt %s %s", a->paint.g->dot, title);
+	tui_draw_titlebar(&a->paint, left, "pyrt " PYRT_VERSION);
+}
+
+/* The worker said done: join it and move to what its answer means. */
+static void finish_job(tui_app *a)
+{
+	tui_job *j = &a->job;
+	tui_job_join(j);
+	a->job_running = 0;
+	switch (j->kind) {
+	case TUI_JOB_REFRESH:
+		take_state(a, j);
+		a->refreshing = 0;
+		if (a->screen == TUI_SCR_LOADING) {
+			if (a->status &&
+			    a->status->state == PYRT_STATE_NOT_PROVISIONED)
+				tui_app_wizard(a);
+			else
+				tui_app_show(a, TUI_SCR_DASHBOARD);
+		}
+		break;
+	case TUI_JOB_INSTALL:
+	case TUI_JOB_BASELINE:
+	case TUI_JOB_PLUGIN:
+		a->result = j->result;
+		take_state(a, j);
+		a->refreshing = -1; /* the dashboard reads the state again */
+		a->have_outcome = 1;
+		tui_wizard_finished(a);
+		break;
+	case TUI_JOB_SMOKE:
+		a->smoke = j->smoke;
+		a->smoke_code = j->result.code;
+		snprintf(a->smoke_error, sizeof a->smoke_error, "%s",
+			 j->result.error);
+		break;
+	case TUI_JOB_DOCTOR:
+		a->doctor = j->doctor;
+		j->doctor = NULL;
+		if (!a->doctor)
+			tui_app_notice(a, TUI_ROLE_ERROR, "doctor: %s",
+				       j->result.error);
+		break;
+	case TUI_JOB_NONE:
+		break;
+	}
+	tui_job_clear(j);
+	a->full = 1;
+}
+
+/* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
+ * next to the binary, the source tree's themes/. */
+static void theme_dirs(tui_app *a)
+{
+	const char *env = getenv("PYRT_THEME_DIR");
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	snprintf(a->theme_dir_buf[0], sizeof a->theme_dir_buf[0], "%s",
+		 env ? env : "");
+	a->theme_dir_buf[1][0] = '\0';
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(a->theme_dir_buf[1], sizeof a->theme_dir_buf[1],
+				 "%s/../share/pyrt/themes", exe);
+		}
+	}
+	snprintf(a->theme_dir_buf[2], sizeof a->theme_dir_buf[2], "%s",
+		 PYRT_THEME_SOURCE_DIR);
+	for (int i = 0; i < 3; i++)
+		a->theme_dirs[i] = a->theme_dir_buf[i];
+}
+
+/* Load theme name (a name in the theme dirs, or a path); a missing or
+ * broken one leaves the default and a one-line notice. */
+static void load_theme(tui_app *a, const char *name, int quiet_missing)
+{
+	char path[PATH_MAX], msg[768];
+	tui_theme t;
+	if (tui_theme_find(name, a->theme_dirs, 3, path, sizeof path) != 0) {
+		tui_theme_default(&a->theme);
+		if (!quiet_missing)
+			tui_app_notice(a, TUI_ROLE_WARN,
+				       "using the default theme; theme '%s' not found (looked in $PYRT_THEME_DIR, share/pyrt/themes, the source tree)",
+				       name);
+	} else if (tui_theme_load_file(&t, path, msg, sizeof msg) != 0) {
+		tui_theme_default(&a->theme);
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "using the default theme; %s", msg);
+	} else {
+		a->theme = t;
+	}
+	tui_draw_apply_theme(&a->paint, &a->theme);
+	a->full = 1;
+}
+
+void tui_app_cycle_theme(tui_app *a)
+{
+	char (*names)[64] = calloc(TUI_THEMES_MAX, sizeof *names);
+	if (!a->paint.color) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "colours are off (--no-color or NO_COLOR): no themes to cycle");
+		free(names);
+		return;
+	}
+	size_t n = names ? tui_theme_list(a->theme_dirs, 3, names,
+					   TUI_THEMES_MAX) : 0;
+	if (n == 0) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "no theme files found; using the built-in default");
+		free(names);
+		return;
+	}
+	size_t next = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], a->theme.name) == 0)
+			next = (i + 1) % n;
+	char name[64];
+	snprintf(name, sizeof name, "%s", names[next]);
+	free(names);
+	a->notice[0] = '\0';
+	load_theme(a, name, 0);
+	if (!a->notice[0])
+		tui_app_notice(a, TUI_ROLE_ACCENT, "theme: %s", a->theme.name);
+}
+
+static void setup_theme(tui_app *a)
+{
+	theme_dirs(a);
+	if (!a->paint.color) {
+		/* Attributes only: never a colour escape, whatever a theme
+		 * file says. */
+		tui_theme_monochrome(&a->theme);
+		tui_draw_apply_theme(&a->paint, &a->theme);
+		return;
+	}
+	const char *name = a->opts->theme;
+	load_theme(a, name ? name : "default", name == NULL);
+}
+
+static void draw_too_small(tui_app *a)
+{
+	const tui_glyphs *g = a->paint.g;
+	char line[160];
+	snprintf(line, sizeof line, "terminal too small %s need %dx%d, have %dx%d",
+		 g->dash, TUI_MIN_COLS, TUI_MIN_ROWS, COLS, LINES);
+	if (a->paint.utf8)
+		snprintf(line, sizeof line,
+			 "terminal too small %s need %d%s%d, have %d%s%d", g->dash,
+			 TUI_MIN_COLS, g->times, TUI_MIN_ROWS, COLS, g->times,
+			 LINES);
+	erase();
+	int w = (int)tui_format_columns(line);
+	int x = w < COLS ? (COLS - w) / 2 : 0;
+	tui_draw_text(&a->paint, LINES / 2, x, COLS, TUI_ROLE_WARN, line);
+}
+
+static void draw_notice(tui_app *a)
+{
+	if (!a->notice[0])
+		return;
+	tui_draw_fill(&a->paint, LINES - 2, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_text(&a->paint, LINES - 2, 1, COLS - 2, a->notice_role,
+		      a->notice);
+}
+
+/* One frame: the whole screen when full, else only what changed. */
+static void frame(tui_app *a)
+{
+	a->spin = (int)(now_s() / TUI_FRAME_S);
+	a->too_small = COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
+	if (a->too_small) {
+		if (a->full)
+			draw_too_small(a);
+	} else {
+		if (a->full)
+			erase();
+		switch (a->screen) {
+		case TUI_SCR_LOADING: tui_loading_draw(a); break;
+		case TUI_SCR_CONSENT: if (a->full) tui_consent_draw(a); break;
+		case TUI_SCR_PROGRESS:
+			tui_progress_draw(a, a->full ? ~0u : a->dirty);
+			break;
+		case TUI_SCR_RESULT: if (a->full) tui_result_draw(a); break;
+		case TUI_SCR_DASHBOARD: tui_dash_draw(a); break;
+		case TUI_SCR_DOCTOR: tui_doctor_draw(a); break;
+		case TUI_SCR_SMOKE: tui_smoke_draw(a); break;
+		case TUI_SCR_LOG: if (a->full) tui_log_draw(a); break;
+		}
+		if (a->full)
+			draw_notice(a);
+		if (a->help)
+			tui_help_draw(a);
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+	a->full = 0;
+	a->dirty = 0;
+}
+
+static void on_key(tui_app *a, int ch)
+{
+	if (ch == KEY_RESIZE) {
+		a->full = 1;
+		return;
+	}
+	if (ch == TUI_KEY_CTRL_L) {
+		clearok(curscr, TRUE);
+		a->full = 1;
+		return;
+	}
+	if (a->notice[0]) {
+		a->notice[0] = '\0';
+		a->full = 1;
+	}
+	if (a->help) {
+		a->help = 0;
+		a->full = 1;
+		return;
+	}
+	switch (a->screen) {
+	case TUI_SCR_LOADING:
+		if (ch == 'q' || ch == TUI_KEY_ESC || ch == TUI_KEY_CTRL_C)
+			a->quit = 1;
+		break;
+	case TUI_SCR_CONSENT: tui_consent_key(a, ch); break;
+	case TUI_SCR_PROGRESS: tui_progress_key(a, ch); break;
+	case TUI_SCR_RESULT: tui_result_key(a, ch); break;
+	case TUI_SCR_DASHBOARD: tui_dash_key(a, ch); break;
+	case TUI_SCR_DOCTOR: tui_doctor_key(a, ch); break;
+	case TUI_SCR_SMOKE: tui_smoke_key(a, ch); break;
+	case TUI_SCR_LOG: tui_log_key(a, ch); break;
+	}
+}
+
+/* SIGTERM or SIGHUP: stop the job through core and leave.  A SIGINT
+ * (kill -INT; the terminal sends Ctrl-C as a key in raw mode) is
+ * handled like the key. */
+static void on_signal_event(tui_app *a)
+{
+	int sig = got_signal;
+	got_signal = 0;
+	if (sig == SIGINT) {
+		on_key(a, TUI_KEY_CTRL_C);
+		return;
+	}
+	if (sig) {
+		tui_model_cancel(a->model);
+		a->quit = 1;
+		if (a->wizard_mode && a->run_kind == TUI_JOB_INSTALL &&
+		    a->job_running)
+			a->exit_status = cli_exit_code(PYRT_E_CANCELLED);
+	}
+}
+
+static void loop(tui_app *a, int sig_rd)
+{
+	double next_frame = 0;
+	a->full = 1;
+	while (!a->quit) {
+		double now = now_s();
+		int want = a->full || a->dirty || tui_app_animating(a);
+		int timeout = -1;
+		if (want)
+			timeout = next_frame > now
+				? (int)ceil((next_frame - now) * 1000.0) : 0;
+		struct pollfd fds[3] = {
+			{ STDIN_FILENO, POLLIN, 0 },
+			{ tui_model_fd(a->model), POLLIN, 0 },
+			{ sig_rd, POLLIN, 0 },
+		};
+		int n = poll(fds, 3, timeout);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (fds[0].revents & (POLLHUP | POLLERR)))
+			a->quit = 1; /* the terminal went away */
+		if (n > 0 && (fds[2].revents & POLLIN)) {
+			char buf[16];
+			while (read(sig_rd, buf, sizeof buf) > 0)
+				;
+			on_signal_event(a);
+		}
+		if (n > 0 && (fds[1].revents & POLLIN))
+			tui_model_drain(a->model);
+		a->dirty |= tui_model_take(a->model, &a->view);
+		if (a->job_running && a->view.done)
+			finish_job(a);
+		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
+		int ch;
+		while (!a->quit && (ch = getch()) != ERR)
+			on_key(a, ch);
+		now = now_s();
+		if ((a->full || a->dirty || tui_app_animating(a)) &&
+		    now >= next_frame) {
+			frame(a);
+			next_frame = now + TUI_FRAME_S;
+		}
+	}
+}
+
+/* Handlers that only wake the loop; the previous ones come back after. */
+static int signals_install(int wr, struct sigaction *old)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	signal_pipe_wr = wr;
+	for (size_t i = 0; i < 3; i++)
+		if (sigaction(sigs[i], &sa, &old[i]) != 0)
+			return -1;
+	sa.sa_handler = SIG_IGN;
+	return sigaction(SIGPIPE, &sa, &old[3]);
+}
+
+static void signals_restore(const struct sigaction *old)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	for (size_t i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	signal_pipe_wr = -1;
+}
+
+/* curses up: raw keys (Ctrl-C is a key), no echo, no cursor, quick Esc. */
+static SCREEN *screen_open(tui_app *a)
+{
+	SCREEN *scr = newterm(NULL, stdout, stdin);
+	if (!scr)
+		return NULL;
+	set_term(scr);
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	a->paint.color = !a->opts->no_color && has_colors();
+	if (a->paint.color) {
+		start_color();
+		use_default_colors();
+	}
+	return scr;
+}
+
+/* After the screen is gone, the run's answer stays in the scrollback. */
+static void say_outcome(const tui_app *a)
+{
+	const tui_result *r = &a->result;
+	if (!a->have_outcome || a->run_kind != TUI_JOB_INSTALL)
+		return;
+	if (r->code == 0) {
+		fprintf(stderr, "%s\n", r->summary);
+		return;
+	}
+	if (r->code == PYRT_E_CANCELLED)
+		fprintf(stderr, "pyrt: %s cancelled\n", a->run_noun);
+	else
+		fprintf(stderr, "pyrt: %s failed: %s\n", a->run_noun, r->error);
+	if (r->unchanged[0])
+		fprintf(stderr, "pyrt: %s\n", r->unchanged);
+}
+
+/* Pins and platform, reported like the headless commands report them. */
+static int prepare(tui_app *a, tui_start start)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	int rc = cli_load_pins(a->opts, &a->pins, msg, sizeof msg);
+	if (rc == 0)
+		rc = cli_detect_platform(&a->platform, msg, sizeof msg);
+	if (rc == 0 && start == TUI_START_INSTALL &&
+	    !pyrt_pins_find(a->pins, a->platform.key)) {
+		char keys[1024];
+		cli_supported_keys(a->pins, keys, sizeof keys);
+		snprintf(msg, sizeof msg,
+			 "unsupported platform %s: no pinned runtime for it (supported: %s)",
+			 a->platform.key, keys);
+		rc = PYRT_E_UNSUPPORTED;
+	}
+	if (rc < 0) {
+		cli_errorf("%s", msg);
+		return cli_exit_code(rc);
+	}
+	return 0;
+}
+
+static void app_free(tui_app *a)
+{
+	if (a->job_running) {
+		tui_model_cancel(a->model);
+		tui_job_join(&a->job);
+	}
+	tui_job_clear(&a->job);
+	free(a->status);
+	pyrt_plugins_free(a->plugins);
+	pyrt_doctor_free(a->doctor);
+	tui_log_free(a->log);
+	tui_model_free(a->model);
+	pyrt_pins_free(a->pins);
+	free(a);
+}
+
+/* The terminal's codeset decides the glyphs; LC_NUMERIC stays "C" so
+ * numbers in logs and messages read the same in every locale. */
+static int locale_utf8(void)
+{
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* Everything between newterm and endwin. */
+static void run_screen(tui_app *a, tui_start start, int sig_rd)
+{
+	setup_theme(a);
+	if (start == TUI_START_INSTALL) {
+		a->wizard_mode = 1;
+		a->run_kind = TUI_JOB_INSTALL;
+		snprintf(a->run_noun, sizeof a->run_noun, "install");
+		tui_app_wizard(a);
+	} else {
+		a->screen = TUI_SCR_LOADING;
+		tui_app_run(a, TUI_JOB_REFRESH, NULL);
+	}
+	loop(a, sig_rd);
+}
+
+int tui_main(const cli_opts *opts, tui_start start)
+{
+	tui_app *a = calloc(1, sizeof *a);
+	int sp[2] = { -1, -1 };
+	struct sigaction old[4];
+	if (!a)
+		return -1;
+	a->opts = opts;
+	int status = prepare(a, start);
+	if (status) {
+		pyrt_pins_free(a->pins);
+		free(a);
+		return status;
+	}
+	a->paint.utf8 = locale_utf8();
+	a->paint.g = tui_draw_glyphs(a->paint.utf8);
+	a->model = tui_model_new(opts->verbose);
+	a->log = tui_log_new();
+	if (!a->model || !a->log || pipe2(sp, O_NONBLOCK | O_CLOEXEC) != 0 ||
+	    signals_install(sp[1], old) != 0) {
+		app_free(a);
+		return -1;
+	}
+	SCREEN *scr = screen_open(a);
+	if (!scr) {
+		signals_restore(old);
+		close(sp[0]);
+		close(sp[1]);
+		app_free(a);
+		return -1;
+	}
+	run_screen(a, start, sp[0]);
+	if (a->job_running) {
+		/* Quitting with a job running cancels it through core. */
+		tui_model_cancel(a->model);
+		tui_job_join(&a->job);
+		a->job_running = 0;
+	}
+	endwin();
+	delscreen(scr);
+	signals_restore(old);
+	close(sp[0]);
+	close(sp[1]);
+	if (a->farewell[0])
+		fprintf(stderr, "%s\n", a->farewell);
+	say_outcome(a);
+	status = a->exit_status;
+	app_free(a);
+	return status;
+}

@@ -1,0 +1,359 @@
+/*
+ * Text helpers for the screens.  Everything here is pure (no curses, no
+ * locale, no clock), so the screens stay thin and the rules that decide
+ * what fits where are unit-tested in tests/test_tui_format.c.
+ */
+#include "format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void tui_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return;
+	}
+	double v = (double)bytes / 1024.0;
+	size_t u = 0;
+	/* 1023.96 KiB would print as "1024.0 KiB": move up before rounding
+	 * can carry into a fifth digit. */
+	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+void tui_format_rate(double bytes_per_s, char *buf, size_t len)
+{
+	char size[32];
+	if (!(bytes_per_s > 0) || isinf(bytes_per_s))
+		bytes_per_s = 0;
+	tui_format_size((uint64_t)bytes_per_s, size, sizeof size);
+	snprintf(buf, len, "%s/s", size);
+}
+
+/* Whole seconds as "9s", "1m05s" or "2h03m" (seconds dropped past an
+ * hour: nobody waits for them). */
+static void format_clock(long s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+}
+
+void tui_format_eta(double seconds, char *buf, size_t len)
+{
+	if (isnan(seconds) || isinf(seconds) || seconds < 0) {
+		snprintf(buf, len, "--");
+		return;
+	}
+	if (seconds >= 99.0 * 3600.0) {
+		snprintf(buf, len, ">99h");
+		return;
+	}
+	/* Round up: "0s" left while bytes are still coming reads wrong. */
+	format_clock((long)ceil(seconds), buf, len);
+}
+
+void tui_format_duration(double seconds, char *buf, size_t len)
+{
+	if (isnan(seconds) || isinf(seconds) || seconds < 0)
+		seconds = 0;
+	if (seconds < 59.95)
+		snprintf(buf, len, "%.1fs", seconds);
+	else
+		format_clock((long)(seconds + 0.5), buf, len);
+}
+
+double tui_format_eta_seconds(uint64_t done, uint64_t total, double rate)
+{
+	if (!total || done > total || !(rate > 0) || isinf(rate))
+		return -1;
+	return (double)(total - done) / rate;
+}
+
+int tui_format_percent(uint64_t done, uint64_t total)
+{
+	if (!total)
+		return 0;
+	if (done >= total)
+		return 100;
+	/* Never 100 before the end: floor, computed without overflow. */
+	return (int)((double)done * 100.0 / (double)total);
+}
+
+/* Length of the UTF-8 sequence starting at s, or 0 when it is malformed
+ * (bad lead byte, missing continuation bytes, overlong or surrogate). */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Bytes of the next column: a whole sequence, or one byte of a broken
+ * one (counted as a column, as the sanitiser turns it into '?'). */
+static size_t column_bytes(const char *s)
+{
+	size_t n = utf8_seq((const unsigned char *)s);
+	return n ? n : 1;
+}
+
+size_t tui_format_columns(const char *s)
+{
+	size_t cols = 0;
+	while (*s) {
+		s += column_bytes(s);
+		cols++;
+	}
+	return cols;
+}
+
+/* Byte offset after the first cols columns of s. */
+static size_t head_bytes(const char *s, size_t cols)
+{
+	size_t off = 0;
+	while (cols-- && s[off])
+		off += column_bytes(s + off);
+	return off;
+}
+
+/* Copy at most n bytes of s into out (which has room left bytes). */
+static size_t put(char *out, size_t used, size_t outlen, const char *s,
+		  size_t n)
+{
+	if (used >= outlen)
+		return used;
+	if (n > outlen - 1 - used)
+		n = outlen - 1 - used;
+	memcpy(out + used, s, n);
+	out[used + n] = '\0';
+	return used + n;
+}
+
+void tui_format_trunc_middle(const char *s, size_t width, int utf8,
+			     char *out, size_t outlen)
+{
+	const char *dots = utf8 ? "…" : "...";
+	size_t dots_cols = utf8 ? 1 : 3;
+	size_t cols = tui_format_columns(s);
+	if (!outlen)
+		return;
+	out[0] = '\0';
+	if (cols <= width) {
+		put(out, 0, outlen, s, strlen(s));
+		return;
+	}
+	if (width <= dots_cols) {
+		put(out, 0, outlen, s, head_bytes(s, width));
+		return;
+	}
+	/* The tail gets the odd column: for a path it is the more telling
+	 * half (the file name). */
+	size_t keep = width - dots_cols;
+	size_t head = keep / 2, tail = keep - head;
+	size_t used = put(out, 0, outlen, s, head_bytes(s, head));
+	used = put(out, used, outlen, dots, strlen(dots));
+	const char *t = s + head_bytes(s, cols - tail);
+	put(out, used, outlen, t, strlen(t));
+}
+
+void tui_format_trunc_end(const char *s, size_t width, int utf8, char *out,
+			  size_t outlen)
+{
+	const char *dots = utf8 ? "…" : "...";
+	size_t dots_cols = utf8 ? 1 : 3;
+	if (!outlen)
+		return;
+	out[0] = '\0';
+	if (tui_format_columns(s) <= width) {
+		put(out, 0, outlen, s, strlen(s));
+		return;
+	}
+	if (width <= dots_cols) {
+		put(out, 0, outlen, s, head_bytes(s, width));
+		return;
+	}
+	size_t used = put(out, 0, outlen, s, head_bytes(s, width - dots_cols));
+	put(out, used, outlen, dots, strlen(dots));
+}
+
+/* Punctuation core's messages use, spelled in ASCII for a C locale. */
+static const struct { const char *utf8, *ascii; } translit[] = {
+	{ "\u2014", "-" }, { "\u2013", "-" }, { "\u2026", "..." },
+	{ "\u00d7", "x" }, { "\u2018", "'" }, { "\u2019", "'" },
+	{ "\u201c", "\"" }, { "\u201d", "\"" }, { "\u2713", "+" },
+	{ "\u2717", "x" }, { "\u2192", "->" }, { "\u00a0", " " },
+};
+
+/* The ASCII spelling of the sequence at s (n bytes), or NULL. */
+static const char *ascii_for(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof translit / sizeof translit[0]; i++)
+		if (strlen(translit[i].utf8) == n &&
+		    memcmp(s, translit[i].utf8, n) == 0)
+			return translit[i].ascii;
+	return NULL;
+}
+
+void tui_format_sanitize(const char *s, int utf8, char *out, size_t outlen)
+{
+	size_t used = 0;
+	if (!outlen)
+		return;
+	while (*s && used + 1 < outlen) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_seq((const unsigned char *)s);
+		if (c < 0x20 || c == 0x7f) {
+			out[used++] = ' ';
+			s++;
+		} else if (c < 0x80) {
+			out[used++] = (char)c;
+			s++;
+		} else if (!utf8 && n && ascii_for(s, n)) {
+			const char *a = ascii_for(s, n);
+			size_t al = strlen(a);
+			if (used + al >= outlen)
+				break;
+			memcpy(out + used, a, al);
+			used += al;
+			s += n;
+		} else if (!utf8 || !n) {
+			/* A broken sequence costs one '?' per byte. */
+			out[used++] = '?';
+			s += (utf8 || !n) ? 1 : n;
+		} else if (n == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0) {
+			out[used++] = ' '; /* C1 controls */
+			s += 2;
+		} else {
+			if (used + n >= outlen)
+				break;
+			memcpy(out + used, s, n);
+			used += n;
+			s += n;
+		}
+	}
+	out[used] = '\0';
+}
+
+void tui_format_bar(uint64_t done, uint64_t total, int width, int *full,
+		    int *eighths)
+{
+	*full = 0;
+	*eighths = 0;
+	if (width <= 0 || !total)
+		return;
+	if (done >= total) {
+		*full = width;
+		return;
+	}
+	uint64_t units = (uint64_t)((double)done / (double)total *
+				    (double)width * 8.0);
+	*full = (int)(units / 8);
+	*eighths = (int)(units % 8);
+	if (*full >= width) {
+		*full = width - 1;
+		*eighths = 7;
+	}
+}
+
+size_t tui_format_wrap(const char *s, size_t width, size_t *start,
+		       size_t *len, size_t max)
+{
+	size_t n = 0, pos = 0, total = strlen(s);
+	if (!width)
+		return 0;
+	while (n < max) {
+		while (s[pos] == ' ')
+			pos++;
+		if (pos >= total)
+			break;
+		/* Walk up to width columns, remembering the last space. */
+		size_t end = pos, cols = 0, brk = 0;
+		while (s[end] && cols < width) {
+			if (s[end] == ' ')
+				brk = end;
+			end += column_bytes(s + end);
+			cols++;
+		}
+		if (s[end] && s[end] != ' ' && brk > pos)
+			end = brk; /* break at the last space instead */
+		size_t e = end;
+		while (e > pos && s[e - 1] == ' ')
+			e--;
+		start[n] = pos;
+		len[n] = e - pos;
+		n++;
+		pos = end;
+	}
+	return n;
+}
+
+/* Sum of widths of the first n columns plus the gaps between them. */
+static int used_width(const int *widths, int n, int gap)
+{
+	int sum = 0, shown = 0;
+	for (int i = 0; i < n; i++)
+		if (widths[i] > 0) {
+			sum += widths[i];
+			shown++;
+		}
+	return sum + (shown > 1 ? (shown - 1) * gap : 0);
+}
+
+int tui_format_layout(const tui_column *cols, int n, int total, int gap,
+		      int *widths)
+{
+	int shown = n;
+	for (int i = 0; i < n; i++)
+		widths[i] = cols[i].min;
+	while (shown > 0 && used_width(widths, shown, gap) > total)
+		widths[--shown] = 0;
+	for (int i = shown; i < n; i++)
+		widths[i] = 0;
+	int room = total - used_width(widths, shown, gap);
+	for (int i = 0; i < shown && room > 0; i++) {
+		int more = cols[i].want - widths[i];
+		if (more <= 0)
+			continue;
+		if (more > room)
+			more = room;
+		widths[i] += more;
+		room -= more;
+	}
+	for (int i = 0; i < shown && room > 0; i++)
+		if (cols[i].flex) {
+			widths[i] += room;
+			room = 0;
+		}
+	return shown;
+}

@@ -1,0 +1,495 @@
+/*
+ * The TUI's engine work, one job per worker thread.  Every job calls the
+ * same core functions (and the same cli/ glue) as the headless command it
+ * stands for, reports through the view model's events, and leaves its
+ * answer in the job struct for the UI thread, which reads it only after
+ * joining.  The worker never touches the screen.
+ */
+#include "jobs.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "baseline_step.h"
+#include "box.h"
+#include "common.h"
+#include "front.h"
+#include "lock.h"
+#include "pip.h"
+#include "plugin_text.h"
+
+static void cat(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Append, truncating quietly. */
+static void cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static int path_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static const char *impl_name(const pyrt_pins *pins)
+{
+	const char *impl = pyrt_pins_implementation(pins);
+	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
+}
+
+const char *tui_job_cacert(const cli_opts *opts)
+{
+	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
+	if (opts->cacert)
+		return opts->cacert;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* Record a failure's words into the result. */
+static void result_fail(tui_result *r, int rc, const pyrt_error *err,
+			const char *unchanged)
+{
+	r->code = rc;
+	snprintf(r->error, sizeof r->error, "%s",
+		 err && err->msg[0] ? err->msg : pyrt_strerror(rc));
+	snprintf(r->unchanged, sizeof r->unchanged, "%s",
+		 unchanged ? unchanged : "");
+}
+
+/* The marker's baseline and the plugin check, as the result shows them. */
+static void result_report(tui_result *r, const cli_baseline_report *rep,
+			  const cli_outcome *o)
+{
+	if (o->pip_log)
+		snprintf(r->pip_log, sizeof r->pip_log, "%s", o->pip_log);
+	if (o->baseline_state)
+		snprintf(r->baseline_state, sizeof r->baseline_state, "%s",
+			 o->baseline_state);
+	for (size_t i = 0; i < o->baseline_missing_count; i++)
+		cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
+		    i ? ", " : "", o->baseline_missing[i]);
+	if (!rep->plugins)
+		return;
+	r->plugins_checked = 1;
+	r->plugin_count = pyrt_plugins_count(rep->plugins);
+	for (size_t i = 0; i < pyrt_plugins_count(rep->plugins); i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(rep->plugins, i);
+		if (pl->verdict == PYRT_VERDICT_READY)
+			cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
+			    r->ready_plugins[0] ? ", " : "", pl->name);
+		else if (pl->enabled && pl->needs_runtime)
+			cat(r->waiting_plugins, sizeof r->waiting_plugins,
+			    "%s%s (%s)", r->waiting_plugins[0] ? ", " : "",
+			    pl->name, pyrt_verdict_name(pl->verdict));
+	}
+}
+
+/* Tee the install into a log under the box, as `pyrt install` does; the
+ * box is created now, after consent. */
+static cli_front *install_log(tui_job *j, cli_front *front)
+{
+	pyrt_box *box = NULL;
+	tui_result *r = &j->result;
+	if (pyrt_box_open(&box, j->opts->box_root, 1, NULL) != 0)
+		return front; /* core reports the same failure in a moment */
+	cli_front *logged = cli_front_with_log(front, pyrt_box_logs_dir(box),
+					       "install", r->log_path,
+					       sizeof r->log_path);
+	pyrt_box_free(box);
+	if (logged && r->log_path[0])
+		cli_front_log(logged, PYRT_LOG_INFO, "install log: %s",
+			      r->log_path);
+	return logged;
+}
+
+/* The baseline after activation, skipped as `pyrt install` skips it. */
+static int install_baseline(tui_job *j, const pyrt_install_result *res,
+			    const pyrt_events *ev, cli_baseline_report *rep,
+			    int *ran, pyrt_error *err)
+{
+	const cli_opts *o = j->opts;
+	const char *skip = NULL;
+	if (o->no_baseline)
+		skip = "--no-baseline";
+	else if (res->already_current && !o->requirements &&
+		 cli_baseline_complete(o->box_root))
+		skip = "already complete";
+	if (skip) {
+		int rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP,
+					  skip);
+		return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+	}
+	*ran = 1;
+	return cli_baseline_run(o, j->pins, ev, rep, err);
+}
+
+static void install_summary(tui_job *j, const pyrt_install_result *res,
+			    const char *destination, int baseline_ran)
+{
+	const pyrt_pins *p = j->pins;
+	const char *baseline = j->opts->no_baseline
+		? "; baseline skipped (--no-baseline)"
+		: baseline_ran ? "; baseline complete" : "";
+	const char *what = res->already_current
+		? (baseline_ran ? "is already installed and active at"
+				: "is already installed and active; nothing to do at")
+		: "installed at";
+	snprintf(j->result.summary, sizeof j->result.summary,
+		 "%s %s (build %s) %s %s%s", impl_name(p), pyrt_pins_version(p),
+		 pyrt_pins_build(p), what,
+		 res->current[0] ? res->current : destination, baseline);
+}
+
+/* install → baseline → plugin check, then one outcome into the log. */
+static void job_install(tui_job *j, cli_front *front)
+{
+	const cli_opts *o = j->opts;
+	tui_result *r = &j->result;
+	pyrt_install_plan plan;
+	memset(&plan, 0, sizeof plan);
+	pyrt_error perr = PYRT_ERROR_INIT;
+	int had_current = pyrt_install_plan_make(&j->iopts, &plan, &perr) == 0
+			  ? path_exists(plan.destination) : 0;
+	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
+	pyrt_install_result res;
+	memset(&res, 0, sizeof res);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cli_baseline_report rep;
+	memset(&rep, 0, sizeof rep);
+	int baseline_ran = 0;
+	int rc = pyrt_install_run(&j->iopts, &ev, &res, &err);
+	int active = rc == 0;
+	if (active)
+		rc = install_baseline(j, &res, &ev, &rep, &baseline_ran, &err);
+	cli_outcome oc = { .command = "install", .code = rc };
+	if (active) {
+		oc.install_dir = res.install_dir;
+		oc.sha256 = res.sha256;
+		oc.already_current = res.already_current;
+		cli_baseline_report_fill(&rep, o->box_root, &oc);
+		if (rc != PYRT_E_CANCELLED)
+			cli_baseline_ready_plugins(&rep, front, o, j->pins,
+						   j->platform_key, &ev, &oc);
+		result_report(r, &rep, &oc);
+	}
+	if (rc == 0) {
+		install_summary(j, &res, plan.destination, baseline_ran);
+		oc.summary = r->summary;
+	} else {
+		result_fail(r, rc, &err, active
+			? "the runtime itself is installed and active; only the doc-library baseline is incomplete"
+			: had_current ? "the previous runtime is still active"
+				      : "nothing was installed");
+		oc.error = r->error;
+		oc.unchanged = r->unchanged;
+	}
+	cli_front_result(front, &oc);
+	cli_baseline_report_clear(&rep);
+}
+
+/* `pyrt baseline`, reported the same way. */
+static void job_baseline(tui_job *j, cli_front *front)
+{
+	const cli_opts *o = j->opts;
+	tui_result *r = &j->result;
+	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
+	cli_baseline_report rep;
+	memset(&rep, 0, sizeof rep);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = cli_baseline_run(o, j->pins, &ev, &rep, &err);
+	cli_outcome oc = { .command = "baseline", .code = rc };
+	if (rc == 0) {
+		size_t n = rep.result.requirement_count;
+		snprintf(r->summary, sizeof r->summary,
+			 "baseline complete: %zu requirement%s installed in the managed runtime",
+			 n, n == 1 ? "" : "s");
+	} else {
+		result_fail(r, rc, &err,
+			    rc == PYRT_E_NOT_READY || rc == PYRT_E_USAGE
+				    ? "nothing was changed"
+				    : "the runtime itself was not changed and is still active");
+	}
+	cli_baseline_report_fill(&rep, o->box_root, &oc);
+	if (rc != PYRT_E_CANCELLED)
+		cli_baseline_ready_plugins(&rep, front, o, j->pins,
+					   j->platform_key, &ev, &oc);
+	result_report(r, &rep, &oc);
+	cli_baseline_report_clear(&rep);
+}
+
+/* The runtime's state and the matrix, as `pyrt plugins` reads them. */
+static int read_state(tui_job *j, const pyrt_events *ev)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_plugins_free(j->plugins);
+	j->plugins = NULL;
+	if (!j->status && !(j->status = calloc(1, sizeof *j->status))) {
+		snprintf(j->refresh_error, sizeof j->refresh_error, "out of memory");
+		return PYRT_E_NOMEM;
+	}
+	int rc = pyrt_status_read(j->opts->box_root, j->pins, j->platform_key,
+				  j->opts->deep, j->status, &err);
+	if (rc == 0)
+		rc = pyrt_plugins_check(&j->plugins, j->opts->box_root, j->pins,
+					j->platform_key, ev, &err);
+	if (rc < 0)
+		snprintf(j->refresh_error, sizeof j->refresh_error, "%s",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	return rc;
+}
+
+/* pip resolves a batch as a whole, so after a failed batch each
+ * requirement is tried alone and the failure names those still failing
+ * (as `pyrt plugins install` does). */
+static int pip_one_by_one(const pyrt_pip_opts *batch, const pyrt_events *ev,
+			  pyrt_pip_result *res, pyrt_error *err)
+{
+	char failed[1024] = "";
+	size_t nfailed = 0;
+	pyrt_error first = PYRT_ERROR_INIT;
+	if (pyrt_events_log(ev, PYRT_LOG_INFO,
+			    "installing the %zu requirements one at a time",
+			    batch->requirement_count))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	for (size_t i = 0; i < batch->requirement_count; i++) {
+		pyrt_pip_opts po = *batch;
+		po.requirements = &batch->requirements[i];
+		po.requirement_count = 1;
+		pyrt_error e = PYRT_ERROR_INIT;
+		int one = pyrt_pip_install(&po, ev, res, &e);
+		if (one == PYRT_E_CANCELLED || one == PYRT_E_NOT_READY)
+			return pyrt_error_set(err, one, "%s", e.msg);
+		if (one < 0) {
+			cat(failed, sizeof failed, "%s%s", nfailed ? ", " : "",
+			    batch->requirements[i]);
+			nfailed++;
+			pyrt_error_set(&first, one, "%s", e.msg);
+		}
+	}
+	if (!nfailed)
+		return 0;
+	if (nfailed == 1)
+		return pyrt_error_set(err, first.code, "%s", first.msg);
+	return pyrt_error_set(err, first.code,
+			      "could not install %s; the first failure: %s",
+			      failed, first.msg);
+}
+
+/* One plugin's requires_pip with the runtime's pip, under the box lock. */
+static int plugin_pip(tui_job *j, const pyrt_plugin *pl,
+		      const pyrt_events *ev, pyrt_pip_result *res,
+		      pyrt_error *err)
+{
+	const char **reqs = calloc(pl->require_count + 1, sizeof *reqs);
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	char purpose[320];
+	if (!reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < pl->require_count; i++)
+		reqs[i] = pl->requires[i].spec;
+	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
+	int rc = pyrt_box_open(&box, j->opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
+				       !j->opts->no_wait, ev, err);
+	if (!rc) {
+		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+		po.box_root = j->opts->box_root;
+		po.requirements = reqs;
+		po.requirement_count = pl->require_count;
+		po.wheelhouse = j->opts->wheelhouse;
+		po.purpose = purpose;
+		pyrt_error batch = PYRT_ERROR_INIT;
+		rc = pyrt_pip_install(&po, ev, res, &batch);
+		if (rc == PYRT_E_BASELINE && po.requirement_count > 1)
+			rc = pip_one_by_one(&po, ev, res, err);
+		else if (rc)
+			pyrt_error_set(err, rc, "%s", batch.msg);
+	}
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+	free(reqs);
+	return rc;
+}
+
+/* `pyrt plugins install NAME`: the requirements, then the new verdict. */
+static void job_plugin(tui_job *j, cli_front *front)
+{
+	tui_result *r = &j->result;
+	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_pip_result res;
+	memset(&res, 0, sizeof res);
+	int rc = read_state(j, &ev);
+	const pyrt_plugin *pl = rc == 0 ? pyrt_plugins_find(j->plugins, j->plugin)
+					: NULL;
+	if (rc == 0 && !pl)
+		rc = pyrt_error_set(&err, PYRT_E_USAGE, "no plugin named '%s'",
+				    j->plugin);
+	else if (rc < 0)
+		pyrt_error_set(&err, rc, "%s", j->refresh_error);
+	/* One bracket around every pip run, so the checklist shows one step
+	 * that ends once, as the baseline's does. */
+	if (rc == 0) {
+		char detail[320];
+		snprintf(detail, sizeof detail, "%zu requirement%s of %s",
+			 pl->require_count, pl->require_count == 1 ? "" : "s",
+			 pl->name);
+		if (pyrt_events_step(&ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN,
+				     detail))
+			rc = pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled");
+	}
+	if (rc == 0) {
+		rc = plugin_pip(j, pl, &ev, &res, &err);
+		pyrt_events_step(&ev, PYRT_STEP_BASELINE,
+				 rc ? PYRT_STEP_FAIL : PYRT_STEP_END,
+				 rc ? err.msg : NULL);
+	}
+	if (res.log_path[0])
+		snprintf(r->pip_log, sizeof r->pip_log, "%s", res.log_path);
+	if (rc != PYRT_E_CANCELLED) {
+		pl = NULL; /* it dies with the old matrix */
+		if (read_state(j, &ev) == 0)
+			pl = pyrt_plugins_find(j->plugins, j->plugin);
+	}
+	if (rc == 0 && pl)
+		tui_plugin_explain(pl, pyrt_plugins_runtime_ready(j->plugins),
+				   r->summary, sizeof r->summary);
+	else if (rc == 0)
+		snprintf(r->summary, sizeof r->summary,
+			 "installed the requirements of %s", j->plugin);
+	else
+		result_fail(r, rc, &err,
+			    "the runtime is still active; what pip did install stays installed");
+}
+
+static void job_refresh(tui_job *j)
+{
+	pyrt_events ev = tui_model_events(j->model);
+	j->result.code = read_state(j, &ev);
+}
+
+static void job_smoke(tui_job *j)
+{
+	pyrt_events ev = tui_model_events(j->model);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_smoke_run(j->opts->box_root, NULL, &ev, &j->smoke, &err);
+	if (rc)
+		result_fail(&j->result, rc, &err, NULL);
+}
+
+static void job_doctor(tui_job *j)
+{
+	pyrt_events ev = tui_model_events(j->model);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
+	dopts.box_root = j->opts->box_root;
+	dopts.pins = j->pins;
+	dopts.platform_key = j->platform_key;
+	dopts.cacert = tui_job_cacert(j->opts);
+	int rc = pyrt_doctor_run(&j->doctor, &dopts, &ev, &err);
+	if (rc)
+		result_fail(&j->result, rc, &err, NULL);
+}
+
+/* Jobs that change the box report through a cli_front (so install can be
+ * tee'd into its log); the others use the model's events directly. */
+static void run_with_front(tui_job *j)
+{
+	cli_front *front = tui_model_front(j->model);
+	if (!front) {
+		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
+		return;
+	}
+	if (j->kind == TUI_JOB_INSTALL)
+		front = install_log(j, front);
+	if (!front) {
+		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was installed");
+		return;
+	}
+	if (j->kind == TUI_JOB_INSTALL)
+		job_install(j, front);
+	else if (j->kind == TUI_JOB_BASELINE)
+		job_baseline(j, front);
+	else
+		job_plugin(j, front);
+	cli_front_free(front);
+}
+
+static void *job_main(void *arg)
+{
+	tui_job *j = arg;
+	switch (j->kind) {
+	case TUI_JOB_INSTALL:
+	case TUI_JOB_BASELINE:
+	case TUI_JOB_PLUGIN:
+		run_with_front(j);
+		break;
+	case TUI_JOB_REFRESH: job_refresh(j); break;
+	case TUI_JOB_SMOKE: job_smoke(j); break;
+	case TUI_JOB_DOCTOR: job_doctor(j); break;
+	case TUI_JOB_NONE: break;
+	}
+	tui_model_finish(j->model);
+	return NULL;
+}
+
+int tui_job_start(tui_job *job, char *msg, size_t msglen)
+{
+	sigset_t all, old;
+	memset(&job->result, 0, sizeof job->result);
+	job->refresh_error[0] = '\0';
+	memset(&job->smoke, 0, sizeof job->smoke);
+	tui_model_begin(job->model);
+	/* The thread inherits this mask: SIGWINCH, SIGINT and SIGTERM must
+	 * interrupt the UI thread's poll, not land in the worker. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&job->thread, NULL, job_main, job);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		snprintf(msg, msglen, "cannot start a worker thread: %s",
+			 strerror(rc));
+		return -1;
+	}
+	job->started = 1;
+	return 0;
+}
+
+void tui_job_join(tui_job *job)
+{
+	if (!job->started)
+		return;
+	pthread_join(job->thread, NULL);
+	job->started = 0;
+}
+
+void tui_job_clear(tui_job *job)
+{
+	tui_job_join(job);
+	free(job->status);
+	pyrt_plugins_free(job->plugins);
+	pyrt_doctor_free(job->doctor);
+	job->status = NULL;
+	job->plugins = NULL;
+	job->doctor = NULL;
+	job->kind = TUI_JOB_NONE;
+}

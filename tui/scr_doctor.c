@@ -1,0 +1,202 @@
+/*
+ * The doctor checklist and the smoke test result, each opened from the
+ * dashboard and run in the worker while a spinner turns.  Words and marks
+ * match `pyrt doctor` and `pyrt smoke`, so a support person reads the same
+ * thing in both.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "format.h"
+
+
+/* The busy line with its spinner and the job's latest output below. */
+static void draw_busy(tui_app *a, const char *what)
+{
+	tui_line lines[8];
+	char line[256];
+	snprintf(line, sizeof line, "%s %s%s", tui_app_spinner(a), what,
+		 a->paint.g->ellipsis);
+	tui_draw_fill(&a->paint, 2, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_text(&a->paint, 2, 2, COLS - 4, a->view.cancelling
+		      ? TUI_ROLE_WARN : TUI_ROLE_ACCENT,
+		      a->view.cancelling ? "cancelling" : line);
+	size_t n = tui_model_lines(a->model, lines, 8, 1, PYRT_STEP__COUNT);
+	for (size_t i = 0; i < 8; i++) {
+		tui_draw_fill(&a->paint, 4 + (int)i, 0, COLS, TUI_ROLE_TEXT);
+		if (i < n)
+			tui_draw_text(&a->paint, 4 + (int)i, 4, COLS - 8,
+				      TUI_ROLE_DIM, lines[i].text);
+	}
+}
+
+static const char *check_mark(const tui_app *a, pyrt_check_verdict v,
+			      tui_role *role)
+{
+	const tui_glyphs *g = a->paint.g;
+	switch (v) {
+	case PYRT_CHECK_PASS: *role = TUI_ROLE_OK; return g->ok;
+	case PYRT_CHECK_WARN: *role = TUI_ROLE_WARN; return g->warn;
+	case PYRT_CHECK_FAIL: *role = TUI_ROLE_ERROR; return g->fail;
+	case PYRT_CHECK_SKIP: break;
+	}
+	*role = TUI_ROLE_DIM;
+	return g->skip;
+}
+
+/* Display rows: one per check, one more for each fix. */
+static int doctor_rows(const pyrt_doctor *d)
+{
+	int rows = 0;
+	for (size_t i = 0; i < pyrt_doctor_count(d); i++)
+		rows += pyrt_doctor_at(d, i)->fix ? 2 : 1;
+	return rows;
+}
+
+static int list_height(void)
+{
+	return LINES - 2 - 2 - 2; /* title+gap, summary+gap, notice, footer */
+}
+
+static void draw_checks(tui_app *a)
+{
+	const pyrt_doctor *d = a->doctor;
+	int tw = 10, row = 0, y0 = 2, h = list_height();
+	int tally[PYRT_CHECK_SKIP + 1] = { 0 };
+	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
+		int w = (int)tui_format_columns(pyrt_doctor_at(d, i)->title);
+		tw = w > tw ? w : tw;
+	}
+	tw = tw > 28 ? 28 : tw;
+	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
+		const pyrt_check *c = pyrt_doctor_at(d, i);
+		tui_role role;
+		const char *mark = check_mark(a, c->verdict, &role);
+		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
+		int y = y0 + row - a->doc_top;
+		if (y >= y0 && y < y0 + h) {
+			tui_draw_text(&a->paint, y, 2, 1, role, mark);
+			tui_draw_text(&a->paint, y, 4, tw, TUI_ROLE_TEXT, c->title);
+			tui_draw_text(&a->paint, y, 6 + tw, COLS - 8 - tw,
+				      TUI_ROLE_DIM, c->detail);
+		}
+		row++;
+		if (!c->fix)
+			continue;
+		y = y0 + row - a->doc_top;
+		if (y >= y0 && y < y0 + h) {
+			char fix[1200];
+			snprintf(fix, sizeof fix, "fix: %s", c->fix);
+			tui_draw_text(&a->paint, y, 6 + tw, COLS - 8 - tw,
+				      role, fix);
+		}
+		row++;
+	}
+	char sum[160];
+	snprintf(sum, sizeof sum, "doctor: %d passed, %d warning%s, %d failed, %d skipped",
+		 tally[PYRT_CHECK_PASS], tally[PYRT_CHECK_WARN],
+		 tally[PYRT_CHECK_WARN] == 1 ? "" : "s", tally[PYRT_CHECK_FAIL],
+		 tally[PYRT_CHECK_SKIP]);
+	tui_draw_text(&a->paint, LINES - 3, 2, COLS - 4,
+		      tally[PYRT_CHECK_FAIL] ? TUI_ROLE_ERROR : TUI_ROLE_OK, sum);
+}
+
+void tui_doctor_draw(tui_app *a)
+{
+	static const char *const keys[] = {
+		"Up/Down", "scroll", "r", "run again", "Esc/q", "back", NULL,
+	};
+	if (!a->full && !a->job_running)
+		return;
+	if (a->full) {
+		tui_app_titlebar(a, "Doctor");
+		tui_draw_footer(&a->paint, keys);
+	}
+	if (a->job_running)
+		draw_busy(a, "Running every check");
+	else if (a->doctor)
+		draw_checks(a);
+}
+
+void tui_doctor_key(tui_app *a, int ch)
+{
+	int max = a->doctor ? doctor_rows(a->doctor) - list_height() : 0;
+	switch (ch) {
+	case KEY_UP: case 'k': a->doc_top--; break;
+	case KEY_DOWN: case 'j': a->doc_top++; break;
+	case KEY_PPAGE: a->doc_top -= list_height(); break;
+	case KEY_NPAGE: case ' ': a->doc_top += list_height(); break;
+	case KEY_HOME: case 'g': a->doc_top = 0; break;
+	case KEY_END: case 'G': a->doc_top = max; break;
+	case 'r': case 'd':
+		tui_app_run(a, TUI_JOB_DOCTOR, NULL);
+		return;
+	case TUI_KEY_ESC: case 'q': case 'Q': case TUI_KEY_CTRL_C:
+		if (a->job_running)
+			tui_model_cancel(a->model);
+		else
+			tui_app_show(a, TUI_SCR_DASHBOARD);
+		return;
+	default:
+		return;
+	}
+	if (a->doc_top > max)
+		a->doc_top = max;
+	if (a->doc_top < 0)
+		a->doc_top = 0;
+	a->full = 1;
+}
+
+void tui_smoke_draw(tui_app *a)
+{
+	static const char *const keys[] = {
+		"s", "run again", "Esc/q", "back", NULL,
+	};
+	char line[1400], size[32];
+	if (!a->full && !a->job_running)
+		return;
+	if (a->full) {
+		tui_app_titlebar(a, "Smoke test");
+		tui_draw_footer(&a->paint, keys);
+	}
+	if (a->job_running) {
+		draw_busy(a, "Writing a .docx with the managed runtime and checking it");
+		return;
+	}
+	if (a->smoke_code == 0) {
+		tui_draw_text(&a->paint, 2, 2, 1, TUI_ROLE_OK, a->paint.g->ok);
+		snprintf(line, sizeof line,
+			 "smoke test passed: the managed runtime wrote a .docx holding \"%s\"",
+			 a->smoke.paragraph);
+		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
+				      line);
+		tui_format_size(a->smoke.docx_bytes, size, sizeof size);
+		snprintf(line, sizeof line,
+			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
+			 size, a->smoke.seconds);
+		tui_draw_wrap(&a->paint, 3 + n, 4, COLS - 6, 2, TUI_ROLE_DIM, line);
+		return;
+	}
+	tui_draw_text(&a->paint, 2, 2, 1, TUI_ROLE_ERROR, a->paint.g->fail);
+	tui_draw_text(&a->paint, 2, 4, COLS - 6, TUI_ROLE_ERROR,
+		      a->smoke_code == PYRT_E_CANCELLED ? "smoke test cancelled"
+							: "smoke test failed");
+	tui_draw_wrap(&a->paint, 4, 4, COLS - 6, 6, TUI_ROLE_TEXT,
+		      a->smoke_error);
+}
+
+void tui_smoke_key(tui_app *a, int ch)
+{
+	switch (ch) {
+	case 's':
+		tui_app_run(a, TUI_JOB_SMOKE, NULL);
+		break;
+	case TUI_KEY_ESC: case 'q': case 'Q': case TUI_KEY_CTRL_C:
+		if (a->job_running)
+			tui_model_cancel(a->model);
+		else
+			tui_app_show(a, TUI_SCR_DASHBOARD);
+		break;
+	}
+}
