@@ -23,8 +23,10 @@ static const char manual_head[] =
 	"    before or after the command, as --opt=value or --opt value.\n"
 	"\n"
 	"COMMANDS\n"
-	"    (none)      on a terminal: the dashboard (this build: same as status);\n"
-	"                without a terminal: same as status\n"
+	"    (none)      on a terminal: the dashboard (runtime card, plugin matrix,\n"
+	"                doctor, smoke, logs; ? lists the keys), or the install\n"
+	"                wizard when nothing is provisioned; without a terminal,\n"
+	"                TERM=dumb or --json: same as status\n"
 	"    install     ask for consent, download, verify, extract, check and\n"
 	"                activate the pinned runtime, then install the baseline\n"
 	"    baseline    (re)install the doc-library baseline with the runtime's\n"
@@ -95,6 +97,8 @@ static const char manual_head[] =
 	"    PYRT_BOX_ROOT    default for --box-root\n"
 	"    PYRT_PINS        default for --pins\n"
 	"    PYRT_THEME       default for --theme\n"
+	"    PYRT_THEME_DIR   where --theme NAME looks first for NAME.yaml (then\n"
+	"                     <prefix>/share/pyrt/themes, then the source tree)\n"
 	"    CURL_CA_BUNDLE, SSL_CERT_FILE\n"
 	"                     CA bundle for downloads when --cacert is not given\n"
 	"    NO_COLOR         set and non-empty: no colours\n"
@@ -147,14 +151,22 @@ typedef struct command_usage {
 
 static const command_usage usages[] = {
 	{ CLI_CMD_NONE,
-	  "usage: pyrt [OPTIONS]\n"
-	  "On a terminal: the dashboard (this build: same as `pyrt status`).\n"
-	  "Without a terminal: same as `pyrt status`.\n" },
+	  "usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
+	  "            [--from-file ARCHIVE] [--requirements FILE] [--no-baseline]\n"
+	  "            [--force] [--no-wait] [OPTIONS]\n"
+	  "On a terminal (stdin and stdout, TERM not \"dumb\", no --json): the\n"
+	  "dashboard, or the install wizard when the runtime is not provisioned.\n"
+	  "The install options apply to the wizard and to the dashboard's baseline\n"
+	  "and plugin installs.  Themes: default, high-contrast, monochrome,\n"
+	  "solarized-dark (t cycles them); --no-color and NO_COLOR use attributes\n"
+	  "only.  Otherwise: same as `pyrt status`.\n" },
 	{ CLI_CMD_INSTALL,
 	  "usage: pyrt install [-y] [--from-file ARCHIVE] [--mirror URL] [--no-wait]\n"
 	  "                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
 	  "                    [--no-baseline] [--json] [OPTIONS]\n"
-	  "Ask for consent (or take --yes), download the pinned archive, verify its\n"
+	  "On a terminal without --yes (and without --json) this is the install\n"
+	  "wizard: a consent screen, live progress, then the result.  Otherwise:\n"
+	  "ask for consent (or take --yes), download the pinned archive, verify its\n"
 	  "SHA-256, extract it safely, check the interpreter and activate it\n"
 	  "atomically, then install the doc-library baseline with the runtime's own\n"
 	  "pip and list the plugins that are ready.  A failure leaves the previous\n"

@@ -24,11 +24,17 @@ port=$(cat "$portfile")
 
 box=$root/demo-box
 pyrt=$root/build/pyrt
-echo "== pyrt install: $fx/pins.yaml via https://127.0.0.1:$port, box $box"
-"$pyrt" install --yes --box-root "$box" --pins "$fx/pins.yaml" \
-  --mirror "https://127.0.0.1:$port/pbs" --cacert "$fx/ca.pem"
+export PYRT_BOX_ROOT=$box PYRT_PINS=$fx/pins.yaml
+# The seven plugins of the desktop app's bug report, for the readiness matrix.
+mkdir -p "$box/plugins"
+cp -r tests/fixtures/sample-box/plugins/. "$box/plugins/"
+
+echo "== pyrt install (pins $fx/pins.yaml, mirror https://127.0.0.1:$port, box $box)"
+"$pyrt" install --yes --mirror "https://127.0.0.1:$port/pbs" --cacert "$fx/ca.pem" \
+  --wheelhouse "$fx/wheelhouse"
 echo "== pyrt status"
-"$pyrt" status --box-root "$box" --pins "$fx/pins.yaml"
-echo "== the managed interpreter"
-"$box/runtime/python/current/bin/python3" -I -c \
-  'import sys, ssl; print(sys.version.split()[0], sys.prefix, ssl.OPENSSL_VERSION)'
+"$pyrt" status
+echo "== pyrt plugins (cowork needs python-pptx, which Debian 12 does not package)"
+"$pyrt" plugins || true
+echo "== pyrt smoke: a real .docx made by the managed runtime"
+"$pyrt" smoke --out "$box/smoke.docx"

@@ -375,7 +375,7 @@ static void draw_bar(tui_app *a, const progress_layout *l)
  * log lines. */
 static void draw_pane(tui_app *a, const progress_layout *l)
 {
-	static tui_line lines[PANE_MAX];
+	tui_line lines[PANE_MAX];
 	int inner = l->pane_h - 2;
 	if (l->pane_h < 3)
 		return;
