@@ -204,6 +204,7 @@ static void gz_publish(pyrt_gunzip *g, int slot, size_t n, int rc, int end)
 	pthread_mutex_unlock(&g->mu);
 }
 
+/* The worker: fill slot after slot until the end, a failure or stop. */
 static void *gz_worker(void *arg)
 {
 	pyrt_gunzip *g = arg;

@@ -37,6 +37,7 @@
 static volatile sig_atomic_t got_signal;
 static int signal_pipe_wr = -1;
 
+/* Only wake the loop: everything else happens in the UI thread. */
 static void on_signal(int sig)
 {
 	int saved = errno;
@@ -70,13 +71,15 @@ void tui_app_notice(tui_app *a, tui_role role, const char *fmt, ...)
 	a->full = 1;
 }
 
+/* Switch screens; the dashboard reads the state first when it has none
+ * or an install changed it. */
 void tui_app_show(tui_app *a, tui_screen screen)
 {
 	a->screen = screen;
 	a->help = 0;
 	a->full = 1;
 	if (screen == TUI_SCR_DASHBOARD && !a->job_running &&
-	    (!a->status || a->refreshing < 0))
+	    (!a->status || a->stale))
 		tui_app_run(a, TUI_JOB_REFRESH, NULL);
 }
 
@@ -113,6 +116,8 @@ static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 	}
 }
 
+/* One job at a time: a second one is refused with a notice rather than
+ * queued, so a key press never starts work the user cannot see. */
 int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 {
 	char msg[256];
@@ -129,8 +134,8 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	j->platform_key = a->platform.key;
 	j->model = a->model;
 	j->iopts = a->iopts;
+	j->already_current = a->plan.already_current;
 	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
-	snprintf(a->run_plugin, sizeof a->run_plugin, "%s", j->plugin);
 	if (tui_job_start(j, msg, sizeof msg) != 0) {
 		tui_app_notice(a, TUI_ROLE_ERROR, "%s", msg);
 		return -1;
@@ -142,6 +147,7 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	case TUI_JOB_BASELINE:
 	case TUI_JOB_PLUGIN:
 		a->run_kind = kind;
+		snprintf(a->run_plugin, sizeof a->run_plugin, "%s", j->plugin);
 		run_labels(a, kind, plugin);
 		tui_app_show(a, TUI_SCR_PROGRESS);
 		break;
@@ -250,7 +256,8 @@ void tui_app_titlebar(tui_app *a, const char *title)
 	tui_draw_titlebar(&a->paint, left, "pyrt " PYRT_VERSION);
 }
 
-/* The worker said done: join it and move to what its answer means. */
+/* The worker said done: join it, take its answer (the pointers move to
+ * the app) and go to the screen that answer calls for. */
 static void finish_job(tui_app *a)
 {
 	tui_job *j = &a->job;
@@ -260,6 +267,7 @@ static void finish_job(tui_app *a)
 	case TUI_JOB_REFRESH:
 		take_state(a, j);
 		a->refreshing = 0;
+		a->stale = 0;
 		if (a->screen == TUI_SCR_LOADING) {
 			if (a->status &&
 			    a->status->state == PYRT_STATE_NOT_PROVISIONED)
@@ -273,7 +281,7 @@ static void finish_job(tui_app *a)
 	case TUI_JOB_PLUGIN:
 		a->result = j->result;
 		take_state(a, j);
-		a->refreshing = -1; /* the dashboard reads the state again */
+		a->stale = 1; /* the dashboard reads the state again */
 		a->have_outcome = 1;
 		tui_wizard_finished(a);
 		break;
@@ -293,8 +301,31 @@ static void finish_job(tui_app *a)
 	case TUI_JOB_NONE:
 		break;
 	}
-	tui_job_clear(j);
+	/* No tui_job_clear here: the switch may have started the next job in
+	 * j (the dashboard's refresh); tui_app_run clears what is left. */
 	a->full = 1;
+}
+
+/* Leaving with a job running (q on a check, SIGTERM, a hung-up terminal)
+ * cancels it through core and waits for its cleanup; an install's outcome
+ * is still reported after the screen is gone. */
+static void stop_job(tui_app *a)
+{
+	if (a->job_running) {
+		tui_model_cancel(a->model);
+		tui_job_join(&a->job);
+		a->job_running = 0;
+		tui_job_kind k = a->job.kind;
+		if (k == TUI_JOB_INSTALL || k == TUI_JOB_BASELINE ||
+		    k == TUI_JOB_PLUGIN) {
+			a->result = a->job.result;
+			a->have_outcome = 1;
+			if (k == TUI_JOB_INSTALL && a->wizard_mode)
+				a->exit_status = cli_exit_code(a->result.code);
+		}
+	}
+	if (a->signalled)
+		a->exit_status = cli_exit_code(PYRT_E_CANCELLED);
 }
 
 /* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
@@ -375,6 +406,8 @@ void tui_app_cycle_theme(tui_app *a)
 		tui_app_notice(a, TUI_ROLE_ACCENT, "theme: %s", a->theme.name);
 }
 
+/* --theme / PYRT_THEME, else the default theme file (silently the
+ * built-in table when there is none); attributes only without colour. */
 static void setup_theme(tui_app *a)
 {
 	theme_dirs(a);
@@ -389,6 +422,7 @@ static void setup_theme(tui_app *a)
 	load_theme(a, name ? name : "default", name == NULL);
 }
 
+/* Below 80x24 nothing else is drawn; the job keeps running. */
 static void draw_too_small(tui_app *a)
 {
 	const tui_glyphs *g = a->paint.g;
@@ -406,6 +440,7 @@ static void draw_too_small(tui_app *a)
 	tui_draw_text(&a->paint, LINES / 2, x, COLS, TUI_ROLE_WARN, line);
 }
 
+/* The notice sits above the footer until the next key. */
 static void draw_notice(tui_app *a)
 {
 	if (!a->notice[0])
@@ -449,6 +484,8 @@ static void frame(tui_app *a)
 	a->dirty = 0;
 }
 
+/* Keys every screen shares (resize, Ctrl-L, closing help and notices),
+ * then the screen's own. */
 static void on_key(tui_app *a, int ch)
 {
 	if (ch == KEY_RESIZE) {
@@ -498,12 +535,12 @@ static void on_signal_event(tui_app *a)
 	if (sig) {
 		tui_model_cancel(a->model);
 		a->quit = 1;
-		if (a->wizard_mode && a->run_kind == TUI_JOB_INSTALL &&
-		    a->job_running)
-			a->exit_status = cli_exit_code(PYRT_E_CANCELLED);
+		a->signalled = 1;
 	}
 }
 
+/* Wait for a key, an engine event or a signal; draw at most once per
+ * frame, and not at all while nothing changes or turns. */
 static void loop(tui_app *a, int sig_rd)
 {
 	double next_frame = 0;
@@ -636,12 +673,10 @@ static int prepare(tui_app *a, tui_start start)
 	return 0;
 }
 
+/* Everything tui_main allocated; safe on a half-built app. */
 static void app_free(tui_app *a)
 {
-	if (a->job_running) {
-		tui_model_cancel(a->model);
-		tui_job_join(&a->job);
-	}
+	stop_job(a);
 	tui_job_clear(&a->job);
 	free(a->status);
 	pyrt_plugins_free(a->plugins);
@@ -678,6 +713,8 @@ static void run_screen(tui_app *a, tui_start start, int sig_rd)
 	loop(a, sig_rd);
 }
 
+/* Set up (pins, locale, model, signals, curses), run, and put the
+ * terminal back before the outcome is printed. */
 int tui_main(const cli_opts *opts, tui_start start)
 {
 	tui_app *a = calloc(1, sizeof *a);
@@ -710,12 +747,7 @@ int tui_main(const cli_opts *opts, tui_start start)
 		return -1;
 	}
 	run_screen(a, start, sp[0]);
-	if (a->job_running) {
-		/* Quitting with a job running cancels it through core. */
-		tui_model_cancel(a->model);
-		tui_job_join(&a->job);
-		a->job_running = 0;
-	}
+	stop_job(a);
 	endwin();
 	delscreen(scr);
 	signals_restore(old);

@@ -78,7 +78,8 @@ typedef struct tui_app {
 	pyrt_status *status;
 	pyrt_plugins *plugins;
 	char state_error[1024];
-	int refreshing;
+	int refreshing;           /* a refresh job runs */
+	int stale;                /* an install changed what the card shows */
 	int sel, top;
 
 	/* doctor and smoke */
@@ -91,6 +92,7 @@ typedef struct tui_app {
 	tui_logview *log;
 	int exit_status;
 	char farewell[512];       /* printed after the screen is gone */
+	int signalled;            /* SIGTERM or SIGHUP: leave, exit 130 */
 	int quit;
 } tui_app;
 
@@ -105,7 +107,8 @@ void tui_app_titlebar(tui_app *a, const char *title);
 void tui_app_wizard(tui_app *a);
 /* Start a job of kind (plugin: the plugin's name); 0 or -1 (noticed). */
 int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin);
-/* Open the log viewer on path ("" or NULL: the session's lines). */
+/* Open the log viewer on path; "": this session's lines; NULL: the
+ * newest log under the box (the session's when there is none). */
 void tui_app_open_log(tui_app *a, const char *path);
 void tui_app_cycle_theme(tui_app *a);
 /* Whether a spinner is turning somewhere (frames keep coming). */
@@ -138,7 +141,7 @@ void tui_smoke_key(tui_app *a, int ch);
 /* scr_log.c */
 tui_logview *tui_log_new(void);
 void tui_log_free(tui_logview *l);
-/* Load path ("" or NULL: the model's session lines) into the viewer. */
+/* Load path into the viewer (as tui_app_open_log). */
 void tui_log_load(tui_logview *l, tui_app *a, const char *path);
 void tui_log_draw(tui_app *a);
 void tui_log_key(tui_app *a, int ch);

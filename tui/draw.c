@@ -91,6 +91,7 @@ static void fit(const tui_paint *p, const char *s, int width, int middle,
 				     TEXT_MAX);
 }
 
+/* Every text draw ends here: clipped to the screen and to width. */
 static int put(const tui_paint *p, int y, int x, int width, tui_role role,
 	       const char *s, int middle)
 {

@@ -140,21 +140,29 @@ static int install_baseline(tui_job *j, const pyrt_install_result *res,
 	return cli_baseline_run(o, j->pins, ev, rep, err);
 }
 
+/* The success sentence, as `pyrt install` words it. */
 static void install_summary(tui_job *j, const pyrt_install_result *res,
 			    const char *destination, int baseline_ran)
 {
 	const pyrt_pins *p = j->pins;
+	const char *where = res->current[0] ? res->current : destination;
 	const char *baseline = j->opts->no_baseline
 		? "; baseline skipped (--no-baseline)"
 		: baseline_ran ? "; baseline complete" : "";
-	const char *what = res->already_current
-		? (baseline_ran ? "is already installed and active at"
-				: "is already installed and active; nothing to do at")
-		: "installed at";
-	snprintf(j->result.summary, sizeof j->result.summary,
-		 "%s %s (build %s) %s %s%s", impl_name(p), pyrt_pins_version(p),
-		 pyrt_pins_build(p), what,
-		 res->current[0] ? res->current : destination, baseline);
+	char *out = j->result.summary;
+	size_t len = sizeof j->result.summary;
+	if (res->already_current && !baseline_ran)
+		snprintf(out, len, "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
+			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 where);
+	else if (res->already_current)
+		snprintf(out, len, "%s %s (build %s) is already installed and active at %s%s",
+			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 where, baseline);
+	else
+		snprintf(out, len, "installed %s %s (build %s) at %s%s",
+			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 where, baseline);
 }
 
 /* install → baseline → plugin check, then one outcome into the log. */
@@ -381,6 +389,7 @@ static void job_plugin(tui_job *j, cli_front *front)
 			    "the runtime is still active; what pip did install stays installed");
 }
 
+/* The dashboard's state, read off the UI thread (plugins start Python). */
 static void job_refresh(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
@@ -419,7 +428,9 @@ static void run_with_front(tui_job *j)
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
 		return;
 	}
-	if (j->kind == TUI_JOB_INSTALL)
+	/* Nothing to do is not worth a log (as `pyrt install` skips it). */
+	if (j->kind == TUI_JOB_INSTALL &&
+	    !(j->already_current && !j->iopts.force))
 		front = install_log(j, front);
 	if (!front) {
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was installed");

@@ -55,6 +55,7 @@ typedef struct tui_job {
 	const char *platform_key;
 	tui_model *model;
 	pyrt_install_opts iopts;   /* install */
+	int already_current;       /* install: the plan said so */
 	char plugin[256];          /* plugin */
 	/* outputs, valid after tui_job_join; the UI may take the pointers */
 	tui_result result;

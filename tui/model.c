@@ -174,6 +174,7 @@ static void record_step(tui_model *m, pyrt_step step, pyrt_step_state st,
 	}
 }
 
+/* The engine's callbacks (worker thread): record, poke, never block. */
 static int on_step(pyrt_step step, pyrt_step_state st, const char *detail,
 		   void *payload)
 {
@@ -204,6 +205,8 @@ static int on_progress(pyrt_step step, const pyrt_progress *p, void *payload)
 	return 0;
 }
 
+/* Lines go into a ring tagged with the running step, so the progress
+ * pane can show pip's output alone. */
 static int on_log(pyrt_log_level level, const char *line, void *payload)
 {
 	tui_model *m = payload;

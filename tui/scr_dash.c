@@ -72,6 +72,7 @@ static void value(tui_app *a, int y, int x, int w, const char *text,
 		tui_draw_text(&a->paint, y, x + 11, w - 11, TUI_ROLE_TEXT, text);
 }
 
+/* The marker's facts in two columns; "-" where there is no install. */
 static void card_fields(tui_app *a, int y, int x, int w)
 {
 	const pyrt_status *st = a->status;
@@ -108,19 +109,21 @@ static void card_fields(tui_app *a, int y, int x, int w)
 	value(a, y + 3, x, w, st->pins[0] ? st->pins : "-", 1);
 }
 
-/* Rows 1..9: the runtime card. */
+/* Rows 1..9: the runtime card.  The state reads as `pyrt status` says it
+ * ("broken: <what failed> — run ..."), in up to three rows so the fix at
+ * the end of the sentence stays in view. */
 static void draw_card(tui_app *a)
 {
 	int x = 3, w = COLS - 6;
+	char line[1200];
 	tui_draw_box(&a->paint, 1, 1, 9, COLS - 2, "Runtime");
 	if (a->refreshing > 0) {
-		char busy[64];
-		snprintf(busy, sizeof busy, "%s checking%s", tui_app_spinner(a),
+		snprintf(line, sizeof line, " %s checking%s ", tui_app_spinner(a),
 			 a->paint.g->ellipsis);
-		tui_draw_text(&a->paint, 2, COLS - 16, 13, TUI_ROLE_DIM, busy);
+		tui_draw_text(&a->paint, 1, COLS - 18, 14, TUI_ROLE_DIM, line);
 	}
 	if (!a->status) {
-		tui_draw_text(&a->paint, 2, x, w - 16, a->state_error[0]
+		tui_draw_text(&a->paint, 2, x, w, a->state_error[0]
 			      ? TUI_ROLE_ERROR : TUI_ROLE_DIM,
 			      a->state_error[0] ? a->state_error
 						: "reading the runtime's state");
@@ -131,10 +134,10 @@ static void draw_card(tui_app *a)
 	const char *word = state_word(a, &mark, &role);
 	label(a, 2, x, "State");
 	tui_draw_text(&a->paint, 2, x + 11, 1, role, mark);
-	tui_draw_text(&a->paint, 2, x + 13, w - 13 - 16, role, word);
-	tui_draw_wrap(&a->paint, 3, x + 11, w - 11, 2,
-		      role == TUI_ROLE_OK ? TUI_ROLE_TEXT : role,
-		      a->status->message);
+	snprintf(line, sizeof line, "%s: %s", word, a->status->message);
+	for (int i = 0; i < 3; i++)
+		tui_draw_fill(&a->paint, 2 + i, x + 13, w - 13, TUI_ROLE_TEXT);
+	tui_draw_wrap(&a->paint, 2, x + 13, w - 13, 3, role, line);
 	card_fields(a, 5, x, w);
 }
 
@@ -160,6 +163,7 @@ static void matrix_columns(tui_app *a, int total, int *widths)
 	tui_format_layout(cols, NCOLS, total, 2, widths);
 }
 
+/* Colour follows meaning: ready green, needs work yellow, broken red. */
 static tui_role verdict_role(pyrt_verdict v)
 {
 	switch (v) {
@@ -189,6 +193,8 @@ static void draw_cells(tui_app *a, int y, int x, const int *widths,
 	}
 }
 
+/* One plugin as `pyrt plugins` prints it; enabled and runtime are "-"
+ * for an invalid manifest, which says nothing trustworthy. */
 static void draw_row(tui_app *a, int y, int x, const int *widths, size_t i,
 		     int total)
 {
@@ -220,6 +226,7 @@ static void scroll_to_sel(tui_app *a, int rows)
 		a->top = 0;
 }
 
+/* Under the matrix: what the selected row is missing and its fix. */
 static void draw_detail(tui_app *a, int y, int x, int w, int rows)
 {
 	char text[2048];
@@ -272,6 +279,8 @@ static void draw_matrix(tui_app *a)
 	draw_detail(a, top + h - 1 - detail, x, total, detail);
 }
 
+/* Redrawn whole on keys and new state; between them only the card's
+ * spinner turns while a refresh runs. */
 void tui_dash_draw(tui_app *a)
 {
 	if (!a->full && !a->refreshing && a->status &&
@@ -288,6 +297,7 @@ void tui_dash_draw(tui_app *a)
 	tui_draw_footer(&a->paint, dash_keys);
 }
 
+/* `?`: every dashboard key, including those the footer has no room for. */
 void tui_help_draw(tui_app *a)
 {
 	static const char *const lines[][2] = {
@@ -369,6 +379,7 @@ static void move_sel(tui_app *a, int delta)
 	a->full = 1;
 }
 
+/* Each key starts the same work as its headless command. */
 void tui_dash_key(tui_app *a, int ch)
 {
 	switch (ch) {

@@ -59,6 +59,8 @@ static int list_height(void)
 	return LINES - 2 - 2 - 2; /* title+gap, summary+gap, notice, footer */
 }
 
+/* The checklist from doc_top, fixes under their checks, then the tally
+ * in `pyrt doctor`'s words. */
 static void draw_checks(tui_app *a)
 {
 	const pyrt_doctor *d = a->doctor;
@@ -102,6 +104,7 @@ static void draw_checks(tui_app *a)
 		      tally[PYRT_CHECK_FAIL] ? TUI_ROLE_ERROR : TUI_ROLE_OK, sum);
 }
 
+/* A spinner while doctor runs, then its checklist. */
 void tui_doctor_draw(tui_app *a)
 {
 	static const char *const keys[] = {
@@ -119,6 +122,7 @@ void tui_doctor_draw(tui_app *a)
 		draw_checks(a);
 }
 
+/* Scrolling, rerun, back (which cancels a running doctor first). */
 void tui_doctor_key(tui_app *a, int ch)
 {
 	int max = a->doctor ? doctor_rows(a->doctor) - list_height() : 0;
@@ -148,6 +152,7 @@ void tui_doctor_key(tui_app *a, int ch)
 	a->full = 1;
 }
 
+/* A spinner while the smoke test runs, then its answer. */
 void tui_smoke_draw(tui_app *a)
 {
 	static const char *const keys[] = {
@@ -186,6 +191,7 @@ void tui_smoke_draw(tui_app *a)
 		      a->smoke_error);
 }
 
+/* Rerun, or back (which cancels a running test first). */
 void tui_smoke_key(tui_app *a, int ch)
 {
 	switch (ch) {

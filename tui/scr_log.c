@@ -57,6 +57,7 @@ void tui_log_free(tui_logview *l)
 	free(l);
 }
 
+/* Keep one line (without its \r); a failed allocation drops it. */
 static void add_line(tui_logview *l, const char *s, size_t len)
 {
 	char **grown = realloc(l->lines, (l->n + 1) * sizeof *l->lines);
@@ -95,6 +96,7 @@ static void load_file(tui_logview *l, const char *path)
 	free(buf);
 }
 
+/* What the engine logged in this session (the view model's ring). */
 static void load_session(tui_logview *l, tui_app *a)
 {
 	tui_line *lines = NULL;
@@ -181,7 +183,11 @@ void tui_log_load(tui_logview *l, tui_app *a, const char *path)
 {
 	list_files(l, a->opts->box_root);
 	l->typing = 0;
-	if (path && *path) {
+	if (path && !*path) {
+		load_at(l, a, -1);
+		return;
+	}
+	if (path) {
 		int at = -1;
 		for (size_t i = 0; i < l->nfiles; i++)
 			if (strcmp(l->files[i], path) == 0)
@@ -202,6 +208,8 @@ static int view_height(void)
 	return LINES - 5; /* title, path, status, footer, gap */
 }
 
+/* The lines from top, matches highlighted, and the search prompt or
+ * the position below them. */
 void tui_log_draw(tui_app *a)
 {
 	static const char *const keys[] = {
@@ -308,6 +316,7 @@ static void prompt_key(tui_logview *l, int ch)
 	}
 }
 
+/* Move the view, kept within the file. */
 static void scroll_by(tui_logview *l, long delta)
 {
 	long h = view_height();
@@ -316,6 +325,7 @@ static void scroll_by(tui_logview *l, long delta)
 	l->top = (size_t)(top < 0 ? 0 : top > max ? max : top);
 }
 
+/* less-like keys; while the prompt is open every key goes to it. */
 void tui_log_key(tui_app *a, int ch)
 {
 	tui_logview *l = a->log;

@@ -125,6 +125,8 @@ static void field(tui_app *a, int y, int x, int w, const char *label,
 		tui_draw_text(&a->paint, y, x + 13, w - 13, role, value);
 }
 
+/* The plan (what, from where, to where, how big, which digest, how much
+ * room) and the two choices; nothing is fetched or written until yes. */
 void tui_consent_draw(tui_app *a)
 {
 	static const char *const keys[] = {
@@ -200,6 +202,7 @@ static void consent_declined(tui_app *a)
 		       "install cancelled; nothing was changed (I opens the installer again)");
 }
 
+/* y or Enter on Install consents; n, q, Esc and Ctrl-C decline. */
 void tui_consent_key(tui_app *a, int ch)
 {
 	switch (ch) {
@@ -238,6 +241,8 @@ typedef struct progress_layout {
 	int pane_y, pane_h;
 } progress_layout;
 
+/* Rows for this terminal size: the pane takes what the checklist and
+ * the bar leave. */
 static progress_layout layout(const tui_app *a)
 {
 	const pyrt_step *steps;
@@ -251,6 +256,21 @@ static progress_layout layout(const tui_app *a)
 	return l;
 }
 
+/* Every step shown has ended (the job still runs its last checks). */
+static int steps_settled(const tui_app *a)
+{
+	const pyrt_step *steps;
+	size_t n = shown_steps(a, &steps);
+	for (size_t i = 0; i < n; i++) {
+		tui_mark m = a->view.steps[steps[i]].mark;
+		if (m == TUI_MARK_PENDING || m == TUI_MARK_RUNNING)
+			return 0;
+	}
+	return 1;
+}
+
+/* The line over the checklist: cancelling, waiting for the lock,
+ * checking the plugins, or empty. */
 static void draw_status(tui_app *a, const progress_layout *l)
 {
 	const tui_view *v = &a->view;
@@ -267,6 +287,10 @@ static void draw_status(tui_app *a, const progress_layout *l)
 			 "Waiting for the box lock (another pyrt is installing)%s",
 			 a->paint.g->ellipsis);
 		role = TUI_ROLE_WARN;
+	} else if (a->job_running && steps_settled(a)) {
+		snprintf(line, sizeof line, "%s Checking which plugins are ready%s",
+			 tui_app_spinner(a), a->paint.g->ellipsis);
+		role = TUI_ROLE_ACCENT;
 	} else if (v->steps[PYRT_STEP_LOCK].mark == TUI_MARK_FAILED) {
 		snprintf(line, sizeof line, "Could not take the box lock: %s",
 			 v->steps[PYRT_STEP_LOCK].detail);
@@ -399,6 +423,7 @@ static void draw_pane(tui_app *a, const progress_layout *l)
 			      lines[i].text);
 }
 
+/* Drawn over the regions each frame while the question is open. */
 static void draw_cancel_question(tui_app *a)
 {
 	int y, x;
@@ -410,6 +435,8 @@ static void draw_cancel_question(tui_app *a)
 		      "pyrt stops and removes only what this run created.");
 }
 
+/* Regions redraw as their part of the model changes; the checklist
+ * every frame for its spinner and timers. */
 void tui_progress_draw(tui_app *a, unsigned dirty)
 {
 	static const char *const keys[] = { "Esc/Ctrl-C", "cancel", NULL };
@@ -430,6 +457,8 @@ void tui_progress_draw(tui_app *a, unsigned dirty)
 		draw_cancel_question(a);
 }
 
+/* Esc, Ctrl-C or q ask first; y (or a second Ctrl-C) cancels through
+ * the core, which removes only what this run created. */
 void tui_progress_key(tui_app *a, int ch)
 {
 	if (a->asking) {
@@ -499,6 +528,7 @@ static int kv(tui_app *a, int y, const char *label, const char *value,
 	return y + tui_draw_wrap(&a->paint, y, 20, COLS - 24, 2, role, value);
 }
 
+/* What became ready: the runtime, the baseline, the plugins. */
 static int draw_success(tui_app *a, int y)
 {
 	const tui_result *r = &a->result;
@@ -527,6 +557,7 @@ static int draw_success(tui_app *a, int y)
 	return y;
 }
 
+/* Which step failed, why in one sentence, and what was left as it was. */
 static int draw_failure(tui_app *a, int y)
 {
 	const tui_result *r = &a->result;
@@ -553,6 +584,7 @@ static int draw_failure(tui_app *a, int y)
 static const char *const ok_buttons[] = { "Dashboard", "View log", "Quit" };
 static const char *const fail_buttons[] = { "Retry", "View log", "Quit" };
 
+/* Success or failure, the run's log, and the three choices. */
 void tui_result_draw(tui_app *a)
 {
 	static const char *const ok_keys[] = {
@@ -609,6 +641,7 @@ static void result_press(tui_app *a, int i)
 		result_retry(a);
 }
 
+/* r retries (a download resumes), l shows the log, d the dashboard. */
 void tui_result_key(tui_app *a, int ch)
 {
 	switch (ch) {

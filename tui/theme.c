@@ -94,6 +94,7 @@ void tui_theme_monochrome(tui_theme *t)
 	memcpy(t->roles, mono_roles, sizeof t->roles);
 }
 
+/* Names and numbers as a theme file writes them. */
 int tui_theme_parse_color(const char *word)
 {
 	if (!word || !*word)
@@ -254,6 +255,7 @@ static int parse_attrs(theme_parse *tp, const yaml_node_t *n,
 	return parse_attr_word(tp, n, role, attrs);
 }
 
+/* fg or bg of a role. */
 static int parse_color(theme_parse *tp, const yaml_node_t *n,
 		       const char *role, const char *key, short *out)
 {
@@ -300,6 +302,8 @@ static int role_index(const char *name)
 	return -1;
 }
 
+/* roles: { <role>: <style>, ... }; an unknown role is an error, not a
+ * silent no-op, so a typo shows. */
 static int parse_roles(theme_parse *tp, const yaml_node_t *n)
 {
 	if (n->type != YAML_MAPPING_NODE)
@@ -318,6 +322,7 @@ static int parse_roles(theme_parse *tp, const yaml_node_t *n)
 	return 0;
 }
 
+/* The document: name: and roles:, nothing else. */
 static int parse_root(theme_parse *tp, const yaml_node_t *root)
 {
 	if (!root || root->type != YAML_MAPPING_NODE)
