@@ -7,10 +7,11 @@
  * inflating overlaps with whatever the caller does with them (extraction
  * writes and hashes files).  Memory is fixed: the ring and one input buffer.
  *
- * Bytes after the last member that do not start another member (zero
- * padding, trailing junk) are ignored, as gzip(1) and libarchive do.  A
- * stream that ends inside a member, or whose data, header or CRC is wrong,
- * is an error, reported after every good byte before it.
+ * Bytes after a member that do not begin with the gzip magic's first byte
+ * (zero padding, most trailing junk) end the stream and are ignored, as
+ * gzip(1) and libarchive ignore them.  A stream that ends inside a member,
+ * or whose data, header or CRC is wrong, is an error, reported after every
+ * good byte before it.
  */
 #ifndef PYRT_GUNZIP_H
 #define PYRT_GUNZIP_H

@@ -285,7 +285,7 @@ Test(gunzip, free_mid_stream_stops_a_bounded_worker)
 	size_t len = 0;
 	for (int i = 0; i < 3; i++) {
 		cr_assert_eq(pyrt_gunzip_read(g, &data, &len, &err), 0);
-		cr_assert_eq(len, SLOT);
+		cr_assert_gt(len, 0);
 	}
 	/* The ring is bounded: four slots, one input buffer, and slack for
 	 * gzip's framing; nowhere near the whole 24 MiB. */
