@@ -6,8 +6,9 @@
  * not count; an invalid one does), so a health probe needs no parsing.
  *
  * `pyrt plugins install NAME`: that plugin's requires_pip through the same
- * pip path as the baseline (core/pip.h) under the box lock, then the
- * plugin's new verdict.  Unknown or invalid plugins are usage errors (2).
+ * pip path as the baseline (core/pip.h) under the box lock (plugin_ops.c,
+ * shared with the dashboard), then the plugin's new verdict.  Unknown or
+ * invalid plugins are usage errors (2).
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -15,16 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "box.h"
 #include "commands.h"
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "front.h"
-#include "lock.h"
 #include "pins.h"
-#include "pip.h"
 #include "platform.h"
+#include "plugin_ops.h"
 #include "plugins.h"
 #include "signals.h"
 #include "status.h"
@@ -53,8 +52,7 @@ static int matrix_log(pyrt_log_level level, const char *line, void *payload)
 /* Whether a row's requirements were looked up in the runtime. */
 static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
 {
-	return pyrt_plugins_runtime_ready(c->plugins) &&
-	       pl->verdict != PYRT_VERDICT_INVALID;
+	return cli_plugin_checked(pl, pyrt_plugins_runtime_ready(c->plugins));
 }
 
 static json_t *str_or_null(const char *s)
@@ -121,24 +119,15 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The DEPS cell: "-", "2 unchecked", "2/2 ok" or
+/* The DEPS cell: "-", "2 unchecked", "2/2 ok" or, spelled out here
+ * where the table has no other place for it,
  * "1/3 ok; missing: a, b; conflict: c 1.2.0". */
 static void deps_cell(const plugins_ctx *c, const pyrt_plugin *pl, char *buf,
 		      size_t len)
 {
-	buf[0] = '\0';
-	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
-		cat(buf, len, "-");
+	cli_plugin_deps(pl, pyrt_plugins_runtime_ready(c->plugins), buf, len);
+	if (!pl->require_count || !row_checked(c, pl))
 		return;
-	}
-	if (!row_checked(c, pl)) {
-		cat(buf, len, "%zu unchecked", pl->require_count);
-		return;
-	}
-	size_t ok = 0;
-	for (size_t i = 0; i < pl->require_count; i++)
-		ok += pl->requires[i].installed && !pl->requires[i].conflict;
-	cat(buf, len, "%zu/%zu ok", ok, pl->require_count);
 	const char *sep = "; missing: ";
 	for (size_t i = 0; i < pl->require_count; i++)
 		if (!pl->requires[i].installed) {
@@ -312,81 +301,6 @@ static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
 		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
 }
 
-/* pip resolves a batch as a whole, so one unavailable requirement would
- * keep all the others out: after a failed batch each requirement is tried
- * alone, and the failure names the ones that still failed. */
-static int install_one_by_one(const pyrt_pip_opts *batch, const pyrt_events *ev,
-			      pyrt_pip_result *res, pyrt_error *err)
-{
-	char failed[1024] = "";
-	size_t nfailed = 0;
-	pyrt_error first = PYRT_ERROR_INIT;
-	if (pyrt_events_log(ev, PYRT_LOG_INFO, "installing the %zu "
-			    "requirements one at a time",
-			    batch->requirement_count))
-		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
-	for (size_t i = 0; i < batch->requirement_count; i++) {
-		pyrt_pip_opts po = *batch;
-		po.requirements = &batch->requirements[i];
-		po.requirement_count = 1;
-		pyrt_error e = PYRT_ERROR_INIT;
-		int one = pyrt_pip_install(&po, ev, res, &e);
-		if (one == PYRT_E_CANCELLED || one == PYRT_E_NOT_READY)
-			return pyrt_error_set(err, one, "%s", e.msg);
-		if (one < 0) {
-			cat(failed, sizeof failed, "%s%s", nfailed ? ", " : "",
-			    batch->requirements[i]);
-			nfailed++;
-			pyrt_error_set(&first, one, "%s", e.msg);
-		}
-	}
-	if (!nfailed)
-		return 0;
-	if (nfailed == 1)
-		return pyrt_error_set(err, first.code, "%s", first.msg);
-	return pyrt_error_set(err, first.code, "could not install %s; the "
-			      "first failure: %s", failed, first.msg);
-}
-
-/* The runtime's own pip, under the box lock (pip.h asks the caller to hold
- * it: an installer may otherwise swap the install pip writes into). */
-static int install_requirements(plugins_ctx *c, const pyrt_plugin *pl,
-				const pyrt_events *ev, pyrt_pip_result *res,
-				pyrt_error *err)
-{
-	const char **reqs = calloc(pl->require_count, sizeof *reqs);
-	pyrt_box *box = NULL;
-	pyrt_lock *lock = NULL;
-	char purpose[256];
-	if (!reqs)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < pl->require_count; i++)
-		reqs[i] = pl->requires[i].spec;
-	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
-	int rc = pyrt_box_open(&box, c->opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, ev,
-				       err);
-	if (!rc) {
-		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-		po.box_root = c->opts->box_root;
-		po.requirements = reqs;
-		po.requirement_count = pl->require_count;
-		po.wheelhouse = c->opts->wheelhouse;
-		po.purpose = purpose;
-		pyrt_error batch = PYRT_ERROR_INIT;
-		rc = pyrt_pip_install(&po, ev, res, &batch);
-		if (rc == PYRT_E_BASELINE && po.requirement_count > 1)
-			rc = install_one_by_one(&po, ev, res, err);
-		else if (rc)
-			pyrt_error_set(err, rc, "%s", batch.msg);
-	}
-	pyrt_lock_release(lock);
-	pyrt_box_free(box);
-	free(reqs);
-	return rc;
-}
-
 /* With --json, the plugin's new row as one NDJSON event before the result. */
 static void emit_plugin_event(const plugins_ctx *c, const pyrt_plugin *pl)
 {
@@ -404,10 +318,8 @@ static int install_run(plugins_ctx *c, cli_front *front, const char *name,
 		       const pyrt_plugin *pl)
 {
 	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
-	pyrt_pip_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	memset(&res, 0, sizeof res);
-	int rc = install_requirements(c, pl, &ev, &res, &err);
+	int rc = cli_plugin_install(c->opts, pl, &ev, NULL, &err);
 	const pyrt_plugin *now = NULL; /* pl dies with the old matrix */
 	char sentence[DEPS_MAX + 512];
 	sentence[0] = '\0';

@@ -162,19 +162,11 @@ static int baseline_open(baseline_run *r, pyrt_error *err)
 				      "run \"pyrt install\" first");
 	rc = pyrt_lock_acquire(&r->lock, pyrt_box_lock_path(r->box),
 			       !r->opts->no_wait, r->ev, err);
+	if (!rc)
+		rc = pyrt_box_active_install(r->box, r->install_dir,
+					     sizeof r->install_dir, err);
 	if (rc)
 		return rc;
-	pyrt_error lerr = PYRT_ERROR_INIT;
-	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
-				   r->install_dir, sizeof r->install_dir, &lerr);
-	if (rc == PYRT_E_NOT_READY)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime not provisioned — "
-				      "run \"pyrt install\" first");
-	if (rc)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime is broken (%s) — run "
-				      "\"pyrt install --force\"", lerr.msg);
 	snprintf(r->marker_path, sizeof r->marker_path, "%s/marker.json",
 		 r->install_dir);
 	pyrt_error merr = PYRT_ERROR_INIT;
@@ -185,38 +177,19 @@ static int baseline_open(baseline_run *r, pyrt_error *err)
 	return 0;
 }
 
-/* One pip run for a list (or the file); the caller judges the outcome. */
-static int baseline_pip(baseline_run *r, const char *const *reqs, size_t n,
-			const char *file, const char *purpose,
-			pyrt_pip_result *pres, pyrt_error *perr)
-{
-	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	po.box_root = r->opts->box_root;
-	po.requirements = reqs;
-	po.requirement_count = n;
-	po.requirements_file = file;
-	po.wheelhouse = r->opts->wheelhouse;
-	po.timeout_s = r->opts->timeout_s;
-	po.purpose = purpose;
-	return pyrt_pip_install(&po, &r->inner, pres, perr);
-}
-
-/* pip ran and said no: the only failure a retry can change. */
-static int pip_refused(int rc, const pyrt_pip_result *pres)
-{
-	return rc == PYRT_E_BASELINE && pres->exit_code > 0;
-}
-
-/* Note one requirement that could not be installed, and why. */
+/*
+ * Note one requirement that could not be installed.  why is the run whose
+ * reason and log the baseline shows: the first failure's.
+ */
 static void baseline_missing(baseline_run *r, const char *req,
-			     const pyrt_pip_result *pres)
+			     const pyrt_pip_result *why)
 {
 	pyrt_baseline_result *res = r->res;
-	r->unreachable |= pres->index_unreachable;
+	r->unreachable |= why->index_unreachable;
 	if (r->failed++ == 0) {
-		snprintf(res->error, sizeof res->error, "%s", pres->reason);
+		snprintf(res->error, sizeof res->error, "%s", why->reason);
 		snprintf(res->log_path, sizeof res->log_path, "%s",
-			 pres->log_path);
+			 why->log_path);
 	}
 	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
 		snprintf(res->missing[res->missing_count++],
@@ -224,56 +197,47 @@ static void baseline_missing(baseline_run *r, const char *req,
 }
 
 /*
- * The batch failed: each requirement alone.  pip says "Requirement already
- * satisfied" for what is there, so this costs little on a rerun.  A failure
- * that is not pip's refusal (timeout, cancel) stops the whole operation.
+ * The batch and, when pip refuses it, each requirement alone (pip says
+ * "Requirement already satisfied" for what is there, so a rerun costs
+ * little).  A failure that is not pip's refusal (timeout, cancel) stops the
+ * whole operation.  An option-carrying file is not split: then what pip
+ * named is recorded, nothing more.
  */
-static int baseline_retry_each(baseline_run *r, pyrt_error *err)
-{
-	int rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
-				 "pip refused the batch; installing each of the "
-				 "%zu requirements alone", r->nreqs);
-	if (rc)
-		return pyrt_error_set(err, rc, "cancelled");
-	for (size_t i = 0; i < r->nreqs; i++) {
-		const char *req = r->reqs[i];
-		char purpose[160];
-		snprintf(purpose, sizeof purpose, "baseline %s", req);
-		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO, "baseline: %s", req);
-		if (rc)
-			return pyrt_error_set(err, rc, "cancelled");
-		pyrt_pip_result pres;
-		pyrt_error perr = PYRT_ERROR_INIT;
-		rc = baseline_pip(r, &req, 1, NULL, purpose, &pres, &perr);
-		if (pip_refused(rc, &pres))
-			baseline_missing(r, req, &pres);
-		else if (rc)
-			return pyrt_error_set(err, rc, "%s", perr.msg);
-	}
-	return 0;
-}
-
-/* The batch, then the fallback its failure calls for. */
 static int baseline_install(baseline_run *r, pyrt_error *err)
 {
 	const char *file = r->opts->requirements_file;
-	pyrt_pip_result pres;
+	int splittable = !file || !r->file_has_options;
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	po.box_root = r->opts->box_root;
+	po.requirements = splittable ? r->reqs : NULL;
+	po.requirement_count = splittable ? r->nreqs : 0;
+	po.requirements_file = file;
+	po.wheelhouse = r->opts->wheelhouse;
+	po.timeout_s = r->opts->timeout_s;
+	po.purpose = "baseline";
+	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = baseline_pip(r, file ? NULL : r->reqs, file ? 0 : r->nreqs,
-			      file, "baseline", &pres, &perr);
+	int rc = pyrt_pip_install_each(&po, &r->inner,
+				       &pres, &perr);
 	snprintf(r->res->log_path, sizeof r->res->log_path, "%s",
-		 pres.log_path);
-	if (rc == 0)
-		return 0;
-	if (!pip_refused(rc, &pres))
-		return pyrt_error_set(err, rc, "%s", perr.msg);
-	if (!file || (!r->file_has_options && r->nreqs > 0))
-		return baseline_retry_each(r, err);
-	/* An option-carrying file: record what pip named, nothing more. */
-	baseline_missing(r, pres.failed_requirement[0] ? pres.failed_requirement
-						       : file, &pres);
-	r->none_installed = 1;
-	return 0;
+		 pres.batch.log_path);
+	for (size_t i = 0; i < pres.failed_count; i++)
+		baseline_missing(r, r->reqs[pres.failed[i]], &pres.first);
+	r->unreachable |= pres.index_unreachable;
+	if (rc == 0 || pres.retried) {
+		rc = 0;
+	} else if (rc == PYRT_E_BASELINE && pres.batch.exit_code > 0 &&
+		   po.requirement_count == 0) {
+		baseline_missing(r, pres.batch.failed_requirement[0]
+				 ? pres.batch.failed_requirement : file,
+				 &pres.batch);
+		r->none_installed = 1;
+		rc = 0;
+	} else {
+		rc = pyrt_error_set(err, rc, "%s", perr.msg);
+	}
+	pyrt_pip_each_result_clear(&pres);
+	return rc;
 }
 
 /* Record the outcome in the marker (read earlier, under the same lock). */

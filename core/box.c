@@ -159,3 +159,20 @@ int pyrt_box_link_install(const pyrt_box *box, const char *link,
 				      probe);
 	return 0;
 }
+
+int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
+			    size_t len, pyrt_error *err)
+{
+	pyrt_error lerr = PYRT_ERROR_INIT;
+	int rc = pyrt_box_link_install(box, box->current, install_dir, len,
+				       &lerr);
+	if (rc == PYRT_E_NOT_READY)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime not provisioned — "
+				      "run \"pyrt install\" first");
+	if (rc)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s) — run "
+				      "\"pyrt install --force\"", lerr.msg);
+	return 0;
+}

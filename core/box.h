@@ -47,6 +47,15 @@ const char *pyrt_box_plugins_dir(const pyrt_box *box);
 int pyrt_box_link_install(const pyrt_box *box, const char *link,
 			  char *install_dir, size_t len, pyrt_error *err);
 
+/**
+ * The active install (where `current` points) into install_dir, for the
+ * operations that work inside it (pip, the baseline).  Returns 0 or
+ * PYRT_E_NOT_READY with the fix in the message: "pyrt install" when there
+ * is none, "pyrt install --force" when the link is broken.
+ */
+int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
+			    size_t len, pyrt_error *err);
+
 /** The default box root: $XDG_DATA_HOME/pyrt or $HOME/.local/share/pyrt. */
 int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err);
 

@@ -9,6 +9,10 @@
  *
  * The caller holds the box lock: pip writes into the active install, which
  * only an installer may swap.
+ *
+ * pip resolves a batch as a whole, so one unavailable requirement fails
+ * them all; pyrt_pip_install_each follows a failed batch with one run per
+ * requirement, for the baseline and a plugin's requirements alike.
  */
 #include "pip.h"
 
@@ -106,19 +110,11 @@ static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
 static int pip_locate(pip_run *r, pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_box_active_install(r->box, r->install_dir,
+					     sizeof r->install_dir, err);
 	if (rc)
 		return rc;
-	pyrt_error lerr = PYRT_ERROR_INIT;
-	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
-				   r->install_dir, sizeof r->install_dir, &lerr);
-	if (rc == PYRT_E_NOT_READY)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime not provisioned — "
-				      "run \"pyrt install\" first");
-	if (rc)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime is broken (%s) — run "
-				      "\"pyrt install --force\"", lerr.msg);
 	snprintf(r->python, sizeof r->python, "%s/python/bin/python3",
 		 r->install_dir);
 	if (access(r->python, X_OK) != 0)
@@ -690,4 +686,123 @@ int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,
 	}
 	rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_END, NULL);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+/* Everything one pyrt_pip_install_each call tracks across its runs. */
+typedef struct each_run {
+	const pyrt_pip_opts *opts;
+	const pyrt_events *ev;
+	pyrt_pip_each_result *res;
+	pyrt_error first;     /* the first failure alone: its code and words */
+	char names[1024];     /* "a, b" of those that failed alone */
+} each_run;
+
+/* Whether the batch's failure calls for trying each requirement alone. */
+static int each_wanted(const each_run *e, int rc)
+{
+	size_t n = e->opts->requirement_count;
+	return rc == PYRT_E_BASELINE && e->res->batch.exit_code > 0 && n > 0;
+}
+
+/* A retry's failure that ends the operation instead of being noted. */
+static int each_ends(const each_run *e, int rc)
+{
+	return !(rc == PYRT_E_BASELINE && e->res->last.exit_code > 0);
+}
+
+/* Note requirement i as failed alone, and why (the first one's words). */
+static void each_note(each_run *e, size_t i, int rc, const pyrt_error *perr)
+{
+	pyrt_pip_each_result *res = e->res;
+	const char *req = e->opts->requirements[i];
+	size_t used = strlen(e->names);
+	if (used + 1 < sizeof e->names)
+		snprintf(e->names + used, sizeof e->names - used, "%s%s",
+			 res->failed_count ? ", " : "", req);
+	if (res->failed_count == 0)
+		res->first = res->last;
+	res->failed[res->failed_count++] = i;
+	res->index_unreachable |= res->last.index_unreachable;
+	pyrt_error_set(&e->first, rc, "%s", perr->msg);
+}
+
+/* One requirement alone: the baseline names each run for it. */
+static int each_one(each_run *e, size_t i, pyrt_error *perr)
+{
+	const pyrt_pip_opts *o = e->opts;
+	pyrt_pip_opts po = *o;
+	char purpose[160];
+	po.requirements = &o->requirements[i];
+	po.requirement_count = 1;
+	po.requirements_file = NULL;
+	const char *base = o->purpose ? o->purpose : "pip";
+	snprintf(purpose, sizeof purpose, "%s %s", base, o->requirements[i]);
+	po.purpose = purpose;
+	if (pyrt_events_log(e->ev, PYRT_LOG_INFO, "%s: %s", base,
+			    o->requirements[i]))
+		return pyrt_error_set(perr, PYRT_E_CANCELLED, "cancelled");
+	return pyrt_pip_install(&po, e->ev, &e->res->last, perr);
+}
+
+/* After a failed batch: each requirement alone, noting what fails. */
+static int each_retry(each_run *e, pyrt_error *err)
+{
+	size_t n = e->opts->requirement_count;
+	int rc = pyrt_events_log(e->ev, PYRT_LOG_INFO, "pip refused the batch; "
+				 "installing each of the %zu requirements "
+				 "alone", n);
+	if (rc)
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	e->res->failed = calloc(n, sizeof *e->res->failed);
+	if (!e->res->failed)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		pyrt_error perr = PYRT_ERROR_INIT;
+		rc = each_one(e, i, &perr);
+		if (rc && each_ends(e, rc))
+			return pyrt_error_set(err, rc, "%s", perr.msg);
+		if (rc)
+			each_note(e, i, rc, &perr);
+	}
+	e->res->retried = 1;
+	if (e->res->failed_count == 0)
+		return 0;
+	if (e->res->failed_count == 1)
+		return pyrt_error_set(err, e->first.code, "%s", e->first.msg);
+	return pyrt_error_set(err, e->first.code, "could not install %s; the "
+			      "first failure: %s", e->names, e->first.msg);
+}
+
+int pyrt_pip_install_each(const pyrt_pip_opts *opts,
+			  const pyrt_events *ev, pyrt_pip_each_result *result,
+			  pyrt_error *err)
+{
+	memset(result, 0, sizeof *result);
+	result->batch.exit_code = result->last.exit_code = -1;
+	if (!opts)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pip options of an unknown version");
+	each_run e = { .opts = opts, .ev = ev, .res = result };
+	pyrt_pip_opts batch = *opts;
+	if (opts->requirements_file) {
+		batch.requirements = NULL;
+		batch.requirement_count = 0;
+	}
+	pyrt_error perr = PYRT_ERROR_INIT;
+	int rc = pyrt_pip_install(&batch, ev, &result->batch, &perr);
+	result->last = result->batch;
+	if (rc == 0)
+		return 0;
+	if (!each_wanted(&e, rc))
+		return pyrt_error_set(err, rc, "%s", perr.msg);
+	return each_retry(&e, err);
+}
+
+void pyrt_pip_each_result_clear(pyrt_pip_each_result *result)
+{
+	if (!result)
+		return;
+	free(result->failed);
+	result->failed = NULL;
+	result->failed_count = 0;
 }

@@ -7,7 +7,9 @@
  * under <box>/runtime/python/logs.
  *
  * The baseline (pins.yaml's list, or --requirements FILE) and a plugin's
- * requires_pip both go through pyrt_pip_install.
+ * requires_pip both go through pyrt_pip_install, and through
+ * pyrt_pip_install_each when a failed batch is to be retried one
+ * requirement at a time.
  */
 #ifndef PYRT_PIP_H
 #define PYRT_PIP_H
@@ -54,5 +56,43 @@ typedef struct pyrt_pip_result {
  */
 int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,
 		     pyrt_pip_result *result, pyrt_error *err);
+
+typedef struct pyrt_pip_each_result {
+	pyrt_pip_result batch;  /**< the run of the whole list (or file) */
+	pyrt_pip_result first;  /**< the first requirement that failed alone */
+	pyrt_pip_result last;   /**< the last run, whichever it was */
+	/** 1: the batch failed and every requirement was then tried alone */
+	int retried;
+	/** indices into opts->requirements of those that failed alone, in
+	 * order (malloc'd: pyrt_pip_each_result_clear frees it) */
+	size_t *failed;
+	size_t failed_count;
+	/** 1: a run that failed alone could not reach the index */
+	int index_unreachable;
+} pyrt_pip_each_result;
+
+/**
+ * pip resolves a batch as a whole, so one unavailable requirement keeps
+ * all the others out: install opts' list (or -r requirements_file) as one
+ * batch and, when it fails as retry says, each requirement of the list
+ * alone so that what can be installed is installed.  The retry happens only
+ * when pip ran and refused the batch (exit status above 0); a timeout, a
+ * signal, a cancel or a PEP 668 refusal ends the operation as it is.  Unlike
+ * pyrt_pip_install, opts may hold both a requirements_file (the batch) and
+ * a list (its plain requirement lines, what is retried; none when the file
+ * cannot be split without losing its options).
+ *
+ * Returns 0 when everything was installed.  When requirements failed alone
+ * (result->retried, result->failed) it returns the first one's code with
+ * its message, or with "could not install A, B; the first failure: ..."
+ * for more than one.  Otherwise the batch's or the ending retry's code and
+ * message.  result is filled in every case; clear it afterwards.
+ */
+int pyrt_pip_install_each(const pyrt_pip_opts *opts,
+			  const pyrt_events *ev, pyrt_pip_each_result *result,
+			  pyrt_error *err);
+
+/** Free what a pyrt_pip_each_result holds; NULL is a no-op. */
+void pyrt_pip_each_result_clear(pyrt_pip_each_result *result);
 
 #endif

@@ -7,30 +7,9 @@
 # install result say so; the plugins that became ready are listed.  Then
 # `pyrt baseline` reruns install only what is missing, and --no-baseline,
 # --requirements and the EXTERNALLY-MANAGED refusal behave as documented.
-set -uo pipefail
-src=${PYRT_SOURCE_DIR:?}
-bin=${PYRT_BINARY_DIR:?}
-pyrt=${PYRT_BIN:-$bin/pyrt}
-fx=$bin/fixtures
-bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup baseline fixtures
 
-work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-baseline.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME
-export HOME=$work/home
-mkdir -p "$HOME"
-
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); echo "ok - $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-run() {
-  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
-  rc=$?
-}
-has()   { grep -q -- "$1" "$work/$2"; }
-rc_is() { [ "$rc" -eq "$1" ]; }
 # json_result PY: assert over the last NDJSON line of out as `r`.
 json_result() {
   python3 -c '
@@ -150,5 +129,4 @@ check "the refusal names PEP 668 and the fix" \
   eval 'has "EXTERNALLY-MANAGED marker (PEP 668)" err && has "pyrt install --force" err'
 check "pip's own refusal is not passed through" eval '! has "use apt" err'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

@@ -4,28 +4,8 @@
 # misplaced options), consent without a terminal, the exit code classes, the
 # status JSON contract, and an offline install/verify/rollback/uninstall round
 # trip with a tiny stand-in runtime (no network, no fixtures needed).
-set -uo pipefail
-pyrt=${PYRT_BIN:?PYRT_BIN must name the pyrt binary}
-
-work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-cli.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-# Never let the caller's environment pick a box, pins or CA bundle for us.
-unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME
-export HOME=$work/home
-mkdir -p "$HOME"
-
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); echo "ok - $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-# run ARGS...: run pyrt without a terminal; sets $rc, files out and err.
-run() {
-  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
-  rc=$?
-}
-has()     { grep -q -- "$1" "$work/$2"; }
-rc_is()   { [ "$rc" -eq "$1" ]; }
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup cli
 
 # --- help and version ------------------------------------------------------
 run --help
@@ -337,5 +317,4 @@ check "uninstall removed current" eval '[ ! -e "$current" ] && [ ! -L "$current"
 run status --pins "$work/pins1.yaml" --box-root "$box"
 check "status after uninstall is not_provisioned" eval 'rc_is 1 && grep -q "^not_provisioned: " "$work/out"'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

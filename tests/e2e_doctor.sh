@@ -3,34 +3,11 @@
 # codes, the table's glyphs and words, the JSON contract, redaction of proxy
 # credentials, the support bundle, and a smoke test against the fixture
 # runtime before and after python-docx is installed from the wheelhouse.
-set -uo pipefail
-pyrt=${PYRT_BIN:?PYRT_BIN must name the pyrt binary}
-src=${PYRT_SOURCE_DIR:?}
-bin=${PYRT_BINARY_DIR:?}
-
-fx=$bin/fixtures
-bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2 || { echo "FAIL - fixtures"; exit 1; }
-
-work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-doctor.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME \
-      http_proxy https_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
-export HOME=$work/home
-mkdir -p "$HOME"
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup doctor fixtures
 box=$work/box
 pins=$fx/pins.yaml
 
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); echo "ok - $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-run() {
-  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
-  rc=$?
-}
-has()   { grep -q -- "$1" "$work/$2"; }
-rc_is() { [ "$rc" -eq "$1" ]; }
 json()  { python3 -c "import json, sys; d = json.load(open('$work/out')); sys.exit(0 if ($1) else 1)"; }
 
 # --- doctor on an empty box ----------------------------------------------------
@@ -101,5 +78,4 @@ run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem"
 check "runtime, marker, interpreter, pep668 pass; baseline fails" json \
   "all({c['id']: c['verdict'] for c in d['checks']}[k] == v for k, v in dict(runtime='pass', marker='pass', interpreter='pass', pep668='pass', baseline='fail').items())"
 
-echo "# $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

@@ -2,32 +2,9 @@
 # End to end: the real pyrt binary installs the fixture runtime from a
 # loopback HTTPS mirror; tampering, consent, cancel+resume, the lock and the
 # JSON outputs are checked through exit codes, files and output.
-set -uo pipefail
-src=${PYRT_SOURCE_DIR:?}
-bin=${PYRT_BINARY_DIR:?}
-pyrt=${PYRT_BIN:-$bin/pyrt}
-fx=$bin/fixtures
-bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2
-
-work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-install.XXXXXX")
-mirror_pid=
-cleanup() {
-  [ -n "$mirror_pid" ] && kill "$mirror_pid" 2>/dev/null && wait "$mirror_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); echo "ok - $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-
-python3 "$src/tests/fixtures/mirror.py" --root "$fx/www" --cert "$fx/server.pem" \
-  --key "$fx/server.key" --port-file "$work/port" --log "$work/requests.log" 2>/dev/null &
-mirror_pid=$!
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-port=$(cat "$work/port")
-mirror="https://127.0.0.1:$port/pbs"
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup install fixtures
+e2e_mirror
 box=$work/box
 common=(--box-root "$box" --pins "$fx/pins.yaml" --cacert "$fx/ca.pem")
 current=$box/runtime/python/current
@@ -132,5 +109,4 @@ check "resumed install runs" "$box2/runtime/python/current/bin/python3" -I -c pa
   --from-file "$fx/runtime.tar.gz" >"$work/out" 2>&1
 check "--from-file installs without a network" [ $? -eq 0 ]
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

@@ -4,23 +4,8 @@
 # `plugins install`, then with the fixture runtime installed offline:
 # `plugins install careercoach --wheelhouse` makes it ready, and cowork stays
 # missing_deps naming what is missing and its fix.
-set -uo pipefail
-src=${PYRT_SOURCE_DIR:?}
-bin=${PYRT_BINARY_DIR:?}
-pyrt=${PYRT_BIN:-$bin/pyrt}
-fx=$bin/fixtures
-bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2
-
-work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-plugins.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME
-export HOME=$work/home
-mkdir -p "$HOME"
-
-pass=0 fail=0
-ok()   { pass=$((pass + 1)); echo "ok - $*"; }
-bad()  { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup plugins fixtures
 
 box=$work/box
 mkdir -p "$box"
@@ -28,13 +13,6 @@ cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
 mkdir -p "$box/plugins/broken"
 printf 'name: broken\nenabled: true\nrequires_pip: python-docx\n' >"$box/plugins/broken/plugin.yaml"
 common=(--box-root "$box" --pins "$fx/pins.yaml")
-
-run() {
-  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
-  rc=$?
-}
-has()   { grep -q -- "$1" "$work/$2"; }
-rc_is() { [ "$rc" -eq "$1" ]; }
 
 # row NAME: the table row of plugin NAME (first word matches).
 row() { awk -v n="$1" '$1 == n' "$work/out"; }
@@ -138,5 +116,4 @@ assert set(cw["installed"]) == {"python-docx", "openpyxl", "reportlab"}, cw
 check "no private HOME is left behind" \
   eval '! ls "$box/runtime/python/staging" | grep -q plugins-check'
 
-echo "# $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+e2e_finish

@@ -18,8 +18,8 @@
 #include "box.h"
 #include "common.h"
 #include "front.h"
-#include "lock.h"
 #include "pip.h"
+#include "plugin_ops.h"
 #include "plugin_text.h"
 
 static void cat(char *buf, size_t len, const char *fmt, ...)
@@ -263,81 +263,6 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 	return rc;
 }
 
-/* pip resolves a batch as a whole, so after a failed batch each
- * requirement is tried alone and the failure names those still failing
- * (as `pyrt plugins install` does). */
-static int pip_one_by_one(const pyrt_pip_opts *batch, const pyrt_events *ev,
-			  pyrt_pip_result *res, pyrt_error *err)
-{
-	char failed[1024] = "";
-	size_t nfailed = 0;
-	pyrt_error first = PYRT_ERROR_INIT;
-	if (pyrt_events_log(ev, PYRT_LOG_INFO,
-			    "installing the %zu requirements one at a time",
-			    batch->requirement_count))
-		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
-	for (size_t i = 0; i < batch->requirement_count; i++) {
-		pyrt_pip_opts po = *batch;
-		po.requirements = &batch->requirements[i];
-		po.requirement_count = 1;
-		pyrt_error e = PYRT_ERROR_INIT;
-		int one = pyrt_pip_install(&po, ev, res, &e);
-		if (one == PYRT_E_CANCELLED || one == PYRT_E_NOT_READY)
-			return pyrt_error_set(err, one, "%s", e.msg);
-		if (one < 0) {
-			cat(failed, sizeof failed, "%s%s", nfailed ? ", " : "",
-			    batch->requirements[i]);
-			nfailed++;
-			pyrt_error_set(&first, one, "%s", e.msg);
-		}
-	}
-	if (!nfailed)
-		return 0;
-	if (nfailed == 1)
-		return pyrt_error_set(err, first.code, "%s", first.msg);
-	return pyrt_error_set(err, first.code,
-			      "could not install %s; the first failure: %s",
-			      failed, first.msg);
-}
-
-/* One plugin's requires_pip with the runtime's pip, under the box lock. */
-static int plugin_pip(tui_job *j, const pyrt_plugin *pl,
-		      const pyrt_events *ev, pyrt_pip_result *res,
-		      pyrt_error *err)
-{
-	const char **reqs = calloc(pl->require_count + 1, sizeof *reqs);
-	pyrt_box *box = NULL;
-	pyrt_lock *lock = NULL;
-	char purpose[320];
-	if (!reqs)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	for (size_t i = 0; i < pl->require_count; i++)
-		reqs[i] = pl->requires[i].spec;
-	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
-	int rc = pyrt_box_open(&box, j->opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
-				       !j->opts->no_wait, ev, err);
-	if (!rc) {
-		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-		po.box_root = j->opts->box_root;
-		po.requirements = reqs;
-		po.requirement_count = pl->require_count;
-		po.wheelhouse = j->opts->wheelhouse;
-		po.purpose = purpose;
-		pyrt_error batch = PYRT_ERROR_INIT;
-		rc = pyrt_pip_install(&po, ev, res, &batch);
-		if (rc == PYRT_E_BASELINE && po.requirement_count > 1)
-			rc = pip_one_by_one(&po, ev, res, err);
-		else if (rc)
-			pyrt_error_set(err, rc, "%s", batch.msg);
-	}
-	pyrt_lock_release(lock);
-	pyrt_box_free(box);
-	free(reqs);
-	return rc;
-}
-
 /* `pyrt plugins install NAME`: the requirements, then the new verdict. */
 static void job_plugin(tui_job *j, cli_front *front)
 {
@@ -366,7 +291,7 @@ static void job_plugin(tui_job *j, cli_front *front)
 			rc = pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled");
 	}
 	if (rc == 0) {
-		rc = plugin_pip(j, pl, &ev, &res, &err);
+		rc = cli_plugin_install(j->opts, pl, &ev, &res, &err);
 		pyrt_events_step(&ev, PYRT_STEP_BASELINE,
 				 rc ? PYRT_STEP_FAIL : PYRT_STEP_END,
 				 rc ? err.msg : NULL);

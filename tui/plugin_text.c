@@ -1,13 +1,15 @@
 /*
- * Plugin rows as text.  The words match `pyrt plugins` (verdict names,
- * "2/4 ok"), so what support staff read on the dashboard and in a pasted
- * terminal log is the same.
+ * Plugin rows as text.  The words match `pyrt plugins` (verdict names; the
+ * DEPS cell "2/4 ok" is cli_plugin_deps itself), so what support staff
+ * read on the dashboard and in a pasted terminal log is the same.
  */
 #include "plugin_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "plugin_ops.h"
 
 static void cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -24,34 +26,11 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int checked(const pyrt_plugin *pl, int runtime_ready)
-{
-	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID;
-}
-
-void tui_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
-		     size_t len)
-{
-	buf[0] = '\0';
-	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
-		cat(buf, len, "-");
-		return;
-	}
-	if (!checked(pl, runtime_ready)) {
-		cat(buf, len, "%zu unchecked", pl->require_count);
-		return;
-	}
-	size_t ok = 0;
-	for (size_t i = 0; i < pl->require_count; i++)
-		ok += pl->requires[i].installed && !pl->requires[i].conflict;
-	cat(buf, len, "%zu/%zu ok", ok, pl->require_count);
-}
-
 void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			size_t len)
 {
 	buf[0] = '\0';
-	if (!checked(pl, runtime_ready))
+	if (!cli_plugin_checked(pl, runtime_ready))
 		return;
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];

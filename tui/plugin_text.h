@@ -1,7 +1,8 @@
 /*
- * How a plugin row reads on screen: the DEPS cell ("2/4 ok"), and the
- * sentence the dashboard shows for the selected row (what is missing and
- * the fix).  Shared by the dashboard and the plugin-install job.
+ * How a plugin row reads on screen: the sentence the dashboard shows for
+ * the selected row (what is missing and the fix).  Shared by the dashboard
+ * and the plugin-install job; the DEPS cell ("2/4 ok") is the CLI's own
+ * cli_plugin_deps (cli/plugin_ops.h).
  */
 #ifndef PYRT_TUI_PLUGIN_TEXT_H
 #define PYRT_TUI_PLUGIN_TEXT_H
@@ -9,10 +10,6 @@
 #include <stddef.h>
 
 #include "plugins.h"
-
-/* "-" (nothing required), "2 unchecked" (runtime not ready), "2/4 ok". */
-void tui_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
-		     size_t len);
 
 /* "python-pptx, reportlab" (missing ones), "" when none; conflicts as
  * "name 1.0 (needs >=2)". */

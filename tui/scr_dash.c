@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "format.h"
+#include "plugin_ops.h"
 #include "plugin_text.h"
 
 #define NCOLS 6
@@ -156,7 +157,7 @@ static void matrix_columns(tui_app *a, int total, int *widths)
 		int len = (int)tui_format_columns(pl->name);
 		cols[0].want = len > cols[0].want ? (len > 24 ? 24 : len)
 						  : cols[0].want;
-		tui_plugin_deps(pl, ready, deps, sizeof deps);
+		cli_plugin_deps(pl, ready, deps, sizeof deps);
 		len = (int)strlen(deps);
 		cols[3].want = len > cols[3].want ? len : cols[3].want;
 	}
@@ -201,7 +202,7 @@ static void draw_row(tui_app *a, int y, int x, const int *widths, size_t i,
 	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, i);
 	int invalid = pl->verdict == PYRT_VERDICT_INVALID;
 	char deps[64];
-	tui_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
+	cli_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
 			sizeof deps);
 	const char *cells[NCOLS] = {
 		pl->name, invalid ? "-" : pl->enabled ? "yes" : "no",

@@ -1,0 +1,81 @@
+/*
+ * One plugin's row text and its requirements install, shared by
+ * `pyrt plugins` (cmd_plugins.c) and the dashboard (tui/).  The install
+ * holds the box lock for the whole pip work, as pip.h asks: an installer
+ * may otherwise swap the install pip writes into.
+ */
+#include "plugin_ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box.h"
+#include "lock.h"
+
+int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
+{
+	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID;
+}
+
+void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+		     size_t len)
+{
+	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (!cli_plugin_checked(pl, runtime_ready)) {
+		snprintf(buf, len, "%zu unchecked", pl->require_count);
+		return;
+	}
+	size_t ok = 0;
+	for (size_t i = 0; i < pl->require_count; i++)
+		ok += pl->requires[i].installed && !pl->requires[i].conflict;
+	snprintf(buf, len, "%zu/%zu ok", ok, pl->require_count);
+}
+
+/* pip under the lock: the batch, then each requirement alone. */
+static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
+		      const char *const *reqs, const pyrt_events *ev,
+		      pyrt_pip_result *last, pyrt_error *err)
+{
+	char purpose[320];
+	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	po.box_root = opts->box_root;
+	po.requirements = reqs;
+	po.requirement_count = pl->require_count;
+	po.wheelhouse = opts->wheelhouse;
+	po.purpose = purpose;
+	pyrt_pip_each_result res;
+	int rc = pyrt_pip_install_each(&po, ev, &res,
+				       err);
+	if (last)
+		*last = res.last;
+	pyrt_pip_each_result_clear(&res);
+	return rc;
+}
+
+int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+		       const pyrt_events *ev, pyrt_pip_result *last,
+		       pyrt_error *err)
+{
+	const char **reqs = calloc(pl->require_count + 1, sizeof *reqs);
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	if (!reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < pl->require_count; i++)
+		reqs[i] = pl->requires[i].spec;
+	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
+				       !opts->no_wait, ev, err);
+	if (!rc)
+		rc = plugin_pip(opts, pl, reqs, ev, last, err);
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+	free(reqs);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * What `pyrt plugins` and the dashboard both do with one plugin: the DEPS
+ * cell of its row, and installing its requires_pip into the managed
+ * runtime.  One implementation, so the table, the dashboard and a pasted
+ * terminal log use the same words and the same pip path.
+ */
+#ifndef PYRT_CLI_PLUGIN_OPS_H
+#define PYRT_CLI_PLUGIN_OPS_H
+
+#include <stddef.h>
+
+#include "args.h"
+#include "error.h"
+#include "events.h"
+#include "pip.h"
+#include "plugins.h"
+
+/** Whether the row's requirements were looked up in the runtime: it was
+ * ready and the manifest is valid. */
+int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
+
+/** The DEPS cell: "-" (nothing required, or an invalid manifest),
+ * "2 unchecked" (runtime not ready), "1/2 ok". */
+void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+		     size_t len);
+
+/**
+ * The plugin's requires_pip with the runtime's own pip (opts' box root and
+ * --wheelhouse), under the box lock: waited for unless --no-wait.  A
+ * failed batch is retried one requirement at a time, and the failure names
+ * those that still failed.  last (may be NULL) gets the last pip run's
+ * result.  Returns 0 or a negative pyrt_code with err filled.
+ */
+int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+		       const pyrt_events *ev, pyrt_pip_result *last,
+		       pyrt_error *err);
+
+#endif

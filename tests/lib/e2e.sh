@@ -1,0 +1,76 @@
+# The preamble the end-to-end scripts share; sourced by tests/e2e_*.sh
+# (ctest runs those, not this file):
+#
+#   . "$(dirname "$0")/lib/e2e.sh"
+#   e2e_setup NAME [fixtures]
+#   ... checks ...
+#   e2e_finish
+#
+# It gives: $pyrt; $src (the source tree); with "fixtures" $bin and $fx (the
+# fixture set, built once per build directory); $work, a private directory
+# on PYRT_TEST_TMP removed on exit, with HOME inside it; an environment that
+# cannot pick a box, pins, CA bundle or proxy for the test; the counters
+# ok/bad/check; run/has/rc_is over the files out and err; and e2e_mirror,
+# the loopback HTTPS mirror of the fixtures.
+# shellcheck shell=bash disable=SC2034  # the variables are the scripts'
+set -uo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mirror_pid=
+pass=0 fail=0
+
+ok()    { pass=$((pass + 1)); echo "ok - $*"; }
+bad()   { fail=$((fail + 1)); echo "FAIL - $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+
+# run ARGS...: run pyrt without a terminal; sets $rc, files out and err.
+run() {
+  "$pyrt" "$@" </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+}
+has()   { grep -q -- "$1" "$work/$2"; }
+rc_is() { [ "$rc" -eq "$1" ]; }
+
+# The mirror is stopped by its pid, the work directory removed.
+e2e_cleanup() {
+  [ -n "$mirror_pid" ] && kill "$mirror_pid" 2>/dev/null && wait "$mirror_pid" 2>/dev/null
+  rm -rf "$work"
+}
+
+# e2e_setup NAME [fixtures]: work directory pyrt-e2e-NAME.XXXXXX and a
+# clean environment; with "fixtures", the fixture set in $fx first.
+e2e_setup() {
+  local name=$1
+  pyrt=${PYRT_BIN:-${PYRT_BINARY_DIR:?PYRT_BIN or PYRT_BINARY_DIR must be set}/pyrt}
+  if [ "${2:-}" = fixtures ]; then
+    bin=${PYRT_BINARY_DIR:?PYRT_BINARY_DIR must name the build directory}
+    fx=$bin/fixtures
+    bash "$src/tests/fixtures/build-fixtures.sh" "$fx" >&2 ||
+      { echo "FAIL - fixtures"; exit 1; }
+  fi
+  work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-$name.XXXXXX")
+  trap e2e_cleanup EXIT
+  # Never let the caller's environment pick a box, pins, CA bundle or
+  # proxy for us.
+  unset PYRT_BOX_ROOT PYRT_PINS PYRT_THEME CURL_CA_BUNDLE SSL_CERT_FILE XDG_DATA_HOME \
+        http_proxy https_proxy all_proxy no_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY
+  export HOME=$work/home
+  mkdir -p "$HOME"
+}
+
+# e2e_mirror: serve $fx/www over HTTPS on a loopback port (requests logged
+# to $work/requests.log); sets $port and $mirror, the --mirror base URL.
+e2e_mirror() {
+  python3 "$src/tests/fixtures/mirror.py" --root "$fx/www" --cert "$fx/server.pem" \
+    --key "$fx/server.key" --port-file "$work/port" --log "$work/requests.log" 2>/dev/null &
+  mirror_pid=$!
+  for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+  port=$(cat "$work/port")
+  mirror="https://127.0.0.1:$port/pbs"
+}
+
+# The tally; its status is the script's.
+e2e_finish() {
+  echo "# $pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
