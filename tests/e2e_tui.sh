@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# End to end: the ncurses front end driven through a private tmux server at
+# a fixed size, against the loopback HTTPS mirror.  Each stage is checked by
+# the text on the screen (capture-pane) and by the files in the box: the
+# wizard's consent, progress, result and the dashboard's matrix; a declined
+# consent; a cancel mid-download (with and without a previous runtime);
+# resizing below 80x24 and back; NO_COLOR; LANG=C; a broken theme file.
+# Every wait polls with a deadline; nothing sleeps for long.
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup tui fixtures
+command -v tmux >/dev/null || { echo "FAIL - tmux is not installed (scripts/deps.sh)"; exit 1; }
+sock=pyrt-test-$$
+trap 'tmux -L "$sock" kill-server 2>/dev/null; e2e_cleanup' EXIT
+
+# The screens are checked in a UTF-8 locale (box drawing and glyphs); the
+# LANG=C case sets its own.  Nothing from the caller's tmux or theme setup.
+unset TMUX TMUX_PANE PYRT_THEME_DIR NO_COLOR
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+e2e_mirror
+url=$mirror/fixture/runtime.tar.gz
+# A download that takes a few seconds (watchable), and one that takes ~25 s
+# (there is time to resize and cancel in the middle of it).
+sed "s#url: .*#url: $url?fault=slow:2000000#" "$fx/pins.yaml" >"$work/pins-quick.yaml"
+sed "s#url: .*#url: $url?fault=slow:300000#" "$fx/pins.yaml" >"$work/pins-slow.yaml"
+
+T() { tmux -L "$sock" "$@"; }
+
+# start NAME [VAR=value...] -- pyrt-args...: pyrt in a new 100x30 session;
+# its exit status lands in $work/NAME.rc.
+start() {
+  local name=$1; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  {
+    printf 'cd %q || exit 1\n' "$work"
+    printf 'env'; printf ' %q' "${envs[@]}" "$pyrt" "$@"; printf '\n'
+    printf 'echo $? >%q\n' "$work/$name.rc"
+  } >"$work/$name.run"
+  rm -f "$work/$name.rc"
+  T new-session -d -x 100 -y 30 -s "$name" "bash $work/$name.run"
+  T set-option -t "$name" remain-on-exit on >/dev/null 2>&1
+}
+
+# The screen now, as text (plain) or with its SGR escapes (-e).
+screen() { T capture-pane -p -t "$1" "${@:2}"; }
+
+# wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches;
+# on a timeout the last screen goes to stderr.
+wait_for() {
+  local name=$1 secs=$2 re=$3 i
+  for ((i = 0; i < secs * 10; i++)); do
+    screen "$name" >"$work/screen" 2>/dev/null
+    grep -qE -- "$re" "$work/screen" && return 0
+    sleep 0.1
+  done
+  echo "# timed out after ${secs}s waiting for /$re/ on $name; the screen:" >&2
+  sed 's/^/# | /' "$work/screen" >&2
+  return 1
+}
+
+# The last screen wait_for read has this text (fixed string).
+shows() { grep -qF -- "$1" "$work/screen"; }
+shows_re() { grep -qE -- "$1" "$work/screen"; }
+
+# wait_exit NAME SECONDS: pyrt has left; its status in $rc.
+wait_exit() {
+  local i
+  rc=
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ -s "$work/$1.rc" ] && { rc=$(cat "$work/$1.rc"); return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+
+# No colour in an SGR: 30-37, 40-47, 90-97, 100-107, 38;... and 48;...
+# (tmux itself writes 39 and 49, "default colour", which are fine).
+no_colour_sgr() {
+  python3 - "$1" <<'EOF'
+import re, sys
+data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+bad = []
+for m in re.finditer(r"\x1b\[([0-9;:]*)m", data):
+    for p in re.split("[;:]", m.group(1)):
+        if p and (30 <= int(p) <= 38 or 40 <= int(p) <= 48 or 90 <= int(p) <= 97
+                  or 100 <= int(p) <= 107):
+            bad.append(m.group(0)); break
+if bad:
+    print("# colour escapes: %r" % sorted(set(bad))[:8], file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+has_colour_sgr() { ! no_colour_sgr "$1" 2>/dev/null; }
+has_sgr_attr() { grep -qE $'\e\\[([0-9;]*;)?'"$2"'(;[0-9;]*)?m' "$1"; }
+# Every byte below 0x80: no UTF-8 at all.
+ascii_only() { ! LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
+non_ascii() { LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
+
+common=(--cacert "$fx/ca.pem" --wheelhouse "$fx/wheelhouse")
+box=$work/box
+current=$box/runtime/python/current
+mkdir -p "$box/plugins"
+cp -r "$src/tests/fixtures/sample-box/plugins/." "$box/plugins/"
+
+# --- unprovisioned: consent, y, progress, result, dashboard ------------------
+start wiz -- --box-root "$box" --pins "$work/pins-quick.yaml" "${common[@]}"
+check "pyrt on an unprovisioned box opens the consent screen" \
+  wait_for wiz 15 'What will happen'
+check "consent names the runtime" shows 'CPython 3.11.2 (build fixture)'
+check "consent shows the download size" shows_re 'Download +7\.5 MiB'
+check "consent shows the source host and the destination" \
+  eval 'shows_re "Source +127\.0\.0\.1" && shows "Destination  $current"'
+check "consent shows the short SHA-256" shows "$(head -c 16 "$fx/runtime.sha256")"
+check "consent offers Install and Cancel" eval 'shows "[ Install ]" && shows "[ Cancel ]"'
+check "nothing is written before consent" [ ! -e "$box/runtime" ]
+T send-keys -t wiz y
+check "y starts the install: the progress screen" \
+  wait_for wiz 10 'Installing CPython 3\.11\.2'
+check "the download shows bytes of the total, the rate and the ETA" \
+  wait_for wiz 10 '[0-9.]+ [KM]iB of 7\.5 MiB · [0-9.]+ [KM]iB/s · ETA'
+check "the download row runs with a spinner and its time" \
+  shows_re '^  [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Download .*[0-9]\.[0-9]s'
+check "the bar and its percentage" shows_re '█.*[0-9]+%'
+check "later steps are pending" shows_re '^  · Activate'
+check "the install ends on the result screen" wait_for wiz 120 'Install complete'
+check "the result says what became ready" \
+  eval 'shows_re "✓ installed CPython 3\.11\.2" && shows_re "Baseline +complete" && shows_re "Plugins ready +careercoach"'
+check "the result offers Dashboard, View log, Quit" shows '[ Dashboard ]   [ View log ]   [ Quit ]'
+check "current is active after the install" [ -x "$current/bin/python3" ]
+T send-keys -t wiz Enter
+check "Enter opens the dashboard with the matrix" wait_for wiz 15 'PLUGIN +ENABLED +RUNTIME +DEPS +VERDICT +FIX'
+# The card keeps the state read before the install until the dashboard's
+# own refresh ("checking…") has read it again.
+check "the runtime card says ready" \
+  wait_for wiz 15 '│ State +✓ ready: managed CPython 3\.11\.2'
+check "the card shows the baseline state" shows_re 'Baseline +complete'
+check "the matrix has a ready row" shows_re '│ careercoach +yes +yes +1/1 ok +ready'
+check "the matrix has a row missing deps, with its fix" \
+  shows_re '│ cowork +yes +yes +[0-9]/[0-9] ok +missing_deps +pyrt plugins install cowork'
+check "the matrix has the disabled and no-runtime rows" \
+  eval 'shows_re "execute_code +no +no .*disabled" && shows_re "artifact +yes +no .*no_runtime_needed"'
+check "the footer lists the keys" shows 'i deps  b baseline  s smoke  d doctor  l log  r refresh  t theme  ? help  q quit'
+T send-keys -t wiz q
+check "q leaves the dashboard" wait_exit wiz 10
+check "the TUI exits 0 after a successful install" [ "${rc:-x}" = 0 ]
+
+# --- consent declined --------------------------------------------------------
+requests_before=$(wc -l <"$work/requests.log")
+nobox=$work/nobox
+start decline -- --box-root "$nobox" --pins "$work/pins-quick.yaml" "${common[@]}"
+check "consent screen for the declined case" wait_for decline 15 'What will happen'
+T send-keys -t decline n
+check "n declines: the dashboard says nothing was changed" \
+  wait_for decline 10 'install cancelled; nothing was changed'
+check "the dashboard says not provisioned" shows 'not provisioned'
+check "a declined consent creates nothing" [ ! -e "$nobox" ]
+T send-keys -t decline q
+wait_exit decline 10
+check "the declined session exits 0" [ "${rc:-x}" = 0 ]
+
+start decline2 -- install --box-root "$nobox" --pins "$work/pins-quick.yaml" "${common[@]}"
+check "pyrt install on a terminal is the wizard" wait_for decline2 15 'What will happen'
+T send-keys -t decline2 Escape
+check "Esc declines pyrt install" wait_exit decline2 10
+check "a declined pyrt install exits 3" [ "${rc:-x}" = 3 ]
+check "a declined pyrt install creates nothing" [ ! -e "$nobox" ]
+check "declining downloads nothing" [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]
+
+# --- resize mid-download, then cancel: nothing installed, partial kept ----
+cbox=$work/cbox
+start cancel -- --box-root "$cbox" --pins "$work/pins-slow.yaml" "${common[@]}"
+wait_for cancel 15 'What will happen' >/dev/null 2>&1
+T send-keys -t cancel y
+check "the slow download is under way" wait_for cancel 20 '[KM]iB of 7\.5 MiB'
+T resize-window -t cancel -x 60 -y 20
+check "at 60x20 the too-small screen shows" \
+  wait_for cancel 10 'terminal too small — need 80×24, have 60×20'
+check "the too-small screen shows nothing else" \
+  [ "$(grep -cv '^ *$' "$work/screen")" -eq 1 ]
+T resize-window -t cancel -x 100 -y 30
+check "back at 100x30 the progress screen returns" \
+  wait_for cancel 10 'Installing CPython 3\.11\.2'
+check "the download is still running after the resize" \
+  eval 'shows_re "^  [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Download" && shows_re "[KM]iB of 7\.5 MiB"'
+T send-keys -t cancel Escape
+check "Esc asks before cancelling" wait_for cancel 10 'Cancel the install\? \[y/N\]'
+T send-keys -t cancel y
+check "y cancels: the result says cancelled during the download" \
+  wait_for cancel 20 'Cancelled during Download'
+check "the cancel says nothing was installed" shows_re 'Unchanged +nothing was installed'
+check "the cancelled result offers Retry" shows '[ Retry ]'
+check "no current after a cancelled first install" [ ! -e "$cbox/runtime/python/current" ]
+partial=$(ls "$cbox"/runtime/python/downloads/*.partial 2>/dev/null | head -1)
+check "the partial download is kept" [ -s "${partial:-/nonexistent}" ]
+check "staging is empty after the cancel" [ -z "$(ls -A "$cbox/runtime/python/staging" 2>/dev/null)" ]
+T send-keys -t cancel q
+wait_exit cancel 10
+
+# A cancel with a runtime already active: current stays where it was.
+before=$(readlink "$current")
+start recancel -- install --force --box-root "$box" --pins "$work/pins-slow.yaml" "${common[@]}"
+check "pyrt install --force shows the consent (reinstall)" wait_for recancel 15 'What will happen'
+T send-keys -t recancel y
+check "the reinstall downloads" wait_for recancel 20 '[KM]iB of 7\.5 MiB'
+T send-keys -t recancel Escape
+wait_for recancel 10 'Cancel the install' >/dev/null
+T send-keys -t recancel y
+check "the reinstall is cancelled" wait_for recancel 20 'Install cancelled'
+check "the cancel says the previous runtime is still active" shows 'previous runtime is still active'
+check "current unchanged after the cancel" [ "$(readlink "$current")" = "$before" ]
+T send-keys -t recancel q
+check "a cancelled pyrt install leaves" wait_exit recancel 10
+check "a cancelled pyrt install exits 130" [ "${rc:-x}" = 130 ]
+
+# --- colours: NO_COLOR and --no-color leave no colour escapes -------------
+dash() { # name, env..., -- : the installed box's dashboard, captured with -e
+  local name=$1; shift
+  start "$name" "$@" --box-root "$box" --pins "$work/pins-quick.yaml" "${common[@]}"
+  wait_for "$name" 15 'PLUGIN +ENABLED' || return 1
+  screen "$name" -e >"$work/$name.sgr"
+  cp "$work/screen" "$work/$name.txt"
+  T send-keys -t "$name" q
+  wait_exit "$name" 10
+}
+check "the dashboard in colour" dash colour --
+check "the colour dashboard does use colour escapes (the check can fail)" \
+  has_colour_sgr "$work/colour.sgr"
+check "NO_COLOR=1 dashboard" dash nocolour NO_COLOR=1 --
+check "NO_COLOR=1: no colour escapes" no_colour_sgr "$work/nocolour.sgr"
+check "NO_COLOR=1: the selection is still reverse video" has_sgr_attr "$work/nocolour.sgr" 7
+check "--no-color dashboard" dash nocolour2 -- --no-color
+check "--no-color: no colour escapes" no_colour_sgr "$work/nocolour2.sgr"
+
+# --- LANG=C: ASCII only -----------------------------------------------------
+check "the UTF-8 dashboard uses UTF-8 box drawing (the check can fail)" \
+  eval 'non_ascii "$work/colour.txt" && grep -q "┌─ Runtime" "$work/colour.txt"'
+check "LANG=C dashboard" dash cloc LANG=C LC_ALL=C --
+check "LANG=C: no byte above 0x7f on the screen" ascii_only "$work/cloc.txt"
+check "LANG=C: ASCII boxes and marks" \
+  eval 'grep -q "^ +- Runtime -" "$work/cloc.txt" && grep -qE "^ \| State +\+ ready" "$work/cloc.txt"'
+start csmall LANG=C LC_ALL=C -- --box-root "$box" --pins "$work/pins-quick.yaml" "${common[@]}"
+wait_for csmall 15 'PLUGIN +ENABLED' >/dev/null
+T resize-window -t csmall -x 60 -y 20
+check "LANG=C: the too-small screen in ASCII" \
+  wait_for csmall 10 'terminal too small - need 80x24, have 60x20'
+check "LANG=C: the too-small screen has no UTF-8" ascii_only "$work/screen"
+T kill-session -t csmall
+
+# --- a broken theme file: one line, then the default theme -------------------
+mkdir -p "$work/themes"
+printf 'name: broken\nroles:\n  text: { fg: no-such-colour }\n' >"$work/themes/broken.yaml"
+theme_run() { # name theme [env...]: the consent screen's first rows with SGR
+  local name=$1 theme=$2; shift 2
+  start "$name" "$@" -- --box-root "$work/tbox" --pins "$work/pins-quick.yaml" \
+    "${common[@]}" --theme "$theme"
+  wait_for "$name" 15 'What will happen' || return 1
+  screen "$name" -e >"$work/$name.sgr"
+  cp "$work/screen" "$work/$name.txt"
+  T kill-session -t "$name"
+}
+check "the consent screen with a broken theme" \
+  theme_run tbroken broken PYRT_THEME_DIR="$work/themes"
+check "the broken theme gets a one-line message" \
+  grep -qE '^ using the default theme; .*broken\.yaml' "$work/tbroken.txt"
+check "the message is one line" [ "$(grep -c 'default theme' "$work/tbroken.txt")" -eq 1 ]
+check "the same screen in the default theme" theme_run tdefault default
+check "the same screen in solarized-dark" theme_run tsolar solarized-dark
+same_top() { cmp -s <(head -8 "$work/$1.sgr") <(head -8 "$work/$2.sgr"); }
+differ_top() { ! same_top "$@"; }
+check "the themes differ on screen (the check can fail)" differ_top tdefault tsolar
+check "a broken theme draws in the default theme" same_top tdefault tbroken
+check "a broken theme changes nothing in the box" [ ! -e "$work/tbox" ]
+
+e2e_finish
