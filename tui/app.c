@@ -574,12 +574,16 @@ static void loop(tui_app *a, int sig_rd)
 		if (a->job_running && a->view.done)
 			finish_job(a);
 		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
-		int ch;
-		while (!a->quit && (ch = getch()) != ERR)
+		int ch, keyed = 0;
+		while (!a->quit && (ch = getch()) != ERR) {
 			on_key(a, ch);
+			keyed = 1;
+		}
 		now = now_s();
+		/* A key is answered at once (keys come at human rate, so this
+		 * cannot flood a slow link); engine events wait for the tick. */
 		if ((a->full || a->dirty || tui_app_animating(a)) &&
-		    now >= next_frame) {
+		    (keyed || now >= next_frame)) {
 			frame(a);
 			next_frame = now + TUI_FRAME_S;
 		}
