@@ -19,12 +19,13 @@ cmake -S . -B build -DPYRT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/nul
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
+# Smoke of the benchmark so it cannot rot: one round at 1x, no targets; it
+# fails only when a contender or a measurement errors, never on timings.
+bash bench/run --quick --pyrt build/pyrt --build build
+
 cmake -S . -B build-asan -DPYRT_WERROR=ON -DPYRT_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
    ctest --output-on-failure -j"$jobs" -R '^test_')
 
-# Smoke of the benchmark so it cannot rot: one round at 1x, no targets; it
-# fails only when a contender or a measurement errors, never on timings.
-bash bench/run --quick --pyrt build/pyrt --build build
