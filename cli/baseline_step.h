@@ -35,6 +35,15 @@ int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
 /** Whether the active install's marker says the baseline is complete. */
 int cli_baseline_complete(const char *box_root);
 
+/**
+ * After an install: skip the baseline with --no-baseline, or when the pin
+ * was already active and its marker says complete (and no --requirements
+ * asks for something new).  Emits the SKIP step; returns 1 when skipped, 0
+ * when the baseline should run, or PYRT_E_CANCELLED (recorded in err).
+ */
+int cli_baseline_skip(const cli_opts *opts, int already_current,
+		      const pyrt_events *ev, pyrt_error *err);
+
 /** Read the active marker and put its baseline (and the pip log) into o. */
 void cli_baseline_report_fill(cli_baseline_report *rep, const char *box_root,
 			      cli_outcome *o);

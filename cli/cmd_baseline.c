@@ -177,3 +177,19 @@ int cli_cmd_baseline(const cli_opts *opts)
 	pyrt_pins_free(pins);
 	return cli_exit_code(rc);
 }
+
+int cli_baseline_skip(const cli_opts *opts, int already_current,
+		      const pyrt_events *ev, pyrt_error *err)
+{
+	const char *skip = NULL;
+	if (opts->no_baseline)
+		skip = "--no-baseline";
+	else if (already_current && !opts->requirements &&
+		 cli_baseline_complete(opts->box_root))
+		skip = "already complete";
+	if (!skip)
+		return 0;
+	if (pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP, skip))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	return 1;
+}

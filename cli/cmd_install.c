@@ -201,17 +201,9 @@ static int install_baseline(install_ctx *c, const pyrt_install_result *res,
 			    const pyrt_events *ev, pyrt_error *err)
 {
 	const cli_opts *o = c->opts;
-	const char *skip = NULL;
-	if (o->no_baseline)
-		skip = "--no-baseline";
-	else if (res->already_current && !o->requirements &&
-		 cli_baseline_complete(o->box_root))
-		skip = "already complete";
-	if (skip) {
-		int rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP,
-					  skip);
-		return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
-	}
+	int skipped = cli_baseline_skip(o, res->already_current, ev, err);
+	if (skipped)
+		return skipped < 0 ? skipped : 0;
 	c->baseline_ran = 1;
 	return cli_baseline_run(o, c->pins, ev, &c->report, err);
 }

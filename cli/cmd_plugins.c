@@ -104,21 +104,6 @@ static int print_json(const plugins_ctx *c)
 	return rc == 0 ? 0 : PYRT_E_IO;
 }
 
-/* Append to a fixed buffer, truncating quietly. */
-static void cat(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	if (used + 1 >= len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 /* The DEPS cell: "-", "2 unchecked", "2/2 ok" or, spelled out here
  * where the table has no other place for it,
  * "1/3 ok; missing: a, b; conflict: c 1.2.0". */
@@ -131,13 +116,13 @@ static void deps_cell(const plugins_ctx *c, const pyrt_plugin *pl, char *buf,
 	const char *sep = "; missing: ";
 	for (size_t i = 0; i < pl->require_count; i++)
 		if (!pl->requires[i].installed) {
-			cat(buf, len, "%s%s", sep, pl->requires[i].name);
+			cli_cat(buf, len, "%s%s", sep, pl->requires[i].name);
 			sep = ", ";
 		}
 	sep = "; conflict: ";
 	for (size_t i = 0; i < pl->require_count; i++)
 		if (pl->requires[i].conflict) {
-			cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
+			cli_cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
 			    pl->requires[i].installed);
 			sep = ", ";
 		}
@@ -262,10 +247,10 @@ static void known_names(const pyrt_plugins *p, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
-		cat(buf, len, "%s%s", i ? ", " : "",
+		cli_cat(buf, len, "%s%s", i ? ", " : "",
 		    pyrt_plugins_at(p, i)->name);
 	if (!buf[0])
-		cat(buf, len, "none");
+		cli_cat(buf, len, "none");
 }
 
 /* The plugin is one that can be installed: known and valid.  Returns 0 or

@@ -77,6 +77,17 @@ int cli_is_terminal(int fd)
 	return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
 }
 
+void cli_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
 void cli_human_bytes(uint64_t n, char *buf, size_t len)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };

@@ -33,6 +33,10 @@ void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len);
 int cli_is_terminal(int fd);
 
 /** "35.0 MiB", "812 B", ... */
+/** Append formatted text to a NUL-terminated buffer, truncating quietly. */
+void cli_cat(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 void cli_human_bytes(uint64_t n, char *buf, size_t len);
 
 /** Seconds on a monotonic clock. */

@@ -22,21 +22,6 @@
 #include "plugin_ops.h"
 #include "plugin_text.h"
 
-static void cat(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Append, truncating quietly. */
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	if (used + 1 >= len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 static int path_exists(const char *path)
 {
 	struct stat st;
@@ -83,7 +68,7 @@ static void result_report(tui_result *r, const cli_baseline_report *rep,
 		snprintf(r->baseline_state, sizeof r->baseline_state, "%s",
 			 o->baseline_state);
 	for (size_t i = 0; i < o->baseline_missing_count; i++)
-		cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
+		cli_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
 		    i ? ", " : "", o->baseline_missing[i]);
 	if (!rep->plugins)
 		return;
@@ -92,10 +77,10 @@ static void result_report(tui_result *r, const cli_baseline_report *rep,
 	for (size_t i = 0; i < pyrt_plugins_count(rep->plugins); i++) {
 		const pyrt_plugin *pl = pyrt_plugins_at(rep->plugins, i);
 		if (pl->verdict == PYRT_VERDICT_READY)
-			cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
+			cli_cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
 			    r->ready_plugins[0] ? ", " : "", pl->name);
 		else if (pl->enabled && pl->needs_runtime)
-			cat(r->waiting_plugins, sizeof r->waiting_plugins,
+			cli_cat(r->waiting_plugins, sizeof r->waiting_plugins,
 			    "%s%s (%s)", r->waiting_plugins[0] ? ", " : "",
 			    pl->name, pyrt_verdict_name(pl->verdict));
 	}
@@ -125,17 +110,9 @@ static int install_baseline(tui_job *j, const pyrt_install_result *res,
 			    int *ran, pyrt_error *err)
 {
 	const cli_opts *o = j->opts;
-	const char *skip = NULL;
-	if (o->no_baseline)
-		skip = "--no-baseline";
-	else if (res->already_current && !o->requirements &&
-		 cli_baseline_complete(o->box_root))
-		skip = "already complete";
-	if (skip) {
-		int rc = pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP,
-					  skip);
-		return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
-	}
+	int skipped = cli_baseline_skip(o, res->already_current, ev, err);
+	if (skipped)
+		return skipped < 0 ? skipped : 0;
 	*ran = 1;
 	return cli_baseline_run(o, j->pins, ev, rep, err);
 }

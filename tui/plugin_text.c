@@ -5,26 +5,11 @@
  */
 #include "plugin_text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
 #include "plugin_ops.h"
-
-static void cat(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Append, truncating quietly. */
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	if (used + 1 >= len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
 
 void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			size_t len)
@@ -35,9 +20,9 @@ void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
 		if (!q->installed)
-			cat(buf, len, "%s%s", buf[0] ? ", " : "", q->name);
+			cli_cat(buf, len, "%s%s", buf[0] ? ", " : "", q->name);
 		else if (q->conflict)
-			cat(buf, len, "%s%s %s (needs %s)", buf[0] ? ", " : "",
+			cli_cat(buf, len, "%s%s %s (needs %s)", buf[0] ? ", " : "",
 			    q->name, q->installed, q->spec);
 	}
 }
@@ -47,7 +32,7 @@ static void all_specs(const pyrt_plugin *pl, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < pl->require_count; i++)
-		cat(buf, len, "%s%s", i ? ", " : "", pl->requires[i].spec);
+		cli_cat(buf, len, "%s%s", i ? ", " : "", pl->requires[i].spec);
 }
 
 void tui_plugin_explain(const pyrt_plugin *pl, int runtime_ready, char *buf,
@@ -57,30 +42,30 @@ void tui_plugin_explain(const pyrt_plugin *pl, int runtime_ready, char *buf,
 	buf[0] = '\0';
 	switch (pl->verdict) {
 	case PYRT_VERDICT_READY:
-		cat(buf, len, "%s: ready", pl->name);
+		cli_cat(buf, len, "%s: ready", pl->name);
 		if (pl->require_count) {
 			all_specs(pl, list, sizeof list);
-			cat(buf, len, "; requires %s, all installed", list);
+			cli_cat(buf, len, "; requires %s, all installed", list);
 		}
 		break;
 	case PYRT_VERDICT_MISSING_DEPS:
 		tui_plugin_missing(pl, runtime_ready, list, sizeof list);
-		cat(buf, len, "%s: missing %s", pl->name, list[0] ? list : "requirements");
+		cli_cat(buf, len, "%s: missing %s", pl->name, list[0] ? list : "requirements");
 		break;
 	case PYRT_VERDICT_NEEDS_RUNTIME:
-		cat(buf, len, "%s: needs the managed runtime, which is not ready", pl->name);
+		cli_cat(buf, len, "%s: needs the managed runtime, which is not ready", pl->name);
 		break;
 	case PYRT_VERDICT_DISABLED:
-		cat(buf, len, "%s: disabled in its plugin.yaml", pl->name);
+		cli_cat(buf, len, "%s: disabled in its plugin.yaml", pl->name);
 		break;
 	case PYRT_VERDICT_NO_RUNTIME_NEEDED:
-		cat(buf, len, "%s: runs in the host process; needs no runtime", pl->name);
+		cli_cat(buf, len, "%s: runs in the host process; needs no runtime", pl->name);
 		break;
 	case PYRT_VERDICT_INVALID:
-		cat(buf, len, "%s: invalid plugin.yaml: %s", pl->name,
+		cli_cat(buf, len, "%s: invalid plugin.yaml: %s", pl->name,
 		    pl->error ? pl->error : "unreadable");
 		break;
 	}
 	if (pl->fix)
-		cat(buf, len, "; fix: %s", pl->fix);
+		cli_cat(buf, len, "; fix: %s", pl->fix);
 }
