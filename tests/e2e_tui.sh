@@ -62,6 +62,35 @@ wait_for() {
 
 # The last screen wait_for read has this text (fixed string).
 shows() { grep -qF -- "$1" "$work/screen"; }
+# shows_field LABEL VALUE: a consent row's value, joined over the rows it
+# wraps onto (its continuation rows are blank under the label), is VALUE.
+shows_field() {
+  python3 - "$work/screen" "$1" "$2" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+label, want = sys.argv[2], sys.argv[3]
+for i, line in enumerate(lines):
+    at = line.find(label + "  ")
+    if at < 0:
+        continue
+    col = at + len(label)
+    while col < len(line) and line[col] == " ":
+        col += 1
+    def value(l):
+        return l[col:].rstrip().rstrip("│|").rstrip()
+    got = value(line)
+    for nxt in lines[i + 1:]:
+        if nxt[:col].strip(" │|") or not value(nxt):
+            break
+        got += value(nxt)
+    if got == want:
+        sys.exit(0)
+    print("# %s shows %r, expected %r" % (label, got, want), file=sys.stderr)
+    sys.exit(1)
+print("# no %s row on the screen" % label, file=sys.stderr)
+sys.exit(1)
+EOF
+}
 shows_re() { grep -qE -- "$1" "$work/screen"; }
 
 # wait_exit NAME SECONDS: pyrt has left; its status in $rc.
@@ -111,7 +140,7 @@ check "pyrt on an unprovisioned box opens the consent screen" \
 check "consent names the runtime" shows 'CPython 3.11.2 (build fixture)'
 check "consent shows the download size" shows_re 'Download +7\.5 MiB'
 check "consent shows the source host and the destination" \
-  eval 'shows_re "Source +127\.0\.0\.1" && shows "Destination  $current"'
+  eval 'shows_re "Source +127\.0\.0\.1" && shows_field Destination "$current"'
 check "consent shows the short SHA-256" shows "$(head -c 16 "$fx/runtime.sha256")"
 check "consent offers Install and Cancel" eval 'shows "[ Install ]" && shows "[ Cancel ]"'
 check "nothing is written before consent" [ ! -e "$box/runtime" ]
@@ -148,9 +177,13 @@ check "the TUI exits 0 after a successful install" [ "${rc:-x}" = 0 ]
 
 # --- consent declined --------------------------------------------------------
 requests_before=$(wc -l <"$work/requests.log")
-nobox=$work/nobox
+# A box path longer than two rows of the consent box, wherever the
+# checkout is: the destination wraps and is never cut.
+nobox=$work/$(printf 'a-deeper-folder-%02d/' $(seq 1 12))nobox
 start decline -- --box-root "$nobox" --pins "$work/pins-quick.yaml" "${common[@]}"
 check "consent screen for the declined case" wait_for decline 15 'What will happen'
+check "a destination longer than the row is shown whole, wrapped" \
+  shows_field Destination "$nobox/runtime/python/current"
 T send-keys -t decline n
 check "n declines: the dashboard says nothing was changed" \
   wait_for decline 10 'install cancelled; nothing was changed'

@@ -264,6 +264,24 @@ Test(tui_format, wrap_stops_at_max_lines)
 	cr_assert_eq(tui_format_wrap("a b", 0, start, len, 2), 0);
 }
 
+Test(tui_format, chunks_keep_every_byte_of_a_path)
+{
+	size_t start[8], len[8];
+	const char *p = "/a b/ééé/cd";
+	/* Spaces are kept where they fall, even at the start of a piece. */
+	cr_assert_eq(tui_format_chunks(p, 4, start, len, 8), 3);
+	cr_assert_eq(start[1], 4);
+	cr_assert_eq(len[1], 1 + 3 * 2);  /* "/" and three 2-byte é */
+	cr_assert_eq(len[2], 3);
+	cr_assert_eq(len[0], 4);
+	cr_assert_eq(strncmp(p + start[0], "/a b", 4), 0);
+	/* Asked for fewer pieces, it still says how many the path needs. */
+	cr_assert_eq(tui_format_chunks(p, 2, start, len, 1), 6);
+	cr_assert_eq(tui_format_chunks(p, 2, NULL, NULL, 0), 6);
+	cr_assert_eq(tui_format_chunks("", 5, start, len, 8), 0);
+	cr_assert_eq(tui_format_chunks(p, 0, start, len, 8), 0);
+}
+
 Test(tui_format, layout_gives_minimums_then_wants_then_the_rest_to_flex)
 {
 	tui_column cols[3] = { { 4, 10, 0 }, { 3, 5, 0 }, { 4, 4, 1 } };

@@ -144,6 +144,42 @@ int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
 	return (int)n;
 }
 
+int tui_draw_path_rows(const tui_paint *p, int width, const char *s)
+{
+	char clean[TEXT_MAX];
+	if (width <= 0)
+		return 1;
+	tui_format_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
+	size_t n = tui_format_chunks(clean, (size_t)width, NULL, NULL, 0);
+	return n ? (int)n : 1;
+}
+
+int tui_draw_path_wrap(const tui_paint *p, int y, int x, int width,
+		       int maxlines, tui_role role, const char *s)
+{
+	char clean[TEXT_MAX], line[TEXT_MAX];
+	size_t start[32], len[32];
+	if (maxlines > 32)
+		maxlines = 32;
+	if (width <= 0 || maxlines <= 0)
+		return 0;
+	tui_format_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
+	size_t need = tui_format_chunks(clean, (size_t)width, start, len,
+					(size_t)maxlines);
+	size_t n = need < (size_t)maxlines ? need : (size_t)maxlines;
+	for (size_t i = 0; i < n; i++) {
+		/* Out of rows: the last one keeps the path's end in view. */
+		if (i + 1 == n && need > n) {
+			tui_draw_path(p, y + (int)i, x, width, role,
+				      clean + start[i]);
+			continue;
+		}
+		snprintf(line, sizeof line, "%.*s", (int)len[i], clean + start[i]);
+		tui_draw_text(p, y + (int)i, x, width, role, line);
+	}
+	return n ? (int)n : 1;
+}
+
 void tui_draw_fill(const tui_paint *p, int y, int x, int width, tui_role role)
 {
 	if (y < 0 || y >= LINES || width <= 0)

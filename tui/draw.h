@@ -55,6 +55,15 @@ int tui_draw_path(const tui_paint *p, int y, int x, int width, tui_role role,
 int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
 		  tui_role role, const char *s);
 
+/* A path cut into rows of width columns from (y, x), nothing left out
+ * (when it needs more than maxlines rows, the last row cuts its middle);
+ * returns the rows used. */
+int tui_draw_path_wrap(const tui_paint *p, int y, int x, int width,
+		       int maxlines, tui_role role, const char *s);
+
+/* Rows tui_draw_path_wrap needs for s at width (at least 1). */
+int tui_draw_path_rows(const tui_paint *p, int width, const char *s);
+
 /* width blanks in role's attributes. */
 void tui_draw_fill(const tui_paint *p, int y, int x, int width, tui_role role);
 

@@ -318,6 +318,24 @@ size_t tui_format_wrap(const char *s, size_t width, size_t *start,
 	return n;
 }
 
+size_t tui_format_chunks(const char *s, size_t width, size_t *start,
+			 size_t *len, size_t max)
+{
+	size_t n = 0, pos = 0;
+	if (!width)
+		return 0;
+	while (s[pos]) {
+		size_t end = pos + head_bytes(s + pos, width);
+		if (n < max) {
+			start[n] = pos;
+			len[n] = end - pos;
+		}
+		n++;
+		pos = end;
+	}
+	return n;
+}
+
 /* Sum of widths of the first n columns plus the gaps between them. */
 static int used_width(const int *widths, int n, int gap)
 {

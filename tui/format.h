@@ -74,6 +74,14 @@ void tui_format_bar(uint64_t done, uint64_t total, int width, int *full,
 size_t tui_format_wrap(const char *s, size_t width, size_t *start,
 		       size_t *len, size_t max);
 
+/*
+ * Cut s into pieces of exactly width columns (the last may be shorter),
+ * keeping every byte, spaces included: a path shown this way can be read
+ * and copied whole.  Fills at most max pieces; returns how many s needs.
+ */
+size_t tui_format_chunks(const char *s, size_t width, size_t *start,
+			 size_t *len, size_t max);
+
 /* One column of a table for tui_format_layout. */
 typedef struct tui_column {
 	int min;   /* below this the column is dropped */

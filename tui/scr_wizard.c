@@ -140,6 +140,13 @@ void tui_consent_draw(tui_app *a)
 		      "pyrt is about to install a managed Python runtime:");
 	int rows = a->full_sha ? 10 : 9;
 	int bx = 2, bw = COLS - 4, by = 4, x = bx + 2, w = bw - 4;
+	/* The destination is shown whole, wrapped over as many rows as the
+	 * screen spares (box, note, buttons and footer take 11 more). */
+	int dest_rows = tui_draw_path_rows(&a->paint, w - 13, p->destination);
+	int spare = LINES - 11 - rows;
+	if (dest_rows - 1 > spare)
+		dest_rows = spare > 0 ? spare + 1 : 1;
+	rows += dest_rows - 1;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
 	snprintf(buf, sizeof buf, "%s %s (build %s)%s", impl_name(a->pins),
@@ -159,7 +166,9 @@ void tui_consent_draw(tui_app *a)
 	field(a, y++, x, w, "Source", buf, TUI_ROLE_TEXT, 1);
 	field(a, y++, x, w, "URL", a->opts->from_file ? "-" : p->url,
 	      TUI_ROLE_DIM, 1);
-	field(a, y++, x, w, "Destination", p->destination, TUI_ROLE_TEXT, 1);
+	tui_draw_text(&a->paint, y, x, 13, TUI_ROLE_DIM, "Destination");
+	y += tui_draw_path_wrap(&a->paint, y, x + 13, w - 13, dest_rows,
+				TUI_ROLE_TEXT, p->destination);
 	if (a->full_sha) {
 		snprintf(buf, sizeof buf, "%.32s", p->sha256);
 		field(a, y++, x, w, "SHA-256", buf, TUI_ROLE_TEXT, 0);
