@@ -151,7 +151,9 @@ int cli_cmd_status(const cli_opts *opts)
 			print_human(st);
 		status = rc < 0 ? cli_exit_code(rc)
 		       : st->state == PYRT_STATE_READY ? CLI_EXIT_OK
-						       : CLI_EXIT_NOT_READY;
+		       : st->state == PYRT_STATE_UNTRUSTED
+			       ? cli_exit_code(PYRT_E_UNTRUSTED)
+			       : CLI_EXIT_NOT_READY;
 	}
 	free(st);
 	pyrt_pins_free(pins);

@@ -33,6 +33,9 @@ static const exit_row exit_table[] = {
 	{ PYRT_E_PINS, 11, "pins", "pins file invalid" },
 	{ PYRT_E_INTERPRETER, 12, "interpreter", "interpreter check failed" },
 	{ PYRT_E_INTERNAL, 13, "internal", "internal/out of memory" },
+	{ PYRT_E_UNTRUSTED, 14, "untrusted",
+	  "box not trusted: owned by someone else, writable by others, or "
+	  "holding a symlink or special file where pyrt keeps state" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },
 	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM)" },
 };

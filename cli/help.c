@@ -196,9 +196,10 @@ static const command_usage usages[] = {
 	  "  --json               NDJSON events on stdout\n" },
 	{ CLI_CMD_STATUS,
 	  "usage: pyrt status [--deep] [--json] [OPTIONS]\n"
-	  "The state of the runtime: ready, not_provisioned, broken, unsupported or\n"
-	  "installing, with one sentence that says what to do.  Exit 0 only when\n"
-	  "ready, 1 otherwise.\n"
+	  "The state of the runtime: ready, not_provisioned, broken, unsupported,\n"
+	  "installing or untrusted (the box is someone else's or writable by\n"
+	  "others), with one sentence that says what to do.  Exit 0 only when\n"
+	  "ready, 14 when untrusted, 1 otherwise.\n"
 	  "  --deep   also start the interpreter and check its version\n"
 	  "  --json   one JSON object\n" },
 	{ CLI_CMD_ROLLBACK,

@@ -61,6 +61,31 @@ static int box_absolute(char *out, const char *root, pyrt_error *err)
 	return 0;
 }
 
+/*
+ * Every directory pyrt keeps state or code in, from the root down, must be
+ * ours alone (StrictModes, as OpenSSH does it): a box someone else made or
+ * can write could hand root a planted interpreter or a symlinked partial.
+ * Checked before anything runs, and again after creating what was missing.
+ */
+static int box_check_trust(const pyrt_box *box, pyrt_error *err)
+{
+	char runtime_parent[PATH_MAX];
+	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
+	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+			       box->installs, box->staging, box->downloads,
+			       box->logs };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		int missing = 0;
+		int rc = pyrt_fs_check_private_dir(dirs[i], &missing, err);
+		if (rc)
+			return rc;
+		/* Below a missing directory nothing exists either. */
+		if (missing && i < 3)
+			return 0;
+	}
+	return 0;
+}
+
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err)
 {
@@ -68,7 +93,10 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	pyrt_box *box = calloc(1, sizeof *box);
 	if (!box)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = box_absolute(box->root, root, err);
+	char given[PATH_MAX];
+	int rc = box_absolute(given, root, err);
+	if (!rc) rc = pyrt_fs_resolve(given, box->root, sizeof box->root, err);
+	if (!rc) rc = pyrt_fs_check_ancestors(box->root, err);
 	if (!rc) rc = box_path(box->runtime, box->root, "runtime/python", err);
 	if (!rc) rc = box_path(box->current, box->runtime, "current", err);
 	if (!rc) rc = box_path(box->previous, box->runtime, "previous", err);
@@ -78,11 +106,13 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	if (!rc) rc = box_path(box->logs, box->runtime, "logs", err);
 	if (!rc) rc = box_path(box->lock, box->runtime, "lock", err);
 	if (!rc) rc = box_path(box->plugins, box->root, "plugins", err);
+	if (!rc) rc = box_check_trust(box, err);
 	if (!rc && create) {
 		const char *dirs[] = { box->installs, box->staging,
 				       box->downloads, box->logs };
 		for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
 			rc = pyrt_fs_mkdirs(dirs[i], err);
+		if (!rc) rc = box_check_trust(box, err);
 	}
 	if (rc) {
 		free(box);
@@ -143,7 +173,7 @@ int pyrt_box_link_install(const pyrt_box *box, const char *link,
 	char *slash = strrchr(target, '/');
 	if (strncmp(target, prefix, plen) != 0 || !slash ||
 	    strcmp(slash, "/python") != 0 || strstr(target, "..") ||
-	    slash == target + plen - 1)
+	    slash == target + plen - 1 || strchr(target + plen, '/') != slash)
 		return pyrt_error_set(err, PYRT_E_IO,
 				      "%s points to %s, not to an install pyrt made",
 				      link, target);
@@ -157,7 +187,9 @@ int pyrt_box_link_install(const pyrt_box *box, const char *link,
 		return pyrt_error_set(err, PYRT_E_IO,
 				      "%s is dangling: %s is missing", link,
 				      probe);
-	return 0;
+	/* What pyrt runs from here must be ours alone. */
+	int rc = pyrt_fs_check_private_dir(install_dir, NULL, err);
+	return rc ? rc : pyrt_fs_check_private_dir(probe, NULL, err);
 }
 
 int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
@@ -170,6 +202,8 @@ int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime not provisioned — "
 				      "run \"pyrt install\" first");
+	if (rc == PYRT_E_UNTRUSTED)
+		return pyrt_error_set(err, rc, "%s", lerr.msg);
 	if (rc)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime is broken (%s) — run "

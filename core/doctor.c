@@ -499,6 +499,10 @@ static int check_runtime(doctor_ctx *x)
 		return check_add(x->d, "runtime", title, PYRT_CHECK_WARN,
 				 "run pyrt doctor again when the install "
 				 "finishes", "%s", x->st.message);
+	case PYRT_STATE_UNTRUSTED:
+		return check_add(x->d, "runtime", title, PYRT_CHECK_FAIL,
+				 "run pyrt as the box's owner", "%s",
+				 x->st.message);
 	}
 	return PYRT_E_INTERNAL;
 }
@@ -1021,9 +1025,25 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	x->d = d;
 	x->o = opts;
 	x->ev = ev;
-	rc = pyrt_box_open(&x->box, opts->box_root, 0, err);
-	if (rc)
+	pyrt_error berr = PYRT_ERROR_INIT;
+	rc = pyrt_box_open(&x->box, opts->box_root, 0, &berr);
+	if (rc == PYRT_E_UNTRUSTED) {
+		/* One finding, and nothing in the box is read or run. */
+		snprintf(d->box_root, sizeof d->box_root, "%s", opts->box_root);
+		rc = check_add(d, "box_root", "Box root owned by you", PYRT_CHECK_FAIL,
+			       "run pyrt as the box's owner, or choose a box "
+			       "root of your own (--box-root DIR)", "%s",
+			       berr.msg);
+		if (rc)
+			goto cleanup;
+		*out = d;
+		d = NULL;
 		goto cleanup;
+	}
+	if (rc) {
+		rc = pyrt_error_set(err, rc, "%s", berr.msg);
+		goto cleanup;
+	}
 	snprintf(d->box_root, sizeof d->box_root, "%s", pyrt_box_root(x->box));
 	snprintf(d->logs_dir, sizeof d->logs_dir, "%s",
 		 pyrt_box_logs_dir(x->box));

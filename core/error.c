@@ -73,6 +73,7 @@ const char *pyrt_strerror(int code)
 	case PYRT_E_NOT_READY: return "runtime not ready";
 	case PYRT_E_NOMEM: return "out of memory";
 	case PYRT_E_INTERNAL: return "internal error";
+	case PYRT_E_UNTRUSTED: return "box not owned by you or writable by others";
 	}
 	return "unknown error";
 }

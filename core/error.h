@@ -27,7 +27,8 @@ typedef enum pyrt_code {
 	PYRT_E_INTERPRETER = -12,/**< interpreter does not start or is the wrong version */
 	PYRT_E_NOT_READY = -13,  /**< runtime not provisioned or broken */
 	PYRT_E_NOMEM = -14,      /**< out of memory */
-	PYRT_E_INTERNAL = -15    /**< a bug: an invariant did not hold */
+	PYRT_E_INTERNAL = -15,   /**< a bug: an invariant did not hold */
+	PYRT_E_UNTRUSTED = -16   /**< a box path someone else controls */
 } pyrt_code;
 
 #define PYRT_ERROR_MSG_MAX 1024

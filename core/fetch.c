@@ -19,6 +19,8 @@
  */
 #include "fetch.h"
 
+#include "fs.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -181,11 +183,9 @@ static int partial_rehash(struct fetch *f)
 	unsigned char *buf = NULL;
 	uint64_t left = f->have;
 	int rc = 0;
-	int rfd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (rfd < 0)
-		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
-					    "cannot read %s", path);
+	/* Read through our own descriptor, not the name: what is hashed is
+	 * what the download continues. */
+	uint64_t off = 0;
 	buf = malloc(FETCH_REHASH_BUF);
 	if (!buf) {
 		rc = pyrt_error_set(f->err, PYRT_E_NOMEM,
@@ -195,7 +195,7 @@ static int partial_rehash(struct fetch *f)
 	while (left > 0) {
 		size_t want = left < FETCH_REHASH_BUF ? (size_t)left
 						      : FETCH_REHASH_BUF;
-		ssize_t n = read(rfd, buf, want);
+		ssize_t n = pread(f->fd, buf, want, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -215,6 +215,7 @@ static int partial_rehash(struct fetch *f)
 			goto cleanup;
 		}
 		left -= (uint64_t)n;
+		off += (uint64_t)n;
 		if (pyrt_events_cancelled(f->ev)) {
 			rc = pyrt_error_set(f->err, PYRT_E_CANCELLED,
 					    "download cancelled");
@@ -223,7 +224,6 @@ static int partial_rehash(struct fetch *f)
 	}
 cleanup:
 	free(buf);
-	close(rfd);
 	return rc;
 }
 
@@ -236,10 +236,14 @@ static int partial_open(struct fetch *f)
 	const char *path = f->opts->partial_path;
 	struct stat st;
 
-	f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (f->fd < 0)
-		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
-					    "cannot open %s", path);
+	/* The partial is ours alone: a planted symlink or someone else's
+	 * file there must never receive the archive. */
+	f->fd = pyrt_fs_open_state(path, O_RDWR | O_CREAT, 0600, f->err);
+	if (f->fd < 0) {
+		int rc = f->fd;
+		f->fd = -1;
+		return rc;
+	}
 	if (fstat(f->fd, &st) != 0)
 		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
 					    "cannot stat %s", path);

@@ -7,6 +7,7 @@
 #include "fs.h"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -499,17 +500,11 @@ cleanup:
 	return rc;
 }
 
-/* Read a small file whole, refusing anything longer than max_len. */
-int pyrt_fs_read_file(const char *path, size_t max_len, char **out,
+/* Read an open file whole, refusing anything longer than max_len; the
+ * descriptor is closed. */
+static int fs_read_fd(int fd, const char *path, size_t max_len, char **out,
 		      size_t *len, pyrt_error *err)
 {
-	*out = NULL;
-	if (len)
-		*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot open %s", path);
 	int rc = 0;
 	if (max_len == SIZE_MAX)
 		max_len--;
@@ -562,6 +557,39 @@ cleanup:
 	return rc;
 }
 
+/* Read a small file whole.  Not blocking on a FIFO or device: only a
+ * regular file is read. */
+int pyrt_fs_read_file(const char *path, size_t max_len, char **out,
+		      size_t *len, pyrt_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s", path);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pyrt_error_set(err, PYRT_E_IO,
+				      "%s is not a regular file", path);
+	}
+	return fs_read_fd(fd, path, max_len, out, len, err);
+}
+
+int pyrt_fs_read_state(const char *path, size_t max_len, char **out,
+		       size_t *len, pyrt_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
+	if (fd < 0)
+		return fd;
+	return fs_read_fd(fd, path, max_len, out, len, err);
+}
+
 /* f_bavail, not f_bfree: root's reserve is not ours to count on. */
 uint64_t pyrt_fs_free_bytes(const char *path)
 {
@@ -581,4 +609,202 @@ void pyrt_fs_now_rfc3339(char *buf, size_t len)
 	if (!gmtime_r(&now, &tm) ||
 	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		buf[0] = '\0';
+}
+
+/* "uid 1000 (alice)", or just the number when it has no name. */
+static void fs_owner_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *found = NULL;
+	char scratch[1024];
+	if (getpwuid_r(uid, &pw, scratch, sizeof scratch, &found) == 0 && found)
+		snprintf(buf, len, "uid %u (%s)", (unsigned)uid, pw.pw_name);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+}
+
+/* Why a state file is refused, or 0 when it may be used. */
+static int fs_state_refuse(const char *path, const struct stat *st,
+			   pyrt_error *err)
+{
+	char owner[128], me[128];
+	if (!S_ISREG(st->st_mode))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "%s is not a regular file; pyrt keeps only "
+				      "regular files there — remove it", path);
+	if (st->st_uid != geteuid()) {
+		fs_owner_name(st->st_uid, owner, sizeof owner);
+		fs_owner_name(geteuid(), me, sizeof me);
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "%s is owned by %s, not by you (%s) — "
+				      "remove it, or run pyrt as its owner",
+				      path, owner, me);
+	}
+	return 0;
+}
+
+int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
+		       pyrt_error *err)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+			    O_NOCTTY, (mode_t)mode);
+	if (fd < 0 && errno == ELOOP)
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "%s is a symbolic link; pyrt never follows "
+				      "links for its own files — remove it", path);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s", path);
+	struct stat st;
+	int rc = 0;
+	if (fstat(fd, &st) != 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot stat %s", path);
+	if (!rc)
+		rc = fs_state_refuse(path, &st, err);
+	if (!rc && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot use %s", path);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int pyrt_fs_check_private_dir(const char *path, int *missing,
+			      pyrt_error *err)
+{
+	struct stat st;
+	char owner[128], me[128];
+	if (missing)
+		*missing = 0;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT && missing) {
+			*missing = 1;
+			return 0;
+		}
+		return pyrt_error_set_errno(err, errno == EACCES ? PYRT_E_UNTRUSTED
+								 : PYRT_E_IO,
+					    errno, "cannot read %s", path);
+	}
+	if (S_ISLNK(st.st_mode))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing %s: it is a symbolic link inside "
+				      "the box, and pyrt never follows those — "
+				      "remove it (the next install recreates it)",
+				      path);
+	if (!S_ISDIR(st.st_mode))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing %s: it is not a directory — "
+				      "remove it", path);
+	if (st.st_uid != geteuid()) {
+		fs_owner_name(st.st_uid, owner, sizeof owner);
+		fs_owner_name(geteuid(), me, sizeof me);
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing the box directory %s: it is "
+				      "owned by %s, not by you (%s) — run pyrt "
+				      "as its owner, or use a box root of your "
+				      "own (--box-root DIR)", path, owner, me);
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing the box directory %s: it is "
+				      "writable by %s (mode %04o) — run "
+				      "\"chmod go-w %s\"", path,
+				      (st.st_mode & S_IWOTH) ? "everyone"
+							     : "its group",
+				      (unsigned)(st.st_mode & 07777), path);
+	return 0;
+}
+
+/* One directory above the box: owner root or us; others' write only with
+ * the sticky bit (they can add entries, not rename ours). */
+static int fs_check_ancestor(const char *dir, pyrt_error *err)
+{
+	struct stat st;
+	char owner[128];
+	if (stat(dir, &st) != 0)
+		return errno == ENOENT ? 0
+				       : pyrt_error_set_errno(err, PYRT_E_UNTRUSTED,
+							      errno,
+							      "cannot read %s",
+							      dir);
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		fs_owner_name(st.st_uid, owner, sizeof owner);
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing a box under %s: that directory "
+				      "is owned by %s, who could swap the box "
+				      "for their own — use a box root in a "
+				      "directory owned by you or root", dir,
+				      owner);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing a box under %s: that directory "
+				      "is writable by others (mode %04o) and not "
+				      "sticky — run \"chmod go-w %s\" or use "
+				      "another box root", dir,
+				      (unsigned)(st.st_mode & 07777), dir);
+	return 0;
+}
+
+int pyrt_fs_check_ancestors(const char *path, pyrt_error *err)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+		return pyrt_error_set(err, PYRT_E_USAGE, "path too long: %s",
+				      path);
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return 0;
+		if (slash == dir) {
+			return fs_check_ancestor("/", err);
+		}
+		*slash = '\0';
+		int rc = fs_check_ancestor(dir, err);
+		if (rc)
+			return rc;
+	}
+}
+
+int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err)
+{
+	char head[PATH_MAX], real[PATH_MAX];
+	if (!path || path[0] != '/' || strlen(path) >= sizeof head)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "not an absolute path: %s", path ? path : "");
+	snprintf(head, sizeof head, "%s", path);
+	/* Walk up to the longest prefix that exists; the rest is new. */
+	size_t cut = strlen(head);
+	while (!realpath(head, real)) {
+		if (errno != ENOENT)
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "cannot resolve %s", head);
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head) {
+			snprintf(real, sizeof real, "/");
+			cut = 0;
+			break;
+		}
+		*slash = '\0';
+		cut = (size_t)(slash - head);
+	}
+	const char *tail = path + cut;
+	for (const char *c = tail; *c;) {
+		c += strspn(c, "/");
+		size_t n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return pyrt_error_set(err, PYRT_E_USAGE,
+					      "%s: \".\" or \"..\" in a part "
+					      "that does not exist yet", path);
+		c += n;
+	}
+	int n = snprintf(out, len, "%s%s",
+			 strcmp(real, "/") == 0 && *tail ? "" : real, tail);
+	if (n < 0 || (size_t)n >= len)
+		return pyrt_error_set(err, PYRT_E_USAGE, "path too long: %s",
+				      path);
+	return 0;
 }

@@ -36,9 +36,49 @@ int pyrt_fs_remove_tree(const char *path, const pyrt_fs_remove_limits *limits,
 int pyrt_fs_write_file_atomic(const char *path, const void *data, size_t len,
 			      pyrt_error *err);
 
-/** Read a whole (small) file; *out is malloc'd and NUL-terminated. */
+/** Read a whole (small) regular file; *out is malloc'd and
+ * NUL-terminated.  A FIFO or device is refused, never waited on. */
 int pyrt_fs_read_file(const char *path, size_t max_len, char **out,
 		      size_t *len, pyrt_error *err);
+
+/** As pyrt_fs_read_file for a state file of the box: opened with
+ * pyrt_fs_open_state's rules (no symlink, regular, owned by us). */
+int pyrt_fs_read_state(const char *path, size_t max_len, char **out,
+		       size_t *len, pyrt_error *err);
+
+/**
+ * Open a state file of the box (marker, manifest, partial download, lock,
+ * log) the one safe way: never through a symlink, never blocking on a FIFO
+ * or device, and only a regular file owned by the effective user.  flags
+ * are open(2)'s (O_CREAT with mode allowed); O_NOFOLLOW, O_NONBLOCK (cleared
+ * again once the file is known to be regular) and O_CLOEXEC are added.
+ * Returns the descriptor, or a negative pyrt_code with the message set.
+ */
+int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
+		       pyrt_error *err);
+
+/**
+ * May pyrt trust the directory path with state and code?  It must be a
+ * real directory (not a symlink), owned by the effective user and not
+ * writable by group or others.  A missing path is fine (*missing = 1).
+ * Returns 0 or PYRT_E_UNTRUSTED naming the path, the owner and the fix.
+ */
+int pyrt_fs_check_private_dir(const char *path, int *missing,
+			      pyrt_error *err);
+
+/**
+ * The directories above a box: each existing one must be owned by root
+ * or the effective user, and writable by others only when sticky (as
+ * /tmp), or someone else could rename the box away and plant their own.
+ * path is absolute and already resolved (no symlinks).
+ */
+int pyrt_fs_check_ancestors(const char *path, pyrt_error *err);
+
+/**
+ * path made absolute and free of symlinks as far as it exists (the rest,
+ * not yet created, appended as given, "." and ".." refused).
+ */
+int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err);
 
 /** Free bytes available to an unprivileged writer at path, or 0. */
 uint64_t pyrt_fs_free_bytes(const char *path);

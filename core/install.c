@@ -28,8 +28,11 @@
 #include "manifest.h"
 #include "marker.h"
 #include "proc.h"
+#include "sha256.h"
 
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
+/* A --from-file archive without a pinned size: well above any runtime. */
+#define PYRT_FROM_FILE_MAX (4ULL << 30)
 
 /* Everything one run owns; freed in one place. */
 typedef struct install_run {
@@ -41,6 +44,7 @@ typedef struct install_run {
 	pyrt_manifest *manifest;
 	char archive_path[PATH_MAX];  /* the verified archive on disk */
 	int archive_is_download;      /* ours to delete */
+	int archive_is_copy;          /* --from-file's private copy */
 	char source[2048];            /* URL or local path */
 	char id[128];
 	char staging[PATH_MAX];
@@ -239,7 +243,90 @@ static int install_download(install_run *r, pyrt_error *err)
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
 
-/* --from-file: no download, the local archive is hashed instead. */
+/* Copy in to out while hashing; at most cap bytes (more is refused). */
+static int install_copy_hash(install_run *r, int in, int out, uint64_t cap,
+			     pyrt_error *err)
+{
+	enum { CHUNK = 256 * 1024 };
+	unsigned char *buf = malloc(CHUNK);
+	pyrt_sha256 *sha = pyrt_sha256_new();
+	int rc = 0;
+	if (!buf || !sha) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot read --from-file %s",
+						  r->opts->from_file);
+			goto done;
+		}
+		if (n == 0)
+			break;
+		if (r->archive_bytes + (uint64_t)n > cap) {
+			rc = pyrt_error_set(err, PYRT_E_VERIFY,
+					    "--from-file %s is larger than the "
+					    "pinned %llu bytes; nothing was "
+					    "activated", r->opts->from_file,
+					    (unsigned long long)cap);
+			goto done;
+		}
+		pyrt_sha256_update(sha, buf, (size_t)n);
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+							  "cannot write %s",
+							  r->archive_path);
+				goto done;
+			}
+			off += w;
+		}
+		r->archive_bytes += (uint64_t)n;
+		if (pyrt_events_cancelled(r->ev)) {
+			rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+			goto done;
+		}
+	}
+	if (pyrt_sha256_final_hex(sha, r->sha256) != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
+done:
+	pyrt_sha256_free(sha);
+	free(buf);
+	return rc;
+}
+
+/* Under the box lock no other run is copying: any from-file copy left in
+ * downloads/ belongs to a run that died, and goes. */
+static void install_sweep_copies(const pyrt_box *box)
+{
+	int dfd = open(pyrt_box_downloads_dir(box),
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "from-file.", 10) == 0)
+			unlinkat(dfd, e->d_name, 0);
+	closedir(d);
+}
+
+/*
+ * --from-file: no download.  The file is opened once and copied, while it
+ * is hashed, into a private file in the box; only that copy is extracted.
+ * Whoever can write the given file or its folder can change it at any
+ * moment, so its name is never opened a second time.
+ */
 static int install_local(install_run *r, pyrt_error *err)
 {
 	const char *path = r->opts->from_file;
@@ -247,18 +334,39 @@ static int install_local(install_run *r, pyrt_error *err)
 				  "local archive");
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
-	struct stat st;
-	if (stat(path, &st) != 0)
+	int in = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
 		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
 					    "--from-file %s", path);
-	if (!S_ISREG(st.st_mode))
+	struct stat st;
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(in);
 		return pyrt_error_set(err, PYRT_E_USAGE,
 				      "--from-file %s is not a regular file",
 				      path);
-	snprintf(r->archive_path, sizeof r->archive_path, "%s", path);
+	}
 	snprintf(r->source, sizeof r->source, "%s", path);
-	r->archive_bytes = (uint64_t)st.st_size;
-	rc = pyrt_sha256_file_hex(path, r->sha256, err);
+	int n = snprintf(r->archive_path, sizeof r->archive_path,
+			 "%s/from-file.%ld.tmp", pyrt_box_downloads_dir(r->box),
+			 (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof r->archive_path) {
+		close(in);
+		return pyrt_error_set(err, PYRT_E_USAGE, "box path too long");
+	}
+	install_sweep_copies(r->box);
+	int out = pyrt_fs_open_state(r->archive_path,
+				     O_WRONLY | O_CREAT | O_EXCL, 0600, err);
+	if (out < 0) {
+		close(in);
+		return out;
+	}
+	r->archive_is_copy = 1;
+	uint64_t cap = r->pin->size ? r->pin->size : PYRT_FROM_FILE_MAX;
+	rc = install_copy_hash(r, in, out, cap, err);
+	close(in);
+	if (close(out) != 0 && !rc)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s", r->archive_path);
 	return rc;
 }
 
@@ -272,7 +380,7 @@ static int install_verify(install_run *r, pyrt_error *err)
 	int size_ok = !r->pin->size || r->pin->size == r->archive_bytes;
 	if (pyrt_sha256_hex_equal(r->sha256, r->pin->sha256) && size_ok)
 		goto ok;
-	if (r->archive_is_download)
+	if (r->archive_is_download || r->archive_is_copy)
 		unlink(r->archive_path);
 	if (!size_ok)
 		pyrt_error_set(err, PYRT_E_VERIFY,
@@ -600,6 +708,9 @@ static void install_cleanup(install_run *r, int rc)
 	/* A verified download is consumed once activated; a partial one is
 	 * kept (cancel, network error) so the next run resumes it. */
 	if (rc == 0 && r->archive_is_download)
+		unlink(r->archive_path);
+	/* The private copy of --from-file never outlives its run. */
+	if (r->archive_is_copy)
 		unlink(r->archive_path);
 	pyrt_manifest_free(r->manifest);
 	pyrt_lock_release(r->lock);

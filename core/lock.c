@@ -130,13 +130,7 @@ static int still_linked(int fd, const char *lock_path)
 /* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
-	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
-	if (fd < 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot open lock file %s",
-					    lock_path);
-	return fd;
+	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0600, err);
 }
 
 static void sleep_100ms(void)
@@ -277,10 +271,13 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 {
 	if (holder)
 		memset(holder, 0, sizeof *holder);
-	int fd = open(lock_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (access(lock_path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
+		return fd;
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot open lock file %s",
 					    lock_path);

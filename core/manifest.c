@@ -15,6 +15,8 @@
  */
 #include "manifest.h"
 
+#include "fs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -548,10 +550,15 @@ int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err)
 	int rc = 0;
 
 	*out = NULL;
-	f = fopen(path, "re");
-	if (!f)
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot open manifest %s", path);
+	int fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "re");
+	if (!f) {
+		close(fd);
+		return pyrt_error_set_errno(err, PYRT_E_NOMEM, errno,
+					    "cannot read manifest %s", path);
+	}
 	m = pyrt_manifest_new();
 	if (!m) {
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -79,7 +79,7 @@ int pyrt_marker_read(const char *path, pyrt_marker *m, pyrt_error *err)
 	memset(m, 0, sizeof *m);
 	char *text = NULL;
 	size_t len = 0;
-	int rc = pyrt_fs_read_file(path, MARKER_MAX_BYTES, &text, &len, err);
+	int rc = pyrt_fs_read_state(path, MARKER_MAX_BYTES, &text, &len, err);
 	if (rc)
 		return rc;
 	json_error_t jerr;

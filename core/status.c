@@ -25,6 +25,7 @@ const char *pyrt_state_name(pyrt_state state)
 	case PYRT_STATE_BROKEN: return "broken";
 	case PYRT_STATE_UNSUPPORTED: return "unsupported";
 	case PYRT_STATE_INSTALLING: return "installing";
+	case PYRT_STATE_UNTRUSTED: return "untrusted";
 	}
 	return "unknown";
 }
@@ -162,9 +163,16 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
 	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
 	pyrt_box *box = NULL;
-	int rc = pyrt_box_open(&box, box_root, 0, err);
+	pyrt_error berr = PYRT_ERROR_INIT;
+	int rc = pyrt_box_open(&box, box_root, 0, &berr);
+	if (rc == PYRT_E_UNTRUSTED) {
+		/* An answer, not a failure: nothing in the box is read or run. */
+		st->state = PYRT_STATE_UNTRUSTED;
+		snprintf(st->message, sizeof st->message, "%s", berr.msg);
+		return 0;
+	}
 	if (rc)
-		return rc;
+		return pyrt_error_set(err, rc, "%s", berr.msg);
 	snprintf(st->path, sizeof st->path, "%s", pyrt_box_current(box));
 	const char *interp = pyrt_pins_layout_interpreter(pins);
 	/* The interpreter inside current: the layout path minus "python/". */

@@ -16,7 +16,8 @@ typedef enum pyrt_state {
 	PYRT_STATE_NOT_PROVISIONED,
 	PYRT_STATE_BROKEN,
 	PYRT_STATE_UNSUPPORTED,
-	PYRT_STATE_INSTALLING
+	PYRT_STATE_INSTALLING,
+	PYRT_STATE_UNTRUSTED     /**< box owned or writable by someone else */
 } pyrt_state;
 
 typedef struct pyrt_status {

@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,4 +346,163 @@ Test(fs, free_bytes_and_time)
 	char tiny[5] = "xxxx";
 	pyrt_fs_now_rfc3339(tiny, sizeof tiny);
 	cr_assert_eq(tiny[0], '\0');
+}
+
+/* ---- state files and box directories someone else may control -------- */
+
+Test(fs, open_state_refuses_a_symlink_and_never_writes_through_it)
+{
+	char *victim = pt_join(tmp, "victim");
+	char *link = pt_join(tmp, "x.partial");
+	pt_write(victim, "precious");
+	cr_assert_eq(symlink(victim, link), 0);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int fd = pyrt_fs_open_state(link, O_RDWR | O_CREAT, 0600, &err);
+	cr_assert_eq(fd, PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "symbolic link"), "%s", err.msg);
+	char *text = pt_read(victim);
+	cr_assert_str_eq(text, "precious");
+	free(text);
+	free(victim);
+	free(link);
+}
+
+Test(fs, open_state_refuses_a_fifo_at_once)
+{
+	char *fifo = pt_join(tmp, "marker.json");
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pyrt_error err = PYRT_ERROR_INIT;
+	/* Without O_NONBLOCK this open would wait for a writer forever. */
+	cr_assert_eq(pyrt_fs_open_state(fifo, O_RDONLY, 0, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "not a regular file"), "%s", err.msg);
+	char *out = NULL;
+	pyrt_error_clear(&err);
+	cr_assert_neq(pyrt_fs_read_file(fifo, 100, &out, NULL, &err), 0);
+	cr_assert_null(out);
+	free(fifo);
+}
+
+Test(fs, open_state_refuses_a_file_someone_else_owns)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to chown");
+	char *path = pt_join(tmp, "lock");
+	pt_write(path, "");
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_fs_open_state(path, O_RDWR, 0, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "owned by uid 65534"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "not by you (uid 0"), "%s", err.msg);
+	free(path);
+}
+
+Test(fs, open_state_creates_private_files_and_reads_them)
+{
+	char *path = pt_join(tmp, "new");
+	pyrt_error err = PYRT_ERROR_INIT;
+	int fd = pyrt_fs_open_state(path, O_WRONLY | O_CREAT | O_EXCL, 0600,
+				    &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	cr_assert_eq(write(fd, "ok", 2), 2);
+	/* Blocking again once known regular. */
+	cr_assert_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	char *out = NULL;
+	cr_assert_eq(pyrt_fs_read_state(path, 10, &out, NULL, &err), 0);
+	cr_assert_str_eq(out, "ok");
+	free(out);
+	free(path);
+}
+
+Test(fs, private_dir_check_names_owner_mode_and_fix)
+{
+	char *dir = pt_join(tmp, "box");
+	char *link = pt_join(tmp, "boxlink");
+	pyrt_error err = PYRT_ERROR_INIT;
+	int missing = 0;
+	cr_assert_eq(pyrt_fs_check_private_dir(dir, &missing, &err), 0);
+	cr_assert_eq(missing, 1);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(pyrt_fs_check_private_dir(dir, &missing, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(missing, 0);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	cr_assert_eq(pyrt_fs_check_private_dir(dir, NULL, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "writable by everyone"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "chmod go-w"), "%s", err.msg);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert_eq(symlink(dir, link), 0);
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_fs_check_private_dir(link, NULL, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "symbolic link"), "%s", err.msg);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(dir, 65534, 65534), 0);
+		pyrt_error_clear(&err);
+		cr_assert_eq(pyrt_fs_check_private_dir(dir, NULL, &err),
+			     PYRT_E_UNTRUSTED);
+		cr_assert(strstr(err.msg, "owned by uid 65534 (nobody)"),
+			  "%s", err.msg);
+	}
+	free(dir);
+	free(link);
+}
+
+Test(fs, ancestors_must_be_ours_or_roots_and_sticky_when_shared)
+{
+	char *shared = pt_join(tmp, "shared");
+	char *box = pt_join(shared, "box");
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(mkdir(shared, 0777), 0);
+	cr_assert_eq(chmod(shared, 0777), 0);
+	cr_assert_eq(pyrt_fs_check_ancestors(box, &err), PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "not sticky"), "%s", err.msg);
+	/* As /tmp: others may add entries but not rename ours away. */
+	cr_assert_eq(chmod(shared, 01777), 0);
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_fs_check_ancestors(box, &err), 0, "%s", err.msg);
+	if (geteuid() == 0) {
+		cr_assert_eq(chmod(shared, 0755), 0);
+		cr_assert_eq(chown(shared, 65534, 65534), 0);
+		cr_assert_eq(pyrt_fs_check_ancestors(box, &err),
+			     PYRT_E_UNTRUSTED);
+		cr_assert(strstr(err.msg, "owned by uid 65534"), "%s",
+			  err.msg);
+	}
+	free(shared);
+	free(box);
+}
+
+Test(fs, resolve_follows_existing_links_and_keeps_the_new_tail)
+{
+	char *real = pt_join(tmp, "real");
+	char *link = pt_join(tmp, "link");
+	char out[PATH_MAX], want[PATH_MAX];
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(mkdir(real, 0700), 0);
+	cr_assert_eq(symlink(real, link), 0);
+	char given[PATH_MAX];
+	snprintf(given, sizeof given, "%s/not/yet", link);
+	cr_assert_eq(pyrt_fs_resolve(given, out, sizeof out, &err), 0, "%s",
+		     err.msg);
+	char rreal[PATH_MAX];
+	cr_assert_not_null(realpath(real, rreal));
+	snprintf(want, sizeof want, "%s/not/yet", rreal);
+	cr_assert_str_eq(out, want);
+	snprintf(given, sizeof given, "%s/new/../x", link);
+	cr_assert_eq(pyrt_fs_resolve(given, out, sizeof out, &err),
+		     PYRT_E_USAGE);
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_fs_resolve("/", out, sizeof out, &err), 0);
+	cr_assert_str_eq(out, "/");
+	cr_assert_eq(pyrt_fs_resolve("relative", out, sizeof out, &err),
+		     PYRT_E_USAGE);
+	free(real);
+	free(link);
 }

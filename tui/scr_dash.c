@@ -52,6 +52,10 @@ static const char *state_word(const tui_app *a, const char **mark,
 		*mark = tui_app_spinner(a);
 		*role = TUI_ROLE_WARN;
 		return "installing";
+	case PYRT_STATE_UNTRUSTED:
+		*mark = g->fail;
+		*role = TUI_ROLE_ERROR;
+		return "untrusted";
 	}
 	*mark = "?";
 	*role = TUI_ROLE_WARN;
