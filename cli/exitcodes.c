@@ -37,7 +37,7 @@ static const exit_row exit_table[] = {
 	  "box not trusted: owned by someone else, writable by others, or "
 	  "holding a symlink or special file where pyrt keeps state" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },
-	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM)" },
+	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM/SIGHUP)" },
 };
 
 #define NROWS (sizeof exit_table / sizeof exit_table[0])

@@ -1,6 +1,6 @@
 /*
- * Signal handling for the commands that change the box.  The first SIGINT or
- * SIGTERM sets the cancel flag and core unwinds and cleans up; a second one
+ * Signal handling for the commands that change the box.  The first SIGINT,
+ * SIGTERM or SIGHUP sets the cancel flag and core unwinds and cleans up; a second one
  * while that happens is ignored on purpose, so an impatient second Ctrl-C
  * cannot leave a half-removed staging directory behind.
  */
@@ -34,8 +34,11 @@ int cli_signals_install(int announce)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0; /* no SA_RESTART: a consent prompt must wake up */
 	announce_cancel = announce ? 1 : 0;
+	/* A dropped SSH connection (SIGHUP) is a cancel like SIGTERM: clean
+	 * up, report, and stop the children, rather than die mid-step. */
 	if (sigaction(SIGINT, &sa, NULL) != 0 ||
-	    sigaction(SIGTERM, &sa, NULL) != 0)
+	    sigaction(SIGTERM, &sa, NULL) != 0 ||
+	    sigaction(SIGHUP, &sa, NULL) != 0)
 		return -1;
 	/* A reader that closes our pipe must not kill us mid-install;
 	 * writes fail with EPIPE instead. */

@@ -104,6 +104,27 @@ check "the next run completes" [ $? -eq 0 ]
 check "the next run resumed with a Range request" grep -q 'bytes=[1-9][0-9]*-' "$work/requests.log"
 check "resumed install runs" "$box2/runtime/python/current/bin/python3" -I -c pass
 
+# A dropped SSH session (SIGHUP) cancels like SIGTERM: a result event,
+# exit 130, staging empty, the partial kept, no child left behind.
+box4=$work/box4
+"$pyrt" install --box-root "$box4" --pins "$slow" --cacert "$fx/ca.pem" --yes --json \
+  >"$work/hup.events" 2>"$work/hup.err" &
+inst=$!
+for _ in $(seq 100); do
+  ls "$box4"/runtime/python/downloads/*.partial >/dev/null 2>&1 && [ "$(stat -c %s "$box4"/runtime/python/downloads/*.partial)" -gt 200000 ] && break
+  sleep 0.1
+done
+kill -HUP "$inst"
+wait "$inst"
+check "SIGHUP cancels with exit 130 (not 129)" [ $? -eq 130 ]
+check "SIGHUP still emits the result event" python3 -c '
+import json,sys
+res=[json.loads(l) for l in open(sys.argv[1])][-1]
+assert res["event"]=="result" and res["ok"] is False and res["exit_code"]==130, res' "$work/hup.events"
+check "staging is empty after SIGHUP" [ -z "$(ls -A "$box4/runtime/python/staging")" ]
+check "the partial is kept after SIGHUP for the next run" ls "$box4"/runtime/python/downloads/*.partial
+check "no current after SIGHUP" [ ! -e "$box4/runtime/python/current" ]
+
 # Offline install from a local archive into a third box.
 "$pyrt" install --box-root "$work/box3" --pins "$fx/pins.yaml" --yes --no-baseline \
   --from-file "$fx/runtime.tar.gz" >"$work/out" 2>&1
