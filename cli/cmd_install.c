@@ -202,8 +202,10 @@ static int install_baseline(install_ctx *c, const pyrt_install_result *res,
 {
 	const cli_opts *o = c->opts;
 	int skipped = cli_baseline_skip(o, res->already_current, ev, err);
+	/* A cancel that lands after the swap finds nothing left to stop
+	 * when the baseline is skipped: the install stands as a success. */
 	if (skipped)
-		return skipped < 0 ? skipped : 0;
+		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
 	c->baseline_ran = 1;
 	return cli_baseline_run(o, c->pins, ev, &c->report, err);
 }

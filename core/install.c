@@ -29,6 +29,7 @@
 #include "marker.h"
 #include "proc.h"
 #include "sha256.h"
+#include "testhook.h"
 
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
 /* A --from-file archive without a pinned size: well above any runtime. */
@@ -49,6 +50,7 @@ typedef struct install_run {
 	char id[128];
 	char staging[PATH_MAX];
 	int staging_made;
+	char unswapped[PATH_MAX];     /* in installs/, current not yet swapped */
 	char sha256[PYRT_SHA256_HEX_LEN + 1];
 	uint64_t archive_bytes;
 } install_run;
@@ -440,6 +442,7 @@ static int install_extract(install_run *r, pyrt_error *err)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	}
 	r->staging_made = 1;
+	pyrt_testhook("staging-made");
 	rc = pyrt_staging_mark_owner(r->staging, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
@@ -651,22 +654,32 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 				  NULL);
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/.owner", r->staging);
-	unlink(path);
+	/* The owner record stays until the tree has left staging: a run
+	 * killed before that leaves a directory the next sweep knows. */
+	pyrt_testhook("before-marker");
 	rc = install_write_marker(r, err);
 	if (!rc)
 		rc = install_sync(r->staging, 1, err);
-	char dest[PATH_MAX];
+	char dest[PATH_MAX], owner[PATH_MAX];
 	snprintf(dest, sizeof dest, "%s/%s", pyrt_box_installs_dir(r->box),
 		 r->id);
+	pyrt_testhook("before-move");
+	/* Last chance to honour a cancel: after the swap it is a success. */
+	if (!rc && pyrt_events_cancelled(r->ev))
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (!rc && rename(r->staging, dest) != 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot move %s into place", r->staging);
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->staging_made = 0;
+	snprintf(r->unswapped, sizeof r->unswapped, "%s", dest);
+	snprintf(owner, sizeof owner, "%s/.owner", dest);
+	unlink(owner);
 	rc = install_sync(pyrt_box_installs_dir(r->box), 0, err);
+	pyrt_testhook("before-swap");
+	if (!rc && pyrt_events_cancelled(r->ev))
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 
@@ -678,6 +691,8 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	rc = install_point(runtime, pyrt_box_current(r->box), target, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
+	r->unswapped[0] = '\0';
+	pyrt_testhook("after-swap");
 	if (old[0] && strcmp(old, target) != 0) {
 		pyrt_error perr = PYRT_ERROR_INIT;
 		if (install_point(runtime, pyrt_box_previous(r->box), old,
@@ -691,8 +706,11 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	}
 	install_prune(r->box, r->ev);
 	snprintf(res->install_dir, sizeof res->install_dir, "%s", dest);
-	return pyrt_events_step(r->ev, PYRT_STEP_ACTIVATE, PYRT_STEP_END,
-				pyrt_box_current(r->box));
+	/* current points at the new install: a cancel that arrives now
+	 * cannot undo that, so it is not reported as if it had. */
+	pyrt_events_step(r->ev, PYRT_STEP_ACTIVATE, PYRT_STEP_END,
+			 pyrt_box_current(r->box));
+	return 0;
 }
 
 /* Undo what this run created, never more; errors here are only logged. */
@@ -704,6 +722,14 @@ static void install_cleanup(install_run *r, int rc)
 			pyrt_events_log(r->ev, PYRT_LOG_WARN,
 					"could not remove staging: %s",
 					cerr.msg);
+	}
+	/* Moved into installs/ but never made current: not an install. */
+	if (r->unswapped[0]) {
+		pyrt_error cerr = PYRT_ERROR_INIT;
+		if (pyrt_fs_remove_tree(r->unswapped, NULL, &cerr) != 0)
+			pyrt_events_log(r->ev, PYRT_LOG_WARN,
+					"could not remove %s: %s",
+					r->unswapped, cerr.msg);
 	}
 	/* A verified download is consumed once activated; a partial one is
 	 * kept (cancel, network error) so the next run resumes it. */

@@ -341,6 +341,16 @@ static int read_owner(int rootfd, const char *name, pyrt_lock_holder *h)
 	return ok && h->host[0];
 }
 
+/* The pid at the end of an install id ("...-20261201T101513Z-6668"), or 0. */
+static long name_pid(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	if (!dash || !dash[1] || strspn(dash + 1, "0123456789") != strlen(dash + 1) ||
+	    strlen(dash + 1) > 9)
+		return 0;
+	return strtol(dash + 1, NULL, 10);
+}
+
 /*
  * Decide about one staging entry.  Conservative: a live pid, a pid on
  * another host, or a recent unowned directory is kept.
@@ -369,6 +379,16 @@ static void judge_entry(int rootfd, const char *name, const char *host,
 		v->stale = 1;
 		snprintf(v->reason, sizeof v->reason, "pid %ld is gone",
 			 h.pid);
+		return;
+	}
+	/* Killed between mkdir and the owner record: the install id ends
+	 * with the installer's pid. */
+	long pid = name_pid(name);
+	if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
+	    errno == ESRCH) {
+		v->stale = 1;
+		snprintf(v->reason, sizeof v->reason,
+			 "no owner record, and pid %ld is gone", pid);
 		return;
 	}
 	if (time(NULL) - st.st_mtime > STALE_UNOWNED_SECONDS) {

@@ -15,7 +15,7 @@ if [ "$(id -u)" -eq 0 ] && ! mountpoint -q "$tmp"; then
 fi
 export PYRT_TEST_TMP=$tmp
 
-cmake -S . -B build -DPYRT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DPYRT_WERROR=ON -DPYRT_TEST_HOOKS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
