@@ -16,7 +16,7 @@
 #include "doctor.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "pins.h"
 #include "platform.h"
 #include "signals.h"

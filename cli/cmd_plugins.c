@@ -20,7 +20,7 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "pins.h"
 #include "platform.h"
 #include "plugin_ops.h"

@@ -14,7 +14,7 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "signals.h"
 #include "smoke.h"
 

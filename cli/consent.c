@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "parse.h"
 #include "signals.h"
 
 /* Only an explicit yes counts; empty, EOF and anything else is a no. */

@@ -11,7 +11,7 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 
 #define JSON_PROGRESS_INTERVAL_S 0.5
 

@@ -14,7 +14,7 @@
 
 #include "common.h"
 #include "error.h"
-#include "front.h"
+#include "fronts.h"
 
 #define TTY_PROGRESS_INTERVAL_S 0.1
 #define LOG_PROGRESS_INTERVAL_S 5.0

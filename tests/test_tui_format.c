@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
 #include "format.h"
 
 #define BUF 256
@@ -13,7 +14,7 @@
 static const char *size(uint64_t n)
 {
 	static char buf[BUF];
-	tui_format_size(n, buf, sizeof buf);
+	cli_human_bytes(n, buf, sizeof buf);
 	return buf;
 }
 

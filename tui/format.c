@@ -9,30 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
-void tui_format_size(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	if (bytes < 1024) {
-		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-		return;
-	}
-	double v = (double)bytes / 1024.0;
-	size_t u = 0;
-	/* 1023.96 KiB would print as "1024.0 KiB": move up before rounding
-	 * can carry into a fifth digit. */
-	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, len, "%.1f %s", v, units[u]);
-}
+#include "common.h"
 
 void tui_format_rate(double bytes_per_s, char *buf, size_t len)
 {
 	char size[32];
 	if (!(bytes_per_s > 0) || isinf(bytes_per_s))
 		bytes_per_s = 0;
-	tui_format_size((uint64_t)bytes_per_s, size, sizeof size);
+	cli_human_bytes((uint64_t)bytes_per_s, size, sizeof size);
 	snprintf(buf, len, "%s/s", size);
 }
 

@@ -1,8 +1,9 @@
 /*
- * Pure text helpers for the screens: sizes, rates, durations and ETAs,
+ * Pure text helpers for the screens: rates, durations and ETAs,
  * column-aware truncation and sanitising of strings, progress-bar cells and
  * the column layout of tables.  No curses and no locale here, so the unit
- * tests check them directly.
+ * tests check them directly.  Sizes are cli_human_bytes (app/common.h), the
+ * same words as the CLI's.
  *
  * Widths are counted in code points: every UTF-8 sequence is one terminal
  * column.  That holds for what pyrt shows (paths, package names, pip's
@@ -14,9 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* "812 B", "12.3 KiB", "7.5 MiB", "1.2 GiB". */
-void tui_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* "292.4 KiB/s"; "0 B/s" for a rate that is zero, negative or not a
  * number. */

@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the command implementations.
+ * Helpers shared by the front ends.
  */
 #include "common.h"
 
@@ -97,7 +97,9 @@ void cli_human_bytes(uint64_t n, char *buf, size_t len)
 	}
 	double v = (double)n / 1024.0;
 	size_t u = 0;
-	while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+	/* 1023.96 KiB would print as "1024.0 KiB": move up before rounding
+	 * can carry into a fifth digit. */
+	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
 		v /= 1024.0;
 		u++;
 	}
