@@ -422,7 +422,14 @@ static void setup_theme(tui_app *a)
 	load_theme(a, name ? name : "default", name == NULL);
 }
 
-/* Below 80x24 nothing else is drawn; the job keeps running. */
+/* Below 80x24 nothing else is drawn; the job keeps running.  Read from
+ * COLS and LINES each time: a key that comes in the same read as the
+ * resize must be judged by the new size, not the last frame's. */
+static int too_small_now(void)
+{
+	return COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
+}
+
 static void draw_too_small(tui_app *a)
 {
 	const tui_glyphs *g = a->paint.g;
@@ -454,7 +461,7 @@ static void draw_notice(tui_app *a)
 static void frame(tui_app *a)
 {
 	a->spin = (int)(now_s() / TUI_FRAME_S);
-	a->too_small = COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
+	a->too_small = too_small_now();
 	if (a->too_small) {
 		if (a->full)
 			draw_too_small(a);
@@ -484,8 +491,22 @@ static void frame(tui_app *a)
 	a->dirty = 0;
 }
 
+/* The too-small screen hides the one under it, so no key may act on
+ * that one (Enter would consent to an install nobody can read): q and
+ * Ctrl-C leave with nothing changed, every other key is dropped.  For
+ * `pyrt install` at its consent that is the declined-consent exit; a
+ * running job is cancelled on the way out, as on SIGTERM. */
+static void too_small_key(tui_app *a, int ch)
+{
+	if (ch != 'q' && ch != 'Q' && ch != TUI_KEY_CTRL_C)
+		return;
+	if (a->screen == TUI_SCR_CONSENT && a->wizard_mode)
+		tui_consent_key(a, TUI_KEY_ESC);
+	a->quit = 1;
+}
+
 /* Keys every screen shares (resize, Ctrl-L, closing help and notices),
- * then the screen's own. */
+ * then the screen's own, if it is on the terminal at all. */
 static void on_key(tui_app *a, int ch)
 {
 	if (ch == KEY_RESIZE) {
@@ -495,6 +516,10 @@ static void on_key(tui_app *a, int ch)
 	if (ch == TUI_KEY_CTRL_L) {
 		clearok(curscr, TRUE);
 		a->full = 1;
+		return;
+	}
+	if (too_small_now()) {
+		too_small_key(a, ch);
 		return;
 	}
 	if (a->notice[0]) {
