@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "text.h"
 
 void cli_errorf(const char *fmt, ...)
 {
@@ -20,8 +21,8 @@ void cli_errorf(const char *fmt, ...)
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
 	/* "pyrt install needs consent: ..." already names the program. */
-	fprintf(stderr, "%s%s\n", strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ",
-		line);
+	app_text_printf(stderr, "%s%s\n",
+			strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ", line);
 }
 
 int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,

@@ -28,6 +28,7 @@
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "text.h"
 
 #ifndef PYRT_THEME_SOURCE_DIR
 #define PYRT_THEME_SOURCE_DIR ""
@@ -661,22 +662,24 @@ static SCREEN *screen_open(tui_app *a)
 	return scr;
 }
 
-/* After the screen is gone, the run's answer stays in the scrollback. */
+/* After the screen is gone, the run's answer stays in the scrollback;
+ * cleaned like every other line the terminal gets. */
 static void say_outcome(const tui_app *a)
 {
 	const tui_result *r = &a->result;
 	if (!a->have_outcome || a->run_kind != TUI_JOB_INSTALL)
 		return;
 	if (r->code == 0) {
-		fprintf(stderr, "%s\n", r->summary);
+		app_text_printf(stderr, "%s\n", r->summary);
 		return;
 	}
 	if (r->code == PYRT_E_CANCELLED)
-		fprintf(stderr, "pyrt: %s cancelled\n", a->run_noun);
+		app_text_printf(stderr, "pyrt: %s cancelled\n", a->run_noun);
 	else
-		fprintf(stderr, "pyrt: %s failed: %s\n", a->run_noun, r->error);
+		app_text_printf(stderr, "pyrt: %s failed: %s\n", a->run_noun,
+				r->error);
 	if (r->unchanged[0])
-		fprintf(stderr, "pyrt: %s\n", r->unchanged);
+		app_text_printf(stderr, "pyrt: %s\n", r->unchanged);
 }
 
 /* Pins and platform, reported like the headless commands report them. */
@@ -783,7 +786,7 @@ int tui_main(const cli_opts *opts, tui_start start)
 	close(sp[0]);
 	close(sp[1]);
 	if (a->farewell[0])
-		fprintf(stderr, "%s\n", a->farewell);
+		app_text_printf(stderr, "%s\n", a->farewell);
 	say_outcome(a);
 	status = a->exit_status;
 	app_free(a);
