@@ -1,129 +1,20 @@
 /*
  * `pyrt baseline`: (re)install the doc-library baseline into the active
  * runtime with its own pip, reported through the same front ends as
- * install (plain lines or NDJSON events, pip's lines as log events).  Also
- * the pieces `pyrt install` shares to run the same step after activation
- * and to say, in its result, what the baseline is and which plugins are
- * ready.
+ * install (plain lines or NDJSON events, pip's lines as log events).  The
+ * step itself is shared with install and the TUI (app/baseline_step.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baseline_step.h"
-#include "box.h"
 #include "commands.h"
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "fronts.h"
 #include "signals.h"
-
-int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
-		     const pyrt_events *ev, cli_baseline_report *rep,
-		     pyrt_error *err)
-{
-	pyrt_baseline_opts bo = PYRT_BASELINE_OPTS_INIT;
-	bo.box_root = opts->box_root;
-	bo.pins = pins;
-	bo.requirements_file = opts->requirements;
-	bo.wheelhouse = opts->wheelhouse;
-	bo.no_wait = opts->no_wait;
-	return pyrt_baseline_run(&bo, ev, &rep->result, err);
-}
-
-/* The marker of the install `current` points at; 0 or -1. */
-static int active_marker(const char *box_root, pyrt_marker *m)
-{
-	pyrt_box *box = NULL;
-	char dir[4096], path[4200];
-	int rc = pyrt_box_open(&box, box_root, 0, NULL);
-	if (!rc)
-		rc = pyrt_box_link_install(box, pyrt_box_current(box), dir,
-					   sizeof dir, NULL);
-	pyrt_box_free(box);
-	if (rc)
-		return -1;
-	snprintf(path, sizeof path, "%s/marker.json", dir);
-	return pyrt_marker_read(path, m, NULL) == 0 ? 0 : -1;
-}
-
-int cli_baseline_complete(const char *box_root)
-{
-	pyrt_marker m;
-	return active_marker(box_root, &m) == 0 &&
-	       strcmp(m.baseline_state, "complete") == 0;
-}
-
-/* The marker's word, not the run's: a refusal leaves the marker as it was,
- * and the result must not claim more than the marker says. */
-void cli_baseline_report_fill(cli_baseline_report *rep, const char *box_root,
-			      cli_outcome *o)
-{
-	if (rep->result.log_path[0])
-		o->pip_log = rep->result.log_path;
-	rep->have_marker = active_marker(box_root, &rep->marker) == 0;
-	if (!rep->have_marker)
-		return;
-	const pyrt_marker *m = &rep->marker;
-	int n = m->baseline_missing_count;
-	for (int i = 0; i < n && i < PYRT_MARKER_MISSING_MAX; i++)
-		rep->missing[i] = m->baseline_missing[i];
-	o->baseline_state = m->baseline_state;
-	o->baseline_missing = rep->missing;
-	o->baseline_missing_count = (size_t)n;
-}
-
-/* "a, b, c" into buf. */
-static void join_names(const char *const *names, size_t n, char *buf,
-		       size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? ", " : "", names[i]);
-}
-
-void cli_baseline_ready_plugins(cli_baseline_report *rep,
-				const cli_front *front, const cli_opts *opts,
-				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, cli_outcome *o)
-{
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&rep->plugins, opts->box_root, pins,
-			       platform_key, ev, &err) != 0) {
-		cli_front_log(front, PYRT_LOG_WARN,
-			      "could not check the plugins: %s",
-			      err.msg[0] ? err.msg : pyrt_strerror(err.code));
-		return;
-	}
-	size_t n = pyrt_plugins_count(rep->plugins);
-	rep->ready = calloc(n + 1, sizeof *rep->ready);
-	if (!rep->ready)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const pyrt_plugin *pl = pyrt_plugins_at(rep->plugins, i);
-		if (pl->verdict == PYRT_VERDICT_READY)
-			rep->ready[rep->ready_count++] = pl->name;
-	}
-	o->ready_plugins = rep->ready;
-	o->ready_plugin_count = rep->ready_count;
-	if (n == 0)
-		return; /* no plugins in this box: nothing worth a line */
-	char names[2048];
-	join_names(rep->ready, rep->ready_count, names, sizeof names);
-	cli_front_log(front, PYRT_LOG_INFO, "plugins ready: %s%s",
-		      rep->ready_count ? names : "none",
-		      rep->ready_count < n ? " (see \"pyrt plugins\" for the rest)"
-					   : "");
-}
-
-void cli_baseline_report_clear(cli_baseline_report *rep)
-{
-	pyrt_plugins_free(rep->plugins);
-	free(rep->ready);
-	memset(rep, 0, sizeof *rep);
-}
 
 /* Report a failure that happened before anything was started. */
 static int refuse(cli_front *front, int code, const char *msg)
@@ -176,20 +67,4 @@ int cli_cmd_baseline(const cli_opts *opts)
 	cli_front_free(front);
 	pyrt_pins_free(pins);
 	return cli_exit_code(rc);
-}
-
-int cli_baseline_skip(const cli_opts *opts, int already_current,
-		      const pyrt_events *ev, pyrt_error *err)
-{
-	const char *skip = NULL;
-	if (opts->no_baseline)
-		skip = "--no-baseline";
-	else if (already_current && !opts->requirements &&
-		 cli_baseline_complete(opts->box_root))
-		skip = "already complete";
-	if (!skip)
-		return 0;
-	if (pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP, skip))
-		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
-	return 1;
 }

@@ -16,10 +16,11 @@
 #include "doctor.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "pins.h"
 #include "platform.h"
 #include "signals.h"
+#include "text.h"
 
 /* The locale the user's terminal decodes with: the first set of LC_ALL,
  * LC_CTYPE, LANG (setlocale would change global state for one glyph). */
@@ -53,7 +54,7 @@ static const char *verdict_color(pyrt_check_verdict v)
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? app_text_json(s) : json_null();
 }
 
 /* {"ok": bool, "checks": [{"id", "title", "verdict", "detail", "fix"}]} */
@@ -64,10 +65,10 @@ static json_t *doctor_json(const pyrt_doctor *d)
 		return NULL;
 	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
 		const pyrt_check *c = pyrt_doctor_at(d, i);
-		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", c->id,
-				      "title", c->title, "verdict",
+		json_t *o = json_pack("{s:s, s:o, s:s, s:o, s:o}", "id", c->id,
+				      "title", app_text_json(c->title), "verdict",
 				      pyrt_check_verdict_name(c->verdict),
-				      "detail", c->detail, "fix",
+				      "detail", app_text_json(c->detail), "fix",
 				      str_or_null(c->fix));
 		if (!o || json_array_append_new(checks, o) != 0) {
 			json_decref(checks);
@@ -91,13 +92,15 @@ static void print_table(const pyrt_doctor *d, const cli_opts *opts)
 	for (size_t i = 0; i < n; i++) {
 		const pyrt_check *c = pyrt_doctor_at(d, i);
 		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
-		/* Glyphs are one column wide, words four: pad by mode. */
-		printf("%s%s%s %-*s  %s\n", color ? verdict_color(c->verdict) : "",
-		       verdict_mark(c->verdict, utf8), color ? "\033[0m" : "",
-		       (int)width, c->title, c->detail);
+		/* Glyphs are one column wide, words four: pad by mode.  The
+		 * mark and its colour are ours; the rest is cleaned. */
+		printf("%s%s%s ", color ? verdict_color(c->verdict) : "",
+		       verdict_mark(c->verdict, utf8), color ? "\033[0m" : "");
+		app_text_printf(stdout, "%-*s  %s\n", (int)width, c->title,
+				c->detail);
 		if (c->fix)
-			printf("%*s %-*s  fix: %s\n", utf8 ? 1 : 4, "",
-			       (int)width, "", c->fix);
+			app_text_printf(stdout, "%*s %-*s  fix: %s\n",
+					utf8 ? 1 : 4, "", (int)width, "", c->fix);
 	}
 	printf("doctor: %d passed, %d warning%s, %d failed, %d skipped\n",
 	       tally[PYRT_CHECK_PASS], tally[PYRT_CHECK_WARN],
@@ -123,14 +126,15 @@ static const char *doctor_cacert(const cli_opts *opts)
 static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 {
 	json_t *obj = doctor_json(d);
-	char *text = obj ? json_dumps(obj, JSON_INDENT(2)) : NULL;
+	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
+			 : NULL;
 	json_decref(obj);
 	if (!text) {
 		cli_errorf("doctor: out of memory");
 		return cli_exit_code(PYRT_E_NOMEM);
 	}
 	if (opts->json)
-		printf("%s\n", text);
+		printf("%s\n", text); /* escaped by jansson, ASCII only */
 	else
 		print_table(d, opts);
 	int status = pyrt_doctor_passed(d) ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
@@ -142,7 +146,7 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 				   err.msg[0] ? err.msg : pyrt_strerror(rc));
 			status = cli_exit_code(rc);
 		} else if (!opts->quiet) {
-			fprintf(stderr, "support bundle written: %s\n",
+			app_text_printf(stderr, "support bundle written: %s\n",
 				opts->bundle);
 		}
 	}

@@ -20,7 +20,7 @@
 #include "consent.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "install.h"
 #include "marker.h"
 #include "pins.h"

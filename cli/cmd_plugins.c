@@ -20,13 +20,14 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "pins.h"
 #include "platform.h"
 #include "plugin_ops.h"
 #include "plugins.h"
 #include "signals.h"
 #include "status.h"
+#include "text.h"
 
 /* What both subcommands load first. */
 typedef struct plugins_ctx {
@@ -57,7 +58,7 @@ static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? app_text_json(s) : json_null();
 }
 
 /* One plugin as DESIGN.md shows it. */
@@ -68,17 +69,17 @@ static json_t *plugin_json(const plugins_ctx *c, const pyrt_plugin *pl)
 	int checked = row_checked(c, pl);
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
-		json_array_append_new(requires, json_string(q->name));
+		json_array_append_new(requires, app_text_json(q->name));
 		if (q->installed)
 			json_object_set_new(installed, q->name,
-					    json_string(q->installed));
+					    app_text_json(q->installed));
 		if (checked && !q->installed)
-			json_array_append_new(missing, json_string(q->name));
+			json_array_append_new(missing, app_text_json(q->name));
 		if (checked && q->conflict)
-			json_array_append_new(conflicts, json_string(q->name));
+			json_array_append_new(conflicts, app_text_json(q->name));
 	}
-	return json_pack("{s:s, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "name", pl->name, "enabled", pl->enabled,
+	return json_pack("{s:o, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "name", app_text_json(pl->name), "enabled", pl->enabled,
 			 "needs_runtime", pl->needs_runtime,
 			 "verdict", pyrt_verdict_name(pl->verdict),
 			 "requires", requires, "installed", installed,
@@ -98,7 +99,7 @@ static int print_json(const plugins_ctx *c)
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int rc = json_dumpf(obj, stdout, JSON_INDENT(2));
+	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
 	fputc('\n', stdout);
 	json_decref(obj);
 	return rc == 0 ? 0 : PYRT_E_IO;
@@ -138,7 +139,8 @@ static const char *yes_no(int v)
 static void print_runtime_line(const plugins_ctx *c)
 {
 	const pyrt_status *st = c->status;
-	printf("runtime %s: %s\n", pyrt_state_name(st->state), st->message);
+	app_text_printf(stdout, "runtime %s: %s\n", pyrt_state_name(st->state),
+			st->message);
 	if (st->state == PYRT_STATE_READY &&
 	    !pyrt_plugins_runtime_ready(c->plugins))
 		printf("but the plugins' requirements could not be checked "
@@ -155,7 +157,8 @@ static void print_table(const plugins_ctx *c)
 	char deps[DEPS_MAX];
 	print_runtime_line(c);
 	if (!n) {
-		printf("no plugins in %s/plugins\n", c->opts->box_root);
+		app_text_printf(stdout, "no plugins in %s/plugins\n",
+				c->opts->box_root);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -172,12 +175,14 @@ static void print_table(const plugins_ctx *c)
 		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
 		int invalid = pl->verdict == PYRT_VERDICT_INVALID;
 		deps_cell(c, pl, deps, sizeof deps);
-		printf("%-*s  %-7s  %-7s  %-*s  %-17s  %s\n", w_name, pl->name,
-		       invalid ? "-" : yes_no(pl->enabled),
-		       invalid ? "-" : yes_no(pl->needs_runtime), w_deps, deps,
-		       pyrt_verdict_name(pl->verdict), pl->fix ? pl->fix : "-");
+		app_text_printf(stdout, "%-*s  %-7s  %-7s  %-*s  %-17s  %s\n",
+				w_name, pl->name,
+				invalid ? "-" : yes_no(pl->enabled),
+				invalid ? "-" : yes_no(pl->needs_runtime),
+				w_deps, deps, pyrt_verdict_name(pl->verdict),
+				pl->fix ? pl->fix : "-");
 		if (pl->error)
-			printf("  error: %s\n", pl->error);
+			app_text_printf(stdout, "  error: %s\n", pl->error);
 	}
 }
 
@@ -292,7 +297,7 @@ static void emit_plugin_event(const plugins_ctx *c, const pyrt_plugin *pl)
 	json_t *ev = json_pack("{s:s, s:o}", "event", "plugin", "plugin",
 			       plugin_json(c, pl));
 	if (ev) {
-		json_dumpf(ev, stdout, JSON_COMPACT);
+		json_dumpf(ev, stdout, JSON_COMPACT | APP_TEXT_JSON_FLAGS);
 		fputc('\n', stdout);
 	}
 	json_decref(ev);
@@ -354,8 +359,9 @@ static int cmd_install(plugins_ctx *c, const char *name)
 	}
 	if (!pl->require_count) {
 		verdict_sentence(c, pl, sentence, sizeof sentence);
-		printf("%s; it requires no packages, nothing to install\n",
-		       sentence);
+		app_text_printf(stdout,
+				"%s; it requires no packages, nothing to install\n",
+				sentence);
 		return 0;
 	}
 	cli_front *front = cli_front_for(c->opts);

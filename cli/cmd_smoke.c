@@ -14,9 +14,10 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
 #include "signals.h"
 #include "smoke.h"
+#include "text.h"
 
 /* {"ok", "paragraph", "docx", "bytes", "seconds"} or {"ok", "code",
  * "error"}. */
@@ -25,21 +26,22 @@ static int print_json(int rc, const pyrt_smoke_result *res,
 {
 	json_t *obj;
 	if (rc == 0)
-		obj = json_pack("{s:b, s:s, s:o, s:I, s:f}", "ok", 1,
-				"paragraph", res->paragraph, "docx",
-				res->docx_path[0] ? json_string(res->docx_path)
+		obj = json_pack("{s:b, s:o, s:o, s:I, s:f}", "ok", 1,
+				"paragraph", app_text_json(res->paragraph), "docx",
+				res->docx_path[0] ? app_text_json(res->docx_path)
 						  : json_null(),
 				"bytes", (json_int_t)res->docx_bytes,
 				"seconds", res->seconds);
 	else
-		obj = json_pack("{s:b, s:s, s:s}", "ok", 0, "code",
+		obj = json_pack("{s:b, s:s, s:o}", "ok", 0, "code",
 				cli_code_name(rc), "error",
-				err->msg[0] ? err->msg : pyrt_strerror(rc));
+				app_text_json(err->msg[0] ? err->msg
+						: pyrt_strerror(rc)));
 	if (!obj) {
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int w = json_dumpf(obj, stdout, JSON_INDENT(2));
+	int w = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
 	fputc('\n', stdout);
 	json_decref(obj);
 	return w == 0 ? 0 : PYRT_E_IO;
@@ -48,12 +50,13 @@ static int print_json(int rc, const pyrt_smoke_result *res,
 static void print_human(const pyrt_smoke_result *res)
 {
 	if (res->docx_path[0])
-		printf("smoke test passed: %s holds \"%s\"\n", res->docx_path,
-		       res->paragraph);
+		app_text_printf(stdout, "smoke test passed: %s holds \"%s\"\n",
+				res->docx_path, res->paragraph);
 	else
-		printf("smoke test passed: the managed runtime wrote a .docx "
-		       "holding \"%s\" (not kept; --out FILE keeps it)\n",
-		       res->paragraph);
+		app_text_printf(stdout,
+				"smoke test passed: the managed runtime wrote a .docx "
+				"holding \"%s\" (not kept; --out FILE keeps it)\n",
+				res->paragraph);
 }
 
 int cli_cmd_smoke(const cli_opts *opts)

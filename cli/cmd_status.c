@@ -16,6 +16,7 @@
 #include "pins.h"
 #include "platform.h"
 #include "status.h"
+#include "text.h"
 
 static const char *nonempty(const char *s)
 {
@@ -24,7 +25,7 @@ static const char *nonempty(const char *s)
 
 static json_t *str_or_null(const char *s)
 {
-	return nonempty(s) ? json_string(s) : json_null();
+	return nonempty(s) ? app_text_json(s) : json_null();
 }
 
 /* An interpreter path is only reported where an install exists. */
@@ -49,8 +50,8 @@ static json_t *baseline_json(const pyrt_status *st)
 	for (int i = 0; st->have_marker && missing &&
 			i < st->marker.baseline_missing_count; i++)
 		json_array_append_new(missing,
-				      json_string(st->marker.baseline_missing[i]));
-	return json_pack("{s:s, s:o}", "state", baseline_state(st),
+				      app_text_json(st->marker.baseline_missing[i]));
+	return json_pack("{s:o, s:o}", "state", app_text_json(baseline_state(st)),
 			 "missing", missing ? missing : json_array());
 }
 
@@ -59,9 +60,9 @@ static int print_json(const pyrt_status *st)
 {
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
 	json_t *obj = json_pack(
-		"{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"state", pyrt_state_name(st->state),
-		"message", st->message,
+		"message", app_text_json(st->message),
 		"version", str_or_null(m ? m->version : NULL),
 		"build", str_or_null(m ? m->build : NULL),
 		"platform", str_or_null(st->platform),
@@ -75,7 +76,7 @@ static int print_json(const pyrt_status *st)
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int rc = json_dumpf(obj, stdout, JSON_INDENT(2));
+	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
 	fputc('\n', stdout);
 	json_decref(obj);
 	return rc == 0 ? 0 : PYRT_E_IO;
@@ -84,14 +85,15 @@ static int print_json(const pyrt_status *st)
 static void field(const char *key, const char *value)
 {
 	if (nonempty(value))
-		printf("  %-14s %s\n", key, value);
+		app_text_printf(stdout, "  %-14s %s\n", key, value);
 }
 
 /* "state: message", then the known fields aligned. */
 static void print_human(const pyrt_status *st)
 {
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
-	printf("%s: %s\n", pyrt_state_name(st->state), st->message);
+	app_text_printf(stdout, "%s: %s\n", pyrt_state_name(st->state),
+			st->message);
 	if (m) {
 		field("version:", m->version);
 		field("build:", m->build);

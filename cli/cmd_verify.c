@@ -17,6 +17,7 @@
 #include "error.h"
 #include "exitcodes.h"
 #include "manifest.h"
+#include "text.h"
 
 typedef struct verify_ctx {
 	const cli_opts *opts;
@@ -32,10 +33,11 @@ static void on_problem(const char *path, const char *what, void *payload)
 	verify_ctx *v = payload;
 	if (v->problems)
 		json_array_append_new(v->problems,
-				      json_pack("{s:s, s:s}", "path", path,
-						"problem", what));
+				      json_pack("{s:o, s:o}", "path",
+						app_text_json(path), "problem",
+						app_text_json(what)));
 	else
-		printf("%s: %s\n", path, what);
+		app_text_printf(stdout, "%s: %s\n", path, what);
 }
 
 /* current → installs/<id>/python; the manifest lives in installs/<id>. */
@@ -116,16 +118,17 @@ static void summarize(verify_ctx *v, int problems, size_t entries)
 static void print_json(const verify_ctx *v, int rc, size_t entries)
 {
 	json_t *obj = json_pack(
-		"{s:b, s:s, s:o, s:o, s:I, s:O}",
+		"{s:b, s:o, s:o, s:o, s:I, s:O}",
 		"ok", rc == 0,
-		"message", v->msg,
-		"install_dir", v->install_dir[0] ? json_string(v->install_dir)
+		"message", app_text_json(v->msg),
+		"install_dir", v->install_dir[0] ? app_text_json(v->install_dir)
 						 : json_null(),
-		"manifest", v->manifest_path[0] ? json_string(v->manifest_path)
+		"manifest", v->manifest_path[0] ? app_text_json(v->manifest_path)
 						: json_null(),
 		"entries", (json_int_t)entries,
 		"problems", v->problems);
-	if (obj && json_dumpf(obj, stdout, JSON_INDENT(2)) == 0)
+	if (obj &&
+	    json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS) == 0)
 		fputc('\n', stdout);
 	json_decref(obj);
 }
@@ -152,10 +155,10 @@ int cli_cmd_verify(const cli_opts *opts)
 		if (rc < 0)
 			cli_errorf("verify: %s", v->msg);
 	} else if (rc == 0)
-		printf("verify: %s\n", v->msg);
+		app_text_printf(stdout, "verify: %s\n", v->msg);
 	else
-		fprintf(rc > 0 ? stdout : stderr, "%s%s\n",
-			rc > 0 ? "verify: " : "pyrt: verify: ", v->msg);
+		app_text_printf(rc > 0 ? stdout : stderr, "%s%s\n",
+				rc > 0 ? "verify: " : "pyrt: verify: ", v->msg);
 	int status = rc > 0 ? CLI_EXIT_NOT_READY : cli_exit_code(rc);
 	json_decref(v->problems);
 	free(v);

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "parse.h"
 #include "signals.h"
+#include "text.h"
 
 /* Only an explicit yes counts; empty, EOF and anything else is a no. */
 static int is_yes(char *answer)
@@ -38,7 +40,8 @@ int cli_consent(const cli_opts *opts, const char *block, const char *question,
 			 cmd ? cmd : "");
 		return PYRT_E_CONSENT;
 	}
-	fprintf(stderr, "%s%s [y/N] ", block, question);
+	app_text_puts(stderr, block); /* paths and URLs from the pins */
+	app_text_printf(stderr, "%s [y/N] ", question);
 	fflush(stderr);
 	char answer[64];
 	char *got = fgets(answer, sizeof answer, stdin);

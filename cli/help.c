@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "parse.h"
 #include "pins.h"
 
 static const char manual_head[] =

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "commands.h"
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "parse.h"
 #include "tui.h"
 
 /* `pyrt` alone: the dashboard (or the install wizard) on a terminal;

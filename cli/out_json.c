@@ -11,7 +11,8 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
-#include "front.h"
+#include "fronts.h"
+#include "text.h"
 
 #define JSON_PROGRESS_INTERVAL_S 0.5
 
@@ -42,10 +43,10 @@ static json_t *elapsed(const json_state *s)
 	return json_real((double)ms / 1000.0);
 }
 
-/* json_string(NULL) would be NULL and drop the key; null says "unknown". */
+/* A missing or empty value is null: "unknown". */
 static json_t *str_or_null(const char *v)
 {
-	return v && *v ? json_string(v) : json_null();
+	return v && *v ? app_text_json(v) : json_null();
 }
 
 /* Write and free one event object (a NULL object, out of memory, is
@@ -54,7 +55,8 @@ static void emit(json_state *s, json_t *obj)
 {
 	if (!obj)
 		return;
-	if (json_dumpf(obj, s->out, JSON_COMPACT | JSON_REAL_PRECISION(10)) == 0)
+	if (json_dumpf(obj, s->out, JSON_COMPACT | JSON_REAL_PRECISION(10) |
+		       APP_TEXT_JSON_FLAGS) == 0)
 		fputc('\n', s->out);
 	fflush(s->out);
 	json_decref(obj);
@@ -110,7 +112,7 @@ static json_t *str_array(const char *const *v, size_t n)
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n; i++)
 		if (v[i])
-			json_array_append_new(a, json_string(v[i]));
+			json_array_append_new(a, app_text_json(v[i]));
 	return a;
 }
 
@@ -121,7 +123,8 @@ static json_t *with_extras(json_t *obj, const cli_outcome *o)
 		return NULL;
 	if (o->baseline_state)
 		json_object_set_new(obj, "baseline", json_pack(
-			"{s:s, s:o, s:o}", "state", o->baseline_state,
+			"{s:o, s:o, s:o}", "state",
+			app_text_json(o->baseline_state),
 			"missing", str_array(o->baseline_missing,
 					     o->baseline_missing_count),
 			"log", str_or_null(o->pip_log)));

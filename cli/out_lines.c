@@ -14,7 +14,8 @@
 
 #include "common.h"
 #include "error.h"
-#include "front.h"
+#include "fronts.h"
+#include "text.h"
 
 #define TTY_PROGRESS_INTERVAL_S 0.1
 #define LOG_PROGRESS_INTERVAL_S 5.0
@@ -46,7 +47,7 @@ static void print_line(lines_state *s, const char *fmt, ...)
 	clear_live(s);
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(s->out, fmt, ap);
+	app_text_vprintf(s->out, fmt, ap); /* details and lines are outside text */
 	va_end(ap);
 	fputc('\n', s->out);
 	fflush(s->out);

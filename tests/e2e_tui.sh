@@ -201,6 +201,48 @@ check "a declined pyrt install exits 3" [ "${rc:-x}" = 3 ]
 check "a declined pyrt install creates nothing" [ ! -e "$nobox" ]
 check "declining downloads nothing" [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]
 
+# --- too small: the hidden consent takes no key ------------------------------
+# At 60x20 only "terminal too small" is on the screen; the consent under it
+# must not take Enter (install), y or Tab: nothing is downloaded or written,
+# and back at full size the consent is still there, as it was.
+sbox=$work/smallbox
+requests_before=$(wc -l <"$work/requests.log")
+start small -- --box-root "$sbox" --pins "$work/pins-quick.yaml" "${common[@]}"
+check "the consent screen before shrinking" wait_for small 15 'What will happen'
+T resize-window -t small -x 60 -y 20
+check "at 60x20 over the consent: the too-small screen" \
+  wait_for small 10 'terminal too small — need 80×24, have 60×20'
+T send-keys -t small Enter
+T send-keys -t small y Tab Space
+# The keys are read at once; the resize must come after them, else ncurses
+# hands them over at the new size.
+sleep 1
+check "keys at the too-small screen leave it as it was" \
+  wait_for small 5 'terminal too small — need 80×24, have 60×20'
+T resize-window -t small -x 100 -y 30
+check "back at 100x30 the consent is still there" wait_for small 10 'What will happen'
+check "... with Install still selected (Tab did not reach it)" shows '[ Install ]'
+check "... and says nothing has been downloaded" shows 'Nothing has been downloaded or written yet.'
+check "keys at the too-small screen download nothing" \
+  [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]
+check "keys at the too-small screen write nothing" [ ! -e "$sbox" ]
+T resize-window -t small -x 60 -y 20
+wait_for small 10 'terminal too small' >/dev/null
+T send-keys -t small q
+check "q at the too-small screen quits" wait_exit small 10
+check "... with exit 0 (pyrt alone, nothing was started)" [ "${rc:-x}" = 0 ]
+check "... having written nothing" [ ! -e "$sbox" ]
+
+start small2 -- install --box-root "$sbox" --pins "$work/pins-quick.yaml" "${common[@]}"
+check "pyrt install: the consent before shrinking" wait_for small2 15 'What will happen'
+T resize-window -t small2 -x 60 -y 20
+wait_for small2 10 'terminal too small' >/dev/null
+T send-keys -t small2 C-c
+check "Ctrl-C at the too-small screen leaves pyrt install" wait_exit small2 10
+check "... as a declined consent: exit 3" [ "${rc:-x}" = 3 ]
+check "... having downloaded and written nothing" \
+  eval '[ ! -e "$sbox" ] && [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]'
+
 # --- resize mid-download, then cancel: nothing installed, partial kept ----
 cbox=$work/cbox
 start cancel -- --box-root "$cbox" --pins "$work/pins-slow.yaml" "${common[@]}"

@@ -1,11 +1,13 @@
-/* tui/format: sizes, rates, ETAs, durations, truncation, sanitising, bars,
- * wrapping and table layout — the rules that decide what fits on screen. */
+/* tui/format: sizes, rates, ETAs, durations, truncation, bars, wrapping
+ * and table layout — the rules that decide what fits on screen.  (The
+ * cleaning of text is app/text's: tests/test_app_text.c.) */
 #include <criterion/criterion.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
 #include "format.h"
 
 #define BUF 256
@@ -13,7 +15,7 @@
 static const char *size(uint64_t n)
 {
 	static char buf[BUF];
-	tui_format_size(n, buf, sizeof buf);
+	cli_human_bytes(n, buf, sizeof buf);
 	return buf;
 }
 
@@ -177,40 +179,6 @@ Test(tui_format, truncation_respects_the_output_buffer)
 	cr_assert_lt(strlen(small), sizeof small);
 	tui_format_trunc_end("abcdefghijklmnop", 12, 1, small, sizeof small);
 	cr_assert_lt(strlen(small), sizeof small);
-}
-
-static const char *clean(const char *s, int utf8)
-{
-	static char buf[BUF];
-	tui_format_sanitize(s, utf8, buf, sizeof buf);
-	return buf;
-}
-
-Test(tui_format, sanitize_blanks_control_characters)
-{
-	cr_assert_str_eq(clean("a\tb\rc\033[31md", 1), "a b c [31md");
-	cr_assert_str_eq(clean("x\x7fy", 1), "x y");
-	cr_assert_str_eq(clean("c1\xc2\x9b", 1), "c1 "); /* C1 CSI */
-}
-
-Test(tui_format, sanitize_keeps_utf8_in_utf8_locales_only)
-{
-	cr_assert_str_eq(clean("caf\xc3\xa9", 1), "caf\xc3\xa9");
-	cr_assert_str_eq(clean("caf\xc3\xa9", 0), "caf?");
-	/* Malformed: lone continuation byte, truncated sequence, overlong. */
-	cr_assert_str_eq(clean("a\x80z", 1), "a?z");
-	cr_assert_str_eq(clean("a\xe2\x9c", 1), "a??");
-	cr_assert_str_eq(clean("\xc0\xaf", 1), "??");
-}
-
-Test(tui_format, sanitize_spells_core_punctuation_in_ascii)
-{
-	const char *msg = "not provisioned — run \"pyrt install\" (~8 MB) …";
-	const char *out = clean(msg, 0);
-	cr_assert_str_eq(out, "not provisioned - run \"pyrt install\" (~8 MB) ...");
-	for (const char *p = out; *p; p++)
-		cr_assert_lt((unsigned char)*p, 0x80);
-	cr_assert_str_eq(clean("✓ ok ✗ no 80×24", 0), "+ ok x no 80x24");
 }
 
 Test(tui_format, bar_cells_and_eighths)

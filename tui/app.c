@@ -28,6 +28,7 @@
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "text.h"
 
 #ifndef PYRT_THEME_SOURCE_DIR
 #define PYRT_THEME_SOURCE_DIR ""
@@ -422,7 +423,14 @@ static void setup_theme(tui_app *a)
 	load_theme(a, name ? name : "default", name == NULL);
 }
 
-/* Below 80x24 nothing else is drawn; the job keeps running. */
+/* Below 80x24 nothing else is drawn; the job keeps running.  Read from
+ * COLS and LINES each time: a key that comes in the same read as the
+ * resize must be judged by the new size, not the last frame's. */
+static int too_small_now(void)
+{
+	return COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
+}
+
 static void draw_too_small(tui_app *a)
 {
 	const tui_glyphs *g = a->paint.g;
@@ -454,7 +462,7 @@ static void draw_notice(tui_app *a)
 static void frame(tui_app *a)
 {
 	a->spin = (int)(now_s() / TUI_FRAME_S);
-	a->too_small = COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
+	a->too_small = too_small_now();
 	if (a->too_small) {
 		if (a->full)
 			draw_too_small(a);
@@ -484,8 +492,22 @@ static void frame(tui_app *a)
 	a->dirty = 0;
 }
 
+/* The too-small screen hides the one under it, so no key may act on
+ * that one (Enter would consent to an install nobody can read): q and
+ * Ctrl-C leave with nothing changed, every other key is dropped.  For
+ * `pyrt install` at its consent that is the declined-consent exit; a
+ * running job is cancelled on the way out, as on SIGTERM. */
+static void too_small_key(tui_app *a, int ch)
+{
+	if (ch != 'q' && ch != 'Q' && ch != TUI_KEY_CTRL_C)
+		return;
+	if (a->screen == TUI_SCR_CONSENT && a->wizard_mode)
+		tui_consent_key(a, TUI_KEY_ESC);
+	a->quit = 1;
+}
+
 /* Keys every screen shares (resize, Ctrl-L, closing help and notices),
- * then the screen's own. */
+ * then the screen's own, if it is on the terminal at all. */
 static void on_key(tui_app *a, int ch)
 {
 	if (ch == KEY_RESIZE) {
@@ -495,6 +517,10 @@ static void on_key(tui_app *a, int ch)
 	if (ch == TUI_KEY_CTRL_L) {
 		clearok(curscr, TRUE);
 		a->full = 1;
+		return;
+	}
+	if (too_small_now()) {
+		too_small_key(a, ch);
 		return;
 	}
 	if (a->notice[0]) {
@@ -636,22 +662,24 @@ static SCREEN *screen_open(tui_app *a)
 	return scr;
 }
 
-/* After the screen is gone, the run's answer stays in the scrollback. */
+/* After the screen is gone, the run's answer stays in the scrollback;
+ * cleaned like every other line the terminal gets. */
 static void say_outcome(const tui_app *a)
 {
 	const tui_result *r = &a->result;
 	if (!a->have_outcome || a->run_kind != TUI_JOB_INSTALL)
 		return;
 	if (r->code == 0) {
-		fprintf(stderr, "%s\n", r->summary);
+		app_text_printf(stderr, "%s\n", r->summary);
 		return;
 	}
 	if (r->code == PYRT_E_CANCELLED)
-		fprintf(stderr, "pyrt: %s cancelled\n", a->run_noun);
+		app_text_printf(stderr, "pyrt: %s cancelled\n", a->run_noun);
 	else
-		fprintf(stderr, "pyrt: %s failed: %s\n", a->run_noun, r->error);
+		app_text_printf(stderr, "pyrt: %s failed: %s\n", a->run_noun,
+				r->error);
 	if (r->unchanged[0])
-		fprintf(stderr, "pyrt: %s\n", r->unchanged);
+		app_text_printf(stderr, "pyrt: %s\n", r->unchanged);
 }
 
 /* Pins and platform, reported like the headless commands report them. */
@@ -758,7 +786,7 @@ int tui_main(const cli_opts *opts, tui_start start)
 	close(sp[0]);
 	close(sp[1]);
 	if (a->farewell[0])
-		fprintf(stderr, "%s\n", a->farewell);
+		app_text_printf(stderr, "%s\n", a->farewell);
 	say_outcome(a);
 	status = a->exit_status;
 	app_free(a);

@@ -9,30 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-void tui_format_size(uint64_t bytes, char *buf, size_t len)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	if (bytes < 1024) {
-		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-		return;
-	}
-	double v = (double)bytes / 1024.0;
-	size_t u = 0;
-	/* 1023.96 KiB would print as "1024.0 KiB": move up before rounding
-	 * can carry into a fifth digit. */
-	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, len, "%.1f %s", v, units[u]);
-}
+#include "common.h"
+#include "text.h"
 
 void tui_format_rate(double bytes_per_s, char *buf, size_t len)
 {
 	char size[32];
 	if (!(bytes_per_s > 0) || isinf(bytes_per_s))
 		bytes_per_s = 0;
-	tui_format_size((uint64_t)bytes_per_s, size, sizeof size);
+	cli_human_bytes((uint64_t)bytes_per_s, size, sizeof size);
 	snprintf(buf, len, "%s/s", size);
 }
 
@@ -89,42 +74,11 @@ int tui_format_percent(uint64_t done, uint64_t total)
 	return (int)((double)done * 100.0 / (double)total);
 }
 
-/* Length of the UTF-8 sequence starting at s, or 0 when it is malformed
- * (bad lead byte, missing continuation bytes, overlong or surrogate). */
-static size_t utf8_seq(const unsigned char *s)
-{
-	size_t n;
-	unsigned cp;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* Bytes of the next column: a whole sequence, or one byte of a broken
  * one (counted as a column, as the sanitiser turns it into '?'). */
 static size_t column_bytes(const char *s)
 {
-	size_t n = utf8_seq((const unsigned char *)s);
+	size_t n = app_text_utf8_len(s);
 	return n ? n : 1;
 }
 
@@ -205,64 +159,6 @@ void tui_format_trunc_end(const char *s, size_t width, int utf8, char *out,
 	}
 	size_t used = put(out, 0, outlen, s, head_bytes(s, width - dots_cols));
 	put(out, used, outlen, dots, strlen(dots));
-}
-
-/* Punctuation core's messages use, spelled in ASCII for a C locale. */
-static const struct { const char *utf8, *ascii; } translit[] = {
-	{ "\u2014", "-" }, { "\u2013", "-" }, { "\u2026", "..." },
-	{ "\u00d7", "x" }, { "\u2018", "'" }, { "\u2019", "'" },
-	{ "\u201c", "\"" }, { "\u201d", "\"" }, { "\u2713", "+" },
-	{ "\u2717", "x" }, { "\u2192", "->" }, { "\u00a0", " " },
-};
-
-/* The ASCII spelling of the sequence at s (n bytes), or NULL. */
-static const char *ascii_for(const char *s, size_t n)
-{
-	for (size_t i = 0; i < sizeof translit / sizeof translit[0]; i++)
-		if (strlen(translit[i].utf8) == n &&
-		    memcmp(s, translit[i].utf8, n) == 0)
-			return translit[i].ascii;
-	return NULL;
-}
-
-void tui_format_sanitize(const char *s, int utf8, char *out, size_t outlen)
-{
-	size_t used = 0;
-	if (!outlen)
-		return;
-	while (*s && used + 1 < outlen) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_seq((const unsigned char *)s);
-		if (c < 0x20 || c == 0x7f) {
-			out[used++] = ' ';
-			s++;
-		} else if (c < 0x80) {
-			out[used++] = (char)c;
-			s++;
-		} else if (!utf8 && n && ascii_for(s, n)) {
-			const char *a = ascii_for(s, n);
-			size_t al = strlen(a);
-			if (used + al >= outlen)
-				break;
-			memcpy(out + used, a, al);
-			used += al;
-			s += n;
-		} else if (!utf8 || !n) {
-			/* A broken sequence costs one '?' per byte. */
-			out[used++] = '?';
-			s += (utf8 || !n) ? 1 : n;
-		} else if (n == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0) {
-			out[used++] = ' '; /* C1 controls */
-			s += 2;
-		} else {
-			if (used + n >= outlen)
-				break;
-			memcpy(out + used, s, n);
-			used += n;
-			s += n;
-		}
-	}
-	out[used] = '\0';
 }
 
 void tui_format_bar(uint64_t done, uint64_t total, int width, int *full,

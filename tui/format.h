@@ -1,8 +1,9 @@
 /*
- * Pure text helpers for the screens: sizes, rates, durations and ETAs,
- * column-aware truncation and sanitising of strings, progress-bar cells and
- * the column layout of tables.  No curses and no locale here, so the unit
- * tests check them directly.
+ * Pure text helpers for the screens: rates, durations and ETAs,
+ * column-aware truncation, progress-bar cells and the column layout of
+ * tables.  No curses and no locale here, so the unit tests check them
+ * directly.  Sizes are cli_human_bytes (app/common.h) and text from
+ * outside is cleaned by app_text_clean (app/text.h), as in the CLI.
  *
  * Widths are counted in code points: every UTF-8 sequence is one terminal
  * column.  That holds for what pyrt shows (paths, package names, pip's
@@ -14,9 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* "812 B", "12.3 KiB", "7.5 MiB", "1.2 GiB". */
-void tui_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* "292.4 KiB/s"; "0 B/s" for a rate that is zero, negative or not a
  * number. */
@@ -51,14 +49,6 @@ void tui_format_trunc_middle(const char *s, size_t width, int utf8,
 /* Fit s into width columns by cutting its end ("python-docx, openp…"). */
 void tui_format_trunc_end(const char *s, size_t width, int utf8, char *out,
 			  size_t outlen);
-
-/*
- * Make text from outside (pip's output, paths, messages) safe to draw:
- * control characters become spaces, malformed UTF-8 becomes '?', and
- * without utf8 every non-ASCII byte becomes '?' so a C locale terminal
- * never receives UTF-8.
- */
-void tui_format_sanitize(const char *s, int utf8, char *out, size_t outlen);
 
 /* A progress bar of width cells: how many are full, and the eighths of
  * the next one (0-7) for block glyphs. */

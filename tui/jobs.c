@@ -1,6 +1,6 @@
 /*
  * The TUI's engine work, one job per worker thread.  Every job calls the
- * same core functions (and the same cli/ glue) as the headless command it
+ * same core functions (and the same app/ glue) as the headless command it
  * stands for, reports through the view model's events, and leaves its
  * answer in the job struct for the UI thread, which reads it only after
  * joining.  The worker never touches the screen.

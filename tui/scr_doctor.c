@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "common.h"
 #include "format.h"
 
 
@@ -176,7 +177,7 @@ void tui_smoke_draw(tui_app *a)
 			 a->smoke.paragraph);
 		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
 				      line);
-		tui_format_size(a->smoke.docx_bytes, size, sizeof size);
+		cli_human_bytes(a->smoke.docx_bytes, size, sizeof size);
 		snprintf(line, sizeof line,
 			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
 			 size, a->smoke.seconds);

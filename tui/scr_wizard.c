@@ -155,7 +155,7 @@ void tui_consent_draw(tui_app *a)
 	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
 	field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
 	if (p->size)
-		tui_format_size(p->size, size, sizeof size);
+		cli_human_bytes(p->size, size, sizeof size);
 	else
 		snprintf(size, sizeof size, "unknown (the pin does not say)");
 	field(a, y++, x, w, "Download", size, TUI_ROLE_TEXT, 0);
@@ -179,7 +179,7 @@ void tui_consent_draw(tui_app *a)
 		field(a, y++, x, w, "SHA-256", buf, TUI_ROLE_TEXT, 0);
 	}
 	if (p->free_bytes)
-		tui_format_size(p->free_bytes, free_disk, sizeof free_disk);
+		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 	else
 		snprintf(free_disk, sizeof free_disk, "unknown");
 	field(a, y++, x, w, "Free disk", free_disk,
@@ -376,8 +376,8 @@ static void draw_bar(tui_app *a, const progress_layout *l)
 	snprintf(line, sizeof line, "%3d%%",
 		 tui_format_percent(shown_done, shown_total));
 	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
-	tui_format_size(shown_done, done, sizeof done);
-	tui_format_size(p->total, total, sizeof total);
+	cli_human_bytes(shown_done, done, sizeof done);
+	cli_human_bytes(p->total, total, sizeof total);
 	tui_format_rate(p->rate, rate, sizeof rate);
 	const char *dot = a->paint.g->dot;
 	if (dl->mark == TUI_MARK_SKIPPED)

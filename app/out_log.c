@@ -2,7 +2,9 @@
  * A front end that writes every event, with a timestamp, to an install log
  * in <box>/runtime/python/logs and forwards it to another front end: support
  * staff get the whole story of the last installs even when the operator's
- * terminal scrolled away or --json went to a pipe.
+ * terminal scrolled away or --json went to a pipe.  Every record is one
+ * cleaned line (app/text.h): a value cannot forge a record or carry an
+ * escape to whoever reads the log in a terminal.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "front.h"
+#include "text.h"
 
 #define LOGS_KEPT 10
 
@@ -36,9 +39,9 @@ static int log_step(pyrt_step step, pyrt_step_state st, const char *detail,
 {
 	log_state *s = state;
 	static const char *const names[] = { "begin", "end", "fail", "skip" };
-	fprintf(s->file, "[%8.3f] step %s %s%s%s\n", log_elapsed(s),
-		pyrt_step_name(step), names[st & 3], detail ? ": " : "",
-		detail ? detail : "");
+	app_text_printf(s->file, "[%8.3f] step %s %s%s%s\n", log_elapsed(s),
+			pyrt_step_name(step), names[st & 3],
+			detail ? ": " : "", detail ? detail : "");
 	fflush(s->file);
 	const cli_front_ops *ops = s->inner->ops;
 	return ops->on_step ? ops->on_step(step, st, detail, s->inner->state) : 0;
@@ -56,8 +59,8 @@ static int log_line(pyrt_log_level level, const char *line, void *state)
 {
 	log_state *s = state;
 	static const char *const names[] = { "debug", "info", "warn" };
-	fprintf(s->file, "[%8.3f] %s %s\n", log_elapsed(s), names[level % 3],
-		line);
+	app_text_printf(s->file, "[%8.3f] %s %s\n", log_elapsed(s),
+			names[level % 3], line);
 	fflush(s->file);
 	const cli_front_ops *ops = s->inner->ops;
 	return ops->on_log ? ops->on_log(level, line, s->inner->state) : 0;
@@ -67,12 +70,12 @@ static void log_result(const cli_outcome *o, void *state)
 {
 	log_state *s = state;
 	if (o->code == 0)
-		fprintf(s->file, "[%8.3f] result ok: %s\n", log_elapsed(s),
-			o->summary ? o->summary : "");
+		app_text_printf(s->file, "[%8.3f] result ok: %s\n",
+				log_elapsed(s), o->summary ? o->summary : "");
 	else
-		fprintf(s->file, "[%8.3f] result failed: %s; %s\n",
-			log_elapsed(s), o->error ? o->error : "",
-			o->unchanged ? o->unchanged : "");
+		app_text_printf(s->file, "[%8.3f] result failed: %s; %s\n",
+				log_elapsed(s), o->error ? o->error : "",
+				o->unchanged ? o->unchanged : "");
 	fflush(s->file);
 	cli_front_result(s->inner, o);
 }

@@ -1,9 +1,9 @@
 /*
- * Small helpers shared by the commands: loading pins and the platform the
+ * Small helpers shared by the front ends: loading pins and the platform the
  * way every command reports their failures, terminal checks, sizes.
  */
-#ifndef PYRT_CLI_COMMON_H
-#define PYRT_CLI_COMMON_H
+#ifndef PYRT_APP_COMMON_H
+#define PYRT_APP_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,11 +32,12 @@ void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len);
 /** Non-zero when fd is a terminal and TERM is not "dumb". */
 int cli_is_terminal(int fd);
 
-/** "35.0 MiB", "812 B", ... */
 /** Append formatted text to a NUL-terminated buffer, truncating quietly. */
 void cli_cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/** "812 B", "12.3 KiB", "35.0 MiB", "1.2 GiB": the one size format of
+ * every front end. */
 void cli_human_bytes(uint64_t n, char *buf, size_t len);
 
 /** Seconds on a monotonic clock. */

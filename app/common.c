@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the command implementations.
+ * Helpers shared by the front ends.
  */
 #include "common.h"
 
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "text.h"
 
 void cli_errorf(const char *fmt, ...)
 {
@@ -20,8 +21,8 @@ void cli_errorf(const char *fmt, ...)
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
 	/* "pyrt install needs consent: ..." already names the program. */
-	fprintf(stderr, "%s%s\n", strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ",
-		line);
+	app_text_printf(stderr, "%s%s\n",
+			strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ", line);
 }
 
 int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
@@ -97,7 +98,9 @@ void cli_human_bytes(uint64_t n, char *buf, size_t len)
 	}
 	double v = (double)n / 1024.0;
 	size_t u = 0;
-	while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+	/* 1023.96 KiB would print as "1024.0 KiB": move up before rounding
+	 * can carry into a fifth digit. */
+	while (v >= 1023.95 && u + 1 < sizeof units / sizeof units[0]) {
 		v /= 1024.0;
 		u++;
 	}

@@ -3,8 +3,8 @@
  * the stable name used in JSON ("network") and the line printed by
  * `pyrt --help` (and copied into the README).
  */
-#ifndef PYRT_CLI_EXITCODES_H
-#define PYRT_CLI_EXITCODES_H
+#ifndef PYRT_APP_EXITCODES_H
+#define PYRT_APP_EXITCODES_H
 
 #include <stdio.h>
 

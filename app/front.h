@@ -1,13 +1,13 @@
 /*
  * A front end is one implementation of the pyrt_events callbacks plus the
  * final report of a command.  The CLI has two (plain lines for people and
- * logs, NDJSON for scripts); the ncurses TUI plugs in as a third by
- * providing its own cli_front_ops.  Commands only ever talk to a cli_front,
- * never to stdout/stderr directly, for anything that happens while core
- * works.
+ * logs, NDJSON for scripts, cli/fronts.h); the ncurses TUI plugs in as a
+ * third by providing its own cli_front_ops.  Commands only ever talk to a
+ * cli_front, never to stdout/stderr directly, for anything that happens
+ * while core works.
  */
-#ifndef PYRT_CLI_FRONT_H
-#define PYRT_CLI_FRONT_H
+#ifndef PYRT_APP_FRONT_H
+#define PYRT_APP_FRONT_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -55,12 +55,6 @@ typedef struct cli_front {
 	void *state;
 } cli_front;
 
-/** Plain lines on stderr (updating line on a TTY). NULL when out of memory. */
-cli_front *cli_front_lines_new(const cli_opts *opts);
-/** NDJSON events on stdout. NULL when out of memory. */
-cli_front *cli_front_json_new(const cli_opts *opts);
-/** The front end the options ask for (--json or lines). */
-cli_front *cli_front_for(const cli_opts *opts);
 void cli_front_free(cli_front *front);
 
 /** An events struct that feeds front and stops when *cancel is set. */

@@ -21,11 +21,6 @@ cli_front *cli_front_wrap(const cli_front_ops *ops, void *state)
 	return f;
 }
 
-cli_front *cli_front_for(const cli_opts *opts)
-{
-	return opts->json ? cli_front_json_new(opts) : cli_front_lines_new(opts);
-}
-
 void cli_front_free(cli_front *front)
 {
 	if (!front)

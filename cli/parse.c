@@ -6,7 +6,7 @@
  * missing from the command line are taken from the environment, then from
  * defaults.
  */
-#include "args.h"
+#include "parse.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,9 +1,10 @@
 /*
  * The parsed command line: which command, and every option with where its
- * value came from (flag, environment or default).
+ * value came from (flag, environment or default).  Shared by every front
+ * end; the parsing itself is the CLI's (cli/parse.h).
  */
-#ifndef PYRT_CLI_ARGS_H
-#define PYRT_CLI_ARGS_H
+#ifndef PYRT_APP_ARGS_H
+#define PYRT_APP_ARGS_H
 
 #include <stddef.h>
 
@@ -65,22 +66,5 @@ typedef struct cli_opts {
 	/* doctor */
 	const char *bundle;         /* --bundle FILE: support bundle */
 } cli_opts;
-
-/**
- * Parse argv (options before or after the command, "--opt=value" or
- * "--opt value") and fill in environment values and defaults.  Returns 0 or
- * PYRT_E_USAGE with a one-line message in msg; other negative pyrt codes when
- * a default could not be computed.  Free with cli_args_clear.
- */
-int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
-		   size_t msglen);
-
-void cli_args_clear(cli_opts *opts);
-
-/** The command's name ("install") or NULL for CLI_CMD_NONE. */
-const char *cli_command_name(cli_command cmd);
-
-/** Look up a command word; CLI_CMD__COUNT when unknown. */
-cli_command cli_command_lookup(const char *word);
 
 #endif

@@ -1,0 +1,9 @@
+/*
+ * Which headless front end a command reports through.
+ */
+#include "fronts.h"
+
+cli_front *cli_front_for(const cli_opts *opts)
+{
+	return opts->json ? cli_front_json_new(opts) : cli_front_lines_new(opts);
+}

@@ -1,0 +1,18 @@
+/*
+ * The headless front ends (app/front.h): plain lines for people and logs,
+ * NDJSON events for scripts.
+ */
+#ifndef PYRT_CLI_FRONTS_H
+#define PYRT_CLI_FRONTS_H
+
+#include "args.h"
+#include "front.h"
+
+/** Plain lines on stderr (updating line on a TTY). NULL when out of memory. */
+cli_front *cli_front_lines_new(const cli_opts *opts);
+/** NDJSON events on stdout. NULL when out of memory. */
+cli_front *cli_front_json_new(const cli_opts *opts);
+/** The front end the options ask for (--json or lines). */
+cli_front *cli_front_for(const cli_opts *opts);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * The command line into cli_opts (app/args.h): options before or after the
+ * command, values from flags, the environment or defaults.
+ */
+#ifndef PYRT_CLI_PARSE_H
+#define PYRT_CLI_PARSE_H
+
+#include <stddef.h>
+
+#include "args.h"
+
+/**
+ * Parse argv (options before or after the command, "--opt=value" or
+ * "--opt value") and fill in environment values and defaults.  Returns 0 or
+ * PYRT_E_USAGE with a one-line message in msg; other negative pyrt codes when
+ * a default could not be computed.  Free with cli_args_clear.
+ */
+int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
+		   size_t msglen);
+
+void cli_args_clear(cli_opts *opts);
+
+/** The command's name ("install") or NULL for CLI_CMD_NONE. */
+const char *cli_command_name(cli_command cmd);
+
+/** Look up a command word; CLI_CMD__COUNT when unknown. */
+cli_command cli_command_lookup(const char *word);
+
+#endif
