@@ -137,6 +137,43 @@ static void mirror_start(mirror *m, int plain)
 	free(key);
 }
 
+/* tests/fixtures/proxy.py over TLS, with the test CA's server certificate. */
+static void proxy_start(mirror *m)
+{
+	char *script = pt_join(pt_source_dir(), "tests/fixtures/proxy.py");
+	char *portf = pt_join(tmp, "port-proxy");
+	char *cert = pt_join(ca_dir, "server.pem");
+	char *key = pt_join(ca_dir, "server.key");
+	m->log = pt_join(tmp, "log-proxy");
+	const char *argv[] = { python(), script, "--port-file", portf, "--log",
+			       m->log, "--lifetime", "600", "--cert", cert,
+			       "--key", key, NULL };
+
+	fflush(NULL);
+	m->pid = fork();
+	cr_assert_neq(m->pid, -1, "fork: %s", strerror(errno));
+	if (m->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 3000 && m->port <= 0; i++) {
+		char *s = pt_read(portf);
+		m->port = s ? atoi(s) : 0;
+		free(s);
+		int st;
+		cr_assert_eq(waitpid(m->pid, &st, WNOHANG), 0,
+			     "proxy.py exited early");
+		if (m->port <= 0)
+			sleep_ms(10);
+	}
+	cr_assert_gt(m->port, 0, "proxy.py did not report a port");
+	free(script);
+	free(portf);
+	free(cert);
+	free(key);
+}
+
 /* SIGTERM by pid, then SIGKILL if it has not gone within a few seconds. */
 static void mirror_stop(mirror *m)
 {
@@ -908,6 +945,36 @@ Test(fetch, loopback_never_goes_through_a_proxy)
 	cr_assert_eq(log_count(&plain_srv, "GET /data.bin"), 1);
 	cr_assert_eq(log_count(&tls_srv, "GET /data.bin"), 1);
 	close(pfd);
+}
+
+/*
+ * --cacert also verifies an HTTPS proxy: the proxy's certificate is from the
+ * test CA, which the system CAs do not trust.  "localhost." is not one of
+ * the loopback names pyrt bypasses proxies for, so it goes through.
+ */
+Test(fetch, cacert_also_verifies_an_https_proxy)
+{
+	mirror px = { 0 };
+	proxy_start(&px);
+	char proxy[64], url[256], connect[64];
+	snprintf(proxy, sizeof proxy, "https://127.0.0.1:%d", px.port);
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
+	setenv("https_proxy", proxy, 1);
+	snprintf(url, sizeof url, "https://localhost.:%d/data.bin", tls_srv.port);
+	pyrt_fetch_opts o = opts_for("data.bin");
+	o.url = url;
+	o.max_attempts = 1;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_fetch(&o, NULL, &r, &err);
+	char *plog = pt_read(px.log);
+	cr_assert_eq(rc, 0, "%s\nproxy log:\n%s", err.msg, plog ? plog : "");
+	assert_complete(&r);
+	snprintf(connect, sizeof connect, "CONNECT localhost.:%d", tls_srv.port);
+	cr_assert(plog && strstr(plog, connect), "%s", plog ? plog : "");
+	free(plog);
+	mirror_stop(&px);
 }
 
 Test(fetch, url_host_cases)
