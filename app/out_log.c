@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "front.h"
+#include "redact.h"
 #include "text.h"
 
 #define LOGS_KEPT 10
@@ -34,15 +36,39 @@ static double log_elapsed(const log_state *s)
 	       (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
 }
 
+/*
+ * One timestamped entry.  The log outlives the run and goes into support
+ * bundles, so whatever core or pip said is redacted on its way in.
+ */
+static void log_write(log_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void log_write(log_state *s, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return; /* out of memory: a line lost, never a secret kept */
+	size_t len = 0;
+	char *red = pyrt_redact_lines(text, (size_t)n, &len);
+	free(text);
+	if (!red)
+		return;
+	app_text_printf(s->file, "[%8.3f] %s\n", log_elapsed(s), red);
+	fflush(s->file);
+	free(red);
+}
+
 static int log_step(pyrt_step step, pyrt_step_state st, const char *detail,
 		    void *state)
 {
 	log_state *s = state;
 	static const char *const names[] = { "begin", "end", "fail", "skip" };
-	app_text_printf(s->file, "[%8.3f] step %s %s%s%s\n", log_elapsed(s),
-			pyrt_step_name(step), names[st & 3],
-			detail ? ": " : "", detail ? detail : "");
-	fflush(s->file);
+	log_write(s, "step %s %s%s%s", pyrt_step_name(step), names[st & 3],
+		  detail ? ": " : "", detail ? detail : "");
 	const cli_front_ops *ops = s->inner->ops;
 	return ops->on_step ? ops->on_step(step, st, detail, s->inner->state) : 0;
 }
@@ -59,9 +85,7 @@ static int log_line(pyrt_log_level level, const char *line, void *state)
 {
 	log_state *s = state;
 	static const char *const names[] = { "debug", "info", "warn" };
-	app_text_printf(s->file, "[%8.3f] %s %s\n", log_elapsed(s),
-			names[level % 3], line);
-	fflush(s->file);
+	log_write(s, "%s %s", names[level % 3], line);
 	const cli_front_ops *ops = s->inner->ops;
 	return ops->on_log ? ops->on_log(level, line, s->inner->state) : 0;
 }
@@ -70,13 +94,10 @@ static void log_result(const cli_outcome *o, void *state)
 {
 	log_state *s = state;
 	if (o->code == 0)
-		app_text_printf(s->file, "[%8.3f] result ok: %s\n",
-				log_elapsed(s), o->summary ? o->summary : "");
+		log_write(s, "result ok: %s", o->summary ? o->summary : "");
 	else
-		app_text_printf(s->file, "[%8.3f] result failed: %s; %s\n",
-				log_elapsed(s), o->error ? o->error : "",
-				o->unchanged ? o->unchanged : "");
-	fflush(s->file);
+		log_write(s, "result failed: %s; %s", o->error ? o->error : "",
+			  o->unchanged ? o->unchanged : "");
 	cli_front_result(s->inner, o);
 }
 

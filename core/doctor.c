@@ -5,8 +5,7 @@
  * failed say so (SKIP) instead of failing again or passing by default.
  * Reads only: doctor never writes into the box, never takes the lock.
  *
- * Also the redaction every text leaving the machine goes through, and the
- * support bundle (tar.gz) built from the checks, the marker, the last
+ * Also the support bundle (tar.gz) built from the checks, the marker, the last
  * install log and platform facts.
  */
 #include "doctor.h"
@@ -38,6 +37,7 @@
 #include "marker.h"
 #include "plugins.h"
 #include "proc.h"
+#include "redact.h"
 #include "status.h"
 
 #define DOCTOR_DISK_MIN (200ull << 20)
@@ -84,179 +84,6 @@ const char *pyrt_check_verdict_name(pyrt_check_verdict v)
 	case PYRT_CHECK_SKIP: return "skip";
 	}
 	return "unknown";
-}
-
-/* ---- redaction ---------------------------------------------------------- */
-
-/* Overwrite a secret of len bytes at o with at most three stars: the text
- * only ever shrinks, which is what lets pyrt_redact work in place. */
-static size_t put_stars(char *text, size_t o, size_t len)
-{
-	size_t n = len < 3 ? len : 3;
-	memset(text + o, '*', n);
-	return o + n;
-}
-
-static int key_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
-}
-
-/* The word just before a separator (looking through one closing quote, as
- * in JSON's "password": ...), lowercased into key. */
-static void key_before(const char *text, size_t end, char *key, size_t len)
-{
-	if (end > 0 && (text[end - 1] == '"' || text[end - 1] == '\''))
-		end--;
-	size_t start = end;
-	while (start > 0 && key_char(text[start - 1]))
-		start--;
-	size_t n = end - start < len - 1 ? end - start : len - 1;
-	/* Keep the tail: "MY_LONG_PREFIX_TOKEN" ends in what matters. */
-	for (size_t k = 0; k < n; k++)
-		key[k] = (char)tolower((unsigned char)text[end - n + k]);
-	key[n] = '\0';
-}
-
-enum { REDACT_NONE = 0, REDACT_VALUE, REDACT_LINE };
-
-/* Whether the value after key<sep> is a secret.  After '=' (env and query
- * strings) any name holding KEY counts; after ':' only the unmistakable
- * words do, so "platform key: linux-x86_64-gnu" survives. */
-static int key_sensitive(const char *key, char sep)
-{
-	static const char *const words[] = {
-		"token", "secret", "password", "passwd", "credential",
-		"apikey", "api_key", "api-key",
-	};
-	if (!key[0])
-		return REDACT_NONE;
-	if (sep == ':' && strstr(key, "authorization"))
-		return REDACT_LINE;
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strstr(key, words[i]))
-			return REDACT_VALUE;
-	if (sep == '=' && strstr(key, "key"))
-		return REDACT_VALUE;
-	return REDACT_NONE;
-}
-
-static int value_end_char(char c, int line)
-{
-	if (c == '\0' || c == '\n' || c == '"' || c == '\'')
-		return 1;
-	if (line)
-		return 0;
-	return isspace((unsigned char)c) || c == '&' || c == ';' || c == ',' ||
-	       c == '<' || c == '>' || c == ')';
-}
-
-/* Redact the value starting at text[*i] (after the separator), keeping
- * leading blanks and an opening quote. */
-static void redact_value(char *text, size_t *i, size_t *o, int mode)
-{
-	while (text[*i] == ' ' || text[*i] == '\t')
-		text[(*o)++] = text[(*i)++];
-	char quote = 0;
-	if (text[*i] == '"' || text[*i] == '\'') {
-		quote = text[*i];
-		text[(*o)++] = text[(*i)++];
-	}
-	size_t start = *i;
-	while (text[*i] && (quote ? text[*i] != quote && text[*i] != '\n'
-				  : !value_end_char(text[*i], mode == REDACT_LINE)))
-		(*i)++;
-	*o = put_stars(text, *o, *i - start);
-}
-
-/* "://user:pass@host": the userinfo, up to the last '@' of the authority. */
-static void redact_userinfo(char *text, size_t *i, size_t *o)
-{
-	size_t end = *i, at = 0;
-	int found = 0;
-	while (text[end] && !strchr("/?#\"'<> \t\n", text[end])) {
-		if (text[end] == '@') {
-			at = end;
-			found = 1;
-		}
-		end++;
-	}
-	if (!found)
-		return;
-	*o = put_stars(text, *o, at - *i);
-	*i = at;
-}
-
-/* "Bearer <token>" / "Basic <token>" wherever it appears. */
-static int scheme_word_at(const char *text, size_t i, size_t o,
-			  const char *out)
-{
-	if (o > 0 && isalnum((unsigned char)out[o - 1]))
-		return 0;
-	if (strncasecmp(text + i, "bearer ", 7) == 0)
-		return 7;
-	if (strncasecmp(text + i, "basic ", 6) == 0)
-		return 6;
-	return 0;
-}
-
-void pyrt_redact(char *text)
-{
-	if (!text)
-		return;
-	size_t i = 0, o = 0;
-	while (text[i]) {
-		char c = text[i];
-		if (c == ':' && text[i + 1] == '/' && text[i + 2] == '/') {
-			for (int k = 0; k < 3; k++)
-				text[o++] = text[i++];
-			redact_userinfo(text, &i, &o);
-			continue;
-		}
-		if (c == '=' || c == ':') {
-			char key[64];
-			key_before(text, o, key, sizeof key);
-			text[o++] = text[i++];
-			int mode = key_sensitive(key, c);
-			if (mode)
-				redact_value(text, &i, &o, mode);
-			continue;
-		}
-		int w = scheme_word_at(text, i, o, text);
-		if (w) {
-			for (int k = 0; k < w; k++)
-				text[o++] = text[i++];
-			redact_value(text, &i, &o, REDACT_VALUE);
-			continue;
-		}
-		text[o++] = text[i++];
-	}
-	text[o] = '\0';
-}
-
-/* A redacted copy of a multi-line text, line by line. */
-static char *redact_copy(const char *text, size_t len, size_t *out_len)
-{
-	char *out = malloc(len + 1);
-	if (!out)
-		return NULL;
-	size_t p = 0, i = 0;
-	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-		memcpy(out + p, text + i, n);
-		out[p + n] = '\0';
-		pyrt_redact(out + p);
-		p += strlen(out + p);
-		i += n;
-		if (nl) {
-			out[p++] = '\n';
-			i++;
-		}
-	}
-	out[p] = '\0';
-	*out_len = p;
-	return out;
 }
 
 /* ---- the check list ----------------------------------------------------- */
@@ -1166,7 +993,7 @@ static int bundle_add(struct archive *a, const char *name, const char *text,
 		      size_t len)
 {
 	size_t rlen = 0;
-	char *red = redact_copy(text, len, &rlen);
+	char *red = pyrt_redact_lines(text, len, &rlen);
 	if (!red)
 		return PYRT_E_NOMEM;
 	struct archive_entry *e = archive_entry_new();

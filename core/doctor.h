@@ -59,7 +59,4 @@ const char *pyrt_check_verdict_name(pyrt_check_verdict v);
 int pyrt_doctor_bundle(const pyrt_doctor *d, const char *doctor_json,
 		       const char *out_path, pyrt_error *err);
 
-/** Redact URL userinfo and token/password/secret values in a line, in place. */
-void pyrt_redact(char *text);
-
 #endif

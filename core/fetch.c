@@ -34,6 +34,8 @@
 
 #include <curl/curl.h>
 
+#include "redact.h"
+
 #define FETCH_BUFFER_SIZE (256L * 1024)
 #define FETCH_WRITE_BATCH (256 * 1024)
 #define FETCH_MAX_REDIRS 5L
@@ -52,6 +54,8 @@ enum outcome { OUT_DONE, OUT_RETRY, OUT_RESTART, OUT_FAIL };
 
 struct fetch {
 	const pyrt_fetch_opts *opts;
+	char shown[2048];     /* opts->url as messages name it: no
+				 credentials, no query values */
 	const pyrt_events *ev;
 	pyrt_error *err;
 	pyrt_fetch_result *result;
@@ -65,6 +69,7 @@ struct fetch {
 	size_t wlen;
 	double t0;            /* when the download step began */
 	int remove_partial;   /* its bytes are known to be wrong */
+	int loopback;         /* the URL's host is 127/8, ::1 or localhost */
 
 	/* Reset for every attempt. */
 	double attempt_t0;
@@ -125,34 +130,39 @@ static int host_is_loopback(const char *host)
 	return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
 }
 
-/* Refuse, before any connection, URLs that are not https or loopback http. */
-static int url_check(const char *url, pyrt_error *err)
+/*
+ * Refuse, before any connection, URLs that are not https or loopback http;
+ * *loopback says whether the host is one.  Messages name the URL as shown.
+ */
+static int url_check(const char *url, const char *shown, int *loopback,
+		     pyrt_error *err)
 {
 	CURLU *u = url_parse(url);
 	char *scheme = NULL, *host = NULL;
 	int rc = 0;
 
+	*loopback = 0;
 	if (!u)
 		return pyrt_error_set(err, PYRT_E_USAGE,
-				      "invalid download URL '%s'",
-				      url ? url : "");
+				      "invalid download URL '%s'", shown);
 	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
 		rc = pyrt_error_set(err, PYRT_E_USAGE,
-				    "invalid download URL '%s'", url);
+				    "invalid download URL '%s'", shown);
 		goto cleanup;
 	}
+	*loopback = host_is_loopback(host);
 	if (strcasecmp(scheme, "https") == 0)
 		goto cleanup;
 	if (strcasecmp(scheme, "http") != 0)
 		rc = pyrt_error_set(err, PYRT_E_USAGE,
 				    "unsupported URL %s: https is required",
-				    url);
-	else if (!host_is_loopback(host))
+				    shown);
+	else if (!*loopback)
 		rc = pyrt_error_set(err, PYRT_E_USAGE,
 				    "refusing plain http URL %s: https is "
 				    "required (http is only allowed for "
-				    "loopback hosts)", url);
+				    "loopback hosts)", shown);
 cleanup:
 	curl_free(scheme);
 	curl_free(host);
@@ -481,6 +491,20 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userdata)
 	return len;
 }
 
+/*
+ * --cacert replaces the system CAs, the same on every libcurl build: CAINFO
+ * alone leaves OpenSSL builds also trusting the compiled-in CA directory
+ * (Debian: /etc/ssl/certs), so that is switched off, for the server and for
+ * an HTTPS proxy.  Backends without a CA directory have none to switch off.
+ */
+static CURLcode ca_path_off(CURL *c)
+{
+	CURLcode cc = curl_easy_setopt(c, CURLOPT_CAPATH, (char *)NULL);
+	if (cc == CURLE_OK || cc == CURLE_NOT_BUILT_IN)
+		cc = curl_easy_setopt(c, CURLOPT_PROXY_CAPATH, (char *)NULL);
+	return cc == CURLE_NOT_BUILT_IN ? CURLE_OK : cc;
+}
+
 /* Every option of the handle that does not change between attempts. */
 static int handle_setup(struct fetch *f)
 {
@@ -497,9 +521,17 @@ static int handle_setup(struct fetch *f)
 	SETOPT(CURLOPT_MAXREDIRS, FETCH_MAX_REDIRS);
 	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
 	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
-	/* With OpenSSL, CAINFO adds to the built-in CA path (/etc/ssl/certs). */
-	if (o->cacert)
+	if (o->cacert) {
 		SETOPT(CURLOPT_CAINFO, o->cacert);
+		SETOPT(CURLOPT_PROXY_CAINFO, o->cacert);
+	}
+	/*
+	 * Plain http is allowed to loopback only because it never leaves the
+	 * machine; a proxy from the environment would carry it (and the
+	 * mirror's credentials) elsewhere.  Loopback never goes through one.
+	 */
+	if (f->loopback)
+		SETOPT(CURLOPT_NOPROXY, "*");
 	SETOPT(CURLOPT_USERAGENT, "pyrt/" PYRT_VERSION);
 	SETOPT(CURLOPT_FAILONERROR, 0L);
 	/* The archive's own bytes are hashed: never let curl decode them. */
@@ -520,6 +552,8 @@ static int handle_setup(struct fetch *f)
 	SETOPT(CURLOPT_XFERINFODATA, f);
 	SETOPT(CURLOPT_NOPROGRESS, 0L);
 #undef SETOPT
+	if (cc == CURLE_OK && o->cacert)
+		cc = ca_path_off(c);
 	if (cc != CURLE_OK)
 		return pyrt_error_set(f->err, PYRT_E_INTERNAL,
 				      "cannot configure libcurl: %s",
@@ -533,7 +567,7 @@ static enum outcome fail_cap(struct fetch *f)
 	f->remove_partial = 1;
 	pyrt_error_set(f->err, PYRT_E_NETWORK,
 		       "download of %s exceeds the cap of %llu bytes%s",
-		       f->opts->url, (unsigned long long)f->cap,
+		       f->shown, (unsigned long long)f->cap,
 		       f->opts->expected_size ? " (the pinned size)" : "");
 	return OUT_FAIL;
 }
@@ -543,7 +577,7 @@ static enum outcome fail_size(struct fetch *f)
 {
 	pyrt_error_set(f->err, PYRT_E_NETWORK,
 		       "download of %s ended after %llu bytes, expected %llu; "
-		       "the partial file is kept", f->opts->url,
+		       "the partial file is kept", f->shown,
 		       (unsigned long long)f->have,
 		       (unsigned long long)f->opts->expected_size);
 	return OUT_FAIL;
@@ -570,9 +604,12 @@ static int curl_transient(CURLcode cc)
 /* A transfer that libcurl itself reports as failed. */
 static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 {
-	const char *url = f->opts->url;
-	const char *detail = f->curl_err[0] ? f->curl_err
-					    : curl_easy_strerror(cc);
+	const char *url = f->shown;
+	const char *detail;
+
+	/* libcurl's message may quote the URL or a redirect target. */
+	pyrt_redact(f->curl_err);
+	detail = f->curl_err[0] ? f->curl_err : curl_easy_strerror(cc);
 
 	switch (cc) {
 	case CURLE_PEER_FAILED_VERIFICATION:
@@ -620,7 +657,7 @@ static enum outcome judge_416(struct fetch *f)
 
 	if (f->have == 0) {
 		pyrt_error_set(f->err, PYRT_E_NETWORK, "HTTP 416 from %s",
-			       f->opts->url);
+			       f->shown);
 		return OUT_FAIL;
 	}
 	if (want ? f->have == want : server_total)
@@ -630,7 +667,7 @@ static enum outcome judge_416(struct fetch *f)
 	if (pyrt_events_log(f->ev, PYRT_LOG_INFO, "the partial file is "
 			    "longer than the server's file; starting over") != 0) {
 		pyrt_error_set(f->err, PYRT_E_CANCELLED,
-			       "download of %s cancelled", f->opts->url);
+			       "download of %s cancelled", f->shown);
 		return OUT_FAIL;
 	}
 	if (partial_truncate(f) < 0)
@@ -654,7 +691,7 @@ static enum outcome judge_status(struct fetch *f)
 		return OUT_RETRY;
 	}
 	pyrt_error_set(f->err, PYRT_E_NETWORK, "HTTP %ld from %s", s,
-		       f->opts->url);
+		       f->shown);
 	return OUT_FAIL;
 }
 
@@ -664,7 +701,7 @@ static enum outcome judge(struct fetch *f, CURLcode cc)
 	switch (f->stop) {
 	case STOP_CANCEL:
 		pyrt_error_set(f->err, PYRT_E_CANCELLED,
-			       "download of %s cancelled", f->opts->url);
+			       "download of %s cancelled", f->shown);
 		return OUT_FAIL;
 	case STOP_CAP:
 		return fail_cap(f);
@@ -734,7 +771,7 @@ static int backoff_sleep(struct fetch *f, unsigned int ms)
 		if (pyrt_events_cancelled(f->ev))
 			return pyrt_error_set(f->err, PYRT_E_CANCELLED,
 					      "download of %s cancelled",
-					      f->opts->url);
+					      f->shown);
 		nanosleep(&ts, NULL);
 		ms -= slice;
 	}
@@ -776,7 +813,7 @@ static int attempts_run(struct fetch *f)
 		if (*n >= budget)
 			return pyrt_error_set(f->err, PYRT_E_NETWORK,
 					      "download of %s failed after %u "
-					      "attempt%s: %s", o->url, *n,
+					      "attempt%s: %s", f->shown, *n,
 					      *n == 1 ? "" : "s", f->reason);
 		if (pyrt_events_log(f->ev, PYRT_LOG_WARN,
 				    "download interrupted (%s); retrying in "
@@ -784,7 +821,7 @@ static int attempts_run(struct fetch *f)
 				    backoff, *n + 1, budget) != 0)
 			return pyrt_error_set(f->err, PYRT_E_CANCELLED,
 					      "download of %s cancelled",
-					      o->url);
+					      f->shown);
 		if (backoff_sleep(f, backoff) < 0)
 			return f->err->code;
 		backoff = backoff > FETCH_BACKOFF_MAX_MS / 2
@@ -809,7 +846,7 @@ static int fetch_finish(struct fetch *f)
 	if (progress_emit(f, 1) != 0)
 		return pyrt_error_set(f->err, PYRT_E_CANCELLED,
 				      "download of %s cancelled",
-				      f->opts->url);
+				      f->shown);
 	return 0;
 }
 
@@ -839,7 +876,8 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	f.t0 = now_s();
 	f.last_progress = -1;
 
-	rc = url_check(opts->url, err);
+	pyrt_redact_url(opts->url, f.shown, sizeof f.shown);
+	rc = url_check(opts->url, f.shown, &f.loopback, err);
 	if (rc < 0)
 		return rc;
 	f.sha = pyrt_sha256_new();
@@ -893,52 +931,109 @@ static int url_path(const char *url, char **path)
 	return ok ? 0 : -1;
 }
 
+static int url_parse_ok(const char *url)
+{
+	CURLU *u = url_parse(url);
+	curl_url_cleanup(u);
+	return u != NULL;
+}
+
+/* The last two segments of url's path ("<build>/<file>"), malloc'd by curl
+ * in *path with *tail pointing into it and *tlen its length; -1 when the
+ * path has fewer. */
+static int url_tail(const char *url, char **path, const char **tail,
+		    size_t *tlen)
+{
+	size_t plen;
+	int seen = 0;
+	const char *t;
+
+	if (url_path(url, path) < 0)
+		return -1;
+	plen = strlen(*path);
+	while (plen > 0 && (*path)[plen - 1] == '/')
+		plen--;
+	for (t = *path + plen; t > *path; t--)
+		if (t[-1] == '/' && ++seen == 2)
+			break;
+	if (seen < 2 || t[0] == '/')
+		return -1;
+	*tail = t;
+	*tlen = plen - (size_t)(t - *path);
+	return 0;
+}
+
+/*
+ * The mirror is taken apart with libcurl's URL API, so its query (a token,
+ * a signature) goes after the path instead of the file name landing inside
+ * it.  The pieces are joined as strings because setting a path through the
+ * API rewrites its percent-escapes ("%2B" becomes "%2b"); the result is
+ * parsed once more to be sure it is one URL.
+ */
 int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
 			  pyrt_error *err)
 {
-	char *path = NULL;
-	const char *tail;
-	size_t mlen, plen;
-	int rc = 0, seen = 0, valid;
-	CURLU *m;
+	char *path = NULL, *base = NULL, *query = NULL;
+	char shown[2048];
+	const char *tail = NULL;
+	size_t tlen = 0, blen;
+	int rc = 0;
+	CURLU *m = NULL;
 
 	if (out)
 		*out = NULL;
 	if (!url || !mirror || !out)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pyrt_fetch_mirror_url: missing argument");
-	mlen = strlen(mirror);
-	while (mlen > 0 && mirror[mlen - 1] == '/')
-		mlen--;
+	pyrt_redact_url(mirror, shown, sizeof shown);
 	m = url_parse(mirror);
-	valid = m != NULL && mlen > 0;
-	curl_url_cleanup(m);
-	if (!valid)
-		return pyrt_error_set(err, PYRT_E_USAGE,
-				      "invalid mirror URL '%s'", mirror);
-	if (url_path(url, &path) < 0)
-		return pyrt_error_set(err, PYRT_E_USAGE,
-				      "invalid download URL '%s'", url);
-	plen = strlen(path);
-	while (plen > 0 && path[plen - 1] == '/')
-		plen--;
-	/* Walk back over two segments: "<build>/<file>". */
-	for (tail = path + plen; tail > path; tail--)
-		if (tail[-1] == '/' && ++seen == 2)
-			break;
-	if (seen < 2 || tail[0] == '/') {
+	if (!m || curl_url_set(m, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK) {
 		rc = pyrt_error_set(err, PYRT_E_USAGE,
-				    "cannot map %s onto a mirror: its path "
-				    "needs at least two segments", url);
+				    "invalid mirror URL '%s'", shown);
 		goto cleanup;
 	}
-	if (asprintf(out, "%.*s/%.*s", (int)mlen, mirror,
-		     (int)(plen - (size_t)(tail - path)), tail) < 0) {
+	if (curl_url_get(m, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+		query = NULL; /* none */
+	if (curl_url_set(m, CURLUPART_QUERY, NULL, 0) != CURLUE_OK ||
+	    curl_url_get(m, CURLUPART_URL, &base, 0) != CURLUE_OK) {
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "invalid mirror URL '%s'", shown);
+		goto cleanup;
+	}
+	pyrt_redact_url(url, shown, sizeof shown);
+	if (!url_parse_ok(url)) {
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "invalid download URL '%s'", shown);
+		goto cleanup;
+	}
+	if (url_tail(url, &path, &tail, &tlen) < 0) {
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "cannot map %s onto a mirror: its path "
+				    "needs at least two segments", shown);
+		goto cleanup;
+	}
+	blen = strlen(base);
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	if (asprintf(out, "%.*s/%.*s%s%s", (int)blen, base, (int)tlen, tail,
+		     query ? "?" : "", query ? query : "") < 0) {
 		*out = NULL;
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto cleanup;
+	}
+	if (!url_parse_ok(*out)) {
+		free(*out);
+		*out = NULL;
+		pyrt_redact_url(mirror, shown, sizeof shown);
+		rc = pyrt_error_set(err, PYRT_E_USAGE,
+				    "cannot build a download URL from the "
+				    "mirror %s", shown);
 	}
 cleanup:
+	curl_free(query);
+	curl_free(base);
 	curl_free(path);
+	curl_url_cleanup(m);
 	return rc;
 }
 

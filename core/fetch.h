@@ -3,7 +3,9 @@
  * they arrive.  Resumes a partial file with a Range request (re-hashing the
  * bytes already there first), retries transient failures with backoff, cuts
  * off stalls and over-long bodies.  Certificate checks are always on; plain
- * http:// is accepted only for loopback hosts.
+ * http:// is accepted only for loopback hosts, and loopback is never reached
+ * through a proxy.  Messages name the URL without credentials or query
+ * values (pyrt_redact_url).
  */
 #ifndef PYRT_FETCH_H
 #define PYRT_FETCH_H
@@ -21,7 +23,9 @@ typedef struct pyrt_fetch_opts {
 	unsigned int version;
 	const char *url;
 	const char *partial_path;  /**< created 0600 if absent; resumed if present */
-	const char *cacert;        /**< extra CA bundle file, or NULL for system CAs */
+	const char *cacert;        /**< CA bundle that replaces the system CAs
+				        (for the server and an HTTPS proxy),
+				        or NULL for the system CAs */
 	uint64_t expected_size;    /**< the pin's size, 0 when unknown; also the cap */
 	uint64_t max_size;         /**< cap when expected_size is 0 */
 	unsigned int max_attempts; /**< total tries of one download */
@@ -54,9 +58,13 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	       pyrt_fetch_result *result, pyrt_error *err);
 
 /**
- * The URL to fetch when a mirror is set: mirror + "/" + the last two path
- * segments of url (python-build-standalone's "<build>/<file>", the layout
- * uv's mirrors use).  A trailing '/' on mirror is ignored.  *out is malloc'd.
+ * The URL to fetch when a mirror is set: the mirror's path + "/" + the last
+ * two path segments of url (python-build-standalone's "<build>/<file>", the
+ * layout uv's mirrors use), keeping the mirror's userinfo and query
+ * ("https://u:p@h/p?x=1" gives "https://u:p@h/p/<build>/<file>?x=1").  A
+ * trailing '/' on the mirror's path is ignored, its fragment dropped, url's
+ * query and fragment too.  *out is malloc'd and holds the credentials: show
+ * it only through pyrt_redact_url.
  */
 int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
 			  pyrt_error *err);

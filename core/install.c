@@ -30,6 +30,7 @@
 #include "proc.h"
 #include "sha256.h"
 #include "testhook.h"
+#include "redact.h"
 
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
 /* A --from-file archive without a pinned size: well above any runtime. */
@@ -46,7 +47,7 @@ typedef struct install_run {
 	char archive_path[PATH_MAX];  /* the verified archive on disk */
 	int archive_is_download;      /* ours to delete */
 	int archive_is_copy;          /* --from-file's private copy */
-	char source[2048];            /* URL or local path */
+	char source[2048];            /* redacted URL, or local path */
 	char id[128];
 	char staging[PATH_MAX];
 	int staging_made;
@@ -151,10 +152,13 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 	snprintf(plan->sha256, sizeof plan->sha256, "%s", pin->sha256);
 	plan->size = pin->size;
 	if (!opts->from_file) {
-		rc = install_url(opts, pin, plan->url, sizeof plan->url, err);
+		char url[sizeof plan->url];
+		rc = install_url(opts, pin, url, sizeof url, err);
 		if (rc)
 			return rc;
-		pyrt_fetch_url_host(plan->url, plan->host, sizeof plan->host);
+		pyrt_fetch_url_host(url, plan->host, sizeof plan->host);
+		/* The plan is shown (consent, wizard): never its credentials. */
+		pyrt_redact_url(url, plan->url, sizeof plan->url);
 	} else {
 		struct stat st;
 		if (stat(opts->from_file, &st) == 0)
@@ -219,7 +223,9 @@ static int install_download(install_run *r, pyrt_error *err)
 			      detail);
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
-	snprintf(r->source, sizeof r->source, "%s", url);
+	/* Stored in the marker and shown in messages: without credentials;
+	 * only pyrt_fetch sees the real URL. */
+	pyrt_redact_url(url, r->source, sizeof r->source);
 	/* Named by the pinned digest so a different pin never resumes it. */
 	snprintf(r->archive_path, sizeof r->archive_path, "%s/%.16s.partial",
 		 pyrt_box_downloads_dir(r->box), r->pin->sha256);

@@ -48,7 +48,9 @@ typedef struct pyrt_install_plan {
 	char version[32];
 	char build[32];
 	char platform[48];
-	char url[2048];          /**< after --mirror; "" with --from-file */
+	char url[2048];          /**< after --mirror, for display: credentials
+				      and query values redacted; "" with
+				      --from-file */
 	char host[256];
 	uint64_t size;           /**< 0 when the pin does not say */
 	char sha256[PYRT_SHA256_HEX_LEN + 1];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "redact.h"
 
 #define MARKER_MAX_BYTES (256 * 1024)
 
@@ -26,12 +27,16 @@ static json_t *marker_baseline_json(const pyrt_marker *m)
 
 int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err)
 {
+	/* The marker is read by status, doctor and support bundles: whatever
+	 * the caller passed, no credential is ever written into it. */
+	char source[sizeof m->source];
+	pyrt_redact_url(m->source, source, sizeof source);
 	json_t *doc = json_pack(
 		"{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o}",
 		"schema", 1, "implementation", m->implementation,
 		"version", m->version, "build", m->build,
 		"platform", m->platform, "sha256", m->sha256,
-		"source", m->source, "installed_at", m->installed_at,
+		"source", source, "installed_at", m->installed_at,
 		"pins", m->pins, "archive_bytes", (json_int_t)m->archive_bytes,
 		"files", (json_int_t)m->files,
 		"baseline", marker_baseline_json(m));
@@ -98,7 +103,10 @@ int pyrt_marker_read(const char *path, pyrt_marker *m, pyrt_error *err)
 	marker_copy(doc, "build", m->build, sizeof m->build);
 	marker_copy(doc, "platform", m->platform, sizeof m->platform);
 	marker_copy(doc, "sha256", m->sha256, sizeof m->sha256);
-	marker_copy(doc, "source", m->source, sizeof m->source);
+	char source[sizeof m->source];
+	marker_copy(doc, "source", source, sizeof source);
+	/* A marker written before redaction may still hold a credential. */
+	pyrt_redact_url(source, m->source, sizeof m->source);
 	marker_copy(doc, "installed_at", m->installed_at,
 		    sizeof m->installed_at);
 	marker_copy(doc, "pins", m->pins, sizeof m->pins);

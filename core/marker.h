@@ -1,6 +1,7 @@
 /*
  * The version marker written beside each install (installs/<id>/marker.json):
- * what was installed, from where, when, under which pins.
+ * what was installed, from where (a URL without credentials or query
+ * values), when, under which pins.
  */
 #ifndef PYRT_MARKER_H
 #define PYRT_MARKER_H

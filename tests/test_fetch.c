@@ -7,13 +7,17 @@
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -127,6 +131,43 @@ static void mirror_start(mirror *m, int plain)
 		sleep_ms(10);
 	}
 	cr_assert_gt(m->port, 0, "mirror.py did not report a port");
+	free(script);
+	free(portf);
+	free(cert);
+	free(key);
+}
+
+/* tests/fixtures/proxy.py over TLS, with the test CA's server certificate. */
+static void proxy_start(mirror *m)
+{
+	char *script = pt_join(pt_source_dir(), "tests/fixtures/proxy.py");
+	char *portf = pt_join(tmp, "port-proxy");
+	char *cert = pt_join(ca_dir, "server.pem");
+	char *key = pt_join(ca_dir, "server.key");
+	m->log = pt_join(tmp, "log-proxy");
+	const char *argv[] = { python(), script, "--port-file", portf, "--log",
+			       m->log, "--lifetime", "600", "--cert", cert,
+			       "--key", key, NULL };
+
+	fflush(NULL);
+	m->pid = fork();
+	cr_assert_neq(m->pid, -1, "fork: %s", strerror(errno));
+	if (m->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 3000 && m->port <= 0; i++) {
+		char *s = pt_read(portf);
+		m->port = s ? atoi(s) : 0;
+		free(s);
+		int st;
+		cr_assert_eq(waitpid(m->pid, &st, WNOHANG), 0,
+			     "proxy.py exited early");
+		if (m->port <= 0)
+			sleep_ms(10);
+	}
+	cr_assert_gt(m->port, 0, "proxy.py did not report a port");
 	free(script);
 	free(portf);
 	free(cert);
@@ -728,6 +769,18 @@ Test(fetch, mirror_url_cases)
 		{ "https://h/20260814/f.tar.gz?x=1#frag", "http://127.0.0.1:8/",
 		  "http://127.0.0.1:8/20260814/f.tar.gz" },
 		{ "https://h/a/b/", "https://m", "https://m/a/b" },
+		/* The mirror's credentials and query survive, the query after
+		 * the file; its fragment is dropped; escapes are kept as is. */
+		{ "https://h/x/20260814/f%2B1.tar.gz",
+		  "https://u:p@m.example/p?x=1",
+		  "https://u:p@m.example/p/20260814/f%2B1.tar.gz?x=1" },
+		{ "https://h/x/20260814/f.tar.gz",
+		  "https://m.example/p/?x=1&y=%2B2#frag",
+		  "https://m.example/p/20260814/f.tar.gz?x=1&y=%2B2" },
+		{ "https://h/x/20260814/f.tar.gz", "https://m.example?token=abc",
+		  "https://m.example/20260814/f.tar.gz?token=abc" },
+		{ "https://h/x/20260814/f.tar.gz", "https://m.example/p%2Bq/",
+		  "https://m.example/p%2Bq/20260814/f.tar.gz" },
 	};
 	static const struct { const char *url, *mirror; } bad[] = {
 		{ "https://h/only-one.tar.gz", "https://m" },
@@ -755,6 +808,173 @@ Test(fetch, mirror_url_cases)
 		cr_assert_null(out);
 		cr_assert_neq(err.msg[0], '\0');
 	}
+}
+
+Test(fetch, mirror_url_errors_hide_credentials)
+{
+	static const struct { const char *url, *mirror; } bad[] = {
+		{ "https://h/only-one.tar.gz",
+		  "https://u:hunter2@m.example/p?token=SECRET" },
+		{ "https://h/a/b", "no scheme alice:hunter2@m token=SECRET" },
+		{ "https://u:hunter2@h/x?token=SECRET", "https://m" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *out = NULL;
+		pyrt_error err = PYRT_ERROR_INIT;
+		cr_assert_eq(pyrt_fetch_mirror_url(bad[i].url, bad[i].mirror,
+						   &out, &err), PYRT_E_USAGE);
+		cr_assert_null(strstr(err.msg, "hunter2"), "%s", err.msg);
+		cr_assert_null(strstr(err.msg, "SECRET"), "%s", err.msg);
+	}
+}
+
+/* The mirror's query goes after the file: the server sees the file's path
+ * and the query, and the download succeeds. */
+Test(fetch, via_mirror_url_with_query)
+{
+	char *url = NULL;
+	char mirror_base[256];
+	pyrt_error err = PYRT_ERROR_INIT;
+	snprintf(mirror_base, sizeof mirror_base,
+		 "https://127.0.0.1:%d/mirror/?token=SECRET", tls_srv.port);
+	cr_assert_eq(pyrt_fetch_mirror_url(
+		"https://github.com/astral-sh/python-build-standalone/releases/"
+		"download/20260814/cpython%2B1.tar.gz", mirror_base, &url, &err),
+		0, "%s", err.msg);
+	pyrt_fetch_opts o = opts_for("unused");
+	o.url = url;
+	pyrt_fetch_result r;
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s: %s", url, err.msg);
+	assert_complete(&r);
+	cr_assert_eq(log_count(&tls_srv, "GET /mirror/20260814/cpython%2B1.tar.gz"
+			       "?token=SECRET "), 1);
+	free(url);
+}
+
+/* Messages and log lines name the URL without userinfo or query values;
+ * the request itself carries both. */
+Test(fetch, messages_hide_url_credentials)
+{
+	pt_recorder rec = { 0 };
+	pyrt_events ev = pt_recorder_events(&rec);
+	char url[512];
+	snprintf(url, sizeof url, "https://alice:hunter2@127.0.0.1:%d/data.bin"
+		 "?fault=status:500&token=SECRET", tls_srv.port);
+	pyrt_fetch_opts o = opts_for("unused");
+	o.url = url;
+	o.max_attempts = 2;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_fetch(&o, &ev, &r, &err), PYRT_E_NETWORK);
+	cr_assert_eq(log_count(&tls_srv, "token=SECRET"), 2);
+	char shown[128];
+	snprintf(shown, sizeof shown, "https://127.0.0.1:%d/data.bin"
+		 "?fault=***&token=***", tls_srv.port);
+	cr_assert(strstr(err.msg, shown), "%s", err.msg);
+	for (const char *s = "hunter2\0alice\0SECRET\0"; *s; s += strlen(s) + 1) {
+		cr_assert_null(strstr(err.msg, s), "%s", err.msg);
+		cr_assert_null(strstr(rec.log, s), "%s", rec.log);
+	}
+
+	const char *refused[] = {
+		"http://alice:hunter2@example.invalid/x?token=SECRET",
+		"ftp://alice:hunter2@127.0.0.1/x?token=SECRET",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		pyrt_error e2 = PYRT_ERROR_INIT;
+		o.url = refused[i];
+		cr_assert_eq(pyrt_fetch(&o, NULL, &r, &e2), PYRT_E_USAGE);
+		cr_assert_null(strstr(e2.msg, "hunter2"), "%s", e2.msg);
+		cr_assert_null(strstr(e2.msg, "SECRET"), "%s", e2.msg);
+		cr_assert(strstr(e2.msg, "/x?token=***"), "%s", e2.msg);
+	}
+}
+
+/* A listening socket nobody accepts on: a connection to it stays queued,
+ * so poll() tells afterwards whether anyone ever came. */
+static int listener(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof a;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(listen(fd, 16), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Plain http is allowed to loopback because it stays on the machine: a
+ * proxy from the environment must not carry it (or https) elsewhere. */
+Test(fetch, loopback_never_goes_through_a_proxy)
+{
+	int pport = 0;
+	int pfd = listener(&pport);
+	char proxy[64];
+	snprintf(proxy, sizeof proxy, "http://127.0.0.1:%d", pport);
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
+	setenv("http_proxy", proxy, 1);
+	setenv("https_proxy", proxy, 1);
+	setenv("HTTPS_PROXY", proxy, 1);
+	setenv("ALL_PROXY", proxy, 1);
+	mirror_start(&plain_srv, 1);
+
+	char url[256];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/data.bin", plain_srv.port);
+	const char *urls[] = { url, NULL };
+	pyrt_fetch_opts tls = opts_for("data.bin");
+	urls[1] = tls.url;
+	for (size_t i = 0; i < 2; i++) {
+		pyrt_fetch_opts o = opts_for("data.bin");
+		o.url = urls[i];
+		o.max_attempts = 1;
+		o.connect_timeout_s = 3;
+		o.low_speed_time_s = 2;
+		pyrt_fetch_result r;
+		pyrt_error err = PYRT_ERROR_INIT;
+		unlink(part);
+		cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s: %s",
+			     urls[i], err.msg);
+		assert_complete(&r);
+	}
+	struct pollfd p = { .fd = pfd, .events = POLLIN };
+	cr_assert_eq(poll(&p, 1, 0), 0, "the proxy was contacted");
+	cr_assert_eq(log_count(&plain_srv, "GET /data.bin"), 1);
+	cr_assert_eq(log_count(&tls_srv, "GET /data.bin"), 1);
+	close(pfd);
+}
+
+/*
+ * --cacert also verifies an HTTPS proxy: the proxy's certificate is from the
+ * test CA, which the system CAs do not trust.  "localhost." is not one of
+ * the loopback names pyrt bypasses proxies for, so it goes through.
+ */
+Test(fetch, cacert_also_verifies_an_https_proxy)
+{
+	mirror px = { 0 };
+	proxy_start(&px);
+	char proxy[64], url[256], connect[64];
+	snprintf(proxy, sizeof proxy, "https://127.0.0.1:%d", px.port);
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
+	setenv("https_proxy", proxy, 1);
+	snprintf(url, sizeof url, "https://localhost.:%d/data.bin", tls_srv.port);
+	pyrt_fetch_opts o = opts_for("data.bin");
+	o.url = url;
+	o.max_attempts = 1;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_fetch(&o, NULL, &r, &err);
+	char *plog = pt_read(px.log);
+	cr_assert_eq(rc, 0, "%s\nproxy log:\n%s", err.msg, plog ? plog : "");
+	assert_complete(&r);
+	snprintf(connect, sizeof connect, "CONNECT localhost.:%d", tls_srv.port);
+	cr_assert(plog && strstr(plog, connect), "%s", plog ? plog : "");
+	free(plog);
+	mirror_stop(&px);
 }
 
 Test(fetch, url_host_cases)

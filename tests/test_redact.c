@@ -1,0 +1,192 @@
+/*
+ * The redactor: every form of secret it promises to hide in free text (the
+ * support bundle, logs), the URL form pyrt stores and prints (marker,
+ * status, events), and the text it must leave alone.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+static void redacts(const char *in, const char *want)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", in);
+	pyrt_redact(buf);
+	cr_assert_str_eq(buf, want, "redact(%s)", in);
+	/* Redacting twice changes nothing more: stored text is re-redacted
+	 * when it is shown or bundled. */
+	pyrt_redact(buf);
+	cr_assert_str_eq(buf, want, "redact(redact(%s))", in);
+}
+
+static void url_shown(const char *in, const char *want)
+{
+	char buf[512];
+	pyrt_redact_url(in, buf, sizeof buf);
+	cr_assert_str_eq(buf, want, "redact_url(%s)", in);
+}
+
+Test(redact, url_userinfo)
+{
+	redacts("https://user:pass@host/x", "https://***@host/x");
+	redacts("fetch http://a@h:80/ ok", "fetch http://*@h:80/ ok");
+	redacts("url: \"https://bob:hunter2@mirror.example/pbs\"",
+		"url: \"https://***@mirror.example/pbs\"");
+	redacts("https://a:p@ss@host/x", "https://***@host/x");
+	redacts("mail bob@example.com", "mail bob@example.com");
+	redacts("git@github.com:org/repo", "git@github.com:org/repo");
+}
+
+Test(redact, every_url_query_value)
+{
+	redacts("https://mirror.example/pbs/x.tar.gz?v=1",
+		"https://mirror.example/pbs/x.tar.gz?v=*");
+	redacts("GET /x?token=abcdef&page=2", "GET /x?token=***&page=*");
+	redacts("https://h/p?SECRET", "https://h/p?***");
+	redacts("https://h/p?a=1&SECRET&b=2#frag x=1",
+		"https://h/p?a=*&***&b=*#frag x=1");
+	redacts("\"https://h/p?token=abc\", next",
+		"\"https://h/p?token=***\", next");
+	redacts("https://s3.example/o?X-Amz-Algorithm=AWS4&"
+		"X-Amz-Signature=deadbeef&X-Amz-Credential=AKID",
+		"https://s3.example/o?X-Amz-Algorithm=***&"
+		"X-Amz-Signature=***&X-Amz-Credential=***");
+	redacts("what? nothing", "what? nothing");
+}
+
+Test(redact, key_value_secrets)
+{
+	redacts("password=hunter2 next", "password=*** next");
+	redacts("--password=hunter2", "--password=***");
+	redacts("secret=s apikey=k api_key=kk", "secret=* apikey=* api_key=**");
+	redacts("FAKE_TOKEN=abc123", "FAKE_TOKEN=***");
+	redacts("AWS_SECRET_ACCESS_KEY=xyzxyz", "AWS_SECRET_ACCESS_KEY=***");
+	redacts("MY_API_KEY=1234 DB_CREDENTIALS=foo",
+		"MY_API_KEY=*** DB_CREDENTIALS=***");
+	redacts("{\"password\": \"hunter2\", \"user\": \"bob\"}",
+		"{\"password\": \"***\", \"user\": \"bob\"}");
+	redacts("secret: s3cr3t", "secret: ***");
+}
+
+Test(redact, signatures_and_short_names)
+{
+	redacts("sig=abcdef", "sig=***");
+	redacts("X-Amz-Signature=abcdef", "X-Amz-Signature=***");
+	redacts("X-Goog-Signature=abcdef", "X-Goog-Signature=***");
+	redacts("pass=hunter2 pwd=hunter2 auth=abcdef",
+		"pass=*** pwd=*** auth=***");
+	redacts("DB_PASS=x1 PROXY_AUTH=x2 --pwd=x3",
+		"DB_PASS=** PROXY_AUTH=** --pwd=**");
+	redacts("GITHUB_PAT=abcdef AZURE_DEVOPS_PAT=abcdef",
+		"GITHUB_PAT=*** AZURE_DEVOPS_PAT=***");
+	redacts("passphrase=abcdef", "passphrase=***");
+	/* The short names only as whole words. */
+	redacts("design=flat compass=north author=bob path=/x",
+		"design=flat compass=north author=bob path=/x");
+}
+
+Test(redact, schemeless_userinfo)
+{
+	redacts("proxy alice:hunter2@proxy.example:3128 ok",
+		"proxy ***@proxy.example:3128 ok");
+	redacts("HTTPS_PROXY=alice:hunter2@10.0.0.1:3128",
+		"HTTPS_PROXY=***@10.0.0.1:3128");
+	redacts("(alice:p@ss@host)", "(***@host)");
+	redacts("see /a:b@c and bob@example.com",
+		"see /a:b@c and bob@example.com");
+}
+
+Test(redact, password_option_with_a_space)
+{
+	redacts("pip --password hunter2 --index x",
+		"pip --password *** --index x");
+	redacts("cmd --token abcdef --api-key 'k k' --pass x y",
+		"cmd --token *** --api-key '***' --pass * y");
+	/* A file holding a secret is not the secret. */
+	redacts("pyrt serve --token-file /run/t", "pyrt serve --token-file /run/t");
+	redacts("--mirror https://h/p --cacert ca.pem",
+		"--mirror https://h/p --cacert ca.pem");
+}
+
+Test(redact, token_prefixes)
+{
+	redacts("ghp_abcdef0123456789 gho_abc ghs_abc ghu_abc ghr_abc",
+		"ghp_*** gho_*** ghs_*** ghu_*** ghr_***");
+	redacts("github_pat_11ABCDEF_xyz", "github_pat_***");
+	redacts("glpat-abcdef123", "glpat-***");
+	redacts("slack xoxb-123-456-abc xoxp-123-abc", "slack xoxb-*** xoxp-***");
+	redacts("id AKIAIOSFODNN7EXAMPLE.", "id AKIA***.");
+	redacts("id ASIAIOSFODNN7EXAMPLE", "id ASIA***");
+	redacts("https://h/ghp_abcdef/simple", "https://h/ghp_***/simple");
+	/* Words that merely start alike survive. */
+	redacts("AKIAN akiaiosfodnn7example myghp_x ghp_", "AKIAN akiaiosfodnn7example myghp_x ghp_");
+}
+
+Test(redact, authorization_headers)
+{
+	redacts("Authorization: Bearer abc.def.ghi", "Authorization: ***");
+	redacts("curl -H 'Authorization: Basic dXNlcjpwYXNz' x",
+		"curl -H 'Authorization: ***' x");
+	redacts("sent Bearer xyz123 upstream", "sent Bearer *** upstream");
+	redacts("authorization=abc", "authorization=***");
+}
+
+Test(redact, leaves_ordinary_text_alone)
+{
+	redacts("platform key: linux-x86_64-gnu", "platform key: linux-x86_64-gnu");
+	redacts("PATH=/usr/bin:/bin LANG=C.UTF-8", "PATH=/usr/bin:/bin LANG=C.UTF-8");
+	redacts("sha256: 5acfa3e9", "sha256: 5acfa3e9");
+	redacts("[   0.123] step download begin: from 127.0.0.1",
+		"[   0.123] step download begin: from 127.0.0.1");
+	redacts("", "");
+	pyrt_redact(NULL);
+}
+
+Test(redact, url_as_stored_and_shown)
+{
+	url_shown("https://alice:hunter2@127.0.0.1:8443/pbs/b/f.tar.gz?token=SECRET",
+		  "https://127.0.0.1:8443/pbs/b/f.tar.gz?token=***");
+	url_shown("https://h/p/f.tar.gz", "https://h/p/f.tar.gz");
+	url_shown("https://h/p/f.tar.gz?a=1&SECRET&b=#frag",
+		  "https://h/p/f.tar.gz?a=***&***&b=***");
+	url_shown("https://h/p/f.tar.gz?", "https://h/p/f.tar.gz?");
+	url_shown("https://a:p@ss@[::1]:80/x?sig=1", "https://[::1]:80/x?sig=***");
+	url_shown("https://h/cpython-3.12%2B1.tar.gz",
+		  "https://h/cpython-3.12%2B1.tar.gz");
+	url_shown("HTTPS://u@H", "HTTPS://H");
+	url_shown("https://h/ghp_abcdef/simple", "https://h/ghp_***/simple");
+	/* Not a URL: redacted as text (a local archive path stays a path). */
+	url_shown("/srv/archives/cpython.tar.gz", "/srv/archives/cpython.tar.gz");
+	url_shown("alice:hunter2@host/x", "***@host/x");
+	url_shown(NULL, "");
+}
+
+Test(redact, url_cut_short_never_shows_a_secret)
+{
+	const char *url = "https://alice:hunter2@h/p?token=SECRET";
+	for (size_t len = 1; len < 40; len++) {
+		char buf[40];
+		memset(buf, 'x', sizeof buf);
+		pyrt_redact_url(url, buf, len);
+		cr_assert_lt(strlen(buf), len);
+		cr_assert_null(strstr(buf, "hunter"), "%zu: %s", len, buf);
+		cr_assert_null(strstr(buf, "SEC"), "%zu: %s", len, buf);
+	}
+	char keep = 'k';
+	pyrt_redact_url(url, &keep, 0);
+	cr_assert_eq(keep, 'k');
+}
+
+Test(redact, lines_one_by_one)
+{
+	const char *text = "a token=x1\nb ok\n\nc https://u:p@h/?q=1";
+	size_t len = 0;
+	char *out = pyrt_redact_lines(text, strlen(text), &len);
+	cr_assert_not_null(out);
+	cr_assert_str_eq(out, "a token=**\nb ok\n\nc https://***@h/?q=*");
+	cr_assert_eq(len, strlen(out));
+	free(out);
+}
