@@ -34,8 +34,7 @@ static const exit_row exit_table[] = {
 	{ PYRT_E_INTERPRETER, 12, "interpreter", "interpreter check failed" },
 	{ PYRT_E_INTERNAL, 13, "internal", "internal/out of memory" },
 	{ PYRT_E_UNTRUSTED, 14, "untrusted",
-	  "box not trusted: owned by someone else, writable by others, or "
-	  "holding a symlink or special file where pyrt keeps state" },
+	  "box not trusted (someone else's, or writable by others)" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },
 	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM/SIGHUP)" },
 };

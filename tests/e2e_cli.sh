@@ -38,7 +38,8 @@ done <<'EOF'
 11|pins file invalid
 12|interpreter check failed
 13|internal/out of memory
-130|cancelled (Ctrl-C/SIGTERM)
+14|box not trusted (someone else's, or writable by others)
+130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
 run -h
 check "-h exits 0 with the manual" eval 'rc_is 0 && has "EXIT CODES" out'
