@@ -4,7 +4,9 @@
  * every key is known, every value has its one shape, and the first thing
  * that is not right is refused with "<source>:<line>: <what was expected>".
  * Nesting is fixed (at most three levels), so the walk never recurses into
- * whatever the document happens to contain, aliases included.
+ * whatever the document happens to contain; the document itself is loaded
+ * through yamldoc, which refuses deep nesting and aliases before libyaml
+ * builds it.
  */
 #include "pins.h"
 
@@ -19,6 +21,7 @@
 #include <yaml.h>
 
 #include "sha256.h"
+#include "yamldoc.h"
 
 /* Generated from pins.yaml by cmake/embed.cmake. */
 extern const char pyrt_pins_builtin_yaml[];
@@ -546,61 +549,12 @@ static int parse_root(pins_parse *pp, yaml_node_t *root)
 	return pp->pins->interpreter ? 0 : pins_nomem(pp);
 }
 
-/* 1-based line of a byte offset, for reader errors that carry no mark. */
-static size_t offset_line(const char *data, size_t len, size_t off)
-{
-	size_t line = 1;
-
-	for (size_t i = 0; i < off && i < len; i++)
-		if (data[i] == '\n')
-			line++;
-	return line;
-}
-
-/* libyaml's own complaint, with its line, as a pins failure. */
-static int yaml_fail(pins_parse *pp, const yaml_parser_t *parser,
-		     const char *data, size_t len)
-{
-	size_t line = parser->problem_mark.line + 1;
-
-	if (parser->error == YAML_MEMORY_ERROR)
-		return pins_nomem(pp);
-	if (parser->error == YAML_READER_ERROR)
-		line = offset_line(data, len, parser->problem_offset);
-	if (parser->context)
-		return pins_fail(pp, line,
-				 "invalid YAML: %s (%s at line %zu)",
-				 parser->problem ? parser->problem : "error",
-				 parser->context,
-				 parser->context_mark.line + 1);
-	return pins_fail(pp, line, "invalid YAML: %s",
-			 parser->problem ? parser->problem : "error");
-}
-
-/* Refuse a second document: which of two tables is meant is a guess. */
-static int expect_end(pins_parse *pp, yaml_parser_t *parser,
-		      const char *data, size_t len)
-{
-	yaml_document_t extra;
-	yaml_node_t *root;
-	int rc = 0;
-
-	if (!yaml_parser_load(parser, &extra))
-		return yaml_fail(pp, parser, data, len);
-	root = yaml_document_get_root_node(&extra);
-	if (root)
-		rc = pins_fail(pp, node_line(root),
-			       "expected a single YAML document");
-	yaml_document_delete(&extra);
-	return rc;
-}
-
 int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 		    const char *source, pyrt_error *err)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	int parser_ok = 0, doc_ok = 0;
+	pyrt_yaml_problem pb;
+	int doc_ok = 0;
 	pins_parse pp = { &doc, source ? source : "pins", err, NULL };
 	int rc;
 
@@ -613,26 +567,17 @@ int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 		rc = pins_nomem(&pp);
 		goto cleanup;
 	}
-	parser_ok = yaml_parser_initialize(&parser);
-	if (!parser_ok) {
-		rc = pins_nomem(&pp);
-		goto cleanup;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data,
-				     len);
-	doc_ok = yaml_parser_load(&parser, &doc);
+	/* One document only: which of two tables is meant is a guess. */
+	doc_ok = pyrt_yamldoc_load(&doc, data, len, 1, &pb) == 0;
 	if (!doc_ok) {
-		rc = yaml_fail(&pp, &parser, data, len);
+		rc = pb.nomem ? pins_nomem(&pp)
+			      : pins_fail(&pp, pb.line, "%s", pb.what);
 		goto cleanup;
 	}
 	rc = parse_root(&pp, yaml_document_get_root_node(&doc));
-	if (rc == 0)
-		rc = expect_end(&pp, &parser, data, len);
 cleanup:
 	if (doc_ok)
 		yaml_document_delete(&doc);
-	if (parser_ok)
-		yaml_parser_delete(&parser);
 	if (rc < 0) {
 		pyrt_pins_free(pp.pins);
 		return rc;

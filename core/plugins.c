@@ -46,6 +46,7 @@
 #include "lock.h"
 #include "proc.h"
 #include "status.h"
+#include "yamldoc.h"
 
 #define MANIFEST_MAX (64 * 1024)
 #define PLUGINS_MAX 1024
@@ -467,29 +468,20 @@ static int read_root(manifest *m, yaml_node_t *root)
  * Returns 0, or 1 when out of memory. */
 static int manifest_parse(manifest *m, const char *data, size_t len)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	int rc = 0;
+	pyrt_yaml_problem pb;
+	int rc;
 
-	if (!yaml_parser_initialize(&parser))
-		return 1;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		if (parser.error == YAML_MEMORY_ERROR)
-			rc = 1;
-		else
-			manifest_fail(m, parser.problem_mark.line + 1,
-				      "invalid YAML: %s",
-				      parser.problem ? parser.problem
-						     : "cannot parse");
-		yaml_parser_delete(&parser);
-		return rc;
+	if (pyrt_yamldoc_load(&doc, data, len, 0, &pb) != 0) {
+		if (pb.nomem)
+			return 1;
+		manifest_fail(m, pb.line, "%s", pb.what);
+		return 0;
 	}
 	m->doc = &doc;
 	rc = read_root(m, yaml_document_get_root_node(&doc));
 	m->doc = NULL;
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc > 0 ? 1 : 0;
 }
 

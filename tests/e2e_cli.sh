@@ -151,6 +151,20 @@ check "the pins error names the file" has "/nonexistent" err
 printf 'schema: 1\nruntime: [this is not\n' >"$work/bad-pins.yaml"
 run status --pins "$work/bad-pins.yaml" --box-root "$empty"
 check "a malformed pins file exits 11" rc_is 11
+# Deep nesting made libyaml's scanner quadratic (100,000 levels: minutes);
+# aliases let a few lines stand for a huge tree.  Both are refused while
+# parsing, with the file, the line and the rule.
+python3 -c 'import sys; sys.stdout.write("schema: 1\nruntime: " + "[" * 20000 + "]" * 20000 + "\n")' \
+  >"$work/deep-pins.yaml"
+run status --pins "$work/deep-pins.yaml" --box-root "$empty"
+check "a pins file nested 20,000 deep exits 11" rc_is 11
+check "the refusal names the file, line and depth rule" \
+  has "deep-pins.yaml:2: nesting deeper than 32 levels: pyrt reads YAML nested at most 32 deep" err
+printf 'schema: 1\nruntime: &r {implementation: cpython, version: "3.12.14", build: "1"}\nbaseline: [*r, *r]\n' \
+  >"$work/alias-pins.yaml"
+run status --pins "$work/alias-pins.yaml" --box-root "$empty"
+check "a pins file with aliases exits 11 naming the alias rule" \
+  eval 'rc_is 11 && has "alias-pins.yaml:3: alias \*r: pyrt reads YAML without aliases" err'
 PYRT_PINS=/nonexistent "$pyrt" status --box-root "$empty" </dev/null >/dev/null 2>&1
 check "PYRT_PINS is honoured" [ $? -eq 11 ]
 

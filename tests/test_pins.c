@@ -489,6 +489,64 @@ Test(pins, refuses_bad_shapes)
 		       "expected a single YAML document");
 }
 
+/* "[" * depth + "]" * depth: the nesting that made libyaml crawl. */
+static char *nested_flow(const char *prefix, size_t depth, const char *open,
+			 const char *close, const char *suffix)
+{
+	size_t lo = strlen(open), lc = strlen(close);
+	size_t n = strlen(prefix) + depth * (lo + lc) + strlen(suffix) + 1;
+	char *s = malloc(n), *o = s;
+	cr_assert_not_null(s);
+	o = stpcpy(o, prefix);
+	for (size_t i = 0; i < depth; i++)
+		o = stpcpy(o, open);
+	for (size_t i = 0; i < depth; i++)
+		o = stpcpy(o, close);
+	stpcpy(o, suffix);
+	return s;
+}
+
+Test(pins, refuses_deep_nesting_at_its_line)
+{
+	/* 10,000 deep: refused at the first level past the cap, on the line
+	 * the nesting starts, naming the rule (before, libyaml spent time
+	 * quadratic in the depth and the walk then complained of a list). */
+	char *seq = nested_flow(HEAD ARCHIVES "baseline: ", 10000, "[", "]",
+				"\n");
+	expect_refused("deep-seq.yaml", seq, 11,
+		       "nesting deeper than 32 levels: pyrt reads YAML nested "
+		       "at most 32 deep");
+	char *map = nested_flow(HEAD ARCHIVES BASELINE "layout: ", 10000,
+				"{a: ", "}", "\n");
+	expect_refused("deep-map.yaml", map, 13,
+		       "nesting deeper than 32 levels");
+	free(seq);
+	free(map);
+	/* 32 levels is allowed, and then judged by the schema as usual. */
+	char *at_cap = nested_flow(HEAD ARCHIVES "baseline: ", 31, "[", "]",
+				   "\n");
+	expect_refused("at-cap.yaml", at_cap, 11,
+		       "baseline[0]: expected a non-empty string");
+	free(at_cap);
+}
+
+Test(pins, refuses_aliases)
+{
+	/* An alias that would even pass the schema is refused. */
+	expect_refused("alias.yaml",
+		       HEAD ARCHIVES "baseline:\n  - &p python-docx\n"
+		       "  - *p\n", 13,
+		       "alias *p: pyrt reads YAML without aliases");
+	/* The billion laughs: nine aliases a level, nine levels. */
+	expect_refused("lol.yaml",
+		       HEAD ARCHIVES BASELINE
+		       "layout: {interpreter: &a [l, l, l, l, l, l, l, l, l]}\n"
+		       "x1: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		       "x2: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		       "x3: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n", 14,
+		       "alias *a: pyrt reads YAML without aliases");
+}
+
 Test(pins, missing_and_unreadable_files)
 {
 	char *path = pt_join(tmp, "absent.yaml");

@@ -244,6 +244,43 @@ Test(plugins, symlinks_and_oversized_manifests_are_refused)
 	free(outside);
 }
 
+/* An unknown key nested depth deep: ignored as a key, refused as YAML. */
+static void deep_manifest(const char *name, size_t depth)
+{
+	size_t n = 64 + depth * 2;
+	char *text = malloc(n), *o = text;
+	cr_assert_not_null(text);
+	o += sprintf(o, "name: %s\nextra: ", name);
+	memset(o, '[', depth);
+	memset(o + depth, ']', depth);
+	strcpy(o + 2 * depth, "\n");
+	manifest(name, text);
+	free(text);
+}
+
+Test(plugins, deep_nesting_and_aliases_are_invalid)
+{
+	deep_manifest("deep", 30000);
+	manifest("laughs", "name: laughs\n"
+		 "a: &a [l, l, l, l, l, l, l, l, l]\n"
+		 "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		 "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+	manifest("reuse", "name: reuse\nrequires_tools: &t [execute_code]\n"
+		 "requires_pip: *t\n");
+	deep_manifest("shallow", 30);
+
+	pyrt_plugins *p = check();
+	assert_invalid(p, "deep", "plugins/deep/plugin.yaml:2:",
+		       "nesting deeper than 32 levels");
+	assert_invalid(p, "laughs", "plugins/laughs/plugin.yaml:3:",
+		       "alias *a: pyrt reads YAML without aliases");
+	assert_invalid(p, "reuse", "plugins/reuse/plugin.yaml:3:",
+		       "alias *t");
+	/* Within the cap, unknown keys are still ignored. */
+	assert_verdict(find(p, "shallow"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	pyrt_plugins_free(p);
+}
+
 Test(plugins, no_plugins_directory_is_an_empty_matrix)
 {
 	pyrt_plugins *p = check();
