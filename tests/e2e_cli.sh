@@ -322,6 +322,23 @@ check "current unchanged after the mismatch" [ "$(readlink -f "$current")" = "$s
 run install --yes -q --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz" --force
 check "-q still prints the error" eval 'rc_is 5 && has "install failed" err && ! has "begin" err'
 
+# SIGCHLD ignored by whoever starts pyrt is inherited across exec; the
+# kernel would then reap the interpreter check and its exit status be lost.
+# A stand-in that prints the right version but exits 3 must fail the check
+# with its real exit code.
+mkrt "$work/rt3" 3.12.14
+printf '#!/bin/sh\necho 3.12.14\nexit 3\n' >"$work/rt3/python/bin/python3"
+tar -C "$work/rt3" -czf "$work/rt3.tar.gz" python
+mkpins "$work/pins3.yaml" 20260902 "$(sha256sum "$work/rt3.tar.gz" | cut -d' ' -f1)"
+python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$pyrt" install --yes --no-baseline --pins "$work/pins3.yaml" \
+  --box-root "$box" --from-file "$work/rt3.tar.gz" </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+check "with SIGCHLD ignored, an interpreter check exiting 3 fails the install (exit 12)" rc_is 12
+check "the failure shows the child's real exit code" has "failed to start (exit 3," err
+check "current unchanged after the failed check" [ "$(readlink -f "$current")" = "$second" ]
+
 run uninstall --box-root "$box"
 check "uninstall without a TTY and without --yes exits 3" rc_is 3
 check "the refused uninstall changed nothing" [ -x "$current/bin/python3" ]
