@@ -62,6 +62,8 @@ typedef struct xstate {
 	pyrt_sha256 *sha;
 	uint64_t archive_size;
 	struct timespec start, last_tick;
+	char last_done[256]; /* the last member extracted (label is libarchive's
+			      * and goes with the next header) */
 } xstate;
 
 static double x_elapsed(const struct timespec *from, const struct timespec *to)
@@ -256,6 +258,19 @@ static uint64_t x_entry_size(struct archive_entry *e)
 static unsigned int x_sanitize(mode_t perm, unsigned int owner)
 {
 	return ((unsigned int)perm & 0777u & ~022u) | owner;
+}
+
+/*
+ * A file's mode exactly as tarfile's data filter leaves it: no high bits,
+ * no group/other write, the exec bits only when the owner may execute,
+ * and the owner reads and writes (0677 becomes 0644, not 0655).
+ */
+static unsigned int x_file_mode(mode_t perm)
+{
+	unsigned int mode = (unsigned int)perm & 0755u;
+	if (!(mode & 0100u))
+		mode &= ~0111u;
+	return mode | 0600u;
 }
 
 /* ---- directories ---- */
@@ -567,7 +582,7 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 	int rc = x_parent(st, path, &leaf, &pfd);
 	if (rc)
 		return rc;
-	unsigned int mode = x_sanitize(archive_entry_perm(e), 0600);
+	unsigned int mode = x_file_mode(archive_entry_perm(e));
 	int fd = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 					   O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0) {
@@ -965,6 +980,35 @@ static int x_gz_drain(xstate *st)
 	return 0;
 }
 
+/*
+ * libarchive gives up on an extended (pax or GNU long-name) header over
+ * 1 MiB: 3.6 fails the read ("Special header too large"), later versions
+ * warn and skip it ("Special header too large: N > 1MiB", "Ignoring
+ * oversized pax extensions").  What it drops may be the member's real name,
+ * link target or size, so either way the archive is unsafe, not unreadable.
+ * Only libarchive's message tells this case apart.
+ */
+static int x_header_oversized(xstate *st)
+{
+	const char *msg = archive_error_string(st->a);
+	return msg && (strstr(msg, "header too large") ||
+		       strstr(msg, "oversized pax"));
+}
+
+static int x_refuse_header(xstate *st)
+{
+	char where[PYRT_ERROR_MSG_MAX / 2];
+	if (st->last_done[0])
+		snprintf(where, sizeof where, "after member %s",
+			 st->last_done);
+	else
+		snprintf(where, sizeof where, "at the start of the archive");
+	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "an extended (pax) "
+			      "header over 1 MiB %s (libarchive: %s); "
+			      "refused: a runtime archive has none so large",
+			      where, archive_error_string(st->a));
+}
+
 /* Walk the archive member by member. */
 static int x_run(xstate *st)
 {
@@ -976,6 +1020,10 @@ static int x_run(xstate *st)
 		int r = archive_read_next_header(st->a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
+		if (r <= ARCHIVE_WARN && x_header_oversized(st)) {
+			rc = x_refuse_header(st);
+			break;
+		}
 		if (r < ARCHIVE_WARN) {
 			rc = x_archive_error(st);
 			break;
@@ -987,6 +1035,9 @@ static int x_run(xstate *st)
 			break;
 		}
 		rc = x_member(st, e);
+		if (!rc)
+			snprintf(st->last_done, sizeof st->last_done, "%s",
+				 st->label);
 		if (!rc)
 			rc = x_tick(st, 0);
 	}

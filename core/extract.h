@@ -13,7 +13,11 @@
  *    every component; existing entries are never replaced);
  *  - character/block devices, FIFOs and sockets: refused;
  *  - permissions: setuid, setgid, sticky and group/other write bits
- *    cleared; owner gets read+write on files and rwx on directories;
+ *    cleared; files as tarfile's data filter leaves them (owner read+write,
+ *    exec bits kept only when the owner had exec: 0677 becomes 0644);
+ *    directories also get owner rwx;
+ *  - an extended (pax) header libarchive will not read (over 1 MiB):
+ *    refused as unsafe, since what it drops may be a name or size;
  *  - owners, xattrs, ACLs, file flags, capabilities: never restored;
  *  - totals capped: extracted bytes and entry count (decompression bombs);
  *  - layout: when opts->required_file is set, it must exist as a regular
