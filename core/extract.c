@@ -467,10 +467,18 @@ static int x_write_all(int fd, const void *buf, size_t len)
 
 static int x_refuse_cap_bytes(xstate *st)
 {
-	char rule[128];
-	snprintf(rule, sizeof rule, "archive exceeds the cap of %llu bytes "
-		 "(decompression bomb?)",
-		 (unsigned long long)st->opts->max_total_bytes);
+	char rule[192];
+	if (st->opts->pinned_bytes)
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "bytes (%dx the unpacked_size %llu its pin declares; "
+			 "decompression bomb?)",
+			 (unsigned long long)st->opts->max_total_bytes,
+			 PYRT_EXTRACT_PIN_SLACK,
+			 (unsigned long long)st->opts->pinned_bytes);
+	else
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "bytes (decompression bomb?)",
+			 (unsigned long long)st->opts->max_total_bytes);
 	return x_refuse(st, rule);
 }
 
@@ -689,10 +697,18 @@ cleanup:
 
 static int x_refuse_cap_entries(xstate *st)
 {
-	char rule[128];
-	snprintf(rule, sizeof rule, "archive exceeds the cap of %llu entries "
-		 "(decompression bomb?)",
-		 (unsigned long long)st->opts->max_entries);
+	char rule[192];
+	if (st->opts->pinned_entries)
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "entries (%dx the %llu its pin declares; "
+			 "decompression bomb?)",
+			 (unsigned long long)st->opts->max_entries,
+			 PYRT_EXTRACT_PIN_SLACK,
+			 (unsigned long long)st->opts->pinned_entries);
+	else
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "entries (decompression bomb?)",
+			 (unsigned long long)st->opts->max_entries);
 	return x_refuse(st, rule);
 }
 
@@ -1058,6 +1074,26 @@ static int x_fill_manifest(xstate *st, pyrt_manifest *m)
 		return pyrt_error_set(st->err, rc, "cannot fill the manifest: "
 				      "out of memory");
 	return 0;
+}
+
+/* n times the pinned number, saturating; the default when not pinned. */
+static uint64_t x_cap(uint64_t pinned, uint64_t fallback)
+{
+	if (!pinned)
+		return fallback;
+	if (pinned > UINT64_MAX / PYRT_EXTRACT_PIN_SLACK)
+		return UINT64_MAX;
+	return pinned * PYRT_EXTRACT_PIN_SLACK;
+}
+
+void pyrt_extract_caps_from_pin(pyrt_extract_opts *opts,
+				uint64_t unpacked_size, uint64_t entries)
+{
+	opts->max_total_bytes = x_cap(unpacked_size,
+				      PYRT_EXTRACT_DEFAULT_BYTES);
+	opts->max_entries = x_cap(entries, PYRT_EXTRACT_DEFAULT_ENTRIES);
+	opts->pinned_bytes = unpacked_size;
+	opts->pinned_entries = entries;
 }
 
 int pyrt_extract(const char *archive_path, const char *dest_dir,

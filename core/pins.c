@@ -348,13 +348,15 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		{ "url", 1, NULL },
 		{ "sha256", 1, NULL },
 		{ "size", 0, NULL },
+		{ "unpacked_size", 0, NULL },
+		{ "entries", 0, NULL },
 	};
 	char where[128], what[160];
 	const char *url = NULL, *sha = NULL;
 	int rc;
 
 	snprintf(where, sizeof where, "archives.%s", a->key);
-	rc = map_fields(pp, node, where, f, 3);
+	rc = map_fields(pp, node, where, f, 5);
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof what, "%s.url", where);
@@ -376,6 +378,16 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		return pins_fail(pp, node_line(f[2].value),
 				 "%s.size: expected a positive integer "
 				 "(bytes)", where);
+	if (f[3].value && (!scalar_uint(f[3].value, &a->unpacked_size) ||
+			   a->unpacked_size == 0))
+		return pins_fail(pp, node_line(f[3].value),
+				 "%s.unpacked_size: expected a positive "
+				 "integer (bytes of the unpacked tree)", where);
+	if (f[4].value && (!scalar_uint(f[4].value, &a->entries) ||
+			   a->entries == 0))
+		return pins_fail(pp, node_line(f[4].value),
+				 "%s.entries: expected a positive integer "
+				 "(members in the archive)", where);
 	a->url = strdup(url);
 	a->sha256 = strdup(sha);
 	return a->url && a->sha256 ? 0 : pins_nomem(pp);
@@ -411,7 +423,8 @@ static int parse_archives(pins_parse *pp, yaml_node_t *node)
 	if (node->type != YAML_MAPPING_NODE)
 		return pins_fail(pp, node_line(node),
 				 "archives: expected a mapping of "
-				 "<os>-<arch>-<libc> to {url, sha256, size}");
+				 "<os>-<arch>-<libc> to {url, sha256, size, "
+				 "unpacked_size, entries}");
 	n = (size_t)(node->data.mapping.pairs.top -
 		     node->data.mapping.pairs.start);
 	if (n == 0)

@@ -339,6 +339,23 @@ check "with SIGCHLD ignored, an interpreter check exiting 3 fails the install (e
 check "the failure shows the child's real exit code" has "failed to start (exit 3," err
 check "current unchanged after the failed check" [ "$(readlink -f "$current")" = "$second" ]
 
+# The pin may say what the archive unpacks to; extraction then refuses more
+# than twice it.  rt1 has 5 members (python/, bin/, bin/python3, lib/,
+# lib/os.py): pinned as 2, the cap is 4.
+sed "s#^    sha256: .*#&\n    entries: 2#" "$work/pins1.yaml" >"$work/pins-entries.yaml"
+run install --yes --force --no-baseline --pins "$work/pins-entries.yaml" --box-root "$box" \
+  --from-file "$work/rt1.tar.gz"
+check "more than twice the pinned entries is an unsafe archive (exit 6)" rc_is 6
+check "the refusal names the pinned cap" \
+  has "archive exceeds the cap of 4 entries (2x the 2 its pin declares; decompression bomb?)" err
+check "current unchanged after the refusal" [ "$(readlink -f "$current")" = "$second" ]
+sed "s#^    sha256: .*#&\n    unpacked_size: 100000\n    entries: 3#" "$work/pins1.yaml" \
+  >"$work/pins-sized.yaml"
+run install --yes --force --no-baseline --pins "$work/pins-sized.yaml" --box-root "$box" \
+  --from-file "$work/rt1.tar.gz"
+check "within twice the pinned size and entries the install goes through" rc_is 0
+run rollback --box-root "$box"
+
 run uninstall --box-root "$box"
 check "uninstall without a TTY and without --yes exits 3" rc_is 3
 check "the refused uninstall changed nothing" [ -x "$current/bin/python3" ]

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +597,87 @@ Test(extract, refuses_a_huge_pax_header_as_unsafe)
 	cr_assert(strstr(err.msg, "an extended (pax) header over 1 MiB after "
 			 "member python/first"), "%s", err.msg);
 	assert_nothing_outside();
+}
+
+Test(extract, caps_come_from_the_pin_or_default)
+{
+	pyrt_extract_opts o = PYRT_EXTRACT_OPTS_INIT;
+	cr_assert_eq(o.max_total_bytes, 1024ull * 1024 * 1024);
+	cr_assert_eq(o.max_entries, 100000);
+	pyrt_extract_caps_from_pin(&o, 0, 0);
+	cr_assert_eq(o.max_total_bytes, 1024ull * 1024 * 1024);
+	cr_assert_eq(o.max_entries, 100000);
+	pyrt_extract_caps_from_pin(&o, 40000000, 10000);
+	cr_assert_eq(o.max_total_bytes, 80000000);
+	cr_assert_eq(o.max_entries, 20000);
+	pyrt_extract_caps_from_pin(&o, UINT64_MAX / 2 + 1, 7);
+	cr_assert_eq(o.max_total_bytes, UINT64_MAX, "saturates");
+	cr_assert_eq(o.max_entries, 14);
+}
+
+Test(extract, refuses_more_than_twice_the_pinned_entries)
+{
+	struct archive *a = ar_open();
+	for (int i = 1; i <= 5; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "python/%d", i);
+		ar_file(a, name, 0644, "1");
+	}
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_extract_caps_from_pin(&o, 0, 2);
+	expect_refused(&o, "python/5: archive exceeds the cap of 4 entries "
+		       "(2x the 2 its pin declares; decompression bomb?)");
+}
+
+Test(extract, refuses_more_than_twice_the_pinned_bytes)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/a", 0644, "0123456789");
+	ar_file(a, "python/b", 0644, "0123456789");
+	ar_file(a, "python/c", 0644, "0");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_extract_caps_from_pin(&o, 10, 0);
+	expect_refused(&o, "python/c: archive exceeds the cap of 20 bytes "
+		       "(2x the unpacked_size 10 its pin declares; "
+		       "decompression bomb?)");
+	/* Exactly twice is allowed. */
+	pt_rmtree(dest);
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	a = ar_open();
+	ar_file(a, "python/a", 0644, "0123456789");
+	ar_file(a, "python/b", 0644, "0123456789");
+	ar_close(a);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, NULL, NULL,
+				  &err), 0, "%s", err.msg);
+}
+
+Test(extract, default_entry_cap_is_100000)
+{
+	/* "./" members create nothing (dest is not ours to re-mode), so the
+	 * count alone is tested: 100,001 of them, under the default caps. */
+	struct archive *a = ar_open();
+	for (int i = 0; i <= 100000; i++)
+		ar_dir(a, "./", 0755);
+	ar_close(a);
+	expect_refused(NULL, "./: archive exceeds the cap of 100000 entries "
+		       "(decompression bomb?)");
+}
+
+Test(extract, default_byte_cap_is_1_gib)
+{
+	/* A sparse member declaring 1 GiB + 1 with one byte of data: the
+	 * declared size alone is refused under the default caps. */
+	struct archive *a = ar_open();
+	struct archive_entry *e = ar_entry("python/big", AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)(1024ll * 1024 * 1024 + 1));
+	archive_entry_sparse_add_entry(e, 0, 1);
+	ar_put(a, e, "x", 1);
+	ar_close(a);
+	expect_refused(NULL, "python/big: archive exceeds the cap of "
+		       "1073741824 bytes (decompression bomb?)");
 }
 
 /* ---- layout ---- */

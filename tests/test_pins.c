@@ -437,6 +437,44 @@ Test(pins, refuses_bad_size)
 	}
 }
 
+Test(pins, unpacked_size_and_entries)
+{
+	/* Optional per archive: what the tree unpacks to, for the
+	 * extraction caps; absent reads as 0. */
+	pyrt_pins *p = load_ok(
+		HEAD ARCHIVES
+		"    unpacked_size: 104857600\n"
+		"    entries: 10000\n"
+		"  darwin-aarch64-none:\n"
+		"    url: http://127.0.0.1:8443/b.tar.gz\n"
+		"    sha256: " HEX64 "\n" BASELINE);
+	const pyrt_pin_archive *a = pyrt_pins_find(p, "linux-x86_64-gnu");
+	cr_assert_eq(a->unpacked_size, 104857600);
+	cr_assert_eq(a->entries, 10000);
+	a = pyrt_pins_find(p, "darwin-aarch64-none");
+	cr_assert_eq(a->unpacked_size, 0);
+	cr_assert_eq(a->entries, 0);
+	pyrt_pins_free(p);
+}
+
+Test(pins, refuses_bad_unpacked_size_and_entries)
+{
+	static const char *bad[] = { "-5", "abc", "0", "1.5", "\"1234\"",
+				     "99999999999999999999", "[]", "1 GiB" };
+	static const char *const keys[] = { "unpacked_size", "entries" };
+	char text[1024], name[48], want[128];
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			snprintf(text, sizeof text, HEAD ARCHIVES "    %s: %s\n"
+				 BASELINE, keys[k], bad[i]);
+			snprintf(name, sizeof name, "%s%zu.yaml", keys[k], i);
+			snprintf(want, sizeof want, "archives.linux-x86_64-gnu."
+				 "%s: expected a positive integer", keys[k]);
+			expect_refused(name, text, 11, want);
+		}
+}
+
 Test(pins, refuses_bad_url)
 {
 	static const char *bad[] = { "example.invalid/a.tar.gz",
