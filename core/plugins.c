@@ -915,26 +915,21 @@ static int check_apply(pyrt_plugins *p, json_t *doc, char *why, size_t whylen)
 	return 0;
 }
 
-/* A private 0700 HOME for the checker inside the box: a staging directory
- * with an owner marker, so one left by a killed run is swept like any
- * other.  Returns 0 with home filled, or why filled. */
-static int check_home(const char *staging, char *home, size_t len,
-		      char *why, size_t whylen)
+/* A private HOME for the checker outside the box: mkdtemp (0700, a fresh
+ * name) under $TMPDIR or /tmp, removed after the run.  Doctor promises to
+ * write nothing into the box, and the checker needs nothing kept there.
+ * Returns 0 with home filled, or why filled. */
+static int check_home(char *home, size_t len, char *why, size_t whylen)
 {
-	pyrt_error e = PYRT_ERROR_INIT;
-	int rc = pyrt_fs_mkdirs(staging, &e);
-	if (!rc) {
-		snprintf(home, len, "%s/plugins-check.XXXXXX", staging);
-		if (!mkdtemp(home))
-			rc = pyrt_error_set_errno(&e, PYRT_E_IO, errno,
-						  "cannot create a private "
-						  "directory in %s", staging);
-	}
-	if (!rc && (rc = pyrt_staging_mark_owner(home, &e)) != 0)
-		pyrt_fs_remove_tree(home, NULL, NULL);
-	if (rc)
-		snprintf(why, whylen, "%s", e.msg);
-	return rc;
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(home, len, "%s/pyrt-plugins-check.XXXXXX", tmp);
+	if (mkdtemp(home))
+		return 0;
+	snprintf(why, whylen, "cannot create a private directory in %s: %s "
+		 "(set TMPDIR to a writable directory)", tmp, strerror(errno));
+	return PYRT_E_IO;
 }
 
 /* The one interpreter run for all rows.  Returns 0, PYRT_E_CANCELLED, or
@@ -964,8 +959,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			     "of %zu plugins with one run of %s", p->n, interp);
 	if (rc)
 		goto cleanup;
-	rc = check_home(pyrt_box_staging_dir(box), home, sizeof home, why,
-			whylen);
+	rc = check_home(home, sizeof home, why, whylen);
 	if (rc)
 		goto cleanup;
 	rc = check_run(argv, home, ev, &doc, why, whylen);

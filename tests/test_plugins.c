@@ -455,7 +455,11 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 			"requires_tools: [execute_code]\nrequires_pip: [absent-pkg]\n");
 	manifest("notes", "name: notes\nrequires_pip: [absent-pkg]\n");
 #undef PLUGIN
+	char *tmpdir = pt_join(work, "tmp");
+	cr_assert_eq(mkdir(tmpdir, 0700), 0);
+	cr_assert_eq(setenv("TMPDIR", tmpdir, 1), 0);
 	pyrt_plugins *p = check();
+	unsetenv("TMPDIR");
 	cr_assert_eq(pyrt_plugins_runtime_ready(p), 1);
 
 	const pyrt_plugin *g = find(p, "good");
@@ -500,13 +504,18 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 		     "the whole matrix starts the interpreter once");
 	char *starts = pt_read(log);
 	char want[PATH_MAX];
-	snprintf(want, sizeof want,
-		 "start HOME=%s/runtime/python/staging/plugins-check.", box);
+	snprintf(want, sizeof want, "start HOME=%s/pyrt-plugins-check.",
+		 tmpdir);
 	cr_assert_eq(strncmp(starts, want, strlen(want)), 0,
-		     "HOME is a private directory inside the box: %s", starts);
+		     "HOME is a private directory in $TMPDIR, outside the "
+		     "box: %s", starts);
 	free(starts);
-	cr_assert_eq(pt_sh("! ls -A '%s/runtime/python/staging/' | grep -q .",
-			   box), 0, "the private HOME is removed afterwards");
+	cr_assert_eq(pt_sh("! ls -A '%s' | grep -q .", tmpdir), 0,
+		     "the private HOME is removed afterwards");
+	cr_assert_eq(pt_sh("! ls -A '%s/runtime/python/staging/' 2>/dev/null "
+			   "| grep -q .", box), 0,
+		     "nothing is made in the box's staging");
+	free(tmpdir);
 	free(log);
 }
 
