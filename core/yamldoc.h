@@ -13,7 +13,7 @@
 
 #include <yaml.h>
 
-/* Deeper than any schema we read (pins and themes use 4 levels), yet
+/* Deeper than any schema we read (pins use 3 levels, themes 4), yet
  * cheap to reach: the scan stops at the first collection past it. */
 #define PYRT_YAML_DEPTH_MAX 32
 
