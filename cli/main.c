@@ -1,7 +1,9 @@
 /*
  * pyrt's entry point: parse the command line and dispatch to a command.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -75,10 +77,25 @@ static int dispatch(const cli_opts *opts)
 	return cli_exit_code(PYRT_E_INTERNAL);
 }
 
+/*
+ * SIGCHLD ignored is inherited across exec; the kernel then reaps our
+ * children itself and their exit statuses are lost.  Every child we run
+ * must report how it ended, so take the default back first thing.
+ */
+static void sigchld_default(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts opts;
 	char msg[1024];
+	sigchld_default();
 	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
 	int status;
 	if (rc < 0) {

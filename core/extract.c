@@ -62,6 +62,8 @@ typedef struct xstate {
 	pyrt_sha256 *sha;
 	uint64_t archive_size;
 	struct timespec start, last_tick;
+	char last_done[256]; /* the last member extracted (label is libarchive's
+			      * and goes with the next header) */
 } xstate;
 
 static double x_elapsed(const struct timespec *from, const struct timespec *to)
@@ -258,6 +260,19 @@ static unsigned int x_sanitize(mode_t perm, unsigned int owner)
 	return ((unsigned int)perm & 0777u & ~022u) | owner;
 }
 
+/*
+ * A file's mode exactly as tarfile's data filter leaves it: no high bits,
+ * no group/other write, the exec bits only when the owner may execute,
+ * and the owner reads and writes (0677 becomes 0644, not 0655).
+ */
+static unsigned int x_file_mode(mode_t perm)
+{
+	unsigned int mode = (unsigned int)perm & 0755u;
+	if (!(mode & 0100u))
+		mode &= ~0111u;
+	return mode | 0600u;
+}
+
 /* ---- directories ---- */
 
 /*
@@ -452,10 +467,18 @@ static int x_write_all(int fd, const void *buf, size_t len)
 
 static int x_refuse_cap_bytes(xstate *st)
 {
-	char rule[128];
-	snprintf(rule, sizeof rule, "archive exceeds the cap of %llu bytes "
-		 "(decompression bomb?)",
-		 (unsigned long long)st->opts->max_total_bytes);
+	char rule[192];
+	if (st->opts->pinned_bytes)
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "bytes (%dx the unpacked_size %llu its pin declares; "
+			 "decompression bomb?)",
+			 (unsigned long long)st->opts->max_total_bytes,
+			 PYRT_EXTRACT_PIN_SLACK,
+			 (unsigned long long)st->opts->pinned_bytes);
+	else
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "bytes (decompression bomb?)",
+			 (unsigned long long)st->opts->max_total_bytes);
 	return x_refuse(st, rule);
 }
 
@@ -567,7 +590,7 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 	int rc = x_parent(st, path, &leaf, &pfd);
 	if (rc)
 		return rc;
-	unsigned int mode = x_sanitize(archive_entry_perm(e), 0600);
+	unsigned int mode = x_file_mode(archive_entry_perm(e));
 	int fd = openat(pfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 					   O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0) {
@@ -674,10 +697,18 @@ cleanup:
 
 static int x_refuse_cap_entries(xstate *st)
 {
-	char rule[128];
-	snprintf(rule, sizeof rule, "archive exceeds the cap of %llu entries "
-		 "(decompression bomb?)",
-		 (unsigned long long)st->opts->max_entries);
+	char rule[192];
+	if (st->opts->pinned_entries)
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "entries (%dx the %llu its pin declares; "
+			 "decompression bomb?)",
+			 (unsigned long long)st->opts->max_entries,
+			 PYRT_EXTRACT_PIN_SLACK,
+			 (unsigned long long)st->opts->pinned_entries);
+	else
+		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
+			 "entries (decompression bomb?)",
+			 (unsigned long long)st->opts->max_entries);
 	return x_refuse(st, rule);
 }
 
@@ -965,6 +996,35 @@ static int x_gz_drain(xstate *st)
 	return 0;
 }
 
+/*
+ * libarchive gives up on an extended (pax or GNU long-name) header over
+ * 1 MiB: 3.6 fails the read ("Special header too large"), later versions
+ * warn and skip it ("Special header too large: N > 1MiB", "Ignoring
+ * oversized pax extensions").  What it drops may be the member's real name,
+ * link target or size, so either way the archive is unsafe, not unreadable.
+ * Only libarchive's message tells this case apart.
+ */
+static int x_header_oversized(xstate *st)
+{
+	const char *msg = archive_error_string(st->a);
+	return msg && (strstr(msg, "header too large") ||
+		       strstr(msg, "oversized pax"));
+}
+
+static int x_refuse_header(xstate *st)
+{
+	char where[PYRT_ERROR_MSG_MAX / 2];
+	if (st->last_done[0])
+		snprintf(where, sizeof where, "after member %s",
+			 st->last_done);
+	else
+		snprintf(where, sizeof where, "at the start of the archive");
+	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "an extended (pax) "
+			      "header over 1 MiB %s (libarchive: %s); "
+			      "refused: a runtime archive has none so large",
+			      where, archive_error_string(st->a));
+}
+
 /* Walk the archive member by member. */
 static int x_run(xstate *st)
 {
@@ -976,6 +1036,10 @@ static int x_run(xstate *st)
 		int r = archive_read_next_header(st->a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
+		if (r <= ARCHIVE_WARN && x_header_oversized(st)) {
+			rc = x_refuse_header(st);
+			break;
+		}
 		if (r < ARCHIVE_WARN) {
 			rc = x_archive_error(st);
 			break;
@@ -987,6 +1051,9 @@ static int x_run(xstate *st)
 			break;
 		}
 		rc = x_member(st, e);
+		if (!rc)
+			snprintf(st->last_done, sizeof st->last_done, "%s",
+				 st->label);
 		if (!rc)
 			rc = x_tick(st, 0);
 	}
@@ -1007,6 +1074,26 @@ static int x_fill_manifest(xstate *st, pyrt_manifest *m)
 		return pyrt_error_set(st->err, rc, "cannot fill the manifest: "
 				      "out of memory");
 	return 0;
+}
+
+/* n times the pinned number, saturating; the default when not pinned. */
+static uint64_t x_cap(uint64_t pinned, uint64_t fallback)
+{
+	if (!pinned)
+		return fallback;
+	if (pinned > UINT64_MAX / PYRT_EXTRACT_PIN_SLACK)
+		return UINT64_MAX;
+	return pinned * PYRT_EXTRACT_PIN_SLACK;
+}
+
+void pyrt_extract_caps_from_pin(pyrt_extract_opts *opts,
+				uint64_t unpacked_size, uint64_t entries)
+{
+	opts->max_total_bytes = x_cap(unpacked_size,
+				      PYRT_EXTRACT_DEFAULT_BYTES);
+	opts->max_entries = x_cap(entries, PYRT_EXTRACT_DEFAULT_ENTRIES);
+	opts->pinned_bytes = unpacked_size;
+	opts->pinned_entries = entries;
 }
 
 int pyrt_extract(const char *archive_path, const char *dest_dir,

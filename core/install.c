@@ -456,6 +456,8 @@ static int install_extract(install_run *r, pyrt_error *err)
 	if (!r->manifest)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	pyrt_extract_opts xo = PYRT_EXTRACT_OPTS_INIT;
+	pyrt_extract_caps_from_pin(&xo, r->pin->unpacked_size,
+				   r->pin->entries);
 	xo.required_file = pyrt_pins_layout_interpreter(r->opts->pins);
 	pyrt_extract_result xr;
 	memset(&xr, 0, sizeof xr);

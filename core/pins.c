@@ -4,7 +4,9 @@
  * every key is known, every value has its one shape, and the first thing
  * that is not right is refused with "<source>:<line>: <what was expected>".
  * Nesting is fixed (at most three levels), so the walk never recurses into
- * whatever the document happens to contain, aliases included.
+ * whatever the document happens to contain; the document itself is loaded
+ * through yamldoc, which refuses deep nesting and aliases before libyaml
+ * builds it.
  */
 #include "pins.h"
 
@@ -19,6 +21,7 @@
 #include <yaml.h>
 
 #include "sha256.h"
+#include "yamldoc.h"
 
 /* Generated from pins.yaml by cmake/embed.cmake. */
 extern const char pyrt_pins_builtin_yaml[];
@@ -345,13 +348,15 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		{ "url", 1, NULL },
 		{ "sha256", 1, NULL },
 		{ "size", 0, NULL },
+		{ "unpacked_size", 0, NULL },
+		{ "entries", 0, NULL },
 	};
 	char where[128], what[160];
 	const char *url = NULL, *sha = NULL;
 	int rc;
 
 	snprintf(where, sizeof where, "archives.%s", a->key);
-	rc = map_fields(pp, node, where, f, 3);
+	rc = map_fields(pp, node, where, f, 5);
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof what, "%s.url", where);
@@ -373,6 +378,16 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		return pins_fail(pp, node_line(f[2].value),
 				 "%s.size: expected a positive integer "
 				 "(bytes)", where);
+	if (f[3].value && (!scalar_uint(f[3].value, &a->unpacked_size) ||
+			   a->unpacked_size == 0))
+		return pins_fail(pp, node_line(f[3].value),
+				 "%s.unpacked_size: expected a positive "
+				 "integer (bytes of the unpacked tree)", where);
+	if (f[4].value && (!scalar_uint(f[4].value, &a->entries) ||
+			   a->entries == 0))
+		return pins_fail(pp, node_line(f[4].value),
+				 "%s.entries: expected a positive integer "
+				 "(members in the archive)", where);
 	a->url = strdup(url);
 	a->sha256 = strdup(sha);
 	return a->url && a->sha256 ? 0 : pins_nomem(pp);
@@ -408,7 +423,8 @@ static int parse_archives(pins_parse *pp, yaml_node_t *node)
 	if (node->type != YAML_MAPPING_NODE)
 		return pins_fail(pp, node_line(node),
 				 "archives: expected a mapping of "
-				 "<os>-<arch>-<libc> to {url, sha256, size}");
+				 "<os>-<arch>-<libc> to {url, sha256, size, "
+				 "unpacked_size, entries}");
 	n = (size_t)(node->data.mapping.pairs.top -
 		     node->data.mapping.pairs.start);
 	if (n == 0)
@@ -546,61 +562,12 @@ static int parse_root(pins_parse *pp, yaml_node_t *root)
 	return pp->pins->interpreter ? 0 : pins_nomem(pp);
 }
 
-/* 1-based line of a byte offset, for reader errors that carry no mark. */
-static size_t offset_line(const char *data, size_t len, size_t off)
-{
-	size_t line = 1;
-
-	for (size_t i = 0; i < off && i < len; i++)
-		if (data[i] == '\n')
-			line++;
-	return line;
-}
-
-/* libyaml's own complaint, with its line, as a pins failure. */
-static int yaml_fail(pins_parse *pp, const yaml_parser_t *parser,
-		     const char *data, size_t len)
-{
-	size_t line = parser->problem_mark.line + 1;
-
-	if (parser->error == YAML_MEMORY_ERROR)
-		return pins_nomem(pp);
-	if (parser->error == YAML_READER_ERROR)
-		line = offset_line(data, len, parser->problem_offset);
-	if (parser->context)
-		return pins_fail(pp, line,
-				 "invalid YAML: %s (%s at line %zu)",
-				 parser->problem ? parser->problem : "error",
-				 parser->context,
-				 parser->context_mark.line + 1);
-	return pins_fail(pp, line, "invalid YAML: %s",
-			 parser->problem ? parser->problem : "error");
-}
-
-/* Refuse a second document: which of two tables is meant is a guess. */
-static int expect_end(pins_parse *pp, yaml_parser_t *parser,
-		      const char *data, size_t len)
-{
-	yaml_document_t extra;
-	yaml_node_t *root;
-	int rc = 0;
-
-	if (!yaml_parser_load(parser, &extra))
-		return yaml_fail(pp, parser, data, len);
-	root = yaml_document_get_root_node(&extra);
-	if (root)
-		rc = pins_fail(pp, node_line(root),
-			       "expected a single YAML document");
-	yaml_document_delete(&extra);
-	return rc;
-}
-
 int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 		    const char *source, pyrt_error *err)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	int parser_ok = 0, doc_ok = 0;
+	pyrt_yaml_problem pb;
+	int doc_ok = 0;
 	pins_parse pp = { &doc, source ? source : "pins", err, NULL };
 	int rc;
 
@@ -613,26 +580,17 @@ int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 		rc = pins_nomem(&pp);
 		goto cleanup;
 	}
-	parser_ok = yaml_parser_initialize(&parser);
-	if (!parser_ok) {
-		rc = pins_nomem(&pp);
-		goto cleanup;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data,
-				     len);
-	doc_ok = yaml_parser_load(&parser, &doc);
+	/* One document only: which of two tables is meant is a guess. */
+	doc_ok = pyrt_yamldoc_load(&doc, data, len, 1, &pb) == 0;
 	if (!doc_ok) {
-		rc = yaml_fail(&pp, &parser, data, len);
+		rc = pb.nomem ? pins_nomem(&pp)
+			      : pins_fail(&pp, pb.line, "%s", pb.what);
 		goto cleanup;
 	}
 	rc = parse_root(&pp, yaml_document_get_root_node(&doc));
-	if (rc == 0)
-		rc = expect_end(&pp, &parser, data, len);
 cleanup:
 	if (doc_ok)
 		yaml_document_delete(&doc);
-	if (parser_ok)
-		yaml_parser_delete(&parser);
 	if (rc < 0) {
 		pyrt_pins_free(pp.pins);
 		return rc;

@@ -19,6 +19,10 @@ typedef struct pyrt_pin_archive {
 	const char *url;
 	const char *sha256; /**< 64 lowercase hex */
 	uint64_t size;      /**< bytes; 0 when the pin does not say */
+	/** What the archive unpacks to, for the extraction caps (0 when the
+	 * pin does not say): bytes of its members, and how many members. */
+	uint64_t unpacked_size;
+	uint64_t entries;
 } pyrt_pin_archive;
 
 /**

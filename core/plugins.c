@@ -46,6 +46,7 @@
 #include "lock.h"
 #include "proc.h"
 #include "status.h"
+#include "yamldoc.h"
 
 #define MANIFEST_MAX (64 * 1024)
 #define PLUGINS_MAX 1024
@@ -467,29 +468,20 @@ static int read_root(manifest *m, yaml_node_t *root)
  * Returns 0, or 1 when out of memory. */
 static int manifest_parse(manifest *m, const char *data, size_t len)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	int rc = 0;
+	pyrt_yaml_problem pb;
+	int rc;
 
-	if (!yaml_parser_initialize(&parser))
-		return 1;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		if (parser.error == YAML_MEMORY_ERROR)
-			rc = 1;
-		else
-			manifest_fail(m, parser.problem_mark.line + 1,
-				      "invalid YAML: %s",
-				      parser.problem ? parser.problem
-						     : "cannot parse");
-		yaml_parser_delete(&parser);
-		return rc;
+	if (pyrt_yamldoc_load(&doc, data, len, 0, &pb) != 0) {
+		if (pb.nomem)
+			return 1;
+		manifest_fail(m, pb.line, "%s", pb.what);
+		return 0;
 	}
 	m->doc = &doc;
 	rc = read_root(m, yaml_document_get_root_node(&doc));
 	m->doc = NULL;
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc > 0 ? 1 : 0;
 }
 
@@ -923,26 +915,21 @@ static int check_apply(pyrt_plugins *p, json_t *doc, char *why, size_t whylen)
 	return 0;
 }
 
-/* A private 0700 HOME for the checker inside the box: a staging directory
- * with an owner marker, so one left by a killed run is swept like any
- * other.  Returns 0 with home filled, or why filled. */
-static int check_home(const char *staging, char *home, size_t len,
-		      char *why, size_t whylen)
+/* A private HOME for the checker outside the box: mkdtemp (0700, a fresh
+ * name) under $TMPDIR or /tmp, removed after the run.  Doctor promises to
+ * write nothing into the box, and the checker needs nothing kept there.
+ * Returns 0 with home filled, or why filled. */
+static int check_home(char *home, size_t len, char *why, size_t whylen)
 {
-	pyrt_error e = PYRT_ERROR_INIT;
-	int rc = pyrt_fs_mkdirs(staging, &e);
-	if (!rc) {
-		snprintf(home, len, "%s/plugins-check.XXXXXX", staging);
-		if (!mkdtemp(home))
-			rc = pyrt_error_set_errno(&e, PYRT_E_IO, errno,
-						  "cannot create a private "
-						  "directory in %s", staging);
-	}
-	if (!rc && (rc = pyrt_staging_mark_owner(home, &e)) != 0)
-		pyrt_fs_remove_tree(home, NULL, NULL);
-	if (rc)
-		snprintf(why, whylen, "%s", e.msg);
-	return rc;
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(home, len, "%s/pyrt-plugins-check.XXXXXX", tmp);
+	if (mkdtemp(home))
+		return 0;
+	snprintf(why, whylen, "cannot create a private directory in %s: %s "
+		 "(set TMPDIR to a writable directory)", tmp, strerror(errno));
+	return PYRT_E_IO;
 }
 
 /* The one interpreter run for all rows.  Returns 0, PYRT_E_CANCELLED, or
@@ -972,8 +959,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			     "of %zu plugins with one run of %s", p->n, interp);
 	if (rc)
 		goto cleanup;
-	rc = check_home(pyrt_box_staging_dir(box), home, sizeof home, why,
-			whylen);
+	rc = check_home(home, sizeof home, why, whylen);
 	if (rc)
 		goto cleanup;
 	rc = check_run(argv, home, ev, &doc, why, whylen);

@@ -51,6 +51,7 @@ typedef struct run {
 	pid_t pid;
 	int rfd, pidfd;
 	int eof, reaped, status;
+	int lost; /* reaped by someone else: status unknown */
 	int phase; /* 0 running, 1 SIGINT sent, 2 SIGTERM sent, 3 SIGKILL sent */
 	double t_start, t_signal, t_reaped;
 	int timed_out, cancelled;
@@ -199,12 +200,17 @@ static void drain_pipe(run *r, size_t budget)
 	}
 }
 
-/* Reap without blocking; ECHILD means someone reaped it for us. */
+/*
+ * Reap without blocking.  ECHILD means the child is gone but its status
+ * went elsewhere (SIGCHLD ignored: the kernel reaps it): it ended, and how
+ * is unknown, which must never read as exit 0.
+ */
 static void try_reap(run *r, double now)
 {
 	pid_t w = waitpid(r->pid, &r->status, WNOHANG);
 	if (w == r->pid || (w < 0 && errno == ECHILD)) {
 		r->reaped = 1;
+		r->lost = w < 0;
 		r->t_reaped = now;
 	}
 }
@@ -436,6 +442,14 @@ int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 	fds[1] = -1;
 	r.pidfd = pidfd_for(r.pid);
 	supervise(&r);
+	if (r.lost) {
+		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "cannot tell how %s "
+				    "ended: its exit status was collected "
+				    "elsewhere (SIGCHLD ignored?); run pyrt "
+				    "with SIGCHLD at its default",
+				    opts->argv[0]);
+		goto cleanup;
+	}
 	fill_status(&r, result);
 	capture_finish(&r.cap, result);
 cleanup:

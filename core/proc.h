@@ -54,7 +54,9 @@ typedef struct pyrt_proc_result {
 /**
  * Run and wait.  Returns 0 when the child was started and reaped (whatever
  * its exit status; look at result), or a negative pyrt_code when it could
- * not be started.  Free result with pyrt_proc_result_clear.
+ * not be started or its exit status was lost (reaped by someone else, as
+ * when SIGCHLD is ignored; PYRT_E_INTERNAL).  Free result with
+ * pyrt_proc_result_clear.
  */
 int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 		  pyrt_error *err);

@@ -152,6 +152,20 @@ check "the pins error names the file" has "/nonexistent" err
 printf 'schema: 1\nruntime: [this is not\n' >"$work/bad-pins.yaml"
 run status --pins "$work/bad-pins.yaml" --box-root "$empty"
 check "a malformed pins file exits 11" rc_is 11
+# Deep nesting made libyaml's scanner quadratic (100,000 levels: minutes);
+# aliases let a few lines stand for a huge tree.  Both are refused while
+# parsing, with the file, the line and the rule.
+python3 -c 'import sys; sys.stdout.write("schema: 1\nruntime: " + "[" * 20000 + "]" * 20000 + "\n")' \
+  >"$work/deep-pins.yaml"
+run status --pins "$work/deep-pins.yaml" --box-root "$empty"
+check "a pins file nested 20,000 deep exits 11" rc_is 11
+check "the refusal names the file, line and depth rule" \
+  has "deep-pins.yaml:2: nesting deeper than 32 levels: pyrt reads YAML nested at most 32 deep" err
+printf 'schema: 1\nruntime: &r {implementation: cpython, version: "3.12.14", build: "1"}\nbaseline: [*r, *r]\n' \
+  >"$work/alias-pins.yaml"
+run status --pins "$work/alias-pins.yaml" --box-root "$empty"
+check "a pins file with aliases exits 11 naming the alias rule" \
+  eval 'rc_is 11 && has "alias-pins.yaml:3: alias \*r: pyrt reads YAML without aliases" err'
 PYRT_PINS=/nonexistent "$pyrt" status --box-root "$empty" </dev/null >/dev/null 2>&1
 check "PYRT_PINS is honoured" [ $? -eq 11 ]
 
@@ -308,6 +322,40 @@ check "current unchanged after the mismatch" [ "$(readlink -f "$current")" = "$s
 
 run install --yes -q --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz" --force
 check "-q still prints the error" eval 'rc_is 5 && has "install failed" err && ! has "begin" err'
+
+# SIGCHLD ignored by whoever starts pyrt is inherited across exec; the
+# kernel would then reap the interpreter check and its exit status be lost.
+# A stand-in that prints the right version but exits 3 must fail the check
+# with its real exit code.
+mkrt "$work/rt3" 3.12.14
+printf '#!/bin/sh\necho 3.12.14\nexit 3\n' >"$work/rt3/python/bin/python3"
+tar -C "$work/rt3" -czf "$work/rt3.tar.gz" python
+mkpins "$work/pins3.yaml" 20260902 "$(sha256sum "$work/rt3.tar.gz" | cut -d' ' -f1)"
+python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$pyrt" install --yes --no-baseline --pins "$work/pins3.yaml" \
+  --box-root "$box" --from-file "$work/rt3.tar.gz" </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+check "with SIGCHLD ignored, an interpreter check exiting 3 fails the install (exit 12)" rc_is 12
+check "the failure shows the child's real exit code" has "failed to start (exit 3," err
+check "current unchanged after the failed check" [ "$(readlink -f "$current")" = "$second" ]
+
+# The pin may say what the archive unpacks to; extraction then refuses more
+# than twice it.  rt1 has 5 members (python/, bin/, bin/python3, lib/,
+# lib/os.py): pinned as 2, the cap is 4.
+sed "s#^    sha256: .*#&\n    entries: 2#" "$work/pins1.yaml" >"$work/pins-entries.yaml"
+run install --yes --force --no-baseline --pins "$work/pins-entries.yaml" --box-root "$box" \
+  --from-file "$work/rt1.tar.gz"
+check "more than twice the pinned entries is an unsafe archive (exit 6)" rc_is 6
+check "the refusal names the pinned cap" \
+  has "archive exceeds the cap of 4 entries (2x the 2 its pin declares; decompression bomb?)" err
+check "current unchanged after the refusal" [ "$(readlink -f "$current")" = "$second" ]
+sed "s#^    sha256: .*#&\n    unpacked_size: 100000\n    entries: 3#" "$work/pins1.yaml" \
+  >"$work/pins-sized.yaml"
+run install --yes --force --no-baseline --pins "$work/pins-sized.yaml" --box-root "$box" \
+  --from-file "$work/rt1.tar.gz"
+check "within twice the pinned size and entries the install goes through" rc_is 0
+run rollback --box-root "$box"
 
 run uninstall --box-root "$box"
 check "uninstall without a TTY and without --yes exits 3" rc_is 3

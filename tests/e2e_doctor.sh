@@ -78,4 +78,21 @@ run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem"
 check "runtime, marker, interpreter, pep668 pass; baseline fails" json \
   "all({c['id']: c['verdict'] for c in d['checks']}[k] == v for k, v in dict(runtime='pass', marker='pass', interpreter='pass', pep668='pass', baseline='fail').items())"
 
+# --- doctor writes nothing into the box ----------------------------------------
+# With a ready runtime and a plugin that needs it, the plugin check runs the
+# interpreter; the box must come out exactly as it went in (names, types,
+# modes, owners, sizes, mtimes and ctimes of everything under it).
+mkdir -p "$box/plugins/cowork"
+printf 'name: cowork\nrequires_tools: [execute_code]\nrequires_pip: [python-docx]\n' \
+  >"$box/plugins/cowork/plugin.yaml"
+listing() { find "$box" -printf '%p %y %m %U %s %T@ %C@\n' | LC_ALL=C sort; }
+listing >"$work/box-before"
+TMPDIR=$work/tmp; mkdir -p "$TMPDIR"
+TMPDIR=$TMPDIR run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem"
+listing >"$work/box-after"
+check "the plugin check ran the interpreter" json \
+  "any('1 requirement(s) met' in c['detail'] for c in d['checks'])"
+check "doctor left the box exactly as it was" diff "$work/box-before" "$work/box-after"
+check "and left nothing in TMPDIR" [ -z "$(ls -A "$TMPDIR")" ]
+
 e2e_finish

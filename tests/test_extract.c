@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,6 +514,170 @@ Test(extract, accepts_exactly_the_cap)
 	cr_assert_eq(rc, 0, "%s", err.msg);
 	cr_assert_eq(res.bytes, 1024 * 1024);
 	cr_assert_eq(res.entries, 2);
+}
+
+/* ---- modes as tarfile's data filter leaves them ---- */
+
+/* What Python's tarfile.data_filter makes of every member of the archive:
+ * one "<octal mode> <name>" line each (python3 3.11.4+ or 3.12+). */
+static char *python_data_filter_modes(void)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd,
+		 "python3 -c 'import sys, tarfile\n"
+		 "for m in tarfile.open(sys.argv[1]):\n"
+		 "    print(\"%%o %%s\" %% (tarfile.data_filter(m, sys.argv[2])"
+		 ".mode, m.name))' '%s' '%s'", archive_path, dest);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	char *out = calloc(1, 65536);
+	cr_assert_not_null(out);
+	size_t n = fread(out, 1, 65535, f);
+	cr_assert_eq(pclose(f), 0, "python3 tarfile.data_filter failed: %.*s",
+		     (int)n, out);
+	return out;
+}
+
+Test(extract, file_modes_match_tarfile_data_filter)
+{
+	static const struct {
+		unsigned int in, out;
+	} cases[] = {
+		{ 0677, 0644 }, { 0777, 0755 }, { 0700, 0700 }, { 0444, 0644 },
+		{ 0755, 0755 }, { 0611, 0600 }, { 0570, 0750 }, { 04755, 0755 },
+		{ 0007, 0604 }, { 0100, 0700 },
+	};
+	const size_t n = sizeof cases / sizeof cases[0];
+	struct archive *a = ar_open();
+	char name[64];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "python/m%04o", cases[i].in);
+		ar_file(a, name, cases[i].in, "x\n");
+	}
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, NULL, NULL,
+				  &err), 0, "%s", err.msg);
+	char *py = python_data_filter_modes();
+	for (size_t i = 0; i < n; i++) {
+		char line[96];
+		snprintf(name, sizeof name, "python/m%04o", cases[i].in);
+		assert_mode(name, cases[i].out, S_IFREG);
+		/* The same numbers from tarfile itself, on the same archive. */
+		snprintf(line, sizeof line, "%o %s\n", cases[i].out, name);
+		cr_assert_not_null(strstr(py, line), "tarfile's data filter "
+				   "disagrees on %s (want '%o'): %s", name,
+				   cases[i].out, py);
+	}
+	free(py);
+}
+
+/* ---- headers ---- */
+
+Test(extract, refuses_a_huge_pax_header_as_unsafe)
+{
+	/* A 2 MiB name goes into a pax extended header, more than libarchive
+	 * reads; that is an unsafe archive (exit 6), not a disk error. */
+	size_t len = 2 * 1024 * 1024;
+	char *name = malloc(len + 8);
+	cr_assert_not_null(name);
+	memcpy(name, "python/", 7);
+	memset(name + 7, 'a', len);
+	name[7 + len] = '\0';
+	struct archive *a = ar_open();
+	ar_file(a, "python/first", 0644, "x\n");
+	ar_file(a, name, 0644, "x\n");
+	ar_close(a);
+	free(name);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_extract_opts o = opts_no_layout();
+	int rc = pyrt_extract(archive_path, dest, &o, NULL, NULL, NULL, &err);
+	cr_assert_eq(rc, PYRT_E_UNSAFE, "rc %d: %s", rc, err.msg);
+	cr_assert(strstr(err.msg, "an extended (pax) header over 1 MiB after "
+			 "member python/first"), "%s", err.msg);
+	assert_nothing_outside();
+}
+
+Test(extract, caps_come_from_the_pin_or_default)
+{
+	pyrt_extract_opts o = PYRT_EXTRACT_OPTS_INIT;
+	cr_assert_eq(o.max_total_bytes, 1024ull * 1024 * 1024);
+	cr_assert_eq(o.max_entries, 100000);
+	pyrt_extract_caps_from_pin(&o, 0, 0);
+	cr_assert_eq(o.max_total_bytes, 1024ull * 1024 * 1024);
+	cr_assert_eq(o.max_entries, 100000);
+	pyrt_extract_caps_from_pin(&o, 40000000, 10000);
+	cr_assert_eq(o.max_total_bytes, 80000000);
+	cr_assert_eq(o.max_entries, 20000);
+	pyrt_extract_caps_from_pin(&o, UINT64_MAX / 2 + 1, 7);
+	cr_assert_eq(o.max_total_bytes, UINT64_MAX, "saturates");
+	cr_assert_eq(o.max_entries, 14);
+}
+
+Test(extract, refuses_more_than_twice_the_pinned_entries)
+{
+	struct archive *a = ar_open();
+	for (int i = 1; i <= 5; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "python/%d", i);
+		ar_file(a, name, 0644, "1");
+	}
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_extract_caps_from_pin(&o, 0, 2);
+	expect_refused(&o, "python/5: archive exceeds the cap of 4 entries "
+		       "(2x the 2 its pin declares; decompression bomb?)");
+}
+
+Test(extract, refuses_more_than_twice_the_pinned_bytes)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/a", 0644, "0123456789");
+	ar_file(a, "python/b", 0644, "0123456789");
+	ar_file(a, "python/c", 0644, "0");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	pyrt_extract_caps_from_pin(&o, 10, 0);
+	expect_refused(&o, "python/c: archive exceeds the cap of 20 bytes "
+		       "(2x the unpacked_size 10 its pin declares; "
+		       "decompression bomb?)");
+	/* Exactly twice is allowed. */
+	pt_rmtree(dest);
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	a = ar_open();
+	ar_file(a, "python/a", 0644, "0123456789");
+	ar_file(a, "python/b", 0644, "0123456789");
+	ar_close(a);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, NULL, NULL,
+				  &err), 0, "%s", err.msg);
+}
+
+Test(extract, default_entry_cap_is_100000)
+{
+	/* "./" members create nothing (dest is not ours to re-mode), so the
+	 * count alone is tested: 100,001 of them, under the default caps. */
+	struct archive *a = ar_open();
+	for (int i = 0; i <= 100000; i++)
+		ar_dir(a, "./", 0755);
+	ar_close(a);
+	expect_refused(NULL, "./: archive exceeds the cap of 100000 entries "
+		       "(decompression bomb?)");
+}
+
+Test(extract, default_byte_cap_is_1_gib)
+{
+	/* A sparse member declaring 1 GiB + 1 with one byte of data: the
+	 * declared size alone is refused under the default caps. */
+	struct archive *a = ar_open();
+	struct archive_entry *e = ar_entry("python/big", AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)(1024ll * 1024 * 1024 + 1));
+	archive_entry_sparse_add_entry(e, 0, 1);
+	ar_put(a, e, "x", 1);
+	ar_close(a);
+	expect_refused(NULL, "python/big: archive exceeds the cap of "
+		       "1073741824 bytes (decompression bomb?)");
 }
 
 /* ---- layout ---- */

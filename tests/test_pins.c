@@ -437,6 +437,44 @@ Test(pins, refuses_bad_size)
 	}
 }
 
+Test(pins, unpacked_size_and_entries)
+{
+	/* Optional per archive: what the tree unpacks to, for the
+	 * extraction caps; absent reads as 0. */
+	pyrt_pins *p = load_ok(
+		HEAD ARCHIVES
+		"    unpacked_size: 104857600\n"
+		"    entries: 10000\n"
+		"  darwin-aarch64-none:\n"
+		"    url: http://127.0.0.1:8443/b.tar.gz\n"
+		"    sha256: " HEX64 "\n" BASELINE);
+	const pyrt_pin_archive *a = pyrt_pins_find(p, "linux-x86_64-gnu");
+	cr_assert_eq(a->unpacked_size, 104857600);
+	cr_assert_eq(a->entries, 10000);
+	a = pyrt_pins_find(p, "darwin-aarch64-none");
+	cr_assert_eq(a->unpacked_size, 0);
+	cr_assert_eq(a->entries, 0);
+	pyrt_pins_free(p);
+}
+
+Test(pins, refuses_bad_unpacked_size_and_entries)
+{
+	static const char *bad[] = { "-5", "abc", "0", "1.5", "\"1234\"",
+				     "99999999999999999999", "[]", "1 GiB" };
+	static const char *const keys[] = { "unpacked_size", "entries" };
+	char text[1024], name[48], want[128];
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			snprintf(text, sizeof text, HEAD ARCHIVES "    %s: %s\n"
+				 BASELINE, keys[k], bad[i]);
+			snprintf(name, sizeof name, "%s%zu.yaml", keys[k], i);
+			snprintf(want, sizeof want, "archives.linux-x86_64-gnu."
+				 "%s: expected a positive integer", keys[k]);
+			expect_refused(name, text, 11, want);
+		}
+}
+
 Test(pins, refuses_bad_url)
 {
 	static const char *bad[] = { "example.invalid/a.tar.gz",
@@ -487,6 +525,64 @@ Test(pins, refuses_bad_shapes)
 	expect_refused("two-docs.yaml",
 		       HEAD ARCHIVES BASELINE "---\nschema: 1\n", 14,
 		       "expected a single YAML document");
+}
+
+/* "[" * depth + "]" * depth: the nesting that made libyaml crawl. */
+static char *nested_flow(const char *prefix, size_t depth, const char *open,
+			 const char *close, const char *suffix)
+{
+	size_t lo = strlen(open), lc = strlen(close);
+	size_t n = strlen(prefix) + depth * (lo + lc) + strlen(suffix) + 1;
+	char *s = malloc(n), *o = s;
+	cr_assert_not_null(s);
+	o = stpcpy(o, prefix);
+	for (size_t i = 0; i < depth; i++)
+		o = stpcpy(o, open);
+	for (size_t i = 0; i < depth; i++)
+		o = stpcpy(o, close);
+	stpcpy(o, suffix);
+	return s;
+}
+
+Test(pins, refuses_deep_nesting_at_its_line)
+{
+	/* 10,000 deep: refused at the first level past the cap, on the line
+	 * the nesting starts, naming the rule (before, libyaml spent time
+	 * quadratic in the depth and the walk then complained of a list). */
+	char *seq = nested_flow(HEAD ARCHIVES "baseline: ", 10000, "[", "]",
+				"\n");
+	expect_refused("deep-seq.yaml", seq, 11,
+		       "nesting deeper than 32 levels: pyrt reads YAML nested "
+		       "at most 32 deep");
+	char *map = nested_flow(HEAD ARCHIVES BASELINE "layout: ", 10000,
+				"{a: ", "}", "\n");
+	expect_refused("deep-map.yaml", map, 13,
+		       "nesting deeper than 32 levels");
+	free(seq);
+	free(map);
+	/* 32 levels is allowed, and then judged by the schema as usual. */
+	char *at_cap = nested_flow(HEAD ARCHIVES "baseline: ", 31, "[", "]",
+				   "\n");
+	expect_refused("at-cap.yaml", at_cap, 11,
+		       "baseline[0]: expected a non-empty string");
+	free(at_cap);
+}
+
+Test(pins, refuses_aliases)
+{
+	/* An alias that would even pass the schema is refused. */
+	expect_refused("alias.yaml",
+		       HEAD ARCHIVES "baseline:\n  - &p python-docx\n"
+		       "  - *p\n", 13,
+		       "alias *p: pyrt reads YAML without aliases");
+	/* The billion laughs: nine aliases a level, nine levels. */
+	expect_refused("lol.yaml",
+		       HEAD ARCHIVES BASELINE
+		       "layout: {interpreter: &a [l, l, l, l, l, l, l, l, l]}\n"
+		       "x1: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		       "x2: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		       "x3: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n", 14,
+		       "alias *a: pyrt reads YAML without aliases");
 }
 
 Test(pins, missing_and_unreadable_files)

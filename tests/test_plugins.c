@@ -244,6 +244,43 @@ Test(plugins, symlinks_and_oversized_manifests_are_refused)
 	free(outside);
 }
 
+/* An unknown key nested depth deep: ignored as a key, refused as YAML. */
+static void deep_manifest(const char *name, size_t depth)
+{
+	size_t n = 64 + depth * 2;
+	char *text = malloc(n), *o = text;
+	cr_assert_not_null(text);
+	o += sprintf(o, "name: %s\nextra: ", name);
+	memset(o, '[', depth);
+	memset(o + depth, ']', depth);
+	strcpy(o + 2 * depth, "\n");
+	manifest(name, text);
+	free(text);
+}
+
+Test(plugins, deep_nesting_and_aliases_are_invalid)
+{
+	deep_manifest("deep", 30000);
+	manifest("laughs", "name: laughs\n"
+		 "a: &a [l, l, l, l, l, l, l, l, l]\n"
+		 "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		 "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n");
+	manifest("reuse", "name: reuse\nrequires_tools: &t [execute_code]\n"
+		 "requires_pip: *t\n");
+	deep_manifest("shallow", 30);
+
+	pyrt_plugins *p = check();
+	assert_invalid(p, "deep", "plugins/deep/plugin.yaml:2:",
+		       "nesting deeper than 32 levels");
+	assert_invalid(p, "laughs", "plugins/laughs/plugin.yaml:3:",
+		       "alias *a: pyrt reads YAML without aliases");
+	assert_invalid(p, "reuse", "plugins/reuse/plugin.yaml:3:",
+		       "alias *t");
+	/* Within the cap, unknown keys are still ignored. */
+	assert_verdict(find(p, "shallow"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	pyrt_plugins_free(p);
+}
+
 Test(plugins, no_plugins_directory_is_an_empty_matrix)
 {
 	pyrt_plugins *p = check();
@@ -418,7 +455,11 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 			"requires_tools: [execute_code]\nrequires_pip: [absent-pkg]\n");
 	manifest("notes", "name: notes\nrequires_pip: [absent-pkg]\n");
 #undef PLUGIN
+	char *tmpdir = pt_join(work, "tmp");
+	cr_assert_eq(mkdir(tmpdir, 0700), 0);
+	cr_assert_eq(setenv("TMPDIR", tmpdir, 1), 0);
 	pyrt_plugins *p = check();
+	unsetenv("TMPDIR");
 	cr_assert_eq(pyrt_plugins_runtime_ready(p), 1);
 
 	const pyrt_plugin *g = find(p, "good");
@@ -463,13 +504,18 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 		     "the whole matrix starts the interpreter once");
 	char *starts = pt_read(log);
 	char want[PATH_MAX];
-	snprintf(want, sizeof want,
-		 "start HOME=%s/runtime/python/staging/plugins-check.", box);
+	snprintf(want, sizeof want, "start HOME=%s/pyrt-plugins-check.",
+		 tmpdir);
 	cr_assert_eq(strncmp(starts, want, strlen(want)), 0,
-		     "HOME is a private directory inside the box: %s", starts);
+		     "HOME is a private directory in $TMPDIR, outside the "
+		     "box: %s", starts);
 	free(starts);
-	cr_assert_eq(pt_sh("! ls -A '%s/runtime/python/staging/' | grep -q .",
-			   box), 0, "the private HOME is removed afterwards");
+	cr_assert_eq(pt_sh("! ls -A '%s' | grep -q .", tmpdir), 0,
+		     "the private HOME is removed afterwards");
+	cr_assert_eq(pt_sh("! ls -A '%s/runtime/python/staging/' 2>/dev/null "
+			   "| grep -q .", box), 0,
+		     "nothing is made in the box's staging");
+	free(tmpdir);
 	free(log);
 }
 

@@ -224,6 +224,31 @@ Test(proc, missing_program_is_an_error)
 	pyrt_proc_result_clear(&res);
 }
 
+/*
+ * SIGCHLD ignored (inherited from whoever started pyrt) makes the kernel
+ * reap the child: waitpid fails with ECHILD and the status is gone.  That
+ * is a failure, never "exited 0", whatever the child did.
+ */
+Test(proc, lost_exit_status_is_a_failure)
+{
+	const char *argv[] = { "/bin/sh", "-c", "echo half; exit 3", NULL };
+	pyrt_proc_opts o = PYRT_PROC_OPTS_INIT;
+	o.argv = argv;
+	pyrt_proc_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	cr_assert_eq(sigaction(SIGCHLD, &ign, &old), 0);
+	int rc = pyrt_proc_run(&o, &res, &err);
+	sigaction(SIGCHLD, &old, NULL);
+	cr_assert_eq(rc, PYRT_E_INTERNAL, "rc %d, exited %d, exit code %d",
+		     rc, res.exited, res.exit_code);
+	cr_assert(strstr(err.msg, "/bin/sh") && strstr(err.msg, "SIGCHLD"),
+		  "%s", err.msg);
+	cr_assert_eq(res.exited, 0);
+	cr_assert_null(res.output);
+	pyrt_proc_result_clear(&res);
+}
+
 Test(proc, timeout_stops_with_sigint)
 {
 	const char *argv[] = { "/bin/sleep", "30", NULL };

@@ -133,6 +133,24 @@ Test(tui_theme, invalid_yaml_is_one_line)
 	assert_broken("roles: { text: [\n", "invalid YAML");
 }
 
+Test(tui_theme, deep_nesting_and_aliases_are_refused)
+{
+	size_t depth = 30000;
+	char *doc = malloc(32 + 2 * depth), *o = doc;
+	cr_assert_not_null(doc);
+	o = stpcpy(o, "name: x\nroles: ");
+	memset(o, '[', depth);
+	memset(o + depth, ']', depth);
+	strcpy(o + 2 * depth, "\n");
+	assert_broken(doc, "t.yaml:2: nesting deeper than 32 levels");
+	free(doc);
+	assert_broken("roles:\n  text: &s { fg: red }\n  accent: *s\n",
+		      "t.yaml:3: alias *s: pyrt reads YAML without aliases");
+	assert_broken("name: &a [l, l, l, l, l, l, l, l]\n"
+		      "roles: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n",
+		      "t.yaml:2: alias *a");
+}
+
 Test(tui_theme, a_partial_failure_leaves_no_half_theme)
 {
 	/* accent parses, then error fails: nothing of accent may stay. */

@@ -17,6 +17,8 @@
 
 #include <yaml.h>
 
+#include "yamldoc.h"
+
 #define THEME_FILE_MAX (64 * 1024)
 
 static const char *const role_names[TUI_ROLE__COUNT] = {
@@ -349,28 +351,19 @@ static int parse_root(theme_parse *tp, const yaml_node_t *root)
 int tui_theme_parse(tui_theme *t, const char *data, size_t len,
 		    const char *source, char *msg, size_t msglen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
+	pyrt_yaml_problem pb;
 	theme_parse tp = { &doc, source ? source : "theme", msg, msglen, t };
 	int rc = -1;
 	msg[0] = '\0';
 	tui_theme_default(t);
-	if (!yaml_parser_initialize(&parser)) {
-		snprintf(msg, msglen, "%s: out of memory", tp.source);
-		return -1;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(msg, msglen, "%s:%zu: invalid YAML: %s", tp.source,
-			 parser.problem_mark.line + 1,
-			 parser.problem ? parser.problem : "error");
-		yaml_parser_delete(&parser);
-		tui_theme_default(t);
+	if (pyrt_yamldoc_load(&doc, data, len, 0, &pb) != 0) {
+		snprintf(msg, msglen, "%s:%zu: %s", tp.source, pb.line,
+			 pb.what);
 		return -1;
 	}
 	rc = parse_root(&tp, yaml_document_get_root_node(&doc));
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (rc)
 		tui_theme_default(t);
 	return rc;
