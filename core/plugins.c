@@ -13,7 +13,9 @@
  *                   manifest sits in plugins/ is installed, and the app
  *                   loads it unless told otherwise)
  *   requires_tools  list of strings; execute_code means "needs the runtime"
- *   requires_pip    list of pip requirement strings
+ *   requires_pip    list of PEP 508 requirements (requirement.h): a
+ *                   pip option, URL, path or "name @ URL" makes the
+ *                   plugin invalid, and nothing of it is installed
  *
  * Only regular files are read: plugin.yaml is opened with O_NOFOLLOW, and a
  * symlinked plugin directory is reported rather than followed, so nothing
@@ -45,12 +47,12 @@
 #include "fs.h"
 #include "lock.h"
 #include "proc.h"
+#include "requirement.h"
 #include "status.h"
 
 #define MANIFEST_MAX (64 * 1024)
 #define PLUGINS_MAX 1024
 #define REQUIRES_MAX 256
-#define SPEC_MAX 512
 #define NAME_MAX_LEN 128
 #define CHECK_TIMEOUT_S 30.0
 #define CHECK_GRACE_S 2.0
@@ -402,10 +404,10 @@ static int read_pip(manifest *m, yaml_node_t *v)
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *it = yaml_document_get_node(m->doc, items[i]);
 		const char *spec = scalar_text(it);
-		if (strlen(spec) > SPEC_MAX)
+		char why[PYRT_ERROR_MSG_MAX / 2];
+		if (pyrt_requirement_check(spec, why, sizeof why) != 0)
 			return manifest_fail(m, node_line(it),
-					     "requires_pip: a requirement longer "
-					     "than %d characters", SPEC_MAX);
+					     "requires_pip[%zu]: %s", i, why);
 		pyrt_requirement *q = &r->reqs[r->pub.require_count];
 		if (!(q->spec = strdup(spec)))
 			return 1;
