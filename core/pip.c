@@ -220,7 +220,7 @@ static int pip_absolute(const char *opt, const char *path, int want_dir,
  */
 static int pip_env(pip_run *r, pyrt_error *err)
 {
-	char **base = pyrt_proc_scrubbed_env(r->home);
+	char **base = pyrt_proc_network_env(r->home);
 	if (!base)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	size_t n = 0;

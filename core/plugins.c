@@ -22,7 +22,7 @@
  * outside the box is read.
  *
  * When the runtime is ready, every requirement of every plugin is checked by
- * ONE interpreter run (-I, scrubbed environment, private HOME, timeout): a
+ * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout): a
  * small program that parses each requirement with pip's vendored packaging,
  * asks importlib.metadata for the installed version and tests it against
  * the specifier and markers, then prints one JSON line.  C parses the names
@@ -62,7 +62,9 @@
 
 /*
  * The requirement checker run inside the managed interpreter; argv[1:] are
- * the requirement strings.  It prints one tagged JSON line:
+ * the requirement strings.  It runs with -S, and puts the site-packages
+ * directories on sys.path itself: site's start-up would also run every .pth
+ * file an installed package left there, as whoever runs pyrt.  It prints one tagged JSON line:
  *   {"results": {spec: {name, installed, ok, applies, error}}} or
  *   {"error": "..."} when it cannot check at all.
  * Imports stay inside check() so a broken runtime still answers, and
@@ -71,7 +73,8 @@
  * canonicalize_name does (PEP 503).
  */
 static const char check_program[] =
-	"import sys, re\n"
+	"import sys, re, site\n"
+	"sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n"
 	"BARE = re.compile(r'\\s*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\\s*$')\n"
 	"def load_packaging():\n"
 	"    try:\n"
@@ -747,18 +750,19 @@ static int spec_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* argv for the checker: interpreter, -I, -c, program, then each distinct
+/* argv for the checker: interpreter, -I, -S, -c, program, then each distinct
  * requirement once (sorted, so duplicates are found in n log n).  NULL when
  * out of memory; *bytes is what the arguments add up to. */
 static const char **check_argv(const pyrt_plugins *p, const char *interp,
 			       size_t nspecs, size_t *bytes)
 {
-	const char **argv = calloc(nspecs + 5, sizeof *argv);
+	const char **argv = calloc(nspecs + 6, sizeof *argv);
 	if (!argv)
 		return NULL;
 	size_t k = 0;
 	argv[k++] = interp;
 	argv[k++] = "-I";
+	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = check_program;
 	const size_t first = k;

@@ -526,6 +526,39 @@ Test(pip, argv_ends_options_before_requirements_and_carries_the_cacert)
 		  err2.msg);
 }
 
+/*
+ * pip's children are created with umask 022 whatever the operator's
+ * umask: under 000, pip would leave every file it installs world-writable
+ * in a runtime that root later runs.
+ */
+Test(pip, pip_installs_with_umask_022_under_umask_000)
+{
+	char wh[PATH_MAX];
+	snprintf(wh, sizeof wh, "%s/tiny", work);
+	tiny_wheels(wh, "pyrt-alpha:1.0");
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	const char *req = "pyrt-alpha";
+	po.box_root = box;
+	po.requirements = &req;
+	po.requirement_count = 1;
+	po.wheelhouse = wh;
+	pyrt_pip_result pres;
+	pyrt_error err = PYRT_ERROR_INIT;
+	mode_t old = umask(0);
+	int rc = pyrt_pip_install(&po, NULL, &pres, &err);
+	mode_t after = umask(old);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(after, 0, "pyrt's own umask must be left as it was");
+	cr_assert_eq(runtime_imports("pyrt_alpha"), 0);
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof probe, "%s/pyrt_alpha/__init__.py", site);
+	struct stat st;
+	cr_assert_eq(stat(probe, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0644, "%o", st.st_mode & 0777);
+	cr_assert_eq(pt_sh("test -z \"$(find '%s' -perm -0002 ! -type l)\"",
+			   site), 0, "world-writable files in %s", site);
+}
+
 Test(pip, unreadable_requirements_file_is_a_usage_error)
 {
 	char file[PATH_MAX];

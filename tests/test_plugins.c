@@ -578,3 +578,39 @@ Test(plugins, requires_pip_entries_must_be_requirements)
 	assert_verdict(find(p, "fine"), PYRT_VERDICT_NEEDS_RUNTIME);
 	pyrt_plugins_free(p);
 }
+
+/*
+ * The matrix reads site-packages without site's start-up: a .pth file an
+ * installed package left there (it runs at every start that processes
+ * site-packages, as whoever runs pyrt) does not run, yet what is installed
+ * is still found.
+ */
+Test(plugins, matrix_reads_site_packages_without_running_pth_files,
+     .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *mark = pt_join(work, "pth-ran");
+	char pth[PATH_MAX], line[PATH_MAX + 64];
+	snprintf(pth, sizeof pth,
+		 "%s/runtime/python/current/local/lib/python3.11/dist-packages/"
+		 "zz-probe.pth", box);
+	snprintf(line, sizeof line, "import os; open('%s', 'w').close()\n",
+		 mark);
+	pt_write(pth, line);
+	manifest("demo", "name: demo\nrequires_tools: [execute_code]\n"
+			 "requires_pip: [demo-pkg>=1.0, absent-pkg]\n");
+	pyrt_plugins *p = check();
+	const pyrt_plugin *d = find(p, "demo");
+	assert_verdict(d, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_str_eq(d->requires[0].installed, "1.2.0");
+	cr_assert_eq(d->requires[0].conflict, 0, "judged with packaging");
+	cr_assert_null(d->requires[1].installed);
+	pyrt_plugins_free(p);
+	cr_assert_neq(access(mark, F_OK), 0, "the .pth file ran");
+	/* The probe works: a start with site's processing runs it. */
+	cr_assert_eq(pt_sh("'%s/runtime/python/current/bin/python3' -I -c pass",
+			   box), 0);
+	cr_assert_eq(access(mark, F_OK), 0);
+	free(mark);
+}
