@@ -60,9 +60,10 @@ static int read_identifier(reader *r)
 static int at_keyword(const reader *r, const char *kw)
 {
 	size_t n = strlen(kw);
+	if (strncmp(r->s + r->i, kw, n) != 0)
+		return 0; /* only now is s[i + n] known to be inside s */
 	char next = r->s[r->i + n];
-	return strncmp(r->s + r->i, kw, n) == 0 && !is_alnum(next) &&
-	       next != '_' && next != '.';
+	return !is_alnum(next) && next != '_' && next != '.';
 }
 
 static int read_extras(reader *r)
