@@ -21,6 +21,7 @@ int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
 	bo.pins = pins;
 	bo.requirements_file = opts->requirements;
 	bo.wheelhouse = opts->wheelhouse;
+	bo.cacert = opts->cacert;
 	bo.no_wait = opts->no_wait;
 	return pyrt_baseline_run(&bo, ev, &rep->result, err);
 }

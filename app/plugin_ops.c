@@ -47,6 +47,7 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	po.requirements = reqs;
 	po.requirement_count = pl->require_count;
 	po.wheelhouse = opts->wheelhouse;
+	po.cacert = opts->cacert;
 	po.purpose = purpose;
 	pyrt_pip_each_result res;
 	int rc = pyrt_pip_install_each(&po, ev, &res,

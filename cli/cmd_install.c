@@ -130,6 +130,12 @@ static int install_prepare(install_ctx *c)
 		rc = cli_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0)
 		return refuse(c->front, "install", rc, c->msg);
+	/* A --requirements file pip will not be given is refused before
+	 * anything is downloaded, not after the runtime is active. */
+	pyrt_error ferr = PYRT_ERROR_INIT;
+	if (o->requirements && !o->no_baseline &&
+	    (rc = pyrt_baseline_check_file(o->requirements, NULL, &ferr)) < 0)
+		return refuse(c->front, "install", rc, ferr.msg);
 	if (!pyrt_pins_find(c->pins, c->platform.key)) {
 		char keys[1024];
 		cli_supported_keys(c->pins, keys, sizeof keys);

@@ -6,11 +6,12 @@
  * the box lock, which is held for the whole operation so no installer can
  * swap `current` while pip writes into it.
  *
- * A requirements file is retried line by line only when it holds plain
- * requirement lines (comments and blank lines aside): a file with option
- * lines (--index-url, -r, -c, continuations) would lose them in a retry and
- * send it elsewhere, so then the baseline is recorded as "none" with the
- * requirement pip named.
+ * A requirements file is read here, never handed to pip (pip would obey
+ * its option lines: --index-url, -r, --log): each line, comments and blank
+ * lines aside, must be a PEP 508 requirement (requirement.h), and the first
+ * that is not is refused as FILE:LINE before pip starts.  pip then gets the
+ * lines as a list, like the pins' baseline, and a failed batch is retried
+ * line by line.
  */
 #include "baseline.h"
 
@@ -26,6 +27,7 @@
 #include "fs.h"
 #include "lock.h"
 #include "pip.h"
+#include "requirement.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
 
@@ -43,9 +45,7 @@ typedef struct baseline_run {
 	const char **reqs;      /* what a retry installs, one at a time */
 	size_t nreqs;
 	char *file_text;        /* owns the strings reqs points into (file) */
-	int file_has_options;
 	size_t failed;          /* requirements that could not be installed */
-	int none_installed;     /* an option-carrying file's batch failed */
 	int unreachable;        /* a failure was pip not reaching the index */
 } baseline_run;
 
@@ -96,9 +96,32 @@ static char *req_trim(char *line)
 	return line;
 }
 
+/* Line lineno of the file as a requirement, or its refusal as FILE:LINE. */
+static int baseline_file_line(baseline_run *r, char *line, size_t lineno,
+			      pyrt_error *err)
+{
+	const char *path = r->opts->requirements_file;
+	size_t n = strlen(line);
+	if (n > 0 && line[n - 1] == '\\')
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "%s:%zu: a line continuation ('\\'): write "
+				      "each requirement on a line of its own; "
+				      PYRT_REQUIREMENT_RULE, path, lineno);
+	char *req = req_trim(line);
+	if (!*req)
+		return 0;
+	char why[PYRT_ERROR_MSG_MAX / 2];
+	if (pyrt_requirement_check(req, why, sizeof why) != 0)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s:%zu: %s", path,
+				      lineno, why);
+	r->reqs[r->nreqs++] = req;
+	return 0;
+}
+
 /*
- * The file's plain requirement lines, for the per-requirement retry; an
- * option line or a continuation marks the file as not retryable.
+ * Every line of --requirements FILE: a requirement, a comment or blank.
+ * Lines are split by hand (not strtok) so the line numbers count empty
+ * lines too.
  */
 static int baseline_parse_file(baseline_run *r, pyrt_error *err)
 {
@@ -109,25 +132,25 @@ static int baseline_parse_file(baseline_run *r, pyrt_error *err)
 			      &ferr) != 0)
 		return pyrt_error_set(err, PYRT_E_USAGE, "--requirements: %s",
 				      ferr.msg);
+	if (memchr(r->file_text, '\0', len))
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s: a NUL byte: a "
+				      "requirements file is text, one "
+				      "requirement a line", path);
 	size_t lines = 1;
 	for (const char *p = r->file_text; *p; p++)
 		lines += *p == '\n';
 	r->reqs = calloc(lines, sizeof *r->reqs);
 	if (!r->reqs)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	char *save = NULL;
-	for (char *line = strtok_r(r->file_text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		size_t n = strlen(line);
-		if (n > 0 && line[n - 1] == '\\')
-			r->file_has_options = 1;
-		char *req = req_trim(line);
-		if (!*req)
-			continue;
-		if (req[0] == '-')
-			r->file_has_options = 1;
-		else
-			r->reqs[r->nreqs++] = req;
+	char *line = r->file_text;
+	for (size_t lineno = 1; line; lineno++) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		int rc = baseline_file_line(r, line, lineno, err);
+		if (rc)
+			return rc;
+		line = nl ? nl + 1 : NULL;
 	}
 	return 0;
 }
@@ -200,18 +223,15 @@ static void baseline_missing(baseline_run *r, const char *req,
  * The batch and, when pip refuses it, each requirement alone (pip says
  * "Requirement already satisfied" for what is there, so a rerun costs
  * little).  A failure that is not pip's refusal (timeout, cancel) stops the
- * whole operation.  An option-carrying file is not split: then what pip
- * named is recorded, nothing more.
+ * whole operation.
  */
 static int baseline_install(baseline_run *r, pyrt_error *err)
 {
-	const char *file = r->opts->requirements_file;
-	int splittable = !file || !r->file_has_options;
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	po.box_root = r->opts->box_root;
-	po.requirements = splittable ? r->reqs : NULL;
-	po.requirement_count = splittable ? r->nreqs : 0;
-	po.requirements_file = file;
+	po.requirements = r->reqs;
+	po.requirement_count = r->nreqs;
+	po.cacert = r->opts->cacert;
 	po.wheelhouse = r->opts->wheelhouse;
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
@@ -226,13 +246,6 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	r->unreachable |= pres.index_unreachable;
 	if (rc == 0 || pres.retried) {
 		rc = 0;
-	} else if (rc == PYRT_E_BASELINE && pres.batch.exit_code > 0 &&
-		   po.requirement_count == 0) {
-		baseline_missing(r, pres.batch.failed_requirement[0]
-				 ? pres.batch.failed_requirement : file,
-				 &pres.batch);
-		r->none_installed = 1;
-		rc = 0;
 	} else {
 		rc = pyrt_error_set(err, rc, "%s", perr.msg);
 	}
@@ -245,7 +258,7 @@ static int baseline_record(baseline_run *r, pyrt_error *err)
 {
 	pyrt_baseline_result *res = r->res;
 	const char *state = r->failed == 0 ? "complete"
-			  : r->none_installed || r->failed >= r->nreqs ? "none"
+			  : r->failed >= r->nreqs ? "none"
 			  : "partial";
 	snprintf(res->state, sizeof res->state, "%s", state);
 	pyrt_marker *m = &r->marker;
@@ -282,12 +295,6 @@ static int baseline_incomplete(baseline_run *r, pyrt_error *err)
 	const char *fix = r->unreachable
 		? "; check the network and the proxy variables, or use "
 		  "--wheelhouse DIR" : "";
-	if (r->none_installed)
-		return pyrt_error_set(err, PYRT_E_BASELINE,
-				      "baseline not installed: pip could not "
-				      "install %s from %s (%s)%s; see %s", names,
-				      r->opts->requirements_file, res->error,
-				      fix, res->log_path);
 	return pyrt_error_set(err, PYRT_E_BASELINE,
 			      "baseline %s: %zu of %zu requirements could not "
 			      "be installed (%s): %s%s; see %s", res->state,
@@ -303,14 +310,14 @@ static void baseline_cleanup(baseline_run *r)
 	free(r->file_text);
 }
 
-/* Detail of the step: "5 requirements" or "-r FILE", and the wheelhouse. */
+/* Detail of the step: "5 requirements" (", from FILE") and the wheelhouse. */
 static void baseline_detail(const baseline_run *r, char *buf, size_t len)
 {
 	const pyrt_baseline_opts *o = r->opts;
-	int n = o->requirements_file
-		? snprintf(buf, len, "-r %s", o->requirements_file)
-		: snprintf(buf, len, "%zu requirement%s", r->nreqs,
-			   r->nreqs == 1 ? "" : "s");
+	int n = snprintf(buf, len, "%zu requirement%s%s%s", r->nreqs,
+			 r->nreqs == 1 ? "" : "s",
+			 o->requirements_file ? " from " : "",
+			 o->requirements_file ? o->requirements_file : "");
 	if (o->wheelhouse && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
 			 o->wheelhouse);
@@ -325,10 +332,12 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 				  detail);
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
-	if (r->nreqs == 0 && !r->opts->requirements_file)
+	if (r->nreqs == 0)
 		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
-				     "the pins name no baseline: nothing to "
-				     "install");
+				     "%s name%s no requirement: nothing to "
+				     "install", r->opts->requirements_file
+				     ? r->opts->requirements_file : "the pins",
+				     r->opts->requirements_file ? "s" : "");
 	else
 		rc = baseline_install(r, err);
 	if (!rc)
@@ -344,6 +353,22 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 	rc = pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_END,
 			      "complete");
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+}
+
+int pyrt_baseline_check_file(const char *path, size_t *count,
+			      pyrt_error *err)
+{
+	pyrt_baseline_opts o = PYRT_BASELINE_OPTS_INIT;
+	o.requirements_file = path;
+	baseline_run r;
+	memset(&r, 0, sizeof r);
+	r.opts = &o;
+	int rc = baseline_parse_file(&r, err);
+	if (count)
+		*count = r.nreqs;
+	free(r.reqs);
+	free(r.file_text);
+	return rc;
 }
 
 int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,

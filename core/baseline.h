@@ -24,10 +24,11 @@ typedef struct pyrt_baseline_opts {
 	const char *wheelhouse;         /**< pip --no-index --find-links DIR */
 	int no_wait;                    /**< busy lock: fail instead of waiting */
 	double timeout_s;               /**< per pip run; 0: pip's default */
+	const char *cacert;             /**< pip --cert FILE (--cacert) */
 } pyrt_baseline_opts;
 
 #define PYRT_BASELINE_OPTS_INIT { PYRT_BASELINE_OPTS_VERSION, NULL, NULL, \
-	NULL, NULL, 0, 0 }
+	NULL, NULL, 0, 0, NULL }
 
 typedef struct pyrt_baseline_result {
 	/** as written to the marker; "" when the marker was not updated */
@@ -36,7 +37,7 @@ typedef struct pyrt_baseline_result {
 	int missing_count;
 	char error[512];          /**< pip's reason for the first failure */
 	char log_path[4096];      /**< the pip log to read first ("" if none) */
-	size_t requirement_count; /**< 0 with a requirements file */
+	size_t requirement_count; /**< the pins' or the file's */
 } pyrt_baseline_result;
 
 /**
@@ -46,10 +47,20 @@ typedef struct pyrt_baseline_result {
  * PYRT_E_BASELINE (partial or none: the message names what failed and the
  * log; also for an EXTERNALLY-MANAGED interpreter or a pip timeout, which
  * leave the marker as it was), PYRT_E_NOT_READY (no runtime: the fix),
- * PYRT_E_BUSY, PYRT_E_USAGE (unreadable --requirements/--wheelhouse) or
+ * PYRT_E_BUSY, PYRT_E_USAGE (unreadable --requirements/--wheelhouse, or a
+ * line of the file that is not a PEP 508 requirement: "FILE:LINE: ...") or
  * PYRT_E_CANCELLED.  Emits one PYRT_STEP_BASELINE begin/end/fail.
  */
 int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,
 		      pyrt_baseline_result *result, pyrt_error *err);
+
+/**
+ * Read --requirements FILE as the baseline will, without installing: 0 with
+ * *count (may be NULL) set to its requirements, or PYRT_E_USAGE (unreadable,
+ * or "FILE:LINE: ..." for the first line that is not a PEP 508
+ * requirement).  Lets an install refuse the file before it downloads.
+ */
+int pyrt_baseline_check_file(const char *path, size_t *count,
+			     pyrt_error *err);
 
 #endif

@@ -392,13 +392,15 @@ static int check_marker(doctor_ctx *x)
 }
 
 /* Start the interpreter: version and where it thinks it lives.  -B: doctor
- * leaves no bytecode behind in the install it is checking. */
+ * leaves no bytecode behind in the install it is checking.  -S: the stdlib
+ * is all this needs, and site's start-up would run every .pth file a
+ * package installed, as whoever runs doctor. */
 static int run_interpreter(doctor_ctx *x, const char *python,
 			   char version[32], char *prefix, size_t plen,
 			   char *why, size_t wlen)
 {
 	const char *argv[] = {
-		python, "-I", "-B", "-c",
+		python, "-I", "-S", "-B", "-c",
 		"import os, platform, sys; print(platform.python_version()); "
 		"print(os.path.realpath(sys.prefix))",
 		NULL };

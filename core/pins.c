@@ -20,6 +20,7 @@
 
 #include <yaml.h>
 
+#include "requirement.h"
 #include "sha256.h"
 #include "yamldoc.h"
 
@@ -452,6 +453,17 @@ static int parse_archives(pins_parse *pp, yaml_node_t *node)
 	return 0;
 }
 
+/* Each baseline entry goes to pip: a PEP 508 requirement, nothing else. */
+static int baseline_entry_check(pins_parse *pp, yaml_node_t *item,
+				const char *what, const char *req)
+{
+	char why[PYRT_ERROR_MSG_MAX / 2];
+
+	if (pyrt_requirement_check(req, why, sizeof why) == 0)
+		return 0;
+	return pins_fail(pp, node_line(item), "%s: %s", what, why);
+}
+
 static int parse_baseline(pins_parse *pp, yaml_node_t *node)
 {
 	size_t n;
@@ -479,6 +491,10 @@ static int parse_baseline(pins_parse *pp, yaml_node_t *node)
 		snprintf(what, sizeof what, "baseline[%zu]", i);
 		rc = get_string(pp, item, what, &pp->pins->baseline[i]);
 		pp->pins->n_baseline = i + 1;
+		if (rc < 0)
+			return rc;
+		rc = baseline_entry_check(pp, item, what,
+					  pp->pins->baseline[i]);
 		if (rc < 0)
 			return rc;
 	}

@@ -10,6 +10,10 @@
  * The caller holds the box lock: pip writes into the active install, which
  * only an installer may swap.
  *
+ * pip is given PEP 508 requirements only, after "--" (requirement.h), so
+ * no string from pins, a --requirements file or a plugin manifest can be
+ * read as one of pip's options.
+ *
  * pip resolves a batch as a whole, so one unavailable requirement fails
  * them all; pyrt_pip_install_each follows a failed batch with one run per
  * requirement, for the baseline and a plugin's requirements alike.
@@ -32,6 +36,7 @@
 #include "box.h"
 #include "fs.h"
 #include "proc.h"
+#include "requirement.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
 #define PIP_GRACE_S 5.0
@@ -64,8 +69,8 @@ typedef struct pip_run {
 	char python[PATH_MAX];
 	char home[PATH_MAX];
 	char tmp[PATH_MAX];
-	char req_file[PATH_MAX];   /* absolute: pip runs with cwd = home */
-	char wheelhouse[PATH_MAX];
+	char wheelhouse[PATH_MAX]; /* absolute: pip runs with cwd = home */
+	char cacert[PATH_MAX];
 	FILE *log;
 	char **envp;
 	const char **argv;
@@ -83,24 +88,26 @@ static int pip_check_opts(const pyrt_pip_opts *o, pyrt_error *err)
 	if (!o->box_root)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip options lack the box root");
-	if (!o->requirements_file && o->requirement_count == 0)
+	if (o->requirement_count == 0 || !o->requirements)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip called with nothing to install");
-	if (o->requirements_file && o->requirement_count > 0)
-		return pyrt_error_set(err, PYRT_E_INTERNAL,
-				      "pip called with both a list and a file");
+	/* The callers check where each requirement comes from (file and
+	 * line); this is the last word before pip's command line. */
+	for (size_t i = 0; i < o->requirement_count; i++) {
+		char why[PYRT_ERROR_MSG_MAX / 2];
+		if (pyrt_requirement_check(o->requirements[i], why,
+					   sizeof why) != 0)
+			return pyrt_error_set(err, PYRT_E_USAGE,
+					      "pip was not started: %s", why);
+	}
 	return 0;
 }
 
-/* "2 requirements", "-r FILE", plus the wheelhouse when there is one. */
+/* "2 requirements", plus the wheelhouse when there is one. */
 static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
 {
-	int n;
-	if (o->requirements_file)
-		n = snprintf(buf, len, "-r %s", o->requirements_file);
-	else
-		n = snprintf(buf, len, "%zu requirement%s", o->requirement_count,
-			     o->requirement_count == 1 ? "" : "s");
+	int n = snprintf(buf, len, "%zu requirement%s", o->requirement_count,
+			 o->requirement_count == 1 ? "" : "s");
 	if (o->wheelhouse && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
 			 o->wheelhouse);
@@ -213,7 +220,7 @@ static int pip_absolute(const char *opt, const char *path, int want_dir,
  */
 static int pip_env(pip_run *r, pyrt_error *err)
 {
-	char **base = pyrt_proc_scrubbed_env(r->home);
+	char **base = pyrt_proc_network_env(r->home);
 	if (!base)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	size_t n = 0;
@@ -244,12 +251,16 @@ static int pip_env(pip_run *r, pyrt_error *err)
 	return 0;
 }
 
-/* python3 -I -m pip install <options> [--no-index --find-links DIR] reqs. */
+/*
+ * python3 -I -m pip install <options> [--no-index --find-links DIR]
+ * [--cert FILE] -- reqs.  "--" ends pip's options: whatever a requirement
+ * says, pip reads it as a requirement.
+ */
 static int pip_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* + wheelhouse (3) + -r FILE (2) + the list + NULL */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + o->requirement_count + 1;
+	/* + wheelhouse (3) + --cert FILE (2) + "--" + the list + NULL */
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 1 + o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -268,10 +279,11 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 		a[i++] = "--find-links";
 		a[i++] = r->wheelhouse;
 	}
-	if (o->requirements_file) {
-		a[i++] = "-r";
-		a[i++] = r->req_file;
+	if (o->cacert) {
+		a[i++] = "--cert";
+		a[i++] = r->cacert;
 	}
+	a[i++] = "--";
 	for (size_t k = 0; k < o->requirement_count; k++)
 		a[i++] = o->requirements[k];
 	a[i] = NULL;
@@ -625,9 +637,9 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 	int rc = pip_locate(r, err);
 	if (!rc)
 		rc = pip_externally_managed(r, err);
-	if (!rc && o->requirements_file)
-		rc = pip_absolute("--requirements", o->requirements_file, 0,
-				  r->req_file, sizeof r->req_file, err);
+	if (!rc && o->cacert)
+		rc = pip_absolute("--cacert", o->cacert, 0, r->cacert,
+				  sizeof r->cacert, err);
 	if (!rc && o->wheelhouse)
 		rc = pip_absolute("--wheelhouse", o->wheelhouse, 1,
 				  r->wheelhouse, sizeof r->wheelhouse, err);
@@ -734,7 +746,6 @@ static int each_one(each_run *e, size_t i, pyrt_error *perr)
 	char purpose[160];
 	po.requirements = &o->requirements[i];
 	po.requirement_count = 1;
-	po.requirements_file = NULL;
 	const char *base = o->purpose ? o->purpose : "pip";
 	snprintf(purpose, sizeof purpose, "%s %s", base, o->requirements[i]);
 	po.purpose = purpose;
@@ -783,13 +794,8 @@ int pyrt_pip_install_each(const pyrt_pip_opts *opts,
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip options of an unknown version");
 	each_run e = { .opts = opts, .ev = ev, .res = result };
-	pyrt_pip_opts batch = *opts;
-	if (opts->requirements_file) {
-		batch.requirements = NULL;
-		batch.requirement_count = 0;
-	}
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = pyrt_pip_install(&batch, ev, &result->batch, &perr);
+	int rc = pyrt_pip_install(opts, ev, &result->batch, &perr);
 	result->last = result->batch;
 	if (rc == 0)
 		return 0;

@@ -6,10 +6,12 @@
  * events (capped: first 40% and last 60%), and goes whole to a 0600 log file
  * under <box>/runtime/python/logs.
  *
- * The baseline (pins.yaml's list, or --requirements FILE) and a plugin's
- * requires_pip both go through pyrt_pip_install, and through
+ * The baseline (pins.yaml's list, or the lines of --requirements FILE) and
+ * a plugin's requires_pip both go through pyrt_pip_install, and through
  * pyrt_pip_install_each when a failed batch is to be retried one
- * requirement at a time.
+ * requirement at a time.  pip is only ever given PEP 508 requirements
+ * (requirement.h) after "--": never a requirements file, whose option
+ * lines pip would obey.
  */
 #ifndef PYRT_PIP_H
 #define PYRT_PIP_H
@@ -24,17 +26,19 @@
 typedef struct pyrt_pip_opts {
 	unsigned int version;
 	const char *box_root;
-	/** requirement strings (pip syntax), or NULL with requirements_file */
+	/** PEP 508 requirements (requirement.h), given to pip after "--" */
 	const char *const *requirements;
 	size_t requirement_count;
-	const char *requirements_file; /**< -r FILE instead of the list */
 	const char *wheelhouse;        /**< adds --no-index --find-links DIR */
 	double timeout_s;              /**< 0: default (900 s) */
 	const char *purpose;           /**< "baseline" or "plugin cowork": log names */
+	/** CA bundle pip verifies the index with (--cert FILE), as --cacert
+	 * gives it to downloads; NULL: pip's own */
+	const char *cacert;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	NULL, 0, NULL }
+	0, NULL, NULL }
 
 typedef struct pyrt_pip_result {
 	/** pip's exit status; -1 if it never ran or was stopped (timeout) */
@@ -49,7 +53,9 @@ typedef struct pyrt_pip_result {
 
 /**
  * Install into the active runtime's own site-packages.  Returns 0,
- * PYRT_E_NOT_READY (no active runtime: message has the fix),
+ * PYRT_E_USAGE (a requirement is not PEP 508: the message names it and the
+ * rule; pip is not started), PYRT_E_NOT_READY (no active runtime: message
+ * has the fix),
  * PYRT_E_BASELINE (pip failed: message has pip's reason and the log path;
  * an EXTERNALLY-MANAGED interpreter gets its own sentence), or
  * PYRT_E_CANCELLED.  Emits PYRT_STEP_BASELINE begin/end/fail.
@@ -73,14 +79,11 @@ typedef struct pyrt_pip_each_result {
 
 /**
  * pip resolves a batch as a whole, so one unavailable requirement keeps
- * all the others out: install opts' list (or -r requirements_file) as one
- * batch and, when it fails as retry says, each requirement of the list
- * alone so that what can be installed is installed.  The retry happens only
- * when pip ran and refused the batch (exit status above 0); a timeout, a
- * signal, a cancel or a PEP 668 refusal ends the operation as it is.  Unlike
- * pyrt_pip_install, opts may hold both a requirements_file (the batch) and
- * a list (its plain requirement lines, what is retried; none when the file
- * cannot be split without losing its options).
+ * all the others out: install opts' list as one batch and, when it fails as
+ * retry says, each requirement of the list alone so that what can be
+ * installed is installed.  The retry happens only when pip ran and refused
+ * the batch (exit status above 0); a timeout, a signal, a cancel or a PEP
+ * 668 refusal ends the operation as it is.
  *
  * Returns 0 when everything was installed.  When requirements failed alone
  * (result->retried, result->failed) it returns the first one's code with

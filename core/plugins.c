@@ -13,14 +13,16 @@
  *                   manifest sits in plugins/ is installed, and the app
  *                   loads it unless told otherwise)
  *   requires_tools  list of strings; execute_code means "needs the runtime"
- *   requires_pip    list of pip requirement strings
+ *   requires_pip    list of PEP 508 requirements (requirement.h): a
+ *                   pip option, URL, path or "name @ URL" makes the
+ *                   plugin invalid, and nothing of it is installed
  *
  * Only regular files are read: plugin.yaml is opened with O_NOFOLLOW, and a
  * symlinked plugin directory is reported rather than followed, so nothing
  * outside the box is read.
  *
  * When the runtime is ready, every requirement of every plugin is checked by
- * ONE interpreter run (-I, scrubbed environment, private HOME, timeout): a
+ * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout): a
  * small program that parses each requirement with pip's vendored packaging,
  * asks importlib.metadata for the installed version and tests it against
  * the specifier and markers, then prints one JSON line.  C parses the names
@@ -45,13 +47,13 @@
 #include "fs.h"
 #include "lock.h"
 #include "proc.h"
+#include "requirement.h"
 #include "status.h"
 #include "yamldoc.h"
 
 #define MANIFEST_MAX (64 * 1024)
 #define PLUGINS_MAX 1024
 #define REQUIRES_MAX 256
-#define SPEC_MAX 512
 #define NAME_MAX_LEN 128
 #define CHECK_TIMEOUT_S 30.0
 #define CHECK_GRACE_S 2.0
@@ -61,7 +63,9 @@
 
 /*
  * The requirement checker run inside the managed interpreter; argv[1:] are
- * the requirement strings.  It prints one tagged JSON line:
+ * the requirement strings.  It runs with -S, and puts the site-packages
+ * directories on sys.path itself: site's start-up would also run every .pth
+ * file an installed package left there, as whoever runs pyrt.  It prints one tagged JSON line:
  *   {"results": {spec: {name, installed, ok, applies, error}}} or
  *   {"error": "..."} when it cannot check at all.
  * Imports stay inside check() so a broken runtime still answers, and
@@ -70,7 +74,8 @@
  * canonicalize_name does (PEP 503).
  */
 static const char check_program[] =
-	"import sys, re\n"
+	"import sys, re, site\n"
+	"sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n"
 	"BARE = re.compile(r'\\s*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\\s*$')\n"
 	"def load_packaging():\n"
 	"    try:\n"
@@ -403,10 +408,10 @@ static int read_pip(manifest *m, yaml_node_t *v)
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *it = yaml_document_get_node(m->doc, items[i]);
 		const char *spec = scalar_text(it);
-		if (strlen(spec) > SPEC_MAX)
+		char why[PYRT_ERROR_MSG_MAX / 2];
+		if (pyrt_requirement_check(spec, why, sizeof why) != 0)
 			return manifest_fail(m, node_line(it),
-					     "requires_pip: a requirement longer "
-					     "than %d characters", SPEC_MAX);
+					     "requires_pip[%zu]: %s", i, why);
 		pyrt_requirement *q = &r->reqs[r->pub.require_count];
 		if (!(q->spec = strdup(spec)))
 			return 1;
@@ -737,18 +742,19 @@ static int spec_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* argv for the checker: interpreter, -I, -c, program, then each distinct
+/* argv for the checker: interpreter, -I, -S, -c, program, then each distinct
  * requirement once (sorted, so duplicates are found in n log n).  NULL when
  * out of memory; *bytes is what the arguments add up to. */
 static const char **check_argv(const pyrt_plugins *p, const char *interp,
 			       size_t nspecs, size_t *bytes)
 {
-	const char **argv = calloc(nspecs + 5, sizeof *argv);
+	const char **argv = calloc(nspecs + 6, sizeof *argv);
 	if (!argv)
 		return NULL;
 	size_t k = 0;
 	argv[k++] = interp;
 	argv[k++] = "-I";
+	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = check_program;
 	const size_t first = k;

@@ -9,8 +9,8 @@
  *     - python-docx>=0.8
  *     - openpyxl
  *
- * All plugins' requirements are checked by ONE child interpreter run (-I,
- * scrubbed env, timeout) that uses importlib.metadata and pip's vendored
+ * All plugins' requirements are checked by ONE child interpreter run (-I -S,
+ * so no .pth file runs; minimal env, timeout) that uses importlib.metadata and pip's vendored
  * packaging (PEP 440 specifiers, names normalised as pip does), never one
  * process per package.  A malformed manifest becomes that plugin's row with
  * verdict "invalid" and the error; other rows still work.

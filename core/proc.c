@@ -11,11 +11,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -321,64 +322,6 @@ static int pidfd_for(pid_t pid)
 }
 
 /*
- * Start the child: own process group, default signal dispositions, stdin
- * from /dev/null, stdout and stderr into wfd.
- */
-static int spawn_child(const pyrt_proc_opts *o, int wfd, pid_t *pid,
-		       pyrt_error *err)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	int rc = posix_spawn_file_actions_init(&fa);
-	if (rc != 0)
-		return pyrt_error_set_errno(err, PYRT_E_NOMEM, rc,
-					    "cannot prepare to run %s",
-					    o->argv[0]);
-	if ((rc = posix_spawnattr_init(&at)) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return pyrt_error_set_errno(err, PYRT_E_NOMEM, rc,
-					    "cannot prepare to run %s",
-					    o->argv[0]);
-	}
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
-					      0);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, wfd, 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, wfd, 2);
-	if (!rc)
-		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	if (!rc && o->cwd)
-		rc = posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
-	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-					      POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(&at, 0);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(&at, &none);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(&at, &all);
-	static char *const empty_env[] = { NULL };
-	char *const *envp = o->envp ? (char *const *)o->envp : empty_env;
-	if (!rc)
-		rc = posix_spawn(pid, o->argv[0], &fa, &at,
-				 (char *const *)o->argv, envp);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc != 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, rc,
-					    "cannot run %s%s%s", o->argv[0],
-					    o->cwd ? " in " : "",
-					    o->cwd ? o->cwd : "");
-	return 0;
-}
-
-/*
  * Keep pipe ends off 0-2: with a closed stdin in the parent they would land
  * there and be clobbered by the child's own redirections.
  */
@@ -391,6 +334,107 @@ static int lift_fd(int *fd)
 		return -1;
 	close(*fd);
 	*fd = hi;
+	return 0;
+}
+
+/*
+ * The child's side between fork and exec: async-signal-safe calls only (the
+ * parent may run threads).  Own process group, default signal dispositions
+ * and an empty mask, umask 022 (what pip writes into the runtime must never
+ * be group- or world-writable, whatever the operator's umask), stdin from
+ * /dev/null, stdout and stderr into wfd, nothing else open but errfd, which
+ * exec closes.  A failure sends errno through errfd.
+ */
+static void child_exec(const pyrt_proc_opts *o, int wfd, int errfd,
+		       char *const *envp)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP: refused */
+	sigset_t none;
+	sigemptyset(&none);
+	umask(022);
+	int in = -1;
+	if (setpgid(0, 0) != 0 || (in = open("/dev/null", O_RDONLY)) < 0 ||
+	    dup2(in, 0) < 0 || dup2(wfd, 1) < 0 || dup2(wfd, 2) < 0)
+		goto fail;
+	/* errfd to 3 (still close-on-exec), then close everything above. */
+	if (errfd != 3) {
+		if (dup3(errfd, 3, O_CLOEXEC) < 0)
+			goto fail;
+		errfd = 3;
+	}
+	closefrom(4);
+	if (o->cwd && chdir(o->cwd) != 0)
+		goto fail;
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(o->argv[0], (char *const *)o->argv, envp);
+fail:;
+	int e = errno;
+	ssize_t w = write(errfd, &e, sizeof e);
+	(void)w;
+	_exit(127);
+}
+
+/* What the child reported before exec: 0 (it exec'd) or its errno. */
+static int child_started(int errfd)
+{
+	int e = 0;
+	ssize_t k;
+	do
+		k = read(errfd, &e, sizeof e);
+	while (k < 0 && errno == EINTR);
+	return k == (ssize_t)sizeof e ? (e ? e : EIO) : 0;
+}
+
+/*
+ * Start the child with fork and exec rather than posix_spawn, which has no
+ * way to set the child's umask: the parent's stays as it is.  Signals are
+ * blocked around the fork so no handler of ours runs in the child before
+ * it has reset them.
+ */
+static int spawn_child(const pyrt_proc_opts *o, int wfd, pid_t *pid,
+		       pyrt_error *err)
+{
+	static char *const empty_env[] = { NULL };
+	char *const *envp = o->envp ? (char *const *)o->envp : empty_env;
+	int ep[2] = { -1, -1 };
+	if (pipe2(ep, O_CLOEXEC) != 0 || lift_fd(&ep[0]) != 0 ||
+	    lift_fd(&ep[1]) != 0) {
+		int e = errno;
+		if (ep[0] >= 0)
+			close(ep[0]);
+		if (ep[1] >= 0)
+			close(ep[1]);
+		return pyrt_error_set_errno(err, PYRT_E_IO, e,
+					    "cannot prepare to run %s",
+					    o->argv[0]);
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t child = fork();
+	if (child == 0) {
+		close(ep[0]);
+		child_exec(o, wfd, ep[1], envp);
+	}
+	int fork_errno = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(ep[1]);
+	int e = child < 0 ? fork_errno : child_started(ep[0]);
+	close(ep[0]);
+	if (child > 0 && e != 0)
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+	if (e != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, e,
+					    "cannot run %s%s%s", o->argv[0],
+					    o->cwd ? " in " : "",
+					    o->cwd ? o->cwd : "");
+	*pid = child;
 	return 0;
 }
 
@@ -481,8 +525,34 @@ static int env_add(char **env, size_t *n, const char *name, const char *value)
 	return 0;
 }
 
-/* Only what pip and the interpreter need to reach an index; no secrets. */
+/* PATH, locale and HOME: what any interpreter start needs, nothing more. */
+static char **env_base(const char *home, size_t extra, size_t *n)
+{
+	char **env = calloc(4 + extra + 1, sizeof *env);
+	*n = 0;
+	if (!env)
+		return NULL;
+	if (env_add(env, n, "PATH", "/usr/bin:/bin") != 0 ||
+	    env_add(env, n, "LANG", "C.UTF-8") != 0 ||
+	    env_add(env, n, "LC_ALL", "C.UTF-8") != 0 ||
+	    (home && env_add(env, n, "HOME", home) != 0)) {
+		pyrt_proc_env_free(env);
+		return NULL;
+	}
+	return env;
+}
+
 char **pyrt_proc_scrubbed_env(const char *home)
+{
+	size_t n;
+	return env_base(home, 0, &n);
+}
+
+/*
+ * pip's alone: the index (which may carry credentials), its trusted hosts,
+ * the proxies and the CA bundles.  No other child gets these.
+ */
+char **pyrt_proc_network_env(const char *home)
 {
 	static const char *const pass[] = {
 		"http_proxy", "https_proxy", "no_proxy",
@@ -491,24 +561,18 @@ char **pyrt_proc_scrubbed_env(const char *home)
 		"PIP_CERT", "SSL_CERT_FILE", "SSL_CERT_DIR",
 		"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
 	};
-	size_t cap = 4 + sizeof pass / sizeof pass[0] + 1, n = 0;
-	char **env = calloc(cap, sizeof *env);
+	size_t n;
+	char **env = env_base(home, sizeof pass / sizeof pass[0], &n);
 	if (!env)
 		return NULL;
-	if (env_add(env, &n, "PATH", "/usr/bin:/bin") != 0 ||
-	    env_add(env, &n, "LANG", "C.UTF-8") != 0 ||
-	    env_add(env, &n, "LC_ALL", "C.UTF-8") != 0 ||
-	    (home && env_add(env, &n, "HOME", home) != 0))
-		goto fail;
 	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
 		const char *v = getenv(pass[i]);
-		if (v && env_add(env, &n, pass[i], v) != 0)
-			goto fail;
+		if (v && env_add(env, &n, pass[i], v) != 0) {
+			pyrt_proc_env_free(env);
+			return NULL;
+		}
 	}
 	return env;
-fail:
-	pyrt_proc_env_free(env);
-	return NULL;
 }
 
 void pyrt_proc_env_free(char **envp)

@@ -18,9 +18,10 @@
  * Arguments after the interpreter path that print its version (what
  * platform.python_version() says) without importing anything: the check
  * must stay cheap on archives that carry no .pyc, and -B keeps it from
- * writing __pycache__ into an install.
+ * writing __pycache__ into an install.  -S: no site start-up, so no .pth
+ * file a package installed runs in a check that needs only the stdlib.
  */
-#define PYRT_PY_VERSION_ARGS "-I", "-B", "-c", \
+#define PYRT_PY_VERSION_ARGS "-I", "-S", "-B", "-c", \
 	"import sys; print(sys.version.split()[0])"
 
 typedef struct pyrt_proc_opts {
@@ -64,14 +65,20 @@ int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 void pyrt_proc_result_clear(pyrt_proc_result *result);
 
 /**
- * The scrubbed environment for a Python child: PATH=/usr/bin:/bin, LANG and
- * LC_ALL=C.UTF-8, HOME=home, plus only these from the parent when set:
- * http_proxy https_proxy no_proxy (both cases), PIP_INDEX_URL,
- * PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST, PIP_CERT, SSL_CERT_FILE,
- * SSL_CERT_DIR, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE.  Returns a malloc'd
- * NULL-terminated array; free with pyrt_proc_env_free.
+ * The minimal environment for a child: PATH=/usr/bin:/bin, LANG and
+ * LC_ALL=C.UTF-8, HOME=home (when not NULL), nothing from the parent.
+ * Returns a malloc'd NULL-terminated array; free with pyrt_proc_env_free.
  */
 char **pyrt_proc_scrubbed_env(const char *home);
+
+/**
+ * pip's environment: the minimal one plus, when set in the parent,
+ * http_proxy https_proxy no_proxy (both cases), PIP_INDEX_URL,
+ * PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST, PIP_CERT, SSL_CERT_FILE,
+ * SSL_CERT_DIR, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE.  Only pip reaches the
+ * network; an index URL may carry credentials, so no other child gets it.
+ */
+char **pyrt_proc_network_env(const char *home);
 void pyrt_proc_env_free(char **envp);
 
 #endif

@@ -108,7 +108,30 @@ check "it skips the complete baseline" has "baseline: skipped (already complete)
 printf '# docs\npython-docx>=0.8\n\nopenpyxl  # sheets\n' >"$work/req.txt"
 run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/req.txt"
 check "pyrt baseline --requirements FILE exits 0" rc_is 0
-check "it ran pip with -r FILE" has "baseline: begin (-r $work/req.txt" err
+check "it read the file's two requirements" has "baseline: begin (2 requirements from $work/req.txt" err
+check "pip got them after --, never the file" \
+  eval 'log=$(ls -t "$box"/runtime/python/logs/pip-baseline-*.log | head -1) &&
+        head -1 "$log" | grep -q -- " -- python-docx>=0.8 openpyxl$" &&
+        ! grep -q -- " -r " "$log"'
+
+# --- requirement strings that are not PEP 508 requirements -------------------
+printf 'python-docx\n--log=%s/pwned.log\n' "$work" >"$work/bad-req.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/bad-req.txt"
+check "an option line in --requirements exits 2 naming FILE:LINE and the rule" \
+  eval 'rc_is 2 && has "$work/bad-req.txt:2: \"--log=$work/pwned.log\" is a pip option" err && has "PEP 508" err'
+check "pip did not run, so it wrote no log there" eval '[ ! -e "$work/pwned.log" ]'
+run install --box-root "$work/box3" --pins "$pins" --from-file "$fx/runtime.tar.gz" --yes \
+  --requirements "$work/bad-req.txt"
+check "install refuses the file before anything is installed (exit 2)" \
+  eval 'rc_is 2 && has "bad-req.txt:2:" err && [ ! -e "$work/box3/runtime/python/current" ]'
+{
+  sed '/^baseline:/,$d' "$fx/pins.yaml"
+  printf 'baseline:\n  - python-docx\n  - "pillow @ file://%s/pillow.whl"\n' "$work"
+} >"$work/bad-pins.yaml"
+line=$(grep -n 'pillow @' "$work/bad-pins.yaml" | cut -d: -f1)
+run baseline --box-root "$box" --pins "$work/bad-pins.yaml" --wheelhouse "$fx/wheelhouse"
+check "a direct reference in the pins' baseline exits 11 (pins) naming file:line" \
+  eval 'rc_is 11 && has "$work/bad-pins.yaml:$line: baseline\[1\]: \"pillow @ file://" err && has "direct reference" err'
 
 box2=$work/box2
 run install --box-root "$box2" --pins "$pins" --from-file "$fx/runtime.tar.gz" --yes --no-baseline

@@ -263,7 +263,7 @@ check "install prints one line per step without a TTY" \
   eval 'has "verify: begin" err && has "extract: done in" err && ! grep -q "$(printf "\r")" "$work/err"'
 check "install ends with the installed line" \
   grep -qx "installed CPython 3.12.14 (build 20260814) at $current; baseline complete" "$work/err"
-check "the baseline ran from --requirements" has "baseline: begin (-r $work/req.txt)" err
+check "the baseline ran from --requirements" has "baseline: begin (1 requirement from $work/req.txt)" err
 check "current points at the new install" [ -x "$current/bin/python3" ]
 run status --pins "$work/pins1.yaml" --box-root "$box"
 check "status is ready and exits 0" eval 'rc_is 0 && grep -q "^ready: " "$work/out"'

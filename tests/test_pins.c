@@ -647,3 +647,43 @@ Test(pins, layout)
 		       "layout:\n  interpreter: python/../../bin/sh\n",
 		       14, "layout.interpreter: expected a relative path");
 }
+
+/*
+ * Baseline entries reach pip's command line: each must be a PEP 508
+ * requirement, and a refusal names the file, the line, the entry and the
+ * rule it breaks.
+ */
+Test(pins, refuses_baseline_entries_that_are_not_requirements)
+{
+	static const struct {
+		const char *entry, *why;
+	} bad[] = {
+		{ "\"--log=/tmp/x\"", "pip option" },
+		{ "\"-r /etc/shadow\"", "pip option" },
+		{ "\"pillow @ file:///tmp/x.whl\"", "direct reference" },
+		{ "https://host/x.whl", "URL" },
+		{ "git+https://host/x.git", "URL" },
+		{ "./x", "path" },
+		{ "/abs/x.whl", "path" },
+		{ "x.whl", "file name" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[1024], name[32];
+		snprintf(text, sizeof text, HEAD ARCHIVES "baseline:\n"
+			 "  - python-docx\n  - %s\n", bad[i].entry);
+		snprintf(name, sizeof name, "bad-entry-%zu.yaml", i);
+		expect_refused(name, text, 13, bad[i].why);
+		char *path = pt_join(tmp, name);
+		pyrt_pins *p = NULL;
+		pyrt_error err = PYRT_ERROR_INIT;
+		pyrt_pins_load_file(&p, path, &err);
+		cr_assert(strstr(err.msg, "baseline[1]"), "%s", err.msg);
+		cr_assert(strstr(err.msg, "PEP 508"), "%s", err.msg);
+		free(path);
+	}
+	pyrt_pins *p = load_ok(HEAD ARCHIVES "baseline:\n"
+			       "  - Pillow[extra1,extra2]>=9,<11\n"
+			       "  - 'foo ; python_version>\"3.8\"'\n");
+	cr_assert_eq(pyrt_pins_baseline_count(p), 2);
+	pyrt_pins_free(p);
+}

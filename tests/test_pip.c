@@ -89,6 +89,14 @@ static void tiny_wheels(const char *dir, const char *specs)
 			   dir, pt_source_dir(), dir, specs), 0);
 }
 
+/* Plant a sitecustomize.py into the runtime: it runs in pip's child. */
+static void plant_sitecustomize(const char *body)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/sitecustomize.py", site);
+	pt_write(path, body);
+}
+
 static pyrt_marker read_marker(void)
 {
 	char path[PATH_MAX];
@@ -373,23 +381,182 @@ Test(pip, requirements_file_is_retried_line_by_line)
 	cr_assert_str_eq(read_marker().baseline_state, "partial");
 }
 
-Test(pip, requirements_file_with_options_records_what_pip_named)
+/* tmpl with its "WORK" replaced by the test's work directory. */
+static void with_work(const char *tmpl, char *out, size_t len)
 {
-	char file[PATH_MAX];
+	const char *w = strstr(tmpl, "WORK");
+	if (!w) {
+		snprintf(out, len, "%s", tmpl);
+		return;
+	}
+	snprintf(out, len, "%.*s%s%s", (int)(w - tmpl), tmpl, work, w + 4);
+}
+
+/*
+ * pip is never handed the file: each line must be a PEP 508 requirement,
+ * and the first that is not is refused as FILE:LINE before pip starts (an
+ * option line would make pip write a log anywhere, or use another index).
+ */
+Test(pip, requirements_file_lines_must_be_requirements)
+{
+	static const struct {
+		const char *text, *why;
+		int line;
+	} bad[] = {
+		{ "python-docx\n--log=WORK/pwned.log\n", "pip option", 2 },
+		{ "# docs\n\n-r /etc/passwd\n", "pip option", 3 },
+		{ "python-docx\npillow @ file://WORK/x.whl\n", "direct reference",
+		  2 },
+		{ "https://127.0.0.1/x.whl\n", "URL", 1 },
+		{ "./local-project\n", "path", 1 },
+		{ "python-docx \\\n  >=0.8\n", "line continuation", 1 },
+	};
+	char file[PATH_MAX], pwned[PATH_MAX];
 	snprintf(file, sizeof file, "%s/requirements.txt", work);
-	pt_write(file, "--only-binary :all:\npython-pptx\nopenpyxl\n");
-	pt_recorder rec;
-	pyrt_baseline_result res;
+	snprintf(pwned, sizeof pwned, "%s/pwned.log", work);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[PATH_MAX + 128], prefix[PATH_MAX + 16];
+		with_work(bad[i].text, text, sizeof text);
+		pt_write(file, text);
+		pt_recorder rec;
+		pyrt_baseline_result res;
+		pyrt_error err = PYRT_ERROR_INIT;
+		cr_assert_eq(run_baseline(NULL, file, wheelhouse, &rec, &res,
+					  &err), PYRT_E_USAGE, "%s", text);
+		snprintf(prefix, sizeof prefix, "%s:%d: ", file, bad[i].line);
+		cr_assert_eq(strncmp(err.msg, prefix, strlen(prefix)), 0,
+			     "want %s in: %s", prefix, err.msg);
+		cr_assert(strstr(err.msg, bad[i].why), "%s", err.msg);
+		cr_assert(strstr(err.msg, "PEP 508"), "%s", err.msg);
+		cr_assert_str_eq(res.log_path, "", "pip must not run");
+		cr_assert_eq(rec.steps_begun[PYRT_STEP_BASELINE], 0);
+		cr_assert_neq(access(pwned, F_OK), 0);
+		pyrt_error cerr = PYRT_ERROR_INIT;
+		cr_assert_eq(pyrt_baseline_check_file(file, NULL, &cerr),
+			     PYRT_E_USAGE);
+		cr_assert_str_eq(cerr.msg, err.msg);
+	}
+	cr_assert_str_eq(read_marker().baseline_state, "none");
+	cr_assert_neq(runtime_imports("docx"), 0);
+	size_t n = 0;
+	pt_write(file, "# ok\npython-docx>=0.8  # Word\r\n\nPillow[a,b]>=9\n");
+	pyrt_error ok = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_baseline_check_file(file, &n, &ok), 0, "%s", ok.msg);
+	cr_assert_eq(n, 2);
+}
+
+/* The same for a list: pip is not started for a string that is not a
+ * requirement, whoever passes it. */
+Test(pip, a_list_entry_that_is_not_a_requirement_never_reaches_pip)
+{
+	char pwned[PATH_MAX], opt[PATH_MAX + 16], direct[PATH_MAX + 64];
+	snprintf(pwned, sizeof pwned, "%s/pwned.log", work);
+	snprintf(opt, sizeof opt, "--log=%s", pwned);
+	char whl[PATH_MAX];
+	cr_assert_eq(pt_sh("ls '%s'/[Pp]illow-*.whl >/dev/null", wheelhouse), 0);
+	snprintf(whl, sizeof whl, "%s", wheelhouse);
+	snprintf(direct, sizeof direct, "pillow @ file://%s/pillow.whl", whl);
+	const char *cases[][2] = { { "pyrt-alpha", opt },
+				   { direct, "python-docx" } };
+	for (size_t i = 0; i < 2; i++) {
+		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+		po.box_root = box;
+		po.requirements = cases[i];
+		po.requirement_count = 2;
+		po.wheelhouse = wheelhouse;
+		pyrt_pip_result pres;
+		pyrt_error err = PYRT_ERROR_INIT;
+		cr_assert_eq(pyrt_pip_install(&po, NULL, &pres, &err),
+			     PYRT_E_USAGE, "%s", err.msg);
+		cr_assert(strstr(err.msg, i ? "direct reference" : "pip option"),
+			  "%s", err.msg);
+		cr_assert_eq(pres.exit_code, -1);
+		cr_assert_str_eq(pres.log_path, "");
+	}
+	cr_assert_neq(access(pwned, F_OK), 0);
+	cr_assert_neq(runtime_imports("PIL"), 0);
+}
+
+/*
+ * pip's own command line, as pip sees it (sys.argv from a planted
+ * sitecustomize): the requirements after "--", and --cacert's bundle as
+ * --cert with an absolute path.
+ */
+Test(pip, argv_ends_options_before_requirements_and_carries_the_cacert)
+{
+	char wh[PATH_MAX], report[PATH_MAX], code[2 * PATH_MAX], ca[PATH_MAX];
+	snprintf(wh, sizeof wh, "%s/tiny", work);
+	snprintf(report, sizeof report, "%s/argv.json", work);
+	snprintf(ca, sizeof ca, "%s/ca.pem", pt_fixtures());
+	tiny_wheels(wh, "pyrt-alpha:1.0");
+	snprintf(code, sizeof code,
+		 "import json, sys\n"
+		 "with open('%s', 'w') as f:\n"
+		 "    json.dump(sys.argv, f)\n", report);
+	plant_sitecustomize(code);
+	char rel_ca[PATH_MAX];
+	cr_assert_eq(chdir(pt_fixtures()), 0);
+	snprintf(rel_ca, sizeof rel_ca, "ca.pem");
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	const char *req = "pyrt-alpha";
+	po.box_root = box;
+	po.requirements = &req;
+	po.requirement_count = 1;
+	po.wheelhouse = wh;
+	po.cacert = rel_ca;
+	pyrt_pip_result pres;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(run_baseline(NULL, file, wheelhouse, &rec, &res, &err),
-		     PYRT_E_BASELINE);
-	cr_assert_str_eq(res.state, "none");
-	cr_assert_eq(res.missing_count, 1);
-	cr_assert_str_eq(res.missing[0], "python-pptx");
-	cr_assert(strstr(err.msg, file), "%s", err.msg);
-	pyrt_marker m = read_marker();
-	cr_assert_str_eq(m.baseline_state, "none");
-	cr_assert_str_eq(m.baseline_missing[0], "python-pptx");
+	cr_assert_eq(pyrt_pip_install(&po, NULL, &pres, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(pt_sh("python3 - '%s' '%s' <<'EOF'\n"
+			   "import json, os, sys\n"
+			   "a = json.load(open(sys.argv[1]))\n"
+			   "ca = os.path.realpath(sys.argv[2])\n"
+			   "assert a[a.index('--cert') + 1] == ca, a\n"
+			   "assert a.index('--') == len(a) - 2, a\n"
+			   "assert a[-1] == 'pyrt-alpha', a\n"
+			   "EOF", report, ca), 0);
+	cr_assert_eq(runtime_imports("pyrt_alpha"), 0);
+
+	/* An unreadable bundle is refused before pip starts. */
+	pyrt_error err2 = PYRT_ERROR_INIT;
+	po.cacert = "/nonexistent/ca.pem";
+	cr_assert_eq(pyrt_pip_install(&po, NULL, &pres, &err2), PYRT_E_USAGE);
+	cr_assert(strstr(err2.msg, "--cacert /nonexistent/ca.pem"), "%s",
+		  err2.msg);
+}
+
+/*
+ * pip's children are created with umask 022 whatever the operator's
+ * umask: under 000, pip would leave every file it installs world-writable
+ * in a runtime that root later runs.
+ */
+Test(pip, pip_installs_with_umask_022_under_umask_000)
+{
+	char wh[PATH_MAX];
+	snprintf(wh, sizeof wh, "%s/tiny", work);
+	tiny_wheels(wh, "pyrt-alpha:1.0");
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	const char *req = "pyrt-alpha";
+	po.box_root = box;
+	po.requirements = &req;
+	po.requirement_count = 1;
+	po.wheelhouse = wh;
+	pyrt_pip_result pres;
+	pyrt_error err = PYRT_ERROR_INIT;
+	mode_t old = umask(0);
+	int rc = pyrt_pip_install(&po, NULL, &pres, &err);
+	mode_t after = umask(old);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(after, 0, "pyrt's own umask must be left as it was");
+	cr_assert_eq(runtime_imports("pyrt_alpha"), 0);
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof probe, "%s/pyrt_alpha/__init__.py", site);
+	struct stat st;
+	cr_assert_eq(stat(probe, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0644, "%o", st.st_mode & 0777);
+	cr_assert_eq(pt_sh("test -z \"$(find '%s' -perm -0002 ! -type l)\"",
+			   site), 0, "world-writable files in %s", site);
 }
 
 Test(pip, unreadable_requirements_file_is_a_usage_error)
@@ -402,14 +569,6 @@ Test(pip, unreadable_requirements_file_is_a_usage_error)
 	cr_assert_eq(run_baseline(NULL, file, wheelhouse, &rec, &res, &err),
 		     PYRT_E_USAGE);
 	cr_assert(strstr(err.msg, "nope.txt"), "%s", err.msg);
-}
-
-/* Plant a sitecustomize.py into the runtime: it runs in pip's child. */
-static void plant_sitecustomize(const char *body)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/sitecustomize.py", site);
-	pt_write(path, body);
 }
 
 Test(pip, child_environment_is_scrubbed_and_private)

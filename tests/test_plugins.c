@@ -450,6 +450,8 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 	PLUGIN("marked", "  - \"absent-pkg; python_version < '3'\"\n"
 			 "  - demo-pkg ==1.2.*\n");
 	PLUGIN("badreq", "  - demo-pkg>=1.0 extra\n  - demo-pkg\n");
+	/* PEP 508's grammar allows it, PEP 440 does not: packaging says. */
+	PLUGIN("badspec", "  - demo-pkg~=1\n");
 	PLUGIN("nodeps", "  []\n");
 	manifest("off", "name: off\nenabled: false\n"
 			"requires_tools: [execute_code]\nrequires_pip: [absent-pkg]\n");
@@ -493,8 +495,11 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 		     "a requirement whose marker excludes this runtime is dropped");
 	cr_assert_str_eq(mk->requires[0].name, "demo-pkg");
 
+	/* Refused by pyrt's own PEP 508 check, before the interpreter. */
 	assert_invalid(p, "badreq", "plugins/badreq/plugin.yaml:4:",
-		       "invalid requirement \"demo-pkg>=1.0 extra\"");
+		       "\"demo-pkg>=1.0 extra\" is not a PEP 508 requirement");
+	assert_invalid(p, "badspec", "plugins/badspec/plugin.yaml:4:",
+		       "invalid requirement \"demo-pkg~=1\"");
 	assert_verdict(find(p, "nodeps"), PYRT_VERDICT_READY);
 	assert_verdict(find(p, "off"), PYRT_VERDICT_DISABLED);
 	assert_verdict(find(p, "notes"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
@@ -579,4 +584,79 @@ Test(plugins, runtime_without_packaging, .timeout = 600)
 			   s->error);
 	cr_assert_str_eq(s->fix, "pyrt install --force");
 	pyrt_plugins_free(p);
+}
+
+/*
+ * requires_pip reaches pip's command line through `plugins install`: an
+ * entry that is not a PEP 508 requirement makes the plugin invalid, with
+ * the file, the line, the entry and the rule.
+ */
+Test(plugins, requires_pip_entries_must_be_requirements)
+{
+	manifest("direct", "name: direct\n"
+			   "requires_tools: [execute_code]\n"
+			   "requires_pip:\n"
+			   "  - python-docx\n"
+			   "  - pillow @ file:///tmp/x.whl\n");
+	manifest("url", "name: url\n"
+			"requires_tools: [execute_code]\n"
+			"requires_pip: [\"https://host/x.whl\"]\n");
+	manifest("option", "name: option\n"
+			   "requires_tools: [execute_code]\n"
+			   "requires_pip: [\"--log=/tmp/x\"]\n");
+	manifest("path", "name: path\n"
+			 "requires_tools: [execute_code]\n"
+			 "requires_pip: [/abs/x.whl]\n");
+	manifest("fine", "name: fine\n"
+			 "requires_tools: [execute_code]\n"
+			 "requires_pip: ['Pillow[a,b]>=9,<11; python_version>\"3.8\"']\n");
+	pyrt_plugins *p = check();
+	assert_invalid(p, "direct", "plugins/direct/plugin.yaml:5: "
+		       "requires_pip[1]: \"pillow @ file:///tmp/x.whl\"",
+		       "is a direct reference");
+	assert_invalid(p, "url", "plugins/url/plugin.yaml:3: requires_pip[0]",
+		       "is a URL");
+	assert_invalid(p, "option", "plugins/option/plugin.yaml:3: "
+		       "requires_pip[0]: \"--log=/tmp/x\"", "is a pip option");
+	assert_invalid(p, "path", "plugins/path/plugin.yaml:3:", "is a path");
+	cr_assert(strstr(find(p, "direct")->error, "PEP 508"), "%s",
+		  find(p, "direct")->error);
+	assert_verdict(find(p, "fine"), PYRT_VERDICT_NEEDS_RUNTIME);
+	pyrt_plugins_free(p);
+}
+
+/*
+ * The matrix reads site-packages without site's start-up: a .pth file an
+ * installed package left there (it runs at every start that processes
+ * site-packages, as whoever runs pyrt) does not run, yet what is installed
+ * is still found.
+ */
+Test(plugins, matrix_reads_site_packages_without_running_pth_files,
+     .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *mark = pt_join(work, "pth-ran");
+	char pth[PATH_MAX], line[PATH_MAX + 64];
+	snprintf(pth, sizeof pth,
+		 "%s/runtime/python/current/local/lib/python3.11/dist-packages/"
+		 "zz-probe.pth", box);
+	snprintf(line, sizeof line, "import os; open('%s', 'w').close()\n",
+		 mark);
+	pt_write(pth, line);
+	manifest("demo", "name: demo\nrequires_tools: [execute_code]\n"
+			 "requires_pip: [demo-pkg>=1.0, absent-pkg]\n");
+	pyrt_plugins *p = check();
+	const pyrt_plugin *d = find(p, "demo");
+	assert_verdict(d, PYRT_VERDICT_MISSING_DEPS);
+	cr_assert_str_eq(d->requires[0].installed, "1.2.0");
+	cr_assert_eq(d->requires[0].conflict, 0, "judged with packaging");
+	cr_assert_null(d->requires[1].installed);
+	pyrt_plugins_free(p);
+	cr_assert_neq(access(mark, F_OK), 0, "the .pth file ran");
+	/* The probe works: a start with site's processing runs it. */
+	cr_assert_eq(pt_sh("'%s/runtime/python/current/bin/python3' -I -c pass",
+			   box), 0);
+	cr_assert_eq(access(mark, F_OK), 0);
+	free(mark);
 }

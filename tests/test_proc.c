@@ -2,12 +2,14 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -136,59 +138,130 @@ Test(proc, long_lines_split_at_4k)
 	pyrt_proc_result_clear(&res);
 }
 
-Test(proc, env_is_exactly_the_scrubbed_env)
-{
-	static const char *const pass[] = {
-		"http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY",
-		"HTTPS_PROXY", "NO_PROXY", "PIP_INDEX_URL",
-		"PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT",
-		"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
-		"CURL_CA_BUNDLE",
-	};
-	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
-		unsetenv(pass[i]);
-	setenv("SECRET_TOKEN", "hunter2", 1);
-	setenv("AWS_SECRET_ACCESS_KEY", "nope", 1);
-	setenv("https_proxy", "http://127.0.0.1:3128", 1);
-	setenv("PIP_INDEX_URL", "https://127.0.0.1:8443/simple", 1);
-	char **env = pyrt_proc_scrubbed_env("/tmp/pyrt-home");
-	cr_assert_not_null(env);
+static const char *const net_vars[] = {
+	"http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY",
+	"HTTPS_PROXY", "NO_PROXY", "PIP_INDEX_URL",
+	"PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+	"CURL_CA_BUNDLE",
+};
 
+/* env(1) under env: no secret of ours, and exactly the array. */
+static void run_env(char **env, pyrt_proc_result *res)
+{
 	const char *argv[] = { "/usr/bin/env", NULL };
 	pyrt_proc_opts o = PYRT_PROC_OPTS_INIT;
 	o.argv = argv;
 	o.envp = (const char *const *)env;
-	pyrt_proc_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_proc_run(&o, &res, &err), 0, "%s", err.msg);
-	cr_assert_eq(res.exit_code, 0);
-
-	cr_assert_null(strstr(res.output, "SECRET_TOKEN"), "%s", res.output);
-	cr_assert_null(strstr(res.output, "hunter2"), "%s", res.output);
-	cr_assert_null(strstr(res.output, "AWS_SECRET"), "%s", res.output);
-	cr_assert_null(strstr(res.output, "HTTP_PROXY"), "%s", res.output);
-	cr_assert(strstr(res.output, "https_proxy=http://127.0.0.1:3128\n"),
-		  "%s", res.output);
-
-	/* The child's environment is the array, entry for entry. */
-	size_t n = 0, total = 0;
+	cr_assert_eq(pyrt_proc_run(&o, res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res->exit_code, 0);
+	cr_assert_null(strstr(res->output, "SECRET_TOKEN"), "%s", res->output);
+	cr_assert_null(strstr(res->output, "hunter2"), "%s", res->output);
+	cr_assert_null(strstr(res->output, "AWS_SECRET"), "%s", res->output);
+	cr_assert_null(strstr(res->output, "HTTP_PROXY"), "%s", res->output);
+	size_t total = 0;
 	for (char **p = env; *p; p++) {
 		char *line = NULL;
 		cr_assert(asprintf(&line, "%s\n", *p) > 0);
-		cr_assert(strstr(res.output, line), "missing %s", *p);
+		cr_assert(strstr(res->output, line), "missing %s", *p);
 		total += strlen(line);
 		free(line);
-		n++;
 	}
-	cr_assert_eq(res.output_len, total, "%s", res.output);
-	cr_assert_eq(n, 6); /* PATH LANG LC_ALL HOME https_proxy PIP_INDEX_URL */
-	cr_assert(strstr(res.output, "PATH=/usr/bin:/bin\n"));
-	cr_assert(strstr(res.output, "LANG=C.UTF-8\n"));
-	cr_assert(strstr(res.output, "LC_ALL=C.UTF-8\n"));
-	cr_assert(strstr(res.output, "HOME=/tmp/pyrt-home\n"));
+	cr_assert_eq(res->output_len, total, "%s", res->output);
+	cr_assert(strstr(res->output, "PATH=/usr/bin:/bin\n"));
+	cr_assert(strstr(res->output, "LANG=C.UTF-8\n"));
+	cr_assert(strstr(res->output, "LC_ALL=C.UTF-8\n"));
+	cr_assert(strstr(res->output, "HOME=/tmp/pyrt-home\n"));
+}
+
+/* Secrets and network settings in our own environment. */
+static void set_secrets(void)
+{
+	for (size_t i = 0; i < sizeof net_vars / sizeof net_vars[0]; i++)
+		unsetenv(net_vars[i]);
+	setenv("SECRET_TOKEN", "hunter2", 1);
+	setenv("AWS_SECRET_ACCESS_KEY", "nope", 1);
+	setenv("https_proxy", "http://127.0.0.1:3128", 1);
+	setenv("PIP_INDEX_URL", "https://user:pw@127.0.0.1:8443/simple", 1);
+	setenv("PIP_TRUSTED_HOST", "127.0.0.1", 1);
+}
+
+static size_t env_count(char **env)
+{
+	size_t n = 0;
+	while (env[n])
+		n++;
+	return n;
+}
+
+/* Children that do not reach the network see no proxy and no index. */
+Test(proc, scrubbed_env_is_minimal)
+{
+	set_secrets();
+	char **env = pyrt_proc_scrubbed_env("/tmp/pyrt-home");
+	cr_assert_not_null(env);
+	pyrt_proc_result res;
+	run_env(env, &res);
+	cr_assert_eq(env_count(env), 4); /* PATH LANG LC_ALL HOME */
+	cr_assert_null(strstr(res.output, "proxy"), "%s", res.output);
+	cr_assert_null(strstr(res.output, "PIP_"), "%s", res.output);
+	cr_assert_null(strstr(res.output, "user:pw"), "%s", res.output);
 	pyrt_proc_result_clear(&res);
 	pyrt_proc_env_free(env);
 	pyrt_proc_env_free(NULL);
+}
+
+/* pip's: the minimal one plus proxies, index and CA settings. */
+Test(proc, network_env_adds_pips_variables_only)
+{
+	set_secrets();
+	char **env = pyrt_proc_network_env("/tmp/pyrt-home");
+	cr_assert_not_null(env);
+	pyrt_proc_result res;
+	run_env(env, &res);
+	/* + https_proxy PIP_INDEX_URL PIP_TRUSTED_HOST */
+	cr_assert_eq(env_count(env), 7);
+	cr_assert(strstr(res.output, "https_proxy=http://127.0.0.1:3128\n"),
+		  "%s", res.output);
+	cr_assert(strstr(res.output, "PIP_INDEX_URL=https://user:pw@"), "%s",
+		  res.output);
+	pyrt_proc_result_clear(&res);
+	pyrt_proc_env_free(env);
+}
+
+/* The child's umask is 022 whatever ours is, and ours is left alone. */
+Test(proc, child_umask_is_022)
+{
+	mode_t old = umask(0);
+	const char *argv[] = { "/bin/sh", "-c", "umask", NULL };
+	pyrt_proc_opts o = PYRT_PROC_OPTS_INIT;
+	o.argv = argv;
+	pyrt_proc_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_proc_run(&o, &res, &err);
+	mode_t now = umask(old);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(now, 0, "the parent's umask was changed to %o", now);
+	cr_assert_str_eq(res.output, "0022\n");
+	pyrt_proc_result_clear(&res);
+}
+
+/* Nothing of ours but the output pipe reaches the child. */
+Test(proc, child_gets_no_other_descriptors)
+{
+	int fd = open("/dev/null", O_RDONLY); /* not close-on-exec */
+	cr_assert(fd > 2);
+	const char *argv[] = { "/bin/ls", "/proc/self/fd", NULL };
+	pyrt_proc_opts o = PYRT_PROC_OPTS_INIT;
+	o.argv = argv;
+	pyrt_proc_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_proc_run(&o, &res, &err), 0, "%s", err.msg);
+	close(fd);
+	/* 0 1 2, and 3: ls's own handle on the directory. */
+	cr_assert_str_eq(res.output, "0\n1\n2\n3\n");
+	pyrt_proc_result_clear(&res);
 }
 
 Test(proc, cwd_is_honoured)
