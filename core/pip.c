@@ -36,6 +36,8 @@
 #include "box.h"
 #include "fs.h"
 #include "proc.h"
+#include "redact.h"
+#include "sanitize.h"
 #include "requirement.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
@@ -401,8 +403,11 @@ static void pip_log_header(pip_run *r)
 	pyrt_fs_now_rfc3339(when, sizeof when);
 	fprintf(r->log, "# pyrt %s, started %s:", r->opts->purpose
 		? r->opts->purpose : "pip", when);
-	for (const char **a = r->argv; *a; a++)
-		fprintf(r->log, " %s", *a);
+	char clean[1024];
+	for (const char **a = r->argv; *a; a++) {
+		pyrt_sanitize(*a, 1, clean, sizeof clean);
+		fprintf(r->log, " %s", clean);
+	}
 	fputc('\n', r->log);
 	fflush(r->log);
 }
@@ -539,7 +544,12 @@ static int pip_on_line(const char *line, void *payload)
 	size_t n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
-	fprintf(r->log, "%s\n", buf);
+	/* The log is read with cat and less: pip's (and its packages') bytes
+	 * reach it cleaned and with secrets hidden, one line per line. */
+	char clean[sizeof buf];
+	pyrt_sanitize(buf, 1, clean, sizeof clean);
+	pyrt_redact(clean);
+	fprintf(r->log, "%s\n", clean);
 	pip_parse_error(r, buf);
 	pip_parse_warning(r, buf);
 	if (n > 0)

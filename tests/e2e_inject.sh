@@ -37,7 +37,11 @@ EOF
 }
 # shown TEXT FILE...: the hostile payload's printable rest is there (the
 # output was not just dropped).
-shown() { local t=$1; shift; grep -qaF -- "$t" "$@"; }
+shown() {
+  local t=$1; shift
+  grep -qaF -- "$t" "$@" && return 0
+  echo "# none of $* shows: $t; they hold:" >&2; cat -v "$@" | sed "s|^|# |" >&2; return 1
+}
 
 box=$work/box
 mkdir -p "$box/plugins"
@@ -109,7 +113,7 @@ check "plugins --json: clean, and parseable" \
 go pinst plugins install evil --wheelhouse "$fx/wheelhouse" "${common[@]}"
 check "plugins install of the hostile requirement fails" [ "$rc" -ne 0 ]
 check "... its messages are clean" inert "$work/pinst.out" "$work/pinst.err"
-check "... and name the requirement" shown "python-docx 52;c;aGk=" "$work/pinst.out" "$work/pinst.err"
+check "... and name the requirement" shown "52;c;aGk=" "$work/pinst.out" "$work/pinst.err"
 go pinstj plugins install evil --json --wheelhouse "$fx/wheelhouse" "${common[@]}"
 check "... in --json too" inert "$work/pinstj.out" "$work/pinstj.err"
 

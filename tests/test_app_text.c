@@ -13,7 +13,7 @@
 static const char *clean(const char *s, int utf8)
 {
 	static char buf[BUF];
-	app_text_clean(s, utf8, buf, sizeof buf);
+	pyrt_sanitize(s, utf8, buf, sizeof buf);
 	return buf;
 }
 
@@ -29,7 +29,7 @@ static void assert_inert(const char *s)
 			cr_assert(p[i + 1] >= 0xa0, "C1 as UTF-8 at %zu", i);
 	}
 	for (const char *q = s; *q;) {
-		size_t n = app_text_utf8_len(q);
+		size_t n = pyrt_sanitize_utf8_len(q);
 		cr_assert(n > 0, "malformed UTF-8 at \"%s\"", q);
 		unsigned char c = (unsigned char)*q;
 		cr_assert(n > 1 || c < 0x80, "raw byte 0x%02x", c);
@@ -112,9 +112,9 @@ Test(app_text, core_punctuation_is_spelled_in_ascii_without_utf8)
 Test(app_text, output_is_always_terminated_and_never_split_mid_character)
 {
 	char small[6];
-	app_text_clean("ab\xe6\x97\xa5\xe6\x97\xa5", 1, small, sizeof small);
+	pyrt_sanitize("ab\xe6\x97\xa5\xe6\x97\xa5", 1, small, sizeof small);
 	cr_assert_str_eq(small, "ab\xe6\x97\xa5");
-	app_text_clean("abcdefgh", 1, small, sizeof small);
+	pyrt_sanitize("abcdefgh", 1, small, sizeof small);
 	cr_assert_str_eq(small, "abcde");
 }
 
@@ -127,9 +127,9 @@ Test(app_text, everything_hostile_at_once_comes_out_inert)
 	const char *extra = "\xc2\x80\xc2\x9b\xc2\x9d\xe2\x80\xae\xed\xa0\x80";
 	memcpy(in + n, extra, strlen(extra) + 1);
 	char out[512];
-	app_text_clean(in, 1, out, sizeof out);
+	pyrt_sanitize(in, 1, out, sizeof out);
 	assert_inert(out);
-	app_text_clean(in, 0, out, sizeof out);
+	pyrt_sanitize(in, 0, out, sizeof out);
 	assert_inert(out);
 	for (const char *p = out; *p; p++)
 		cr_assert_lt((unsigned char)*p, 0x80);

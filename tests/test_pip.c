@@ -695,6 +695,38 @@ Test(pip, shown_output_is_capped_and_the_log_has_everything)
 			   pres.log_path), 0);
 }
 
+/* What a package (or pip) prints reaches the log file cleaned: no ESC, no
+ * C1 in either form, and a token pip quoted is hidden. */
+Test(pip, the_pip_log_holds_no_terminal_controls_or_secrets)
+{
+	char wh[PATH_MAX];
+	snprintf(wh, sizeof wh, "%s/tiny", work);
+	tiny_wheels(wh, "pyrt-alpha:1.0");
+	plant_sitecustomize("import sys\n"
+			    "sys.stdout.write('osc52 \\x1b]52;c;cHduZWQ=\\x07 csi "
+			    "\\x1b[2J c1 \\u009d52;c;x\\u009c tok ghp_abcdefghijklmnopqrstuvwxyz0123456789\\n')\n"
+			    "sys.stdout.buffer.write(b'raw \\x9b31m byte\\n')\n"
+			    "sys.stdout.flush()\n");
+	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
+	const char *req = "pyrt-alpha";
+	po.box_root = box;
+	po.requirements = &req;
+	po.requirement_count = 1;
+	po.wheelhouse = wh;
+	pyrt_pip_result pres;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_pip_install(&po, NULL, &pres, &err), 0, "%s", err.msg);
+	cr_assert_eq(pt_sh("grep -q '^osc52 ' '%s'", pres.log_path), 0,
+		     "the line itself is kept");
+	/* Valid UTF-8 throughout, and no C0 (but the newline) or C1. */
+	cr_assert_eq(pt_sh("python3 -c 'import sys,re; t=open(sys.argv[1],\"rb\").read().decode(); "
+			   "sys.exit(1 if re.search(\"[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f]\", t) else 0)' '%s'",
+			   pres.log_path), 0, "a control byte reached %s",
+		     pres.log_path);
+	cr_assert_neq(pt_sh("grep -q ghp_abcdefghij '%s'", pres.log_path), 0,
+		      "the token reached the log");
+}
+
 Test(pip, a_pip_that_hangs_is_stopped_at_the_timeout)
 {
 	char wh[PATH_MAX];

@@ -83,7 +83,7 @@ static void fit(const tui_paint *p, const char *s, int width, int middle,
 		char *out)
 {
 	char clean[TEXT_MAX];
-	app_text_clean(s ? s : "", p->utf8, clean, sizeof clean);
+	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
 	if (middle)
 		tui_format_trunc_middle(clean, (size_t)width, p->utf8, out,
 					TEXT_MAX);
@@ -128,7 +128,7 @@ int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
 		maxlines = 32;
 	if (width <= 0 || maxlines <= 0)
 		return 0;
-	app_text_clean(s ? s : "", p->utf8, clean, sizeof clean);
+	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
 	size_t n = tui_format_wrap(clean, (size_t)width, start, len,
 				   (size_t)maxlines);
 	for (size_t i = 0; i < n; i++) {
@@ -150,7 +150,7 @@ int tui_draw_path_rows(const tui_paint *p, int width, const char *s)
 	char clean[TEXT_MAX];
 	if (width <= 0)
 		return 1;
-	app_text_clean(s ? s : "", p->utf8, clean, sizeof clean);
+	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
 	size_t n = tui_format_chunks(clean, (size_t)width, NULL, NULL, 0);
 	return n ? (int)n : 1;
 }
@@ -164,7 +164,7 @@ int tui_draw_path_wrap(const tui_paint *p, int y, int x, int width,
 		maxlines = 32;
 	if (width <= 0 || maxlines <= 0)
 		return 0;
-	app_text_clean(s ? s : "", p->utf8, clean, sizeof clean);
+	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
 	size_t need = tui_format_chunks(clean, (size_t)width, start, len,
 					(size_t)maxlines);
 	size_t n = need < (size_t)maxlines ? need : (size_t)maxlines;

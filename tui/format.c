@@ -78,7 +78,7 @@ int tui_format_percent(uint64_t done, uint64_t total)
  * one (counted as a column, as the sanitiser turns it into '?'). */
 static size_t column_bytes(const char *s)
 {
-	size_t n = app_text_utf8_len(s);
+	size_t n = pyrt_sanitize_utf8_len(s);
 	return n ? n : 1;
 }
 

@@ -3,7 +3,7 @@
  * column-aware truncation, progress-bar cells and the column layout of
  * tables.  No curses and no locale here, so the unit tests check them
  * directly.  Sizes are cli_human_bytes (app/common.h) and text from
- * outside is cleaned by app_text_clean (app/text.h), as in the CLI.
+ * outside is cleaned by pyrt_sanitize (app/text.h), as in the CLI.
  *
  * Widths are counted in code points: every UTF-8 sequence is one terminal
  * column.  That holds for what pyrt shows (paths, package names, pip's
