@@ -22,16 +22,6 @@
 #include "signals.h"
 #include "text.h"
 
-/* The locale the user's terminal decodes with: the first set of LC_ALL,
- * LC_CTYPE, LANG (setlocale would change global state for one glyph). */
-static int utf8_locale(void)
-{
-	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
-	}
 	return 0;
 }
 
@@ -81,7 +71,7 @@ static json_t *doctor_json(const pyrt_doctor *d)
 
 static void print_table(const pyrt_doctor *d, const cli_opts *opts)
 {
-	int utf8 = utf8_locale();
+	int utf8 = app_text_utf8_locale();
 	int color = !opts->no_color && cli_is_terminal(STDOUT_FILENO);
 	size_t width = 0, n = pyrt_doctor_count(d);
 	int tally[PYRT_CHECK_SKIP + 1] = { 0 };

@@ -465,21 +465,28 @@ static int x_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int x_refuse_cap_bytes(xstate *st)
+/* Over a cap: name it, and the pinned figure it came from if any. */
+static int x_refuse_cap(xstate *st, uint64_t cap, uint64_t pinned,
+			const char *unit, const char *declared)
 {
 	char rule[192];
-	if (st->opts->pinned_bytes)
+	if (pinned)
 		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "bytes (%dx the unpacked_size %llu its pin declares; "
-			 "decompression bomb?)",
-			 (unsigned long long)st->opts->max_total_bytes,
-			 PYRT_EXTRACT_PIN_SLACK,
-			 (unsigned long long)st->opts->pinned_bytes);
+			 "%s (%dx the %s%llu its pin declares; decompression "
+			 "bomb?)", (unsigned long long)cap, unit,
+			 PYRT_EXTRACT_PIN_SLACK, declared,
+			 (unsigned long long)pinned);
 	else
 		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "bytes (decompression bomb?)",
-			 (unsigned long long)st->opts->max_total_bytes);
+			 "%s (decompression bomb?)", (unsigned long long)cap,
+			 unit);
 	return x_refuse(st, rule);
+}
+
+static int x_refuse_cap_bytes(xstate *st)
+{
+	return x_refuse_cap(st, st->opts->max_total_bytes,
+			    st->opts->pinned_bytes, "bytes", "unpacked_size ");
 }
 
 /* Count bytes written against the cap: declared sizes may lie. */
@@ -697,19 +704,8 @@ cleanup:
 
 static int x_refuse_cap_entries(xstate *st)
 {
-	char rule[192];
-	if (st->opts->pinned_entries)
-		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "entries (%dx the %llu its pin declares; "
-			 "decompression bomb?)",
-			 (unsigned long long)st->opts->max_entries,
-			 PYRT_EXTRACT_PIN_SLACK,
-			 (unsigned long long)st->opts->pinned_entries);
-	else
-		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "entries (decompression bomb?)",
-			 (unsigned long long)st->opts->max_entries);
-	return x_refuse(st, rule);
+	return x_refuse_cap(st, st->opts->max_entries,
+			    st->opts->pinned_entries, "entries", "");
 }
 
 /* Every member must lie under the top folder of the required file. */
