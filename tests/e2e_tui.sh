@@ -151,7 +151,7 @@ check "the download shows bytes of the total, the rate and the ETA" \
   wait_for wiz 10 '[0-9.]+ [KM]iB of 7\.5 MiB · [0-9.]+ [KM]iB/s · ETA'
 check "the download row runs with a spinner and its time" \
   shows_re '^  [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Download .*[0-9]\.[0-9]s'
-check "the bar and its percentage" shows_re '█.*[0-9]+%'
+check "the bar and its percentage" wait_for wiz 10 '█.*[0-9]+%'
 check "later steps are pending" shows_re '^  · Activate'
 check "the install ends on the result screen" wait_for wiz 120 'Install complete'
 check "the result says what became ready" \
