@@ -422,7 +422,8 @@ static int body_begin(struct fetch *f)
 			f->stop = STOP_RANGE;
 			return -1;
 		}
-		f->result->resumes++;
+		if (f->have > 0)
+			f->result->resumes++;
 		f->mode = BODY_KEEP;
 	} else if (status == 200) {
 		if (f->have > 0) {
@@ -629,14 +630,17 @@ static enum outcome fail_cap(struct fetch *f)
 	return OUT_FAIL;
 }
 
-/* A complete response whose size is not the pinned one. */
+/* A complete response whose size is not the pinned one.  A 200 that never
+ * stated its length has now shown it is not the archive: it goes. */
 static enum outcome fail_size(struct fetch *f)
 {
 	pyrt_error_set(f->err, PYRT_E_NETWORK,
 		       "download of %s ended after %llu bytes, expected %llu; "
-		       "the partial file is kept", f->shown,
-		       (unsigned long long)f->have,
-		       (unsigned long long)f->opts->expected_size);
+		       "%s", f->shown, (unsigned long long)f->have,
+		       (unsigned long long)f->opts->expected_size,
+		       f->unproven ? "that is not the archive, nothing of it "
+				     "was kept"
+				   : "the partial file is kept");
 	return OUT_FAIL;
 }
 

@@ -828,6 +828,20 @@ Test(fetch, unsized_200_interrupted_without_a_pinned_size_is_kept)
 			   data_path), 0);
 }
 
+/* Complete but short: now it is known not to be the archive. */
+Test(fetch, unsized_200_of_another_size_is_not_kept)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=nolength");
+	o.expected_size = DATA_SIZE + 1000;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert_eq(r.attempts, 1);
+	cr_assert_eq(file_size(part), -1);
+}
+
 Test(fetch, unsized_200_complete_is_accepted)
 {
 	pyrt_fetch_opts o = opts_for("data.bin?fault=nolength");
