@@ -91,11 +91,27 @@ static void sigchld_default(void)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
+/*
+ * Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us
+ * mid-write with a core and no word said.  Ignored, the write fails with
+ * EFBIG instead, and the install reports the file and cleans up like on a
+ * full disk.  Children get the default back (pyrt_proc).
+ */
+static void sigxfsz_ignore(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts opts;
 	char msg[1024];
 	sigchld_default();
+	sigxfsz_ignore();
 	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
 	int status;
 	if (rc < 0) {

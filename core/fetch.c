@@ -47,7 +47,8 @@
 enum body_mode { BODY_UNDECIDED, BODY_KEEP, BODY_DISCARD };
 
 /* Why the write or progress callback stopped the transfer. */
-enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_CAP, STOP_IO, STOP_RANGE };
+enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_CAP, STOP_IO, STOP_RANGE,
+		   STOP_NOT_ARCHIVE };
 
 /* What the attempt loop does after one request. */
 enum outcome { OUT_DONE, OUT_RETRY, OUT_RESTART, OUT_FAIL };
@@ -69,6 +70,9 @@ struct fetch {
 	size_t wlen;
 	double t0;            /* when the download step began */
 	int remove_partial;   /* its bytes are known to be wrong */
+	int regular;          /* the partial file was opened and is a file */
+	int unproven;         /* it holds bytes of a 200 whose length was not
+				 given: kept only if the download completes */
 	int loopback;         /* the URL's host is 127/8, ::1 or localhost */
 
 	/* Reset for every attempt. */
@@ -77,6 +81,7 @@ struct fetch {
 	long status;
 	long long cr_start;   /* Content-Range first byte, -1 when absent */
 	long long cr_total;   /* Content-Range complete length, -1 when absent */
+	long long length;     /* what the response said its file has, -1 unknown */
 	curl_off_t dltotal;
 	enum body_mode mode;
 	enum stop_reason stop;
@@ -182,6 +187,7 @@ static int partial_truncate(struct fetch *f)
 		return pyrt_error_set(f->err, PYRT_E_INTERNAL,
 				      "SHA-256 reset failed");
 	f->have = 0;
+	f->unproven = 0;
 	f->result->resumed_from = 0;
 	return 0;
 }
@@ -260,6 +266,7 @@ static int partial_open(struct fetch *f)
 	if (!S_ISREG(st.st_mode))
 		return pyrt_error_set(f->err, PYRT_E_IO,
 				      "%s is not a regular file", path);
+	f->regular = 1;
 	f->have = (uint64_t)st.st_size;
 	if (f->have > f->cap) {
 		pyrt_events_log(f->ev, PYRT_LOG_INFO,
@@ -373,9 +380,32 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userdata)
 }
 
 /*
+ * Is this response the pinned archive?  Only then may its bytes join the
+ * partial file: a proxy or captive portal answering 200 with a page of its
+ * own must not leave that page behind as a "prefix" for the next run to
+ * resume.  Without a pinned size any response is taken, and the digest
+ * judges it.
+ */
+static int body_is_archive(struct fetch *f, long status)
+{
+	uint64_t want = f->opts->expected_size;
+	curl_off_t cl = -1;
+
+	if (status == 206) {
+		f->length = f->cr_total;
+		return !want || f->cr_total < 0 || (uint64_t)f->cr_total == want;
+	}
+	curl_easy_getinfo(f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+	f->length = cl >= 0 ? (long long)cl : -1;
+	return !want || cl < 0 || (uint64_t)cl == want;
+}
+
+/*
  * Decide, from the final response's status, where its body goes: 206 must
  * continue exactly at our end, 200 means the server ignored the Range and
- * the file starts over, anything else is not the file.
+ * the file starts over, anything else is not the file.  A 200 or 206 for a
+ * file of another size than the pinned one stops the transfer before a
+ * byte is written, and leaves the partial file as it was.
  */
 static int body_begin(struct fetch *f)
 {
@@ -383,11 +413,17 @@ static int body_begin(struct fetch *f)
 	curl_easy_getinfo(f->curl, CURLINFO_RESPONSE_CODE, &status);
 	f->status = status;
 	f->mode = BODY_DISCARD;
+	if ((status == 200 || status == 206) && !body_is_archive(f, status)) {
+		f->stop = STOP_NOT_ARCHIVE;
+		return -1;
+	}
 	if (status == 206) {
 		if (f->cr_start < 0 || (uint64_t)f->cr_start != f->have) {
 			f->stop = STOP_RANGE;
 			return -1;
 		}
+		if (f->have > 0)
+			f->result->resumes++;
 		f->mode = BODY_KEEP;
 	} else if (status == 200) {
 		if (f->have > 0) {
@@ -403,6 +439,8 @@ static int body_begin(struct fetch *f)
 				return -1;
 			}
 		}
+		if (f->opts->expected_size && f->length < 0)
+			f->unproven = 1;
 		f->mode = BODY_KEEP;
 	}
 	f->body_from = f->have;
@@ -443,6 +481,26 @@ static int partial_flush(struct fetch *f)
 		f->have = at + done;
 	f->wlen = 0;
 	return rc;
+}
+
+/*
+ * A failed write of the partial file, with the fix for the usual causes: a
+ * full disk or quota, and a file size limit (RLIMIT_FSIZE; main() ignores
+ * SIGXFSZ so the write fails with EFBIG instead of killing us).
+ */
+static int write_error(struct fetch *f, pyrt_error *err)
+{
+	int e = f->io_errno ? f->io_errno : EIO;
+	const char *fix = "";
+
+	if (e == ENOSPC || e == EDQUOT)
+		fix = "; free space on that filesystem and run the install "
+		      "again (the download resumes)";
+	else if (e == EFBIG)
+		fix = "; the file size limit (ulimit -f) is below the "
+		      "archive's size: raise it and run the install again";
+	return pyrt_error_set(err, PYRT_E_IO, "cannot write %s: %s%s",
+			      f->opts->partial_path, strerror(e), fix);
 }
 
 /* Hash the bytes, then batch them (or write a large block straight out). */
@@ -572,13 +630,36 @@ static enum outcome fail_cap(struct fetch *f)
 	return OUT_FAIL;
 }
 
-/* A complete response whose size is not the pinned one. */
+/* A complete response whose size is not the pinned one.  A 200 that never
+ * stated its length has now shown it is not the archive: it goes. */
 static enum outcome fail_size(struct fetch *f)
 {
 	pyrt_error_set(f->err, PYRT_E_NETWORK,
 		       "download of %s ended after %llu bytes, expected %llu; "
-		       "the partial file is kept", f->shown,
-		       (unsigned long long)f->have,
+		       "%s", f->shown, (unsigned long long)f->have,
+		       (unsigned long long)f->opts->expected_size,
+		       f->unproven ? "that is not the archive, nothing of it "
+				     "was kept"
+				   : "the partial file is kept");
+	return OUT_FAIL;
+}
+
+/*
+ * The answer was some other file (a captive portal's or a proxy's page, a
+ * different build): nothing of it was written, and asking again would get
+ * the same, so this is final.
+ */
+static enum outcome fail_not_archive(struct fetch *f)
+{
+	char size[64] = "of unknown size";
+	if (f->length >= 0)
+		snprintf(size, sizeof size, "of %lld bytes", f->length);
+	pyrt_error_set(f->err, PYRT_E_NETWORK,
+		       "%s answered HTTP %ld with a file %s, but the pinned "
+		       "archive has %llu bytes: that is not the archive (a "
+		       "captive portal or proxy page?); nothing of it was "
+		       "kept; check the network or --mirror and retry",
+		       f->shown, f->status, size,
 		       (unsigned long long)f->opts->expected_size);
 	return OUT_FAIL;
 }
@@ -599,6 +680,31 @@ static int curl_transient(CURLcode cc)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * libcurl refused to follow a redirect to a scheme other than https (plain
+ * http would let anyone on the path change the archive and see the
+ * mirror's credentials): say so, naming the target without credentials.
+ */
+static int redirect_refused(struct fetch *f)
+{
+	char *target = NULL;
+	char shown[2048];
+	long hops = 0;
+
+	/* The refused URL is where the handle was sent last. */
+	if (curl_easy_getinfo(f->curl, CURLINFO_REDIRECT_COUNT, &hops) !=
+	    CURLE_OK || hops < 1 ||
+	    curl_easy_getinfo(f->curl, CURLINFO_EFFECTIVE_URL, &target) !=
+	    CURLE_OK || !target)
+		return 0;
+	pyrt_redact_url(target, shown, sizeof shown);
+	pyrt_error_set(f->err, PYRT_E_NETWORK,
+		       "%s redirected to %s, which is refused: redirects are "
+		       "followed to https only; point --mirror at an https "
+		       "URL that serves the file itself", f->shown, shown);
+	return 1;
 }
 
 /* A transfer that libcurl itself reports as failed. */
@@ -634,6 +740,10 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 		return OUT_FAIL;
 	case CURLE_FILESIZE_EXCEEDED:
 		return fail_cap(f);
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		if (redirect_refused(f))
+			return OUT_FAIL;
+		break;
 	default:
 		break;
 	}
@@ -660,8 +770,10 @@ static enum outcome judge_416(struct fetch *f)
 			       f->shown);
 		return OUT_FAIL;
 	}
-	if (want ? f->have == want : server_total)
+	if (want ? f->have == want : server_total) {
+		f->result->resumes++;
 		return OUT_DONE;
+	}
 	if (server_total)
 		return fail_size(f);
 	if (pyrt_events_log(f->ev, PYRT_LOG_INFO, "the partial file is "
@@ -706,9 +818,10 @@ static enum outcome judge(struct fetch *f, CURLcode cc)
 	case STOP_CAP:
 		return fail_cap(f);
 	case STOP_IO:
-		pyrt_error_set_errno(f->err, PYRT_E_IO, f->io_errno,
-				     "cannot write %s", f->opts->partial_path);
+		write_error(f, f->err);
 		return OUT_FAIL;
+	case STOP_NOT_ARCHIVE:
+		return fail_not_archive(f);
 	case STOP_RANGE:
 		if (partial_truncate(f) < 0)
 			return OUT_FAIL;
@@ -733,6 +846,7 @@ static enum outcome attempt(struct fetch *f)
 	f->body_from = f->have;
 	f->status = 0;
 	f->cr_start = f->cr_total = -1;
+	f->length = -1;
 	f->dltotal = 0;
 	f->mode = BODY_UNDECIDED;
 	f->stop = STOP_NONE;
@@ -833,9 +947,7 @@ static int attempts_run(struct fetch *f)
 static int fetch_finish(struct fetch *f)
 {
 	if (partial_flush(f) < 0)
-		return pyrt_error_set_errno(f->err, PYRT_E_IO, f->io_errno,
-					    "cannot write %s",
-					    f->opts->partial_path);
+		return write_error(f, f->err);
 	if (fsync(f->fd) != 0)
 		return pyrt_error_set_errno(f->err, PYRT_E_IO, errno,
 					    "cannot sync %s",
@@ -904,14 +1016,18 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	rc = fetch_finish(&f);
 cleanup:
 	if (f.fd >= 0 && partial_flush(&f) < 0 && rc == 0)
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, f.io_errno,
-					  "cannot write %s", opts->partial_path);
+		rc = write_error(&f, err);
 	result->bytes = f.have;
 	curl_easy_cleanup(f.curl);
 	if (f.fd >= 0 && close(f.fd) != 0 && rc == 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot close %s",
 					  opts->partial_path);
+	/* A failed download keeps only bytes that can begin the archive: an
+	 * empty file (a 404, a refused answer) or the body of a 200 whose
+	 * length was never stated is no head start for the next run. */
+	if (rc != 0 && f.regular && (f.have == 0 || f.unproven))
+		f.remove_partial = 1;
 	if (f.remove_partial)
 		unlink(opts->partial_path);
 	pyrt_sha256_free(f.sha);

@@ -43,6 +43,10 @@ typedef struct pyrt_fetch_result {
 	char sha256[PYRT_SHA256_HEX_LEN + 1]; /**< of the whole file */
 	uint64_t bytes;        /**< size of the complete file */
 	uint64_t resumed_from; /**< bytes already present and kept, 0 if none */
+	unsigned int resumes;  /**< answers that continued bytes already on
+				    disk (a 206, or a 416 for a complete
+				    file): the digest then covers bytes of
+				    an earlier answer or run */
 	unsigned int attempts;
 	long http_status;      /**< of the last response */
 } pyrt_fetch_result;
@@ -51,8 +55,12 @@ typedef struct pyrt_fetch_result {
  * Fetch opts->url into opts->partial_path.  On success the file is complete
  * and result->sha256 is its digest.  On failure (PYRT_E_NETWORK,
  * PYRT_E_IO, PYRT_E_CANCELLED, PYRT_E_USAGE for a refused URL) the partial
- * file is kept for a later resume, except when its bytes are known to be
- * wrong (cap exceeded), then it is removed.
+ * file is kept for a later resume only when it can be the start of the
+ * archive: it is removed when empty, when its bytes are known to be wrong
+ * (cap exceeded), or when they came from a 200 that did not state its
+ * length while a size is pinned.  An answer for a file of another size than
+ * expected_size (a captive portal's 200) is refused before a byte of it is
+ * written (PYRT_E_NETWORK, not retried).
  */
 int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	       pyrt_fetch_result *result, pyrt_error *err);

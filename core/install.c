@@ -208,6 +208,27 @@ static int install_lock(install_run *r, pyrt_error *err)
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
 
+/*
+ * A resumed download that does not match the pin may be good bytes after
+ * a bad head (an older run's, another server's): the head cannot be told
+ * apart, so the file is fetched once more from byte 0, and only a
+ * mismatch of that whole fresh copy is final (install_verify).
+ */
+static int install_refetch(install_run *r, const pyrt_fetch_opts *fo,
+			   pyrt_fetch_result *fr, pyrt_error *err)
+{
+	if (pyrt_events_log(r->ev, PYRT_LOG_WARN, "the resumed download "
+			    "does not match the pinned SHA-256; downloading "
+			    "it again from the start") != 0)
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	if (unlink(r->archive_path) != 0 && errno != ENOENT)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot remove %s",
+					    r->archive_path);
+	memset(fr, 0, sizeof *fr);
+	return pyrt_fetch(fo, r->ev, fr, err);
+}
+
 /* Fetch into downloads/<digest prefix>.partial, resuming what is there. */
 static int install_download(install_run *r, pyrt_error *err)
 {
@@ -243,6 +264,9 @@ static int install_download(install_run *r, pyrt_error *err)
 	pyrt_fetch_result fr;
 	memset(&fr, 0, sizeof fr);
 	rc = pyrt_fetch(&fo, r->ev, &fr, err);
+	if (!rc && fr.resumes > 0 &&
+	    !pyrt_sha256_hex_equal(fr.sha256, r->pin->sha256))
+		rc = install_refetch(r, &fo, &fr, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_DOWNLOAD, rc, err);
 	memcpy(r->sha256, fr.sha256, sizeof r->sha256);

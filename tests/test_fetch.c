@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -446,8 +447,8 @@ Test(fetch, not_found_is_permanent)
 	cr_assert_eq(r.http_status, 404);
 	cr_assert(strstr(err.msg, "404"), "%s", err.msg);
 	cr_assert_eq(log_count(&tls_srv, "GET "), 1);
-	/* The 404 page is not the archive. */
-	cr_assert_eq(file_size(part), 0);
+	/* The 404 page is not the archive, and an empty file is no start. */
+	cr_assert_eq(file_size(part), -1, "a 404 left a partial file");
 }
 
 Test(fetch, missing_file_is_permanent)
@@ -479,6 +480,7 @@ Test(fetch, server_error_is_retried_to_the_limit)
 		  rec.log);
 	cr_assert(strstr(err.msg, "after 3 attempts"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "HTTP 500"), "%s", err.msg);
+	cr_assert_eq(file_size(part), -1, "500s left a partial file");
 }
 
 Test(fetch, too_many_requests_is_retried)
@@ -677,7 +679,8 @@ Test(fetch, cancel_from_progress_keeps_partial)
 	cr_assert_eq(err.code, PYRT_E_CANCELLED);
 	cr_assert_eq(rec.progress_calls, 3);
 	cr_assert_eq(r.attempts, 1);
-	cr_assert_geq(file_size(part), 0);
+	/* Whatever arrived is kept; nothing arrived leaves no file. */
+	cr_assert_neq(file_size(part), 0);
 	cr_assert_lt(file_size(part), DATA_SIZE);
 }
 
@@ -697,6 +700,7 @@ Test(fetch, cancel_flag_stops_before_the_request)
 	cr_assert_eq(log_count(&tls_srv, "GET "), 0);
 }
 
+/* A file of another size is not the pinned one: not a byte of it is kept. */
 Test(fetch, expected_size_larger_than_served)
 {
 	pyrt_fetch_opts o = opts_for("data.bin");
@@ -705,9 +709,235 @@ Test(fetch, expected_size_larger_than_served)
 	pyrt_error err = PYRT_ERROR_INIT;
 
 	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
-	cr_assert(strstr(err.msg, "expected"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
 	cr_assert_eq(r.attempts, 1);
-	cr_assert_eq(file_size(part), DATA_SIZE, "short partial not kept");
+	cr_assert_eq(file_size(part), -1, "another file's bytes were kept");
+}
+
+/*
+ * Finding 4: a captive portal (or proxy) answers 200 with a small page of
+ * its own.  Kept as the partial, the next run would resume after it and
+ * fail the digest.  It is refused, nothing of it is written, and a partial
+ * file already there is left exactly as it was.
+ */
+Test(fetch, captive_portal_200_is_not_kept)
+{
+	pt_recorder rec = { 0 };
+	pyrt_events ev = pt_recorder_events(&rec);
+	pyrt_fetch_opts o = opts_for("data.bin?fault=portal");
+	o.expected_size = DATA_SIZE;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, &ev, &r, &err), PYRT_E_NETWORK);
+	cr_assert_eq(r.attempts, 1, "a portal page is not worth a retry");
+	cr_assert_eq(r.http_status, 200);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "captive portal"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "200"), "%s", err.msg);
+	cr_assert_eq(file_size(part), -1, "the portal page became the partial");
+
+	/* The next run starts from zero and succeeds at once. */
+	o = opts_for("data.bin");
+	o.expected_size = DATA_SIZE;
+	memset(&err, 0, sizeof err);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	assert_complete(&r);
+	cr_assert_eq(r.resumed_from, 0);
+	cr_assert_eq(r.resumes, 0);
+}
+
+Test(fetch, captive_portal_200_leaves_an_earlier_partial_alone)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=portal");
+	o.expected_size = DATA_SIZE;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	prewrite(1000000);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert_eq(log_count(&tls_srv, "range=bytes=1000000-"), 1);
+	cr_assert_eq(file_size(part), 1000000);
+	cr_assert_eq(pt_sh("cmp -s -n 1000000 '%s' '%s'", part, data_path), 0,
+		     "the earlier partial was changed");
+}
+
+/* Without a pinned size there is nothing to compare: the digest judges. */
+Test(fetch, captive_portal_200_without_a_pinned_size_is_complete)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=portal");
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_str_neq(r.sha256, data_sha);
+	cr_assert_gt(file_size(part), 0);
+}
+
+/* A 206 for our range, but of a file whose size is not the pinned one. */
+Test(fetch, range_answer_of_another_size_is_not_kept)
+{
+	pyrt_fetch_opts o = opts_for("data.bin");
+	o.expected_size = DATA_SIZE + 1000;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	prewrite(1000000);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
+	cr_assert(strstr(err.msg, "HTTP 206"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert_eq(file_size(part), 1000000);
+}
+
+/*
+ * A 200 that does not state its length cannot be shown to be the archive
+ * until it is complete: interrupted, its bytes are not kept when a size is
+ * pinned (retries within the call still continue them).
+ */
+Test(fetch, unsized_200_interrupted_is_not_kept)
+{
+	pyrt_fetch_opts o =
+		opts_for("data.bin?fault=nolength&fault=reset_after:500000");
+	o.expected_size = DATA_SIZE;
+	o.max_attempts = 2;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK, "%s",
+		     err.msg);
+	cr_assert_eq(r.attempts, 2);
+	/* A reset drops what sat unread in the socket: the second try
+	 * continues from whatever had arrived. */
+	cr_assert_eq(log_count(&tls_srv, "range=bytes="), 1);
+	cr_assert_eq(file_size(part), -1, "an unproven body was kept");
+}
+
+Test(fetch, unsized_200_interrupted_without_a_pinned_size_is_kept)
+{
+	pyrt_fetch_opts o =
+		opts_for("data.bin?fault=nolength&fault=reset_after:500000");
+	o.max_attempts = 1;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK, "%s",
+		     err.msg);
+	cr_assert_gt(file_size(part), 0);
+	cr_assert_eq(pt_sh("cmp -s -n %lld '%s' '%s'", file_size(part), part,
+			   data_path), 0);
+}
+
+/* Complete but short: now it is known not to be the archive. */
+Test(fetch, unsized_200_of_another_size_is_not_kept)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=nolength");
+	o.expected_size = DATA_SIZE + 1000;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert_eq(r.attempts, 1);
+	cr_assert_eq(file_size(part), -1);
+}
+
+Test(fetch, unsized_200_complete_is_accepted)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=nolength");
+	o.expected_size = DATA_SIZE;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	assert_complete(&r);
+}
+
+/* resumes says whether the digest covers bytes of an earlier answer. */
+Test(fetch, resumes_counts_continued_answers)
+{
+	pyrt_fetch_opts o = opts_for("data.bin");
+	o.expected_size = DATA_SIZE;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(r.resumes, 0);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(r.http_status, 416);
+	cr_assert_eq(r.resumes, 1, "a complete partial is a resume");
+	unlink(part);
+	o = opts_for("data.bin?fault=once_reset_after:700000");
+	o.expected_size = DATA_SIZE;
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(r.resumed_from, 0);
+	cr_assert_eq(r.resumes, 1, "a resume within the call counts");
+}
+
+Test(fetch, redirect_to_plain_http_is_refused)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=redirect:http");
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_NETWORK);
+	cr_assert_eq(r.attempts, 1, "a refused redirect is not retried");
+	cr_assert_eq(log_count(&tls_srv, "GET "), 1, "the redirect was followed");
+	cr_assert_eq(file_size(part), -1);
+	cr_assert(strstr(err.msg, "redirected to http://127.0.0.1:"), "%s",
+		  err.msg);
+	cr_assert(strstr(err.msg, "https only"), "%s", err.msg);
+
+	/* The same redirect to https is followed: the refusal is the scheme. */
+	o = opts_for("data.bin?fault=redirect:https");
+	memset(&err, 0, sizeof err);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	assert_complete(&r);
+	cr_assert_eq(log_count(&tls_srv, "GET /data.bin range"), 1);
+}
+
+/*
+ * RLIMIT_FSIZE below the archive: with SIGXFSZ ignored (as pyrt's main()
+ * does) the write fails with EFBIG, reported with the file and the fix; what
+ * was written is a prefix and is kept for the next run.
+ */
+Test(fetch, file_size_limit_is_a_clean_io_error)
+{
+	struct rlimit lim = { 1000000, RLIM_INFINITY };
+	pyrt_fetch_opts o = opts_for("data.bin");
+	o.expected_size = DATA_SIZE;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), PYRT_E_IO, "%s", err.msg);
+	cr_assert(strstr(err.msg, part), "%s", err.msg);
+	cr_assert(strstr(err.msg, "File too large"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "ulimit -f"), "%s", err.msg);
+	cr_assert_eq(r.attempts, 1, "a disk error is not retried");
+	cr_assert_eq(file_size(part), 1000000);
+
+	lim.rlim_cur = RLIM_INFINITY;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	memset(&err, 0, sizeof err);
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	assert_complete(&r);
+	cr_assert_eq(r.resumed_from, 1000000);
+}
+
+Test(fetch, stall_once_then_resumed)
+{
+	pyrt_fetch_opts o = opts_for("data.bin?fault=once_stall_after:1000");
+	o.low_speed_limit = 1000;
+	o.low_speed_time_s = 2;
+	pyrt_fetch_result r;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_eq(pyrt_fetch(&o, NULL, &r, &err), 0, "%s", err.msg);
+	assert_complete(&r);
+	cr_assert_eq(r.attempts, 2);
+	cr_assert_eq(log_count(&tls_srv, "range=bytes="), 1);
 }
 
 Test(fetch, expected_size_smaller_than_served)

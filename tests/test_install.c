@@ -211,6 +211,110 @@ Test(install, interrupted_download_resumes_with_a_range_request)
 	pyrt_pins_free(pins);
 }
 
+static int count_in(const char *path, const char *needle)
+{
+	char *s = pt_read(path);
+	int n = 0;
+	for (char *p = s; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(s);
+	return n;
+}
+
+/* A partial file whose head is not the archive's, as an older run or a
+ * proxy may have left it. */
+static void bad_head_partial(const pyrt_pin_archive *pin, long long bytes)
+{
+	cr_assert_eq(pt_sh("mkdir -p '%s/runtime/python/downloads' && "
+			   "head -c %lld /dev/zero > "
+			   "'%s/runtime/python/downloads/%.16s.partial'",
+			   box, bytes, box, pin->sha256), 0);
+}
+
+/*
+ * Finding 4: a resumed download that fails the digest is fetched once more
+ * from byte 0 in the same run, instead of failing (exit 5) and leaving the
+ * second run to start over.
+ */
+Test(install, resumed_download_with_a_bad_head_is_fetched_again)
+{
+	pyrt_pins *pins = mirror_pins("runtime.tar.gz", NULL, NULL, NULL);
+	const pyrt_pin_archive *pin = pyrt_pins_archive_at(pins, 0);
+	bad_head_partial(pin, 3000);
+	pyrt_install_opts o = opts_for(pins);
+	pyrt_install_result res;
+	pt_recorder rec;
+	memset(&rec, 0, sizeof rec);
+	pyrt_events ev = pt_recorder_events(&rec);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_run(&o, &ev, &res, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(res.sha256, pin->sha256);
+	cr_assert_eq(count_in(mirror.log, "range=bytes=3000-"), 1);
+	cr_assert_eq(count_in(mirror.log, "GET "), 2);
+	cr_assert_eq(count_in(mirror.log, "range=-"), 1, "no fetch from zero");
+	cr_assert(strstr(rec.log, "downloading it again from the start"), "%s",
+		  rec.log);
+	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/downloads')\"",
+			   box), 0);
+	pyrt_pins_free(pins);
+}
+
+/* Once, not more: a fresh copy that fails too is a verification error. */
+Test(install, resumed_mismatch_is_retried_once_then_refused)
+{
+	const char *wrong =
+		"0000000000000000000000000000000000000000000000000000000000000000";
+	pyrt_pins *pins = mirror_pins("runtime.tar.gz", NULL, NULL, wrong);
+	const pyrt_pin_archive *pin = pyrt_pins_archive_at(pins, 0);
+	cr_assert_eq(pt_sh("mkdir -p '%s/runtime/python/downloads' && head -c "
+			   "3000000 '%s/pbs/fixture/runtime.tar.gz' > "
+			   "'%s/runtime/python/downloads/%.16s.partial'",
+			   box, www, box, pin->sha256), 0);
+	pyrt_install_opts o = opts_for(pins);
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_VERIFY,
+		     "%s", err.msg);
+	cr_assert(strstr(err.msg, wrong), "%s", err.msg);
+	cr_assert_eq(count_in(mirror.log, "GET "), 2);
+	cr_assert_eq(count_in(mirror.log, "range=bytes=3000000-"), 1);
+	cr_assert_eq(staging_entries(), 0);
+	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/downloads')\"",
+			   box), 0, "the bad download must be deleted");
+
+	/* Not resumed: a mismatch is final at once. */
+	pt_write(mirror.log, "");
+	pyrt_error_clear(&err);
+	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_VERIFY,
+		     "%s", err.msg);
+	cr_assert_eq(count_in(mirror.log, "GET "), 1);
+	pyrt_pins_free(pins);
+}
+
+/* The captive portal end to end through core: exit 4, and the next run
+ * needs no third one. */
+Test(install, captive_portal_leaves_nothing_to_resume)
+{
+	pyrt_pins *portal = mirror_pins("runtime.tar.gz", "?fault=portal", NULL,
+					NULL);
+	pyrt_install_opts o = opts_for(portal);
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_NETWORK,
+		     "%s", err.msg);
+	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
+	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/downloads')\"",
+			   box), 0, "the portal page was kept");
+	pyrt_pins *good = mirror_pins("runtime.tar.gz", NULL, NULL, NULL);
+	o = opts_for(good);
+	pt_write(mirror.log, "");
+	install_ok(&o, &res);
+	cr_assert_eq(count_in(mirror.log, "GET "), 1);
+	cr_assert_eq(count_in(mirror.log, "range=-"), 1);
+	pyrt_pins_free(portal);
+	pyrt_pins_free(good);
+}
+
 Test(install, cancel_mid_download_keeps_partial_and_current)
 {
 	pyrt_pins *pins = mirror_pins("runtime.tar.gz", "?fault=slow:400000",
