@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write(in, data, size);
 
 	pyrt_extract_opts opts = PYRT_EXTRACT_OPTS_INIT;
-	opts.max_total_bytes = 8u << 20; /* a bomb stops early */
+	opts.max_total_bytes = 1u << 20; /* a bomb stops early */
 	opts.max_entries = 4096;
 	opts.required_file = size && (data[size - 1] & 1)
 			     ? "python/bin/python3" : NULL;
@@ -123,6 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!made)
 		fuzz_fail("out of memory");
 	int rc = pyrt_extract(in, out, &opts, NULL, made, &res, &err);
+	if (getenv("PYRT_FUZZ_VERBOSE")) /* what each seed reaches */
+		fprintf(stderr, "extract: %d %s (%llu entries)\n", rc,
+			rc ? err.msg : "ok", (unsigned long long)res.entries);
 	if (rc != 0 && !err.msg[0])
 		fuzz_fail("extract failed (%d) without a message", rc);
 	if (rc == 0 && res.bytes > opts.max_total_bytes)

@@ -80,11 +80,16 @@ write("devices.tar", tar([
     member("python/fifo", tarfile.FIFOTYPE),
     member("python/null", tarfile.CHRTYPE, devmajor=1, devminor=3),
 ]))
+# Past the target's 1 MiB cap in a 2 KB gzip.
 write("bomb.tar.gz", gzip.compress(tar([
-    member("python/zeros", data=b"\0" * 200000),
-]), mtime=0))
+    member("python/big", data=b"A" * (1536 << 10)),
+]), mtime=9))
 write("dir-after-contents.tar", tar([
     member("python/x/f", data=b"f", mode=0o000),
     member("python/x", tarfile.DIRTYPE, mode=0o000),
-    member("python/x/f", data=b"again"),
-]), layout=True)
+    member("python/x/g", data=b"g"),
+]))
+write("duplicate.tar", tar([
+    member("python/f", data=b"f"),
+    member("python/f", data=b"again"),
+]))
