@@ -41,15 +41,15 @@ for t in "${targets[@]}"; do
     status=FAILED
   execs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log")
   rate=$(awk '/^stat::average_exec_per_sec:/ {print $2}' "$log")
-  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2 || true)
   if [ -z "$execs" ]; then # no final stats after a crash: the last status line
-    execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+    execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
   fi
   printf 'fuzz %-9s %s: %s executions in %s s (%s/s), coverage %s edges\n' \
     "$t" "$status" "${execs:-0}" "$secs" "${rate:-?}" "${cov:-?}"
   if [ "$status" != ok ]; then
     failed=1
-    grep -E '^fuzz: |ERROR: |SUMMARY: |Test unit written' "$log" | head -8 | sed 's/^/  | /'
+    grep -E '^fuzz: |^==[0-9]+== ?ERROR|^SUMMARY: |Test unit written' "$log" | head -8 | sed 's/^/  | /' || true
     echo "  the full log: $log"
   fi
 done
