@@ -7,6 +7,10 @@
 
 static void error_vset(pyrt_error *err, int code, const char *suffix,
 		       const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void error_vset(pyrt_error *err, int code, const char *suffix,
+		       const char *fmt, va_list ap)
 {
 	int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	if (suffix && n >= 0 && (size_t)n < sizeof err->msg)

@@ -492,7 +492,7 @@ static void pip_take_name(const char *text, char *out, size_t len)
 }
 
 /* Learn from pip's ERROR: lines: the reason, and which requirement. */
-static void pip_parse_error(pip_run *r, const char *line)
+static void pip_parse_error(pyrt_pip_result *res, const char *line)
 {
 	static const char *const named[] = {
 		"No matching distribution found for ",
@@ -501,12 +501,12 @@ static void pip_parse_error(pip_run *r, const char *line)
 	if (strncmp(line, "ERROR: ", 7) != 0)
 		return;
 	const char *text = line + 7;
-	snprintf(r->res->reason, sizeof r->res->reason, "%s", text);
+	snprintf(res->reason, sizeof res->reason, "%s", text);
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
 		size_t plen = strlen(named[i]);
 		if (strncmp(text, named[i], plen) == 0)
-			pip_take_name(text + plen, r->res->failed_requirement,
-				      sizeof r->res->failed_requirement);
+			pip_take_name(text + plen, res->failed_requirement,
+				      sizeof res->failed_requirement);
 	}
 }
 
@@ -517,12 +517,13 @@ static void pip_parse_error(pip_run *r, const char *line)
  * nothing about the requirement.  Keeps "NewConnectionError: [Errno -2]
  * Name or service not known" as the cause.
  */
-static void pip_parse_warning(pip_run *r, const char *line)
+static void pip_parse_warning(pyrt_pip_result *res, const char *line,
+			      char *net_cause, size_t cause_len)
 {
 	if (strncmp(line, "WARNING: Retrying (", 19) != 0)
 		return;
-	r->res->index_unreachable = 1;
-	if (r->net_cause[0])
+	res->index_unreachable = 1;
+	if (net_cause[0])
 		return;
 	const char *by = strstr(line, "broken by '");
 	const char *kind = by ? by + 11 : "connection error";
@@ -531,8 +532,15 @@ static void pip_parse_warning(pip_run *r, const char *line)
 	if (!eno)
 		eno = strstr(line, "[SSL");
 	int elen = eno ? (int)strcspn(eno, "'\"") : 0;
-	snprintf(r->net_cause, sizeof r->net_cause, "%.*s%s%.*s", klen, kind,
+	snprintf(net_cause, cause_len, "%.*s%s%.*s", klen, kind,
 		 eno ? ": " : "", elen, eno ? eno : "");
+}
+
+void pyrt_pip_parse_line(const char *line, pyrt_pip_result *result,
+			 char *net_cause, size_t net_cause_len)
+{
+	pip_parse_error(result, line);
+	pip_parse_warning(result, line, net_cause, net_cause_len);
 }
 
 /* proc's line callback: log file, error parsing, the shown output. */
@@ -550,8 +558,7 @@ static int pip_on_line(const char *line, void *payload)
 	pyrt_sanitize(buf, 1, clean, sizeof clean);
 	pyrt_redact(clean);
 	fprintf(r->log, "%s\n", clean);
-	pip_parse_error(r, buf);
-	pip_parse_warning(r, buf);
+	pyrt_pip_parse_line(buf, r->res, r->net_cause, sizeof r->net_cause);
 	if (n > 0)
 		snprintf(r->last_line, sizeof r->last_line, "%s", buf);
 	if (shown_line(r, buf) != 0) {

@@ -95,6 +95,18 @@ int pyrt_pip_install_each(const pyrt_pip_opts *opts,
 			  const pyrt_events *ev, pyrt_pip_each_result *result,
 			  pyrt_error *err);
 
+/**
+ * What one line of pip's output says (trailing CR and blanks trimmed): an
+ * "ERROR: " line sets result->reason and, when it names one,
+ * result->failed_requirement; a "WARNING: Retrying (" line sets
+ * result->index_unreachable and, when net_cause is still empty, the cause
+ * ("NewConnectionError: [Errno -2] Name or service not known") into
+ * net_cause.  pyrt_pip_install calls it for every line; exposed for the
+ * tests and the fuzz target.
+ */
+void pyrt_pip_parse_line(const char *line, pyrt_pip_result *result,
+			 char *net_cause, size_t net_cause_len);
+
 /** Free what a pyrt_pip_each_result holds; NULL is a no-op. */
 void pyrt_pip_each_result_clear(pyrt_pip_each_result *result);
 

@@ -620,6 +620,32 @@ static int manifest_read(int pfd, char **data, size_t *len, char *why,
 	return 0;
 }
 
+/* The row of plugin name from its manifest's bytes (NULL data: why says
+ * what kept them from us).  Returns 0, or PYRT_E_NOMEM. */
+static int plugin_row_load(pyrt_plugins *p, const char *plugins_dir,
+			   const char *name, const char *data, size_t len,
+			   const char *why, pyrt_error *err)
+{
+	int nomem = 0;
+	plugin_row *r = row_add(p, plugins_dir, name);
+	if (!r)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (!name_ok(name))
+		nomem = row_invalidf(r, "%s: the directory name must be letters, "
+				     "digits, '.', '_' or '-' (at most %d)",
+				     r->path, NAME_MAX_LEN);
+	else if (!data)
+		nomem = row_invalidf(r, "%s: %s", r->path,
+				     why[0] ? why : "cannot be read");
+	else {
+		manifest m = { .row = r, .dirname = name };
+		nomem = manifest_parse(&m, data, len);
+		if (!nomem && m.error[0])
+			nomem = row_invalid(r, m.error);
+	}
+	return nomem ? pyrt_error_set(err, PYRT_E_NOMEM, "out of memory") : 0;
+}
+
 /* One entry of plugins/ that is a directory: a row when it holds a
  * manifest.  Returns 0, or PYRT_E_NOMEM. */
 static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
@@ -639,27 +665,9 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 	}
 	if (pfd >= 0)
 		close(pfd);
-	int nomem = 0;
-	plugin_row *r = row_add(p, plugins_dir, name);
-	if (!r) {
-		free(data);
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	}
-	if (!name_ok(name))
-		nomem = row_invalidf(r, "%s: the directory name must be letters, "
-				     "digits, '.', '_' or '-' (at most %d)",
-				     r->path, NAME_MAX_LEN);
-	else if (!data)
-		nomem = row_invalidf(r, "%s: %s", r->path,
-				     why[0] ? why : "cannot be read");
-	else {
-		manifest m = { .row = r, .dirname = name };
-		nomem = manifest_parse(&m, data, len);
-		if (!nomem && m.error[0])
-			nomem = row_invalid(r, m.error);
-	}
+	int rc = plugin_row_load(p, plugins_dir, name, data, len, why, err);
 	free(data);
-	return nomem ? pyrt_error_set(err, PYRT_E_NOMEM, "out of memory") : 0;
+	return rc;
 }
 
 /* A symlinked plugin directory would read outside the box: a row that says
@@ -1073,6 +1081,22 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 cleanup:
 	free(st);
 	return rc;
+}
+
+int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
+				const char *data, size_t len, pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_plugins *p = calloc(1, sizeof *p);
+	if (!p)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = plugin_row_load(p, "plugins", name, data, len, "", err);
+	if (rc) {
+		pyrt_plugins_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
 }
 
 int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,

@@ -64,6 +64,15 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 		       const pyrt_events *ev, pyrt_error *err);
 void pyrt_plugins_free(pyrt_plugins *p);
 
+/**
+ * One manifest's bytes read as plugins/<name>/plugin.yaml is, into a table
+ * of that one row: its fields, or verdict "invalid" with the error.  No
+ * verdict is judged and nothing is run; the parser alone, for the tests and
+ * the fuzz target.  Returns 0 (whatever the verdict) or PYRT_E_NOMEM.
+ */
+int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
+				const char *data, size_t len, pyrt_error *err);
+
 /** Whether the runtime was ready when checked. */
 int pyrt_plugins_runtime_ready(const pyrt_plugins *p);
 size_t pyrt_plugins_count(const pyrt_plugins *p);

@@ -8,6 +8,7 @@ pkgs=(
   libncurses-dev libcriterion-dev
   openssl ca-certificates python3 python3.11 python3-pip-whl
   libarchive-tools tmux
+  clang valgrind
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil
   python3-reportlab python3-reportlab-accel python3-renderpm
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is missing, build with -Werror, and
-# run every test (ctest), then the unit tests again under ASan + UBSan.
+# run every test (ctest), a bounded run of every fuzz target, then the unit
+# tests again under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -22,6 +23,11 @@ cmake --build build -j"$jobs"
 # Smoke of the benchmark so it cannot rot: one round at 1x, no targets; it
 # fails only when a contender or a measurement errors, never on timings.
 bash bench/run --quick --pyrt build/pyrt --build build
+
+# The fuzz targets (tests/fuzz) with clang and libFuzzer, 20 s each: one
+# line per target with its executions; a crash fails the run.  (Their
+# corpus and past crashes also replay in every build as test_fuzz_*.)
+bash scripts/fuzz.sh 20
 
 cmake -S . -B build-asan -DPYRT_WERROR=ON -DPYRT_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=Debug >/dev/null
