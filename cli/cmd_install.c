@@ -89,7 +89,7 @@ static void baseline_line(const install_ctx *c, char *buf, size_t len)
 static void consent_block(const install_ctx *c, char *buf, size_t len)
 {
 	const pyrt_install_plan *p = &c->plan;
-	char size[32], free_disk[32], sha[20];
+	char size[32], free_disk[32];
 	if (p->size)
 		cli_human_bytes(p->size, size, sizeof size);
 	else
@@ -98,9 +98,9 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 	else
 		snprintf(free_disk, sizeof free_disk, "unknown");
-	snprintf(sha, sizeof sha, "%.16s…", p->sha256);
-	const char *source = c->opts->from_file ? c->opts->from_file
-			     : p->host[0] ? p->host : p->url;
+	/* The whole URL (redacted by core) and the whole digest: what the
+	 * operator agrees to is what can be checked against the release. */
+	const char *source = c->opts->from_file ? c->opts->from_file : p->url;
 	char baseline[4400];
 	baseline_line(c, baseline, sizeof baseline);
 	snprintf(buf, len,
@@ -117,7 +117,7 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		 p->already_current ? " (reinstall: --force)" : "",
 		 p->platform, size, source,
 		 c->opts->from_file ? " (local file)" : "",
-		 p->destination, sha, free_disk, baseline);
+		 p->destination, p->sha256, free_disk, baseline);
 }
 
 /* pins → platform → pin for it → plan.  Returns 0 or an exit status
@@ -277,8 +277,12 @@ static int install_execute(install_ctx *c)
 		o.summary = summary;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (active)
+		if (active) {
+			/* Not "install failed": the install stands. */
+			o.failure = rc == PYRT_E_BASELINE ? ""
+				    : "the runtime is installed, but the baseline failed";
 			o.unchanged = "the runtime itself is installed and active; only the doc-library baseline is incomplete";
+		}
 		else
 			o.unchanged = had_current
 				? "the previous runtime is still active"

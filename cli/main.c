@@ -47,8 +47,13 @@ static int run_help(const cli_opts *opts)
 	}
 	cli_command cmd = cli_command_lookup(opts->positional[0]);
 	if (cmd == CLI_CMD__COUNT) {
-		cli_errorf("unknown command '%s'; see pyrt --help",
-			   opts->positional[0]);
+		const char *near = cli_command_suggest(opts->positional[0]);
+		if (near)
+			cli_errorf("unknown command '%s'; did you mean '%s'? (see pyrt --help)",
+				   opts->positional[0], near);
+		else
+			cli_errorf("unknown command '%s'; see pyrt --help",
+				   opts->positional[0]);
 		return CLI_EXIT_USAGE;
 	}
 	cli_help_command(cmd);
