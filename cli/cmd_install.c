@@ -7,6 +7,7 @@
  * same front end, so the plain, JSON and (later) curses front ends all say
  * the same thing.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,26 @@ int cli_cmd_rollback(const cli_opts *opts)
 	return cli_exit_code(rc);
 }
 
+/* Whether the box holds an install: current, previous, or anything in
+ * installs/ (a box with only a lock and logs has nothing to remove). */
+static int has_install(const pyrt_box *box)
+{
+	struct stat st;
+	if (lstat(pyrt_box_current(box), &st) == 0 ||
+	    lstat(pyrt_box_previous(box), &st) == 0)
+		return 1;
+	DIR *d = opendir(pyrt_box_installs_dir(box));
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d)))
+		found = strcmp(de->d_name, ".") != 0 &&
+			strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return found;
+}
+
 int cli_cmd_uninstall(const cli_opts *opts)
 {
 	cli_front *front = cli_front_for(opts);
@@ -392,9 +413,9 @@ int cli_cmd_uninstall(const cli_opts *opts)
 	}
 	const char *runtime = pyrt_box_runtime_dir(box);
 	cli_outcome o = { .command = "uninstall" };
-	if (!path_exists(runtime)) {
-		snprintf(msg, sizeof msg, "nothing to uninstall: %s does not exist",
-			 runtime);
+	if (!has_install(box)) {
+		snprintf(msg, sizeof msg, "nothing to uninstall: no runtime is "
+			 "installed under %s", runtime);
 		o.summary = msg;
 		cli_front_result(front, &o);
 		status = 0;
