@@ -115,7 +115,12 @@ const char *cli_command_name(cli_command cmd)
 
 const char *cli_command_suggest(const char *word)
 {
-	return cli_suggest(word, strlen(word), command_names + 1);
+	/* command_names has no terminator: cli_suggest wants one. */
+	const char *names[CLI_CMD__COUNT];
+	for (int i = 1; i < CLI_CMD__COUNT; i++)
+		names[i - 1] = command_names[i];
+	names[CLI_CMD__COUNT - 1] = NULL;
+	return cli_suggest(word, strlen(word), names);
 }
 
 cli_command cli_command_lookup(const char *word)
