@@ -25,6 +25,7 @@ typedef enum cli_command {
 } cli_command;
 
 #define CLI_MAX_POSITIONAL 8
+#define CLI_OWNED_MAX 12
 
 typedef struct cli_opts {
 	cli_command command;
@@ -53,6 +54,8 @@ typedef struct cli_opts {
 	const char *requirements;
 	const char *from_file;
 	const char *mirror;
+	const char *index_url;      /* --index-url / PYRT_INDEX_URL: pip's index */
+	const char *index_url_from;
 	int no_baseline;
 	int no_wait;
 	int force;
@@ -64,7 +67,11 @@ typedef struct cli_opts {
 	const char *out;            /* --out FILE: keep the .docx */
 
 	/* doctor */
-	const char *bundle;         /* --bundle FILE: support bundle */
+	const char *bundle;         /* --bundle FILE: support bundle; "-": stdout */
+
+	/* the normalised copies of path options the fields above point at */
+	char *owned[CLI_OWNED_MAX];
+	size_t nowned;
 } cli_opts;
 
 #endif

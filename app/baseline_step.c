@@ -22,6 +22,7 @@ int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
 	bo.requirements_file = opts->requirements;
 	bo.wheelhouse = opts->wheelhouse;
 	bo.cacert = opts->cacert;
+	bo.index_url = opts->index_url;
 	bo.no_wait = opts->no_wait;
 	return pyrt_baseline_run(&bo, ev, &rep->result, err);
 }

@@ -28,6 +28,9 @@ typedef struct cli_outcome {
 	/** 1: refused before starting (pins, platform, consent): the error
 	 * is reported as is, not as "<command> failed" */
 	int before_start;
+	/** what failed, when not "<command> failed" ("" for the error
+	 * alone, when it names itself: "baseline partial: ...") */
+	const char *failure;
 	/** install, baseline: the marker's baseline state after the run
 	 * ("complete", "partial", "none"), NULL when not known */
 	const char *baseline_state;

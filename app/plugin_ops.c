@@ -48,6 +48,7 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	po.requirement_count = pl->require_count;
 	po.wheelhouse = opts->wheelhouse;
 	po.cacert = opts->cacert;
+	po.index_url = opts->index_url;
 	po.purpose = purpose;
 	pyrt_pip_each_result res;
 	int rc = pyrt_pip_install_each(&po, ev, &res,
@@ -78,5 +79,12 @@ int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
 	pyrt_lock_release(lock);
 	pyrt_box_free(box);
 	free(reqs);
+	/* pip's refusal is the plugin's failure, not the baseline's: its
+	 * own class and exit code (15). */
+	if (rc == PYRT_E_BASELINE) {
+		rc = PYRT_E_PLUGIN;
+		if (err)
+			err->code = rc;
+	}
 	return rc;
 }

@@ -57,6 +57,9 @@ int cli_cmd_baseline(const cli_opts *opts)
 		o.summary = msg;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		/* "baseline partial: ..." names itself. */
+		if (rc == PYRT_E_BASELINE)
+			o.failure = "";
 		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
 			o.unchanged = "the runtime itself stays active (a "
 				      "baseline failure never deactivates it)";

@@ -66,10 +66,10 @@ static json_t *doctor_json(const pyrt_doctor *d)
 			 checks);
 }
 
-static void print_table(const pyrt_doctor *d, const cli_opts *opts)
+static void print_table(const pyrt_doctor *d, const cli_opts *opts, FILE *out)
 {
 	int utf8 = app_text_utf8_locale();
-	int color = !opts->no_color && cli_is_terminal(STDOUT_FILENO);
+	int color = !opts->no_color && cli_is_terminal(fileno(out));
 	size_t width = 0, n = pyrt_doctor_count(d);
 	int tally[PYRT_CHECK_SKIP + 1] = { 0 };
 	for (size_t i = 0; i < n; i++) {
@@ -79,17 +79,20 @@ static void print_table(const pyrt_doctor *d, const cli_opts *opts)
 	for (size_t i = 0; i < n; i++) {
 		const pyrt_check *c = pyrt_doctor_at(d, i);
 		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
+		/* -q: the failures and the tally only. */
+		if (opts->quiet && c->verdict != PYRT_CHECK_FAIL)
+			continue;
 		/* Glyphs are one column wide, words four: pad by mode.  The
 		 * mark and its colour are ours; the rest is cleaned. */
-		printf("%s%s%s ", color ? verdict_color(c->verdict) : "",
+		fprintf(out, "%s%s%s ", color ? verdict_color(c->verdict) : "",
 		       verdict_mark(c->verdict, utf8), color ? "\033[0m" : "");
-		app_text_printf(stdout, "%-*s  %s\n", (int)width, c->title,
+		app_text_printf(out, "%-*s  %s\n", (int)width, c->title,
 				c->detail);
 		if (c->fix)
-			app_text_printf(stdout, "%*s %-*s  fix: %s\n",
+			app_text_printf(out, "%*s %-*s  fix: %s\n",
 					utf8 ? 1 : 4, "", (int)width, "", c->fix);
 	}
-	printf("doctor: %d passed, %d warning%s, %d failed, %d skipped\n",
+	fprintf(out, "doctor: %d passed, %d warning%s, %d failed, %d skipped\n",
 	       tally[PYRT_CHECK_PASS], tally[PYRT_CHECK_WARN],
 	       tally[PYRT_CHECK_WARN] == 1 ? "" : "s", tally[PYRT_CHECK_FAIL],
 	       tally[PYRT_CHECK_SKIP]);
@@ -120,10 +123,15 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 		cli_errorf("doctor: out of memory");
 		return cli_exit_code(PYRT_E_NOMEM);
 	}
+	/* With --bundle - the bundle owns stdout; the answer moves to
+	 * stderr. */
+	int to_stdout = opts->bundle && strcmp(opts->bundle, "-") == 0;
+	FILE *out = to_stdout ? stderr : stdout;
 	if (opts->json)
-		printf("%s\n", text); /* escaped by jansson, ASCII only */
+		fprintf(out, "%s\n", text); /* escaped by jansson, ASCII only */
 	else
-		print_table(d, opts);
+		print_table(d, opts, out);
+	fflush(out);
 	int status = pyrt_doctor_passed(d) ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
 	if (opts->bundle) {
 		pyrt_error err = PYRT_ERROR_INIT;
@@ -132,7 +140,7 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 			cli_errorf("doctor: cannot write the support bundle: %s",
 				   err.msg[0] ? err.msg : pyrt_strerror(rc));
 			status = cli_exit_code(rc);
-		} else if (!opts->quiet) {
+		} else if (!opts->quiet && !to_stdout) {
 			app_text_printf(stderr, "support bundle written: %s\n",
 				opts->bundle);
 		}
@@ -144,6 +152,12 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 int cli_cmd_doctor(const cli_opts *opts)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
+	if (opts->bundle && strcmp(opts->bundle, "-") == 0 &&
+	    isatty(STDOUT_FILENO)) {
+		cli_errorf("doctor: --bundle - writes a tar.gz to stdout, which is "
+			   "a terminal; redirect it (> bundle.tar.gz) or pipe it");
+		return CLI_EXIT_USAGE;
+	}
 	pyrt_pins *pins = NULL;
 	pyrt_platform platform;
 	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);

@@ -7,6 +7,7 @@
  * same front end, so the plain, JSON and (later) curses front ends all say
  * the same thing.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,7 @@ static void baseline_line(const install_ctx *c, char *buf, size_t len)
 static void consent_block(const install_ctx *c, char *buf, size_t len)
 {
 	const pyrt_install_plan *p = &c->plan;
-	char size[32], free_disk[32], sha[20];
+	char size[32], free_disk[32];
 	if (p->size)
 		cli_human_bytes(p->size, size, sizeof size);
 	else
@@ -98,9 +99,9 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 	else
 		snprintf(free_disk, sizeof free_disk, "unknown");
-	snprintf(sha, sizeof sha, "%.16s…", p->sha256);
-	const char *source = c->opts->from_file ? c->opts->from_file
-			     : p->host[0] ? p->host : p->url;
+	/* The whole URL (redacted by core) and the whole digest: what the
+	 * operator agrees to is what can be checked against the release. */
+	const char *source = c->opts->from_file ? c->opts->from_file : p->url;
 	char baseline[4400];
 	baseline_line(c, baseline, sizeof baseline);
 	snprintf(buf, len,
@@ -117,7 +118,7 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		 p->already_current ? " (reinstall: --force)" : "",
 		 p->platform, size, source,
 		 c->opts->from_file ? " (local file)" : "",
-		 p->destination, sha, free_disk, baseline);
+		 p->destination, p->sha256, free_disk, baseline);
 }
 
 /* pins → platform → pin for it → plan.  Returns 0 or an exit status
@@ -277,8 +278,12 @@ static int install_execute(install_ctx *c)
 		o.summary = summary;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (active)
+		if (active) {
+			/* Not "install failed": the install stands. */
+			o.failure = rc == PYRT_E_BASELINE ? ""
+				    : "the runtime is installed, but the baseline failed";
 			o.unchanged = "the runtime itself is installed and active; only the doc-library baseline is incomplete";
+		}
 		else
 			o.unchanged = had_current
 				? "the previous runtime is still active"
@@ -369,6 +374,26 @@ int cli_cmd_rollback(const cli_opts *opts)
 	return cli_exit_code(rc);
 }
 
+/* Whether the box holds an install: current, previous, or anything in
+ * installs/ (a box with only a lock and logs has nothing to remove). */
+static int has_install(const pyrt_box *box)
+{
+	struct stat st;
+	if (lstat(pyrt_box_current(box), &st) == 0 ||
+	    lstat(pyrt_box_previous(box), &st) == 0)
+		return 1;
+	DIR *d = opendir(pyrt_box_installs_dir(box));
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d)))
+		found = strcmp(de->d_name, ".") != 0 &&
+			strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return found;
+}
+
 int cli_cmd_uninstall(const cli_opts *opts)
 {
 	cli_front *front = cli_front_for(opts);
@@ -388,9 +413,9 @@ int cli_cmd_uninstall(const cli_opts *opts)
 	}
 	const char *runtime = pyrt_box_runtime_dir(box);
 	cli_outcome o = { .command = "uninstall" };
-	if (!path_exists(runtime)) {
-		snprintf(msg, sizeof msg, "nothing to uninstall: %s does not exist",
-			 runtime);
+	if (!has_install(box)) {
+		snprintf(msg, sizeof msg, "nothing to uninstall: no runtime is "
+			 "installed under %s", runtime);
 		o.summary = msg;
 		cli_front_result(front, &o);
 		status = 0;

@@ -378,12 +378,8 @@ static int cmd_install(plugins_ctx *c, const char *name)
 static int plugins_words(const cli_opts *opts, const char **install_name)
 {
 	*install_name = NULL;
-	if (opts->npositional == 0) {
-		if (!opts->wheelhouse)
-			return 0;
-		cli_errorf("pyrt plugins: --wheelhouse applies to 'pyrt plugins install NAME'");
-		return CLI_EXIT_USAGE;
-	}
+	if (opts->npositional == 0)
+		return 0; /* --wheelhouse alone was refused by validate.c */
 	if (strcmp(opts->positional[0], "install") != 0) {
 		cli_errorf("pyrt plugins: unexpected argument '%s'; expected 'install NAME' or nothing (see pyrt plugins --help)",
 			   opts->positional[0]);

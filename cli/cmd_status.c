@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "common.h"
@@ -28,13 +29,16 @@ static json_t *str_or_null(const char *s)
 	return nonempty(s) ? app_text_json(s) : json_null();
 }
 
-/* An interpreter path is only reported where an install exists. */
+/* An interpreter path is only reported where an install exists, and
+ * only when it exists: a first install in progress, or a broken one, must
+ * not hand a script a path it cannot run. */
 static const char *status_interpreter(const pyrt_status *st)
 {
 	if (st->state == PYRT_STATE_NOT_PROVISIONED ||
-	    st->state == PYRT_STATE_UNSUPPORTED)
+	    st->state == PYRT_STATE_UNSUPPORTED ||
+	    !nonempty(st->interpreter) || access(st->interpreter, F_OK) != 0)
 		return NULL;
-	return nonempty(st->interpreter);
+	return st->interpreter;
 }
 
 static const char *baseline_state(const pyrt_status *st)
@@ -88,12 +92,14 @@ static void field(const char *key, const char *value)
 		app_text_printf(stdout, "  %-14s %s\n", key, value);
 }
 
-/* "state: message", then the known fields aligned. */
-static void print_human(const pyrt_status *st)
+/* "state: message", then (without -q) the known fields aligned. */
+static void print_human(const pyrt_status *st, int quiet)
 {
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
 	app_text_printf(stdout, "%s: %s\n", pyrt_state_name(st->state),
 			st->message);
+	if (quiet)
+		return;
 	if (m) {
 		field("version:", m->version);
 		field("build:", m->build);
@@ -150,7 +156,7 @@ int cli_cmd_status(const cli_opts *opts)
 		if (opts->json)
 			rc = print_json(st);
 		else
-			print_human(st);
+			print_human(st, opts->quiet);
 		status = rc < 0 ? cli_exit_code(rc)
 		       : st->state == PYRT_STATE_READY ? CLI_EXIT_OK
 		       : st->state == PYRT_STATE_UNTRUSTED

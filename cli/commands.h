@@ -21,7 +21,9 @@ int cli_cmd_baseline(const cli_opts *opts);
 void cli_help_manual(void);
 /** `pyrt <cmd> --help`: that command's usage. */
 void cli_help_command(cli_command cmd);
-/** `pyrt --version`. */
-void cli_help_version(void);
+/** `pyrt --version`, `pyrt version [--json]`: pyrt's version and commit,
+ * the platform, the pins in use (--pins honoured) and the libraries; the
+ * exit status (11 when the named pins cannot be read). */
+int cli_help_version(const cli_opts *opts, const char *curses);
 
 #endif

@@ -3,13 +3,20 @@
  * (one command's usage) and `pyrt --version`.  The exit code table comes
  * from exitcodes.c so the manual cannot disagree with the code.
  */
+#include <archive.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 
 #include "commands.h"
+#include "common.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "parse.h"
 #include "pins.h"
+#include "platform.h"
+#include "text.h"
 
 static const char manual_head[] =
 	"NAME\n"
@@ -63,10 +70,18 @@ static const char manual_head[] =
 	"    -y, --yes        consent given (for scripts and headless machines)\n"
 	"    --no-color       no colours (NO_COLOR is honoured too)\n"
 	"    --theme NAME     colour theme for the terminal UI (env PYRT_THEME)\n"
-	"    -v, --verbose    also show debug lines\n"
-	"    -q, --quiet      only errors\n"
+	"    -v, --verbose    also show debug lines: each download attempt's URL\n"
+	"                     (credentials and query values hidden), HTTP\n"
+	"                     status, proxy and time\n"
+	"    -q, --quiet      only errors and the one-line result (status: its\n"
+	"                     first line; doctor: the failed checks and the tally)\n"
 	"    -h, --help       this manual; after a command, that command's usage\n"
-	"    -V, --version    print the version\n"
+	"    -V, --version    pyrt's version and commit, the platform, the pins in\n"
+	"                     use (--pins honoured) and the library versions;\n"
+	"                     with --json one object\n"
+	"    Paths may start with ~ (HOME); pyrt shows them absolute and resolved.\n"
+	"    Every path, URL and combination is checked before anything is\n"
+	"    written: a usage error (exit 2) leaves no box, lock or log behind.\n"
 	"\n"
 	"INSTALL OPTIONS\n"
 	"    --from-file ARCHIVE  verify and install a local archive (offline)\n"
@@ -79,33 +94,54 @@ static const char manual_head[] =
 	"    --requirements FILE  baseline requirements instead of the pinned list:\n"
 	"                         one PEP 508 requirement a line, no pip options,\n"
 	"                         paths, URLs or \"name @ URL\"\n"
-	"    --no-baseline        skip the doc-library baseline\n"
-	"    The runtime stays active when only the baseline fails (exit 10).\n"
+	"    --index-url URL      the package index pip uses (env PYRT_INDEX_URL);\n"
+	"                         https, or http to loopback; credentials in URL\n"
+	"                         reach pip and are never shown or logged\n"
+	"    --no-baseline        skip the doc-library baseline (not with\n"
+	"                         --requirements, --wheelhouse or --index-url)\n"
+	"    --from-file and --mirror exclude each other.  The runtime stays\n"
+	"    active when only the baseline fails (exit 10).  Progress goes to\n"
+	"    stderr; the one-line result of a success to stdout.\n"
+	"\n"
+	"PIP AND ITS CONFIGURATION\n"
+	"    pip runs as the runtime's own (-I, a private HOME) with\n"
+	"    PIP_CONFIG_FILE=/dev/null: /etc/pip.conf and ~/.config/pip are NOT\n"
+	"    read, so no user's or image's pip.conf decides what root installs\n"
+	"    into a shared runtime.  State the index with --index-url URL (or\n"
+	"    PYRT_INDEX_URL; pip's own PIP_INDEX_URL, PIP_TRUSTED_HOST and the\n"
+	"    proxy variables pass through too) and a private CA with --cacert\n"
+	"    FILE (pip gets it as --cert).  pip gives up on an unreachable index\n"
+	"    after one retry (--retries 1 --timeout 15), and the requirements are\n"
+	"    then not tried one by one: the message names the fixes.\n"
 	"\n"
 	"BASELINE OPTIONS\n"
 	"    --wheelhouse DIR     pip --no-index --find-links DIR (air-gapped)\n"
 	"    --requirements FILE  these requirements instead of the pinned list\n"
+	"    --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 	"    --no-wait            fail (exit 7) if an installer holds the box\n"
 	"\n"
 	"STATUS OPTIONS\n"
 	"    --deep           also start the interpreter and check its version\n"
 	"\n"
 	"DOCTOR OPTIONS\n"
-	"    --bundle FILE    also write a support bundle (tar.gz, 0600): the\n"
-	"                     checks, the marker, the last install log, platform\n"
-	"                     facts; URL credentials and query values, tokens\n"
-	"                     and passwords redacted\n"
+	"    --bundle FILE    also write a support bundle (tar.gz, 0600, one\n"
+	"                     folder pyrt-bundle/): the checks, the marker, the\n"
+	"                     last install log, platform facts; URL credentials\n"
+	"                     and query values, tokens and passwords redacted.\n"
+	"                     FILE \"-\": to stdout (the table goes to stderr)\n"
 	"\n"
 	"SMOKE OPTIONS\n"
 	"    --out FILE       keep the checked .docx as FILE\n"
 	"\n"
 	"PLUGINS OPTIONS\n"
 	"    --wheelhouse DIR pip --no-index --find-links DIR (plugins install)\n"
+	"    --index-url URL  pip's package index (plugins install)\n"
 	"\n"
 	"ENVIRONMENT\n"
 	"    PYRT_BOX_ROOT    default for --box-root\n"
 	"    PYRT_PINS        default for --pins\n"
 	"    PYRT_THEME       default for --theme\n"
+	"    PYRT_INDEX_URL   default for --index-url (a --wheelhouse wins)\n"
 	"    PYRT_THEME_DIR   where --theme NAME looks first for NAME.yaml (then\n"
 	"                     <prefix>/share/pyrt/themes, then the source tree)\n"
 	"    CURL_CA_BUNDLE, SSL_CERT_FILE\n"
@@ -162,8 +198,8 @@ typedef struct command_usage {
 static const command_usage usages[] = {
 	{ CLI_CMD_NONE,
 	  "usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
-	  "            [--from-file ARCHIVE] [--requirements FILE] [--no-baseline]\n"
-	  "            [--force] [--no-wait] [OPTIONS]\n"
+	  "            [--from-file ARCHIVE] [--requirements FILE] [--index-url URL]\n"
+	  "            [--no-baseline] [--force] [--no-wait] [--deep] [OPTIONS]\n"
 	  "On a terminal (stdin and stdout, TERM not \"dumb\", no --json): the\n"
 	  "dashboard, or the install wizard when the runtime is not provisioned.\n"
 	  "The install options apply to the wizard and to the dashboard's baseline\n"
@@ -171,9 +207,9 @@ static const command_usage usages[] = {
 	  "solarized-dark (t cycles them); --no-color and NO_COLOR use attributes\n"
 	  "only.  Otherwise: same as `pyrt status`.\n" },
 	{ CLI_CMD_INSTALL,
-	  "usage: pyrt install [-y] [--from-file ARCHIVE] [--mirror URL] [--no-wait]\n"
+	  "usage: pyrt install [-y] [--from-file ARCHIVE | --mirror URL] [--no-wait]\n"
 	  "                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
-	  "                    [--no-baseline] [--json] [OPTIONS]\n"
+	  "                    [--index-url URL] [--no-baseline] [--json] [OPTIONS]\n"
 	  "On a terminal without --yes (and without --json) this is the install\n"
 	  "wizard: a consent screen, live progress, then the result.  Otherwise:\n"
 	  "ask for consent (or take --yes), download the pinned archive, verify its\n"
@@ -191,20 +227,24 @@ static const command_usage usages[] = {
 	  "  --force              reinstall even when already active\n"
 	  "  --wheelhouse DIR     baseline from DIR only (pip --no-index --find-links)\n"
 	  "  --requirements FILE  baseline from FILE instead of the pinned list\n"
+	  "  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 	  "  --no-baseline        skip the baseline\n"
-	  "  --json               NDJSON events on stdout\n" },
+	  "  --json               NDJSON events on stdout\n"
+	  "Progress goes to stderr, the one-line result of a success to stdout.\n" },
 	{ CLI_CMD_BASELINE,
-	  "usage: pyrt baseline [--requirements FILE] [--wheelhouse DIR] [--no-wait]\n"
-	  "                     [--json] [OPTIONS]\n"
+	  "usage: pyrt baseline [--requirements FILE] [--wheelhouse DIR]\n"
+	  "                     [--index-url URL] [--no-wait] [--json] [OPTIONS]\n"
 	  "(Re)install the doc-library baseline (the pinned list, or FILE) into the\n"
 	  "active runtime with its own pip: -I, a scrubbed environment, a private\n"
-	  "HOME, a hard timeout.  When pip refuses the batch, each requirement is\n"
-	  "tried alone so what can be installed is.  The marker records complete,\n"
+	  "HOME, no pip.conf, a hard timeout.  When pip refuses the batch, each\n"
+	  "requirement is tried alone so what can be installed is (not when pip\n"
+	  "could not reach its index: that fails the same way for each).  The marker records complete,\n"
 	  "partial (what is missing and why) or none; `pyrt status` shows it.  pip's\n"
 	  "full output goes to <box>/runtime/python/logs/pip-*.log.  Exit 0 when\n"
 	  "complete, 10 when not, 1 when no runtime is installed.\n"
 	  "  --requirements FILE  install FILE instead of the pinned list\n"
 	  "  --wheelhouse DIR     install from DIR only (pip --no-index --find-links)\n"
+	  "  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 	  "  --no-wait            exit 7 instead of waiting for an installer\n"
 	  "  --json               NDJSON events on stdout\n" },
 	{ CLI_CMD_STATUS,
@@ -218,11 +258,17 @@ static const command_usage usages[] = {
 	{ CLI_CMD_ROLLBACK,
 	  "usage: pyrt rollback [--no-wait] [--json] [OPTIONS]\n"
 	  "Make the previous install active again (the current one becomes the\n"
-	  "rollback target).\n" },
+	  "rollback target).\n"
+	  "  --no-wait   exit 7 instead of waiting for an installer\n"
+	  "  --json      NDJSON events on stdout\n" },
 	{ CLI_CMD_UNINSTALL,
 	  "usage: pyrt uninstall [-y] [--no-wait] [--json] [OPTIONS]\n"
 	  "Remove the managed runtime, its rollback target and downloads.  Asks for\n"
-	  "consent on a terminal; needs --yes otherwise.\n" },
+	  "consent on a terminal; needs --yes otherwise.  With nothing installed it\n"
+	  "says so and exits 0.\n"
+	  "  -y, --yes   consent given; required without a terminal\n"
+	  "  --no-wait   exit 7 instead of waiting for an installer\n"
+	  "  --json      NDJSON events on stdout\n" },
 	{ CLI_CMD_VERIFY,
 	  "usage: pyrt verify [--json] [OPTIONS]\n"
 	  "Re-check every file of the active install against the manifest written\n"
@@ -235,7 +281,8 @@ static const command_usage usages[] = {
 	  "CA bundle, proxy variables, stale staging) and print each verdict with\n"
 	  "its fix.  Exit 0 only when no check failed, 1 otherwise.\n"
 	  "  --json          one JSON object: ok and the checks\n"
-	  "  --bundle FILE   also write a redacted support bundle (tar.gz, 0600)\n" },
+	  "  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
+	  "                  FILE \"-\" writes it to stdout\n" },
 	{ CLI_CMD_SMOKE,
 	  "usage: pyrt smoke [--out FILE] [--json] [OPTIONS]\n"
 	  "Make the managed interpreter write a .docx with python-docx in a private\n"
@@ -244,7 +291,8 @@ static const command_usage usages[] = {
 	  "  --json       one JSON object\n" },
 	{ CLI_CMD_PLUGINS,
 	  "usage: pyrt plugins [--json] [OPTIONS]\n"
-	  "       pyrt plugins install NAME [--wheelhouse DIR] [--json] [OPTIONS]\n"
+	  "       pyrt plugins install NAME [--wheelhouse DIR | --index-url URL]\n"
+	  "                                 [--json] [OPTIONS]\n"
 	  "The readiness matrix of <box>/plugins/*/plugin.yaml: for each plugin\n"
 	  "whether it is enabled, needs the managed runtime (requires_tools has\n"
 	  "execute_code), which requires_pip are installed, missing or outside their\n"
@@ -253,16 +301,21 @@ static const command_usage usages[] = {
 	  "checked by one run of the managed interpreter.  Exit 0 when every\n"
 	  "enabled plugin is ready or needs no runtime, 1 otherwise.\n"
 	  "`install NAME` installs that plugin's requires_pip with the runtime's\n"
-	  "own pip, then prints its new verdict (exit 0 when ready).  An unknown\n"
-	  "or invalid plugin is a usage error (2).\n"
+	  "own pip, then prints its new verdict (exit 0 when ready, 15 when pip\n"
+	  "could not install its requirements).  An unknown or invalid plugin is a\n"
+	  "usage error (2).\n"
 	  "  --json            one JSON object (install: NDJSON events)\n"
-	  "  --wheelhouse DIR  install from DIR only (pip --no-index --find-links)\n" },
+	  "  --wheelhouse DIR  install from DIR only (pip --no-index --find-links)\n"
+	  "  --index-url URL   pip's package index (env PYRT_INDEX_URL)\n" },
 	{ CLI_CMD_HELP,
-	  "usage: pyrt help [COMMAND]\n"
+	  "usage: pyrt help [COMMAND]   (also: pyrt COMMAND --help)\n"
 	  "The manual, or the usage of one command.\n" },
 	{ CLI_CMD_VERSION,
-	  "usage: pyrt version\n"
-	  "pyrt's version and the runtime its built-in pins select.\n" },
+	  "usage: pyrt version [--json] [--pins FILE]   (also: pyrt --version)\n"
+	  "pyrt's version and commit, this platform's key, the pins in use and the\n"
+	  "runtime they select, and the libcurl, libarchive, OpenSSL and curses\n"
+	  "versions.  Exit 11 when the named pins cannot be read.\n"
+	  "  --json   one JSON object\n" },
 };
 
 void cli_help_command(cli_command cmd)
@@ -279,13 +332,84 @@ void cli_help_command(cli_command cmd)
 	       cli_command_name(cmd));
 }
 
-void cli_help_version(void)
+/* The pinned runtime for this platform, as one phrase. */
+static void version_runtime(const pyrt_pins *pins, const char *key, char *buf,
+			    size_t len)
 {
-	printf("pyrt %s\n", PYRT_VERSION);
+	if (!pins)
+		snprintf(buf, len, "unknown (the pins could not be read)");
+	else if (!key || !pyrt_pins_find(pins, key))
+		snprintf(buf, len, "%s %s (build %s), not pinned for this platform",
+			 pyrt_pins_implementation(pins), pyrt_pins_version(pins),
+			 pyrt_pins_build(pins));
+	else
+		snprintf(buf, len, "%s %s (build %s)",
+			 pyrt_pins_implementation(pins), pyrt_pins_version(pins),
+			 pyrt_pins_build(pins));
+}
+
+typedef struct version_facts {
+	const char *curl, *archive, *openssl, *curses, *platform, *pins;
+	char runtime[256];
+} version_facts;
+
+static int version_json(const version_facts *v)
+{
+	json_t *obj = json_pack("{s:s, s:s, s:o, s:s, s:o, s:{s:s, s:s, s:s, s:s}}",
+				"version", PYRT_VERSION, "commit", PYRT_COMMIT,
+				"platform", v->platform ? app_text_json(v->platform)
+							: json_null(),
+				"pins", v->pins,
+				"runtime", app_text_json(v->runtime),
+				"libraries", "libcurl", v->curl,
+				"libarchive", v->archive, "openssl", v->openssl,
+				"curses", v->curses);
+	if (!obj)
+		return PYRT_E_NOMEM;
+	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
+	fputc('\n', stdout);
+	json_decref(obj);
+	return rc == 0 ? 0 : PYRT_E_IO;
+}
+
+int cli_help_version(const cli_opts *opts, const char *curses)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	version_facts v = { 0 };
+	v.curl = curl_version_info(CURLVERSION_NOW)->version;
+	v.archive = archive_version_details();
+	v.openssl = OpenSSL_version(OPENSSL_VERSION);
+	v.curses = curses ? curses : "unknown";
+	pyrt_platform platform;
+	if (cli_detect_platform(&platform, msg, sizeof msg) == 0)
+		v.platform = platform.key;
 	pyrt_pins *pins = NULL;
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_pins_load_builtin(&pins, &err) == 0)
-		printf("pinned runtime: CPython %s (build %s)\n",
-		       pyrt_pins_version(pins), pyrt_pins_build(pins));
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	v.pins = opts->pins_path ? opts->pins_path : "builtin";
+	version_runtime(rc == 0 ? pins : NULL, v.platform, v.runtime,
+			sizeof v.runtime);
+	int status = 0;
+	if (opts->json) {
+		int w = version_json(&v);
+		status = w ? cli_exit_code(w) : 0;
+	} else {
+		printf("pyrt %s (commit %s)\n", PYRT_VERSION, PYRT_COMMIT);
+		app_text_printf(stdout, "  %-12s %s\n", "platform:",
+				v.platform ? v.platform : "unknown");
+		app_text_printf(stdout, "  %-12s %s%s%s%s\n", "pins:", v.pins,
+				opts->pins_from ? " (from " : "",
+				opts->pins_from ? opts->pins_from : "",
+				opts->pins_from ? ")" : "");
+		app_text_printf(stdout, "  %-12s %s\n", "runtime:", v.runtime);
+		printf("  %-12s %s\n", "libcurl:", v.curl);
+		printf("  %-12s %s\n", "libarchive:", v.archive);
+		printf("  %-12s %s\n", "OpenSSL:", v.openssl);
+		printf("  %-12s %s\n", "curses:", v.curses);
+	}
+	if (rc < 0) {
+		cli_errorf("%s", msg);
+		status = cli_exit_code(rc);
+	}
 	pyrt_pins_free(pins);
+	return status;
 }

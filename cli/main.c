@@ -47,8 +47,13 @@ static int run_help(const cli_opts *opts)
 	}
 	cli_command cmd = cli_command_lookup(opts->positional[0]);
 	if (cmd == CLI_CMD__COUNT) {
-		cli_errorf("unknown command '%s'; see pyrt --help",
-			   opts->positional[0]);
+		const char *near = cli_command_suggest(opts->positional[0]);
+		if (near)
+			cli_errorf("unknown command '%s'; did you mean '%s'? (see pyrt --help)",
+				   opts->positional[0], near);
+		else
+			cli_errorf("unknown command '%s'; see pyrt --help",
+				   opts->positional[0]);
 		return CLI_EXIT_USAGE;
 	}
 	cli_help_command(cmd);
@@ -66,7 +71,8 @@ static int dispatch(const cli_opts *opts)
 	case CLI_CMD_UNINSTALL: return cli_cmd_uninstall(opts);
 	case CLI_CMD_VERIFY: return cli_cmd_verify(opts);
 	case CLI_CMD_HELP: return run_help(opts);
-	case CLI_CMD_VERSION: cli_help_version(); return 0;
+	case CLI_CMD_VERSION:
+		return cli_help_version(opts, tui_curses_version());
 	case CLI_CMD_DOCTOR: return cli_cmd_doctor(opts);
 	case CLI_CMD_SMOKE: return cli_cmd_smoke(opts);
 	case CLI_CMD_PLUGINS: return cli_cmd_plugins(opts);
@@ -124,8 +130,7 @@ int main(int argc, char **argv)
 			cli_help_command(opts.command);
 		status = 0;
 	} else if (opts.version) {
-		cli_help_version();
-		status = 0;
+		status = cli_help_version(&opts, tui_curses_version());
 	} else {
 		status = dispatch(&opts);
 	}

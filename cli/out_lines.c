@@ -2,7 +2,10 @@
  * The plain-lines front end: human-readable progress on stderr.
  *
  * On a terminal, progress is one line rewritten in place with '\r' (cleared
- * before any other line is printed).  Without a terminal (logs, CI, ssh
+ * before any other line is printed).  The one-line result of a success
+ * goes to stdout (so `pyrt -q install --yes` prints exactly it); errors
+ * and everything else to stderr.  A failure is printed once: the step's
+ * fail line says which step and when, the result line says why.  Without a terminal (logs, CI, ssh
  * without -t) every step is one line and progress is at most one line every
  * five seconds, never with '\r', so captured logs stay readable.
  */
@@ -28,6 +31,8 @@ typedef struct lines_state {
 	double step_start[PYRT_STEP__COUNT];
 	double last_progress;
 	size_t live_len; /* width of the in-place progress line; 0: none */
+	const char *plugin_step; /* "plugins install" names its pip step so */
+	char *fail_detail;       /* the last step failure's reason, if any */
 } lines_state;
 
 /* Wipe the in-place progress line so the next line starts clean. */
@@ -58,7 +63,8 @@ static int lines_step(pyrt_step step, pyrt_step_state st, const char *detail,
 		      void *state)
 {
 	lines_state *s = state;
-	const char *name = pyrt_step_name(step);
+	const char *name = step == PYRT_STEP_BASELINE && s->plugin_step
+		? s->plugin_step : pyrt_step_name(step);
 	double now = cli_now();
 	int known = (unsigned)step < PYRT_STEP__COUNT;
 	double took = known ? now - s->step_start[step] : 0.0;
@@ -81,8 +87,10 @@ static int lines_step(pyrt_step step, pyrt_step_state st, const char *detail,
 			   detail, end);
 		break;
 	case PYRT_STEP_FAIL:
-		print_line(s, "%s: failed after %.1f s%s%s%s", name, took, sep,
-			   detail, end);
+		/* The reason comes once, in the result line. */
+		free(s->fail_detail);
+		s->fail_detail = *detail ? strdup(detail) : NULL;
+		print_line(s, "%s: failed after %.1f s", name, took);
 		break;
 	case PYRT_STEP_SKIP:
 		print_line(s, "%s: skipped%s%s%s", name, sep, detail, end);
@@ -160,18 +168,25 @@ static void lines_result(const cli_outcome *o, void *state)
 	lines_state *s = state;
 	clear_live(s);
 	if (o->code == 0) {
-		if (!s->quiet && o->summary)
-			print_line(s, "%s", o->summary);
+		if (o->summary) {
+			fflush(s->out);
+			app_text_printf(stdout, "%s\n", o->summary);
+			fflush(stdout);
+		}
 		return;
 	}
-	if (o->before_start) {
-		clear_live(s);
-		cli_errorf("%s", o->error ? o->error : pyrt_strerror(o->code));
-	} else if (o->code == PYRT_E_CANCELLED)
+	const char *why = o->error ? o->error : pyrt_strerror(o->code);
+	/* A step's reason that is not the result's would be lost. */
+	if (s->fail_detail && !s->quiet && strcmp(s->fail_detail, why) != 0)
+		print_line(s, "pyrt: %s", s->fail_detail);
+	if (o->before_start || (o->failure && !*o->failure))
+		cli_errorf("%s", why);
+	else if (o->code == PYRT_E_CANCELLED)
 		print_line(s, "pyrt: %s cancelled", o->command);
+	else if (o->failure)
+		print_line(s, "pyrt: %s: %s", o->failure, why);
 	else
-		print_line(s, "pyrt: %s failed: %s", o->command,
-			   o->error ? o->error : pyrt_strerror(o->code));
+		print_line(s, "pyrt: %s failed: %s", o->command, why);
 	if (o->unchanged)
 		print_line(s, "pyrt: %s", o->unchanged);
 }
@@ -179,8 +194,10 @@ static void lines_result(const cli_outcome *o, void *state)
 static void lines_destroy(void *state)
 {
 	lines_state *s = state;
-	if (s)
+	if (s) {
 		clear_live(s);
+		free(s->fail_detail);
+	}
 	free(s);
 }
 
@@ -201,6 +218,8 @@ cli_front *cli_front_lines_new(const cli_opts *opts)
 	s->tty = cli_is_terminal(STDERR_FILENO);
 	s->quiet = opts->quiet;
 	s->verbose = opts->verbose;
+	if (opts->command == CLI_CMD_PLUGINS)
+		s->plugin_step = "plugin install";
 	s->last_progress = cli_now();
 	return cli_front_wrap(&lines_ops, s);
 }

@@ -17,11 +17,13 @@
 
 #include "box.h"
 #include "error.h"
+#include "validate.h"
 
 enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,
 	O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
-	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_NO_BASELINE,
+	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_INDEX_URL,
+	O_NO_BASELINE,
 	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE,
 	O__COUNT
 };
@@ -61,6 +63,9 @@ static const opt_spec opt_table[] = {
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	{ O_INDEX_URL, "index-url", 0, "URL",
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
+	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
@@ -106,6 +111,16 @@ const char *cli_command_name(cli_command cmd)
 	if ((unsigned)cmd >= CLI_CMD__COUNT)
 		return NULL;
 	return command_names[cmd];
+}
+
+const char *cli_command_suggest(const char *word)
+{
+	/* command_names has no terminator: cli_suggest wants one. */
+	const char *names[CLI_CMD__COUNT];
+	for (int i = 1; i < CLI_CMD__COUNT; i++)
+		names[i - 1] = command_names[i];
+	names[CLI_CMD__COUNT - 1] = NULL;
+	return cli_suggest(word, strlen(word), names);
 }
 
 cli_command cli_command_lookup(const char *word)
@@ -169,6 +184,8 @@ static void apply_option(parse_state *ps, const opt_spec *spec,
 	case O_REQUIREMENTS: o->requirements = value; break;
 	case O_FROM_FILE: o->from_file = value; break;
 	case O_MIRROR: o->mirror = value; break;
+	case O_INDEX_URL: o->index_url = value;
+		o->index_url_from = "--index-url"; break;
 	case O_NO_BASELINE: o->no_baseline = 1; break;
 	case O_NO_WAIT: o->no_wait = 1; break;
 	case O_FORCE: o->force = 1; break;
@@ -187,9 +204,18 @@ static int parse_long(parse_state *ps, int argc, char **argv, int *i)
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 	const opt_spec *spec = find_long(arg, len);
-	if (!spec)
+	if (!spec) {
+		const char *names[NOPTS + 1];
+		for (size_t k = 0; k < NOPTS; k++)
+			names[k] = opt_table[k].name;
+		names[NOPTS] = NULL;
+		const char *near = cli_suggest(arg, len, names);
+		if (near)
+			return usage_error(ps, "unknown option '--%.*s'; did you mean --%s? (see pyrt --help)",
+					   (int)len, arg, near);
 		return usage_error(ps, "unknown option '--%.*s'; see pyrt --help",
 				   (int)len, arg);
+	}
 	if (!spec->metavar) {
 		if (eq)
 			return usage_error(ps, "option --%s takes no value; see pyrt --help",
@@ -229,8 +255,13 @@ static int add_word(parse_state *ps, const char *word)
 	cli_opts *o = ps->opts;
 	if (!o->command_word) {
 		cli_command cmd = cli_command_lookup(word);
-		if (cmd == CLI_CMD__COUNT)
+		if (cmd == CLI_CMD__COUNT) {
+			const char *near = cli_command_suggest(word);
+			if (near)
+				return usage_error(ps, "unknown command '%s'; did you mean '%s'? (see pyrt --help)",
+						   word, near);
 			return usage_error(ps, "unknown command '%s'; see pyrt --help", word);
+		}
 		o->command = cmd;
 		o->command_word = word;
 		return 0;
@@ -301,26 +332,19 @@ static int needs_box(cli_command cmd)
 	       cmd == CLI_CMD_PLUGINS || cmd == CLI_CMD_BASELINE;
 }
 
-/* Make the box root absolute so every path we print and store is. */
+/* The box root as every path we print and store shows it: ~ expanded,
+ * absolute, symlinks resolved as far as it exists (core resolves it the
+ * same way, so what is shown is what is used). */
 static int absolutize_box(parse_state *ps)
 {
 	cli_opts *o = ps->opts;
-	if (o->box_root[0] == '/')
-		return 0;
-	char cwd[4096];
-	if (!getcwd(cwd, sizeof cwd))
-		return usage_error(ps, "cannot resolve the box root '%s': %s",
-				   o->box_root, strerror(errno));
-	char *abs = NULL;
-	const char *rel = o->box_root;
-	while (rel[0] == '.' && rel[1] == '/')
-		rel += 2;
-	int n = strcmp(rel, ".") == 0 ? asprintf(&abs, "%s", cwd)
-				      : asprintf(&abs, "%s/%s", cwd, rel);
-	if (n < 0)
-		return PYRT_E_NOMEM;
+	char *norm = NULL;
+	int rc = cli_path_normalise(o->box_root, o->box_root_from, &norm,
+				    ps->msg, ps->msglen);
+	if (rc)
+		return rc;
 	free(o->box_root);
-	o->box_root = abs;
+	o->box_root = norm;
 	return 0;
 }
 
@@ -389,6 +413,16 @@ static void apply_env(cli_opts *o)
 	}
 	if (!o->theme)
 		o->theme = env_nonempty("PYRT_THEME");
+	/* The index is for the commands that run pip; elsewhere the
+	 * variable is ignored, as --index-url would be refused, and a
+	 * --wheelhouse on the command line beats it. */
+	if (!o->index_url && !o->wheelhouse && env_nonempty("PYRT_INDEX_URL") &&
+	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
+	     o->command == CLI_CMD_NONE ||
+	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
+		o->index_url = getenv("PYRT_INDEX_URL");
+		o->index_url_from = "PYRT_INDEX_URL";
+	}
 	if (env_nonempty("NO_COLOR"))
 		o->no_color = 1;
 }
@@ -422,6 +456,9 @@ int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
 	}
 	if (rc == 0 && !opts->help && !opts->version)
 		rc = check_cacert(&ps);
+	if (rc == 0 && !opts->help && !opts->version &&
+	    opts->command != CLI_CMD_HELP && opts->command != CLI_CMD_VERSION)
+		rc = cli_args_validate(opts, msg, msglen);
 	return rc;
 }
 
@@ -431,4 +468,7 @@ void cli_args_clear(cli_opts *opts)
 		return;
 	free(opts->box_root);
 	opts->box_root = NULL;
+	for (size_t i = 0; i < opts->nowned; i++)
+		free(opts->owned[i]);
+	opts->nowned = 0;
 }

@@ -26,4 +26,7 @@ const char *cli_command_name(cli_command cmd);
 /** Look up a command word; CLI_CMD__COUNT when unknown. */
 cli_command cli_command_lookup(const char *word);
 
+/** The command closest to a mistyped word, or NULL. */
+const char *cli_command_suggest(const char *word);
+
 #endif

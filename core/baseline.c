@@ -232,6 +232,7 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.requirements = r->reqs;
 	po.requirement_count = r->nreqs;
 	po.cacert = r->opts->cacert;
+	po.index_url = r->opts->index_url;
 	po.wheelhouse = r->opts->wheelhouse;
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
@@ -244,7 +245,9 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	for (size_t i = 0; i < pres.failed_count; i++)
 		baseline_missing(r, r->reqs[pres.failed[i]], &pres.first);
 	r->unreachable |= pres.index_unreachable;
-	if (rc == 0 || pres.retried) {
+	/* Refused one by one, or not reached at all: either way the
+	 * outcome is per requirement and goes into the marker. */
+	if (rc == 0 || pres.retried || pres.index_unreachable) {
 		rc = 0;
 	} else {
 		rc = pyrt_error_set(err, rc, "%s", perr.msg);
@@ -292,9 +295,7 @@ static int baseline_incomplete(baseline_run *r, pyrt_error *err)
 	const pyrt_baseline_result *res = r->res;
 	char names[300];
 	baseline_missing_list(res, r->failed, names, sizeof names);
-	const char *fix = r->unreachable
-		? "; check the network and the proxy variables, or use "
-		  "--wheelhouse DIR" : "";
+	const char *fix = r->unreachable ? "; " PYRT_PIP_OFFLINE_FIX : "";
 	return pyrt_error_set(err, PYRT_E_BASELINE,
 			      "baseline %s: %zu of %zu requirements could not "
 			      "be installed (%s): %s%s; see %s", res->state,

@@ -25,10 +25,11 @@ typedef struct pyrt_baseline_opts {
 	int no_wait;                    /**< busy lock: fail instead of waiting */
 	double timeout_s;               /**< per pip run; 0: pip's default */
 	const char *cacert;             /**< pip --cert FILE (--cacert) */
+	const char *index_url;          /**< pip --index-url URL, or NULL */
 } pyrt_baseline_opts;
 
 #define PYRT_BASELINE_OPTS_INIT { PYRT_BASELINE_OPTS_VERSION, NULL, NULL, \
-	NULL, NULL, 0, 0, NULL }
+	NULL, NULL, 0, 0, NULL, NULL }
 
 typedef struct pyrt_baseline_result {
 	/** as written to the marker; "" when the marker was not updated */

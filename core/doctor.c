@@ -1001,7 +1001,10 @@ static int bundle_add(struct archive *a, const char *name, const char *text,
 	struct archive_entry *e = archive_entry_new();
 	int rc = e ? 0 : PYRT_E_NOMEM;
 	if (e) {
-		archive_entry_set_pathname(e, name);
+		/* One top-level folder: unpacking never scatters files. */
+		char path[256];
+		snprintf(path, sizeof path, "pyrt-bundle/%s", name);
+		archive_entry_set_pathname(e, path);
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_perm(e, 0600);
 		archive_entry_set_size(e, (la_int64_t)rlen);
@@ -1120,6 +1123,8 @@ int pyrt_doctor_bundle(const pyrt_doctor *d, const char *doctor_json,
 	if (!d || !doctor_json || !out_path)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "doctor bundle: missing argument");
+	if (strcmp(out_path, "-") == 0) /* stdout: the caller checked it */
+		return bundle_write(STDOUT_FILENO, d, doctor_json, err);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	char tmp[PATH_MAX];

@@ -56,6 +56,8 @@ const char *pyrt_check_verdict_name(pyrt_check_verdict v);
  * already redacted), the newest install log, the marker, platform facts —
  * with URL userinfo, tokens and credentials redacted.
  */
+/* out_path "-" writes the tar.gz to stdout.  Members sit in one folder,
+ * pyrt-bundle/. */
 int pyrt_doctor_bundle(const pyrt_doctor *d, const char *doctor_json,
 		       const char *out_path, pyrt_error *err);
 

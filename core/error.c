@@ -78,6 +78,7 @@ const char *pyrt_strerror(int code)
 	case PYRT_E_NOMEM: return "out of memory";
 	case PYRT_E_INTERNAL: return "internal error";
 	case PYRT_E_UNTRUSTED: return "box not owned by you or writable by others";
+	case PYRT_E_PLUGIN: return "plugin requirements could not be installed";
 	}
 	return "unknown error";
 }

@@ -708,6 +708,31 @@ static int redirect_refused(struct fetch *f)
 }
 
 /* A transfer that libcurl itself reports as failed. */
+/*
+ * The proxy libcurl takes from the environment for this URL, as
+ * "http://p:3128 (https_proxy)" without credentials, or "" when none (a
+ * loopback URL never uses one).  no_proxy may still exempt the host.
+ */
+static void fetch_proxy(const struct fetch *f, char *buf, size_t len)
+{
+	int https = strncasecmp(f->opts->url, "https:", 6) == 0;
+	const char *vars[] = { https ? "https_proxy" : "http_proxy",
+			       https ? "HTTPS_PROXY" : NULL, "all_proxy",
+			       "ALL_PROXY" };
+	buf[0] = '\0';
+	if (f->loopback)
+		return;
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = vars[i] ? getenv(vars[i]) : NULL;
+		if (!v || !*v)
+			continue;
+		char url[512];
+		pyrt_redact_url(v, url, sizeof url);
+		snprintf(buf, len, "%s (%s)", url, vars[i]);
+		return;
+	}
+}
+
 static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 {
 	const char *url = f->shown;
@@ -747,12 +772,19 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 	default:
 		break;
 	}
+	/* A proxy's failure names the proxy: its address is not in
+	 * libcurl's message, and it is the thing to fix. */
+	char proxy[600], via[640] = "";
+	fetch_proxy(f, proxy, sizeof proxy);
+	if (proxy[0] && (cc == CURLE_COULDNT_RESOLVE_PROXY ||
+			 cc == CURLE_COULDNT_CONNECT || cc == CURLE_PROXY))
+		snprintf(via, sizeof via, " through the proxy %s", proxy);
 	if (curl_transient(cc)) {
-		snprintf(f->reason, sizeof f->reason, "%s", detail);
+		snprintf(f->reason, sizeof f->reason, "%s%s", detail, via);
 		return OUT_RETRY;
 	}
-	pyrt_error_set(f->err, PYRT_E_NETWORK, "download of %s failed: %s",
-		       url, detail);
+	pyrt_error_set(f->err, PYRT_E_NETWORK, "download of %s failed: %s%s",
+		       url, detail, via);
 	return OUT_FAIL;
 }
 
@@ -836,6 +868,20 @@ static enum outcome judge(struct fetch *f, CURLcode cc)
 	return judge_status(f);
 }
 
+/* -v: what one attempt asked and got, URL redacted. */
+static void attempt_debug(const struct fetch *f, CURLcode cc)
+{
+	char proxy[600];
+	fetch_proxy(f, proxy, sizeof proxy);
+	pyrt_events_log(f->ev, PYRT_LOG_DEBUG,
+			"GET %s (attempt %u, from byte %llu, %s%s): %s%ld, "
+			"%.2f s", f->shown, f->result->attempts,
+			(unsigned long long)f->body_from,
+			proxy[0] ? "proxy " : "no proxy", proxy,
+			cc == CURLE_OK ? "HTTP " : "no response, HTTP ",
+			f->status, now_s() - f->attempt_t0);
+}
+
 /* One request, continuing from whatever the partial file holds. */
 static enum outcome attempt(struct fetch *f)
 {
@@ -869,6 +915,7 @@ static enum outcome attempt(struct fetch *f)
 		f->stop = STOP_IO;
 	curl_easy_getinfo(f->curl, CURLINFO_RESPONSE_CODE, &f->status);
 	f->result->http_status = f->status;
+	attempt_debug(f, cc);
 	/* An empty body never reached write_cb: decide its fate now. */
 	if (cc == CURLE_OK && f->mode == BODY_UNDECIDED && f->stop == STOP_NONE)
 		body_begin(f);
@@ -1168,4 +1215,17 @@ void pyrt_fetch_url_host(const char *url, char *buf, size_t len)
 		snprintf(buf, len, "%s", host);
 	curl_free(host);
 	curl_url_cleanup(u);
+}
+
+int pyrt_fetch_url_check(const char *url, const char *what, pyrt_error *err)
+{
+	char shown[2048];
+	int loopback = 0;
+	pyrt_error why = PYRT_ERROR_INIT;
+	pyrt_redact_url(url ? url : "", shown, sizeof shown);
+	if (!url || !*url || url_check(url, shown, &loopback, &why) != 0)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s: %s", what,
+				      shown, why.msg[0] ? why.msg
+				      : "not a URL");
+	return 0;
 }

@@ -77,6 +77,13 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
 			  pyrt_error *err);
 
+/**
+ * Whether pyrt would fetch from url: https, or plain http to a loopback
+ * host, with a host.  0, or PYRT_E_USAGE with "<what> <url>: why" (the URL
+ * redacted), for checking --mirror and --index-url before anything starts.
+ */
+int pyrt_fetch_url_check(const char *url, const char *what, pyrt_error *err);
+
 /** The host part of a URL into buf (for consent screens), "" if none. */
 void pyrt_fetch_url_host(const char *url, char *buf, size_t len);
 

@@ -372,9 +372,17 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 	rc = get_text(pp, f[1].value, what, &sha);
 	if (rc < 0)
 		return rc;
-	if (!pyrt_sha256_hex_valid(sha))
+	/* Release pages print digests in either case; pyrt compares and
+	 * shows them in lowercase. */
+	char lower[PYRT_SHA256_HEX_LEN + 2];
+	size_t k = 0;
+	for (; sha[k] && k < sizeof lower - 1; k++)
+		lower[k] = (char)(sha[k] >= 'A' && sha[k] <= 'F'
+				  ? sha[k] - 'A' + 'a' : sha[k]);
+	lower[k] = '\0';
+	if (!pyrt_sha256_hex_valid(lower))
 		return pins_fail(pp, node_line(f[1].value),
-				 "%s: expected 64 lowercase hex digits", what);
+				 "%s: expected 64 hex digits", what);
 	if (f[2].value && (!scalar_uint(f[2].value, &a->size) || a->size == 0))
 		return pins_fail(pp, node_line(f[2].value),
 				 "%s.size: expected a positive integer "
@@ -390,7 +398,7 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 				 "%s.entries: expected a positive integer "
 				 "(members in the archive)", where);
 	a->url = strdup(url);
-	a->sha256 = strdup(sha);
+	a->sha256 = strdup(lower);
 	return a->url && a->sha256 ? 0 : pins_nomem(pp);
 }
 

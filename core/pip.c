@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "fetch.h"
 #include "fs.h"
 #include "proc.h"
 #include "redact.h"
@@ -46,7 +47,7 @@
 #define SHOWN_MAX (64 * 1024)       /* what the front end is shown */
 #define PIP_LOGS_KEPT 50
 #define PIP_EXTRA_ENV 4             /* entries pip_env adds */
-#define PIP_FIXED_ARGS 8            /* python -I -m pip install + 3 options */
+#define PIP_FIXED_ARGS 12           /* python -I -m pip install + 7 options */
 
 /*
  * The shown output: lines are forwarded live until the head budget is
@@ -93,6 +94,9 @@ static int pip_check_opts(const pyrt_pip_opts *o, pyrt_error *err)
 	if (o->requirement_count == 0 || !o->requirements)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip called with nothing to install");
+	if (o->index_url &&
+	    pyrt_fetch_url_check(o->index_url, "--index-url", err) != 0)
+		return PYRT_E_USAGE;
 	/* The callers check where each requirement comes from (file and
 	 * line); this is the last word before pip's command line. */
 	for (size_t i = 0; i < o->requirement_count; i++) {
@@ -261,8 +265,9 @@ static int pip_env(pip_run *r, pyrt_error *err)
 static int pip_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* + wheelhouse (3) + --cert FILE (2) + "--" + the list + NULL */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 1 + o->requirement_count + 1;
+	/* + wheelhouse (3) + --cert FILE (2) + --index-url URL (2) + "--" +
+	 * the list + NULL */
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 1 + o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -276,6 +281,17 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	a[i++] = "--only-binary=:all:";
 	a[i++] = "--disable-pip-version-check";
 	a[i++] = "--no-input";
+	/* pip's defaults (5 retries with backoff, 15 s each) make a machine
+	 * without network wait half a minute per run for an answer pyrt
+	 * already has after the first refused connection. */
+	a[i++] = "--retries";
+	a[i++] = PYRT_PIP_RETRIES;
+	a[i++] = "--timeout";
+	a[i++] = PYRT_PIP_NET_TIMEOUT_S;
+	if (o->index_url && !o->wheelhouse) {
+		a[i++] = "--index-url";
+		a[i++] = o->index_url;
+	}
 	if (o->wheelhouse) {
 		a[i++] = "--no-index";
 		a[i++] = "--find-links";
@@ -405,7 +421,9 @@ static void pip_log_header(pip_run *r)
 		? r->opts->purpose : "pip", when);
 	char clean[1024];
 	for (const char **a = r->argv; *a; a++) {
+		/* --index-url may carry credentials: the log shows none. */
 		pyrt_sanitize(*a, 1, clean, sizeof clean);
+		pyrt_redact(clean);
 		fprintf(r->log, " %s", clean);
 	}
 	fputc('\n', r->log);
@@ -552,6 +570,10 @@ static int pip_on_line(const char *line, void *payload)
 	size_t n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
+	/* pip names its index ("Looking in indexes: https://user:****@…"):
+	 * no credential reaches the log, the screen or a reason. */
+	pyrt_redact(buf);
+	n = strlen(buf);
 	/* The log is read with cat and less: pip's (and its packages') bytes
 	 * reach it cleaned and with secrets hidden, one line per line. */
 	char clean[sizeof buf];
@@ -566,6 +588,27 @@ static int pip_on_line(const char *line, void *payload)
 		return 1;
 	}
 	return 0;
+}
+
+/* " through the proxy http://p:3128 (https_proxy)" when pip's failure was
+ * the proxy's: the operator must know which one to fix.  Shown without
+ * credentials. */
+static void pip_proxy_named(const pip_run *r, char *buf, size_t len)
+{
+	static const char *const vars[] = { "https_proxy", "HTTPS_PROXY",
+					    "http_proxy", "HTTP_PROXY" };
+	buf[0] = '\0';
+	if (strncmp(r->net_cause, "ProxyError", 10) != 0)
+		return;
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || !*v)
+			continue;
+		char url[256];
+		pyrt_redact_url(v, url, sizeof url);
+		snprintf(buf, len, " through the proxy %s (%s)", url, vars[i]);
+		return;
+	}
 }
 
 /* The one-line failure, from what pip said and how it ended. */
@@ -584,17 +627,17 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 				      "pip was killed by signal %d; see %s",
 				      pr->term_signal, log);
 	if (r->res->index_unreachable) {
+		char proxy[300];
+		pip_proxy_named(r, proxy, sizeof proxy);
 		snprintf(r->res->reason, sizeof r->res->reason,
-			 "pip could not reach the package index (%s)",
-			 r->net_cause);
+			 "pip could not reach the package index (%s)%s",
+			 r->net_cause, proxy);
 		return pyrt_error_set(err, PYRT_E_BASELINE,
-				      "%s%s%s; check the network and the proxy "
-				      "variables (https_proxy, PIP_INDEX_URL), or "
-				      "install from a wheelhouse with --wheelhouse "
-				      "DIR; see %s", r->res->reason,
+				      "%s%s%s; %s; see %s", r->res->reason,
 				      r->res->failed_requirement[0]
 				      ? ", so it found no " : "",
-				      r->res->failed_requirement, log);
+				      r->res->failed_requirement,
+				      PYRT_PIP_OFFLINE_FIX, log);
 	}
 	if (!r->res->reason[0])
 		snprintf(r->res->reason, sizeof r->res->reason, "%s",
@@ -801,6 +844,24 @@ static int each_retry(each_run *e, pyrt_error *err)
 			      "first failure: %s", e->names, e->first.msg);
 }
 
+/* The batch never reached the index: running each requirement alone would
+ * only fail the same way, once per requirement.  Every one is noted as
+ * failed, for the batch's reason. */
+static int each_unreachable(each_run *e, const pyrt_error *perr,
+			    pyrt_error *err)
+{
+	size_t n = e->opts->requirement_count;
+	pyrt_pip_each_result *res = e->res;
+	res->failed = calloc(n, sizeof *res->failed);
+	if (!res->failed)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		res->failed[res->failed_count++] = i;
+	res->first = res->batch;
+	res->index_unreachable = 1;
+	return pyrt_error_set(err, PYRT_E_BASELINE, "%s", perr->msg);
+}
+
 int pyrt_pip_install_each(const pyrt_pip_opts *opts,
 			  const pyrt_events *ev, pyrt_pip_each_result *result,
 			  pyrt_error *err)
@@ -816,6 +877,8 @@ int pyrt_pip_install_each(const pyrt_pip_opts *opts,
 	result->last = result->batch;
 	if (rc == 0)
 		return 0;
+	if (rc == PYRT_E_BASELINE && result->batch.index_unreachable)
+		return each_unreachable(&e, &perr, err);
 	if (!each_wanted(&e, rc))
 		return pyrt_error_set(err, rc, "%s", perr.msg);
 	return each_retry(&e, err);

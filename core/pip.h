@@ -35,10 +35,24 @@ typedef struct pyrt_pip_opts {
 	/** CA bundle pip verifies the index with (--cert FILE), as --cacert
 	 * gives it to downloads; NULL: pip's own */
 	const char *cacert;
+	/** pip --index-url URL (https, or http to loopback; credentials in
+	 * it reach pip and never a log or a message); NULL: pip's default or
+	 * PIP_INDEX_URL from the environment */
+	const char *index_url;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL }
+	0, NULL, NULL, NULL }
+
+/** The fixes for a pip that could not reach its index, in one clause. */
+#define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \
+	"behind a proxy set https_proxy (and no_proxy); for an internal " \
+	"index pass --index-url URL; for a private or TLS-inspecting CA pass " \
+	"--cacert FILE"
+
+/** pip's network bounds: a dead network costs seconds, not minutes. */
+#define PYRT_PIP_RETRIES "1"
+#define PYRT_PIP_NET_TIMEOUT_S "15"
 
 typedef struct pyrt_pip_result {
 	/** pip's exit status; -1 if it never ran or was stopped (timeout) */
@@ -73,7 +87,10 @@ typedef struct pyrt_pip_each_result {
 	 * order (malloc'd: pyrt_pip_each_result_clear frees it) */
 	size_t *failed;
 	size_t failed_count;
-	/** 1: a run that failed alone could not reach the index */
+	/** 1: the batch or a run that failed alone could not reach the
+	 * index.  An unreachable batch is not retried one by one (each run
+	 * would only fail the same way): every requirement is then in
+	 * failed, and retried stays 0 */
 	int index_unreachable;
 } pyrt_pip_each_result;
 

@@ -15,6 +15,7 @@
 
 #include "box.h"
 #include "lock.h"
+#include "size.h"
 #include "proc.h"
 
 const char *pyrt_state_name(pyrt_state state)
@@ -58,11 +59,15 @@ static void status_unsupported(pyrt_status *st, const pyrt_pins *pins)
 static void status_not_provisioned(pyrt_status *st,
 				   const pyrt_pin_archive *pin)
 {
-	unsigned mb = pin->size ? (unsigned)((pin->size + (1 << 19)) >> 20) : 35;
+	/* The size only when the pin says it (the one size format). */
+	char size[32] = "";
+	if (pin->size)
+		pyrt_size_human(pin->size, size, sizeof size);
 	st->state = PYRT_STATE_NOT_PROVISIONED;
 	snprintf(st->message, sizeof st->message,
 		 "managed Python runtime not provisioned — run \"pyrt install\" "
-		 "(~%u MB, one time)", mb ? mb : 1);
+		 "(%s%s, one time)", size[0] ? "~" : "a download",
+		 size);
 }
 
 /* Start the interpreter and require the marker's version (--deep only). */

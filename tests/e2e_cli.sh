@@ -15,7 +15,8 @@ for cmd in install status verify rollback uninstall help version doctor plugins 
 done
 for opt in --box-root --pins --cacert --json --yes --no-color --theme --verbose --quiet \
            --version --wheelhouse --requirements --from-file --mirror --no-baseline \
-           --no-wait --force --deep PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
+           --no-wait --force --deep --index-url PYRT_INDEX_URL PIP_CONFIG_FILE=/dev/null \
+           PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
            NO_COLOR EXIT 'EXAMPLES' 'runtime/python/current'; do
   check "--help mentions $opt" has "$opt" out
 done
@@ -39,6 +40,7 @@ done <<'EOF'
 12|interpreter check failed
 13|internal/out of memory
 14|box not trusted (someone else's, or writable by others)
+15|plugin install (its requirements could not be installed)
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
 run -h
@@ -55,6 +57,18 @@ check "pyrt help verify prints verify usage" eval 'rc_is 0 && has "usage: pyrt v
 run --version
 check "--version exits 0" rc_is 0
 check "--version prints 'pyrt X.Y.Z'" grep -qE '^pyrt [0-9]+\.[0-9]+\.[0-9]+' "$work/out"
+check "--version names the commit, platform, pins and libraries" eval '
+  grep -qE "^pyrt [0-9.]+ \(commit ([0-9a-f]+|unknown)\)" "$work/out" &&
+  grep -qE "^  platform: +[a-z0-9_]+-[a-z0-9_]+-(gnu|musl|none)$" "$work/out" &&
+  grep -qE "^  pins: +builtin$" "$work/out" && has "libcurl:" out && has "libarchive" out &&
+  has "OpenSSL" out && has "curses:" out'
+# Every usage names each option that applies to its command.
+for pair in "rollback --no-wait" "rollback --json" "uninstall --no-wait" "uninstall --yes" \
+            "install --index-url" "baseline --index-url" "plugins --index-url" "version --json"; do
+  hcmd=${pair% *} hopt=${pair#* }
+  run help "$hcmd"
+  check "pyrt help $hcmd lists $hopt" eval 'rc_is 0 && has "^  .*$hopt" out'
+done
 run -V
 check "-V prints the version" eval 'rc_is 0 && grep -qE "^pyrt [0-9]" "$work/out"'
 run version
@@ -71,6 +85,18 @@ run -z
 check "unknown short option exits 2 and is named" eval 'rc_is 2 && has "-z" err'
 run frobnicate
 check "unknown command exits 2 and is named" eval 'rc_is 2 && has "frobnicate" err'
+run instal --box-root "$work/empty"
+check "a mistyped command gets a did-you-mean" eval 'rc_is 2 && has "did you mean .install.?" err'
+run status --box-rot "$work/empty"
+check "a mistyped option gets a did-you-mean" eval 'rc_is 2 && has "did you mean --box-root?" err'
+run help statu
+check "pyrt help with a mistyped command gets a did-you-mean" eval 'rc_is 2 && has "did you mean .status.?" err'
+run --box-root '~bob/x' status
+check "~user in a path is refused by name" eval 'rc_is 2 && has "~bob/x" err && has "give the full path" err'
+run status --json --box-root '~/tilde-box'
+check "~/ in a path is expanded from HOME" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert d["path"]==sys.argv[2]+"/tilde-box/runtime/python/current", d' \
+  "$work/out" "$HOME"
 run status --box-root
 check "missing option value exits 2" eval 'rc_is 2 && has "--box-root" err'
 run status --json=yes
@@ -97,6 +123,56 @@ run baseline --box-root "$work/empty" extra-word
 check "pyrt baseline refuses a stray argument" eval 'rc_is 2 && has "extra-word" err'
 run baseline --box-root "$work/empty" --mirror https://example.invalid
 check "pyrt baseline refuses an install-only option" eval 'rc_is 2 && has "--mirror" err'
+
+# --- every path, URL and combination is checked before anything is written --
+vbox=$work/box-validate
+printf 'python-docx\n' >"$work/req-ok.txt"
+printf 'x\n' >"$work/not-an-archive"
+usage_writes_nothing() { # usage_writes_nothing WHAT NEEDLE ARGS...
+  local what=$1 needle=$2; shift 2
+  run "$@" --box-root "$vbox"
+  check "$what: exit 2" rc_is 2
+  check "$what: the message names it" has "$needle" err
+  check "$what: nothing written (no box, lock or log)" [ ! -e "$vbox" ]
+}
+usage_writes_nothing "install --from-file /nonexistent" "--from-file /nonexistent" \
+  install --yes --from-file /nonexistent
+usage_writes_nothing "install --from-file DIR" "not a regular file" \
+  install --yes --from-file "$work"
+usage_writes_nothing "install --mirror ftp://" "--mirror ftp://x/y" \
+  install --yes --mirror ftp://x/y
+usage_writes_nothing "install --mirror without a scheme" "--mirror mirror.example" \
+  install --yes --mirror mirror.example/pbs
+usage_writes_nothing "install --mirror plain http to a remote host" "https is required" \
+  install --yes --mirror http://mirror.example/pbs
+usage_writes_nothing "install --wheelhouse /nonexistent" "--wheelhouse /nonexistent" \
+  install --yes --wheelhouse /nonexistent --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "install --wheelhouse FILE" "--wheelhouse $work/req-ok.txt" \
+  install --yes --wheelhouse "$work/req-ok.txt" --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "install --index-url ftp://" "--index-url ftp://" \
+  install --yes --index-url ftp://pypi.example/simple --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "install --from-file with --mirror" "--from-file and --mirror conflict" \
+  install --yes --from-file "$work/not-an-archive" --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "install --no-baseline with --requirements" "--no-baseline and --requirements conflict" \
+  install --yes --no-baseline --requirements "$work/req-ok.txt" --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "install --no-baseline with --wheelhouse" "--no-baseline and --wheelhouse conflict" \
+  install --yes --no-baseline --wheelhouse "$work" --mirror https://127.0.0.1:9/pbs
+usage_writes_nothing "baseline --requirements /nonexistent" "/nonexistent" \
+  baseline --requirements /nonexistent
+usage_writes_nothing "baseline --wheelhouse /nonexistent" "--wheelhouse /nonexistent" \
+  baseline --wheelhouse /nonexistent
+usage_writes_nothing "smoke --out DIR" "is a directory" smoke --out "$work"
+usage_writes_nothing "smoke --out in a missing directory" "does not exist" \
+  smoke --out "$work/no/such/dir/x.docx"
+usage_writes_nothing "doctor --bundle DIR" "is a directory" doctor --bundle "$work"
+usage_writes_nothing "plugins --index-url without install" "plugins install NAME" \
+  plugins --index-url https://pypi.example/simple
+PYRT_INDEX_URL=gopher://x run baseline --box-root "$vbox"
+check "PYRT_INDEX_URL is checked like --index-url, by name" \
+  eval 'rc_is 2 && has "PYRT_INDEX_URL gopher://x" err && [ ! -e "$vbox" ]'
+run install --yes --index-url 'https://alice:s3cret@pypi.example/simple?token=t0k' --mirror ftp://x/y \
+  --box-root "$vbox"
+check "a refused URL is shown without its credentials" eval 'rc_is 2 && ! has "s3cret" err && ! has "t0k" err'
 
 # --- status on an empty box --------------------------------------------------
 empty=$work/empty
@@ -143,7 +219,14 @@ check "verify on an empty box exits 1 and says how to install" eval 'rc_is 1 && 
 run rollback --box-root "$empty"
 check "rollback on an empty box exits 1" rc_is 1
 run uninstall --box-root "$empty"
-check "uninstall on an empty box exits 0 with nothing to do" eval 'rc_is 0 && has "nothing to uninstall" err'
+check "uninstall on an empty box exits 0 with nothing to do" eval 'rc_is 0 && has "nothing to uninstall" out'
+# A box left with only a lock and logs (a refused install of old) holds no
+# runtime: said once, no consent asked, nothing claimed removed.
+mkdir -p -m 700 "$work/leftover" "$work/leftover/runtime" "$work/leftover/runtime/python/logs"
+chmod 700 "$work/leftover/runtime/python"
+run uninstall --box-root "$work/leftover"
+check "uninstall of a box without an install says so once, exit 0" \
+  eval 'rc_is 0 && [ "$(cat "$work/out" "$work/err" | grep -c .)" -eq 1 ] && has "nothing to uninstall" out'
 
 # --- pins errors ---------------------------------------------------------------
 run --pins /nonexistent status --box-root "$empty"
@@ -261,8 +344,9 @@ run install --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work
 check "offline install exits 0" rc_is 0
 check "install prints one line per step without a TTY" \
   eval 'has "verify: begin" err && has "extract: done in" err && ! grep -q "$(printf "\r")" "$work/err"'
-check "install ends with the installed line" \
-  grep -qx "installed CPython 3.12.14 (build 20260814) at $current; baseline complete" "$work/err"
+check "install ends with the installed line, on stdout" \
+  grep -qx "installed CPython 3.12.14 (build 20260814) at $current; baseline complete" "$work/out"
+check "stdout holds only the result line" [ "$(wc -l <"$work/out")" -eq 1 ]
 check "the baseline ran from --requirements" has "baseline: begin (1 requirement from $work/req.txt)" err
 check "current points at the new install" [ -x "$current/bin/python3" ]
 run status --pins "$work/pins1.yaml" --box-root "$box"
@@ -276,7 +360,12 @@ assert d["pins"].endswith("pins1.yaml"), d' "$work/out" "$sha1"
 
 run install --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz"
 check "a second install is a no-op that says so" \
-  eval 'rc_is 0 && has "is already installed and active at $current; nothing to do (use --force to reinstall)" err'
+  eval 'rc_is 0 && has "is already installed and active at $current; nothing to do (use --force to reinstall)" out'
+run install -q --yes --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz"
+check "-q prints only the one-line result (stdout) and nothing on stderr" \
+  eval 'rc_is 0 && [ "$(wc -l <"$work/out")" -eq 1 ] && has "nothing to do" out && [ ! -s "$work/err" ]'
+run status -q --pins "$work/pins1.yaml" --box-root "$box"
+check "status -q prints its one line" eval 'rc_is 0 && [ "$(wc -l <"$work/out")" -eq 1 ] && grep -q "^ready: " "$work/out"'
 run install --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt1.tar.gz"
 check "an already-current install needs no consent" rc_is 0
 
@@ -308,7 +397,7 @@ assert r["code"]=="ok" and r["sha256"]==sys.argv[2] and r["already_current"] is 
 assert r["install_dir"] and "/installs/" in r["install_dir"], r' "$work/out" "$sha2"
 second=$(readlink -f "$current")
 run rollback --box-root "$box"
-check "rollback exits 0 and names the runtime" eval 'rc_is 0 && has "rolled back" err'
+check "rollback exits 0 and names the runtime (stdout)" eval 'rc_is 0 && has "rolled back" out'
 check "rollback changed current" [ "$(readlink -f "$current")" != "$second" ]
 run rollback --box-root "$box"
 check "a second rollback goes back again" eval 'rc_is 0 && [ "$(readlink -f "$current")" = "$second" ]'
@@ -319,6 +408,8 @@ check "the mismatch shows the expected digest" has "$sha1" err
 check "a failed install says the previous runtime is still active" \
   has "the previous runtime is still active" err
 check "current unchanged after the mismatch" [ "$(readlink -f "$current")" = "$second" ]
+
+check "the failure is printed once" eval '[ "$(grep -c "$sha1" "$work/err")" -eq 1 ]'
 
 run install --yes -q --pins "$work/pins1.yaml" --box-root "$box" --from-file "$work/rt2.tar.gz" --force
 check "-q still prints the error" eval 'rc_is 5 && has "install failed" err && ! has "begin" err'

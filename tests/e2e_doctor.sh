@@ -71,9 +71,15 @@ run doctor --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem" --bundle "$wor
 check "doctor exits 1 while the baseline is missing" eval 'rc_is 1 && has "fix: pyrt baseline" out'
 check "bundle written and announced" has "support bundle written" err
 check "bundle is 0600" [ "$(stat -c %a "$work/b.tar.gz")" = 600 ]
-check "bundle members" eval '[ "$(tar tzf "$work/b.tar.gz" | sort | tr "\n" " ")" = "doctor.json install.log marker.json platform.txt " ]'
+check "bundle members, in one top-level folder" eval '[ "$(tar tzf "$work/b.tar.gz" | sort | tr "\n" " ")" = "pyrt-bundle/doctor.json pyrt-bundle/install.log pyrt-bundle/marker.json pyrt-bundle/platform.txt " ]'
 check "bundle holds no secret" eval '! tar xzf "$work/b.tar.gz" -O | grep -q "tok-secret"'
-check "bundle keeps the log" eval 'tar xzf "$work/b.tar.gz" -O install.log | grep -q "^install log"'
+check "bundle keeps the log" eval 'tar xzf "$work/b.tar.gz" -O pyrt-bundle/install.log | grep -q "^install log"'
+# --bundle - : the same tar.gz on stdout, the table on stderr.
+"$pyrt" doctor --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem" --bundle - </dev/null \
+  >"$work/b2.tar.gz" 2>"$work/err"
+check "--bundle - writes the bundle to stdout" \
+  eval '[ "$(tar tzf "$work/b2.tar.gz" | sort | head -1)" = "pyrt-bundle/doctor.json" ]'
+check "--bundle - puts the table on stderr" has "doctor: " err
 run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem"
 check "runtime, marker, interpreter, pep668 pass; baseline fails" json \
   "all({c['id']: c['verdict'] for c in d['checks']}[k] == v for k, v in dict(runtime='pass', marker='pass', interpreter='pass', pep668='pass', baseline='fail').items())"

@@ -85,7 +85,7 @@ check "... and the hostile rows are still shown" \
 go install install --yes --no-baseline --from-file "$fx/runtime.tar.gz" "${common[@]}"
 check "the install with the hostile build string succeeds" rc_is 0
 check "install's stdout and stderr are clean" inert "$work/install.out" "$work/install.err"
-check "... and name the build" shown "(build fixture 52;c;aGk=" "$work/install.err"
+check "... and name the build (the result, on stdout)" shown "(build fixture 52;c;aGk=" "$work/install.out"
 log=$(ls "$box"/runtime/python/logs/install-*.log 2>/dev/null | head -1)
 check "the install log exists" [ -n "$log" ]
 check "the install log is clean" inert "$log"

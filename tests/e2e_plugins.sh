@@ -88,10 +88,12 @@ check "the runtime line says ready" eval 'head -1 "$work/out" | grep -q "^runtim
 
 run plugins install careercoach --wheelhouse "$fx/wheelhouse" "${common[@]}"
 check "plugins install careercoach exits 0" rc_is 0
-check "it says the new verdict" has "plugin careercoach: ready" err
+check "it says the new verdict, on stdout" has "plugin careercoach: ready" out
+check "its pip step is named for the plugin, not the baseline" \
+  eval 'has "^plugin install: begin" err && ! has "^baseline:" err'
 
 run plugins install cowork --json --wheelhouse "$fx/wheelhouse" "${common[@]}"
-check "plugins install cowork fails on python-pptx (baseline exit 10)" rc_is 10
+check "plugins install cowork fails on python-pptx (plugin exit 15)" rc_is 15
 check "its NDJSON has the plugin's new row before the result" python3 -c '
 import json, sys
 evs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -101,6 +103,7 @@ p = evs[-2]["plugin"]
 assert p["name"] == "cowork" and p["verdict"] == "missing_deps", p
 assert p["missing"] == ["python-pptx"], p
 assert evs[-1]["ok"] is False and "python-pptx" in evs[-1]["error"], evs[-1]
+assert evs[-1]["code"] == "plugin" and evs[-1]["exit_code"] == 15, evs[-1]
 ' "$work/out"
 
 run plugins --json "${common[@]}"

@@ -91,7 +91,7 @@ Test(status, empty_box_is_not_provisioned_and_writes_nothing)
 {
 	pyrt_status st = read_status(KEY, 0);
 	cr_assert_eq(st.state, PYRT_STATE_NOT_PROVISIONED);
-	cr_assert(strstr(st.message, "run \"pyrt install\" (~35 MB, one time)"),
+	cr_assert(strstr(st.message, "run \"pyrt install\" (~35.0 MiB, one time)"),
 		  "%s", st.message);
 	char *rt = pt_join(box, "runtime");
 	cr_assert_neq(access(rt, F_OK), 0, "status must not create the box");

@@ -24,4 +24,7 @@ int tui_wanted(const cli_opts *opts);
  */
 int tui_main(const cli_opts *opts, tui_start start);
 
+/** The curses library in use, e.g. "ncurses 6.4.20221231". */
+const char *tui_curses_version(void);
+
 #endif

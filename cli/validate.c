@@ -1,0 +1,300 @@
+/*
+ * The checks of validate.h.  They run in the parser, before a command
+ * starts, so `install --from-file /nonexistent` fails like a mistyped
+ * option does: exit 2, one line, nothing created.
+ */
+#include "validate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "error.h"
+#include "fetch.h"
+#include "fs.h"
+
+static int fail(char *msg, size_t msglen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t msglen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return PYRT_E_USAGE;
+}
+
+/* "~" and "~/x" from HOME; "~user" is refused rather than guessed. */
+static int expand_home(const char *given, const char *opt, char *out,
+		       size_t len, char *msg, size_t msglen)
+{
+	if (given[0] != '~') {
+		snprintf(out, len, "%s", given);
+		return 0;
+	}
+	if (given[1] && given[1] != '/')
+		return fail(msg, msglen, "%s %s: pyrt does not expand ~user; "
+			    "give the full path", opt, given);
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/')
+		return fail(msg, msglen, "%s %s: HOME is not set to an absolute "
+			    "path, so ~ cannot be expanded; give the full path",
+			    opt, given);
+	int n = snprintf(out, len, "%s%s", home, given + 1);
+	if (n < 0 || (size_t)n >= len)
+		return fail(msg, msglen, "%s: path too long", opt);
+	return 0;
+}
+
+int cli_path_normalise(const char *given, const char *opt, char **out,
+		       char *msg, size_t msglen)
+{
+	char expanded[PATH_MAX], abs[PATH_MAX], cwd[PATH_MAX], real[PATH_MAX];
+	*out = NULL;
+	int rc = expand_home(given, opt, expanded, sizeof expanded, msg, msglen);
+	if (rc)
+		return rc;
+	if (expanded[0] == '/') {
+		snprintf(abs, sizeof abs, "%s", expanded);
+	} else {
+		if (!getcwd(cwd, sizeof cwd))
+			return fail(msg, msglen, "%s %s: cannot tell the current "
+				    "directory (%s); give an absolute path", opt,
+				    given, strerror(errno));
+		const char *rel = expanded;
+		while (rel[0] == '.' && rel[1] == '/')
+			rel += 2;
+		int n = strcmp(rel, ".") == 0
+			? snprintf(abs, sizeof abs, "%s", cwd)
+			: snprintf(abs, sizeof abs, "%s/%s", cwd, rel);
+		if (n < 0 || (size_t)n >= sizeof abs)
+			return fail(msg, msglen, "%s: path too long", opt);
+	}
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_fs_resolve(abs, real, sizeof real, &err) != 0)
+		return fail(msg, msglen, "%s %s: %s", opt, given, err.msg);
+	size_t n = strlen(real);
+	while (n > 1 && real[n - 1] == '/')
+		real[--n] = '\0';
+	if (!(*out = strdup(real)))
+		return PYRT_E_NOMEM;
+	return 0;
+}
+
+/* Replace *field with its normalised form, owned by opts. */
+static int normalise_field(cli_opts *o, const char **field, const char *opt,
+			   char *msg, size_t msglen)
+{
+	if (!*field)
+		return 0;
+	if (o->nowned >= CLI_OWNED_MAX)
+		return PYRT_E_INTERNAL;
+	char *norm = NULL;
+	int rc = cli_path_normalise(*field, opt, &norm, msg, msglen);
+	if (rc)
+		return rc;
+	o->owned[o->nowned++] = norm;
+	*field = norm;
+	return 0;
+}
+
+static int normalise_all(cli_opts *o, char *msg, size_t msglen)
+{
+	struct { const char **field; const char *opt; } paths[] = {
+		{ &o->pins_path, "--pins" },
+		{ &o->cacert, "--cacert" },
+		{ &o->wheelhouse, "--wheelhouse" },
+		{ &o->requirements, "--requirements" },
+		{ &o->from_file, "--from-file" },
+		{ &o->out, "--out" },
+		{ &o->bundle, "--bundle" },
+	};
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		/* "--bundle -" is stdout, not a file named "-". */
+		if (paths[i].field == &o->bundle && o->bundle &&
+		    strcmp(o->bundle, "-") == 0)
+			continue;
+		int rc = normalise_field(o, paths[i].field, paths[i].opt, msg,
+					 msglen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A file pyrt will read: it exists, is a regular file and readable. */
+static int check_input_file(const char *path, const char *opt, char *msg,
+			    size_t msglen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return fail(msg, msglen, "%s %s: %s", opt, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(msg, msglen, "%s %s: not a regular file", opt, path);
+	if (access(path, R_OK) != 0)
+		return fail(msg, msglen, "%s %s: cannot be read: %s", opt, path,
+			    strerror(errno));
+	return 0;
+}
+
+/* A directory pip will read wheels from. */
+static int check_input_dir(const char *path, const char *opt, char *msg,
+			   size_t msglen)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return fail(msg, msglen, "%s %s: %s%s", opt, path,
+			    strerror(errno), errno == ENOTDIR
+			    ? " (give the directory that holds the wheels)" : "");
+	closedir(d);
+	return 0;
+}
+
+/* A file pyrt will write: not a directory, in a directory that exists. */
+static int check_output_file(const char *path, const char *opt,
+			     const char *example, char *msg, size_t msglen)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fail(msg, msglen, "%s %s: is a directory; name the file "
+			    "to write, e.g. %s/%s", opt, path, path, example);
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		*(slash == parent ? slash + 1 : slash) = '\0';
+	if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+		return fail(msg, msglen, "%s %s: the directory %s does not "
+			    "exist; create it first", opt, path, parent);
+	return 0;
+}
+
+static int check_url(const char *url, const char *opt, char *msg,
+		     size_t msglen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_fetch_url_check(url, opt, &err) != 0)
+		return fail(msg, msglen, "%s", err.msg);
+	return 0;
+}
+
+/* Options that cannot both apply: refused, not one silently ignored. */
+static int check_conflicts(const cli_opts *o, char *msg, size_t msglen)
+{
+	if (o->from_file && o->mirror)
+		return fail(msg, msglen, "--from-file and --mirror conflict: a "
+			    "local archive is not downloaded; drop one");
+	if (o->wheelhouse && o->index_url)
+		return fail(msg, msglen, "--wheelhouse and %s conflict: with a "
+			    "wheelhouse pip reads no index; drop one",
+			    o->index_url_from);
+	if (o->command != CLI_CMD_INSTALL || !o->no_baseline)
+		return 0;
+	const char *with = o->requirements ? "--requirements"
+			 : o->wheelhouse ? "--wheelhouse"
+			 : o->index_url ? "--index-url" : NULL;
+	if (with)
+		return fail(msg, msglen, "--no-baseline and %s conflict: %s is "
+			    "for the baseline, which --no-baseline skips; drop "
+			    "one", with, with);
+	return 0;
+}
+
+/* plugins: --wheelhouse and --index-url are for `plugins install NAME`. */
+static int check_plugins_words(const cli_opts *o, char *msg, size_t msglen)
+{
+	if (o->command != CLI_CMD_PLUGINS || o->npositional > 0)
+		return 0;
+	const char *opt = o->wheelhouse ? "--wheelhouse"
+			: o->index_url ? "--index-url" : NULL;
+	if (opt)
+		return fail(msg, msglen, "pyrt plugins: %s applies to 'pyrt "
+			    "plugins install NAME'", opt);
+	return 0;
+}
+
+static int check_values(const cli_opts *o, char *msg, size_t msglen)
+{
+	int rc = 0;
+	if (!rc && o->from_file)
+		rc = check_input_file(o->from_file, "--from-file", msg, msglen);
+	if (!rc && o->mirror)
+		rc = check_url(o->mirror, "--mirror", msg, msglen);
+	if (!rc && o->index_url)
+		rc = check_url(o->index_url, o->index_url_from, msg, msglen);
+	if (!rc && o->wheelhouse)
+		rc = check_input_dir(o->wheelhouse, "--wheelhouse", msg, msglen);
+	if (!rc && o->requirements) {
+		pyrt_error err = PYRT_ERROR_INIT;
+		if (pyrt_baseline_check_file(o->requirements, NULL, &err) != 0)
+			rc = fail(msg, msglen, "%s", err.msg);
+	}
+	if (!rc && o->out)
+		rc = check_output_file(o->out, "--out", "smoke.docx", msg,
+				       msglen);
+	if (!rc && o->bundle && strcmp(o->bundle, "-") != 0)
+		rc = check_output_file(o->bundle, "--bundle", "pyrt-bundle.tar.gz",
+				       msg, msglen);
+	return rc;
+}
+
+int cli_args_validate(cli_opts *o, char *msg, size_t msglen)
+{
+	int rc = normalise_all(o, msg, msglen);
+	if (!rc)
+		rc = check_conflicts(o, msg, msglen);
+	if (!rc)
+		rc = check_plugins_words(o, msg, msglen);
+	if (!rc)
+		rc = check_values(o, msg, msglen);
+	return rc;
+}
+
+/* Levenshtein distance of a[0..la) and b, capped: enough for typos. */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *cli_suggest(const char *word, size_t len,
+			const char *const *candidates)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	for (const char *const *c = candidates; *c; c++) {
+		size_t d = edit_distance(word, len, *c);
+		if (d < best_d && d < len) {
+			best = *c;
+			best_d = d;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,34 @@
+/*
+ * Everything the command line names, checked before anything is touched:
+ * paths normalised (~ expanded, absolute, symlinks resolved as far as they
+ * exist) and tested for what the command will do with them, URLs checked,
+ * conflicting options refused.  A usage error found here has written
+ * nothing: no box, no lock, no log.
+ */
+#ifndef PYRT_CLI_VALIDATE_H
+#define PYRT_CLI_VALIDATE_H
+
+#include <stddef.h>
+
+#include "args.h"
+
+/**
+ * given as pyrt shows and uses it: "~" and "~/..." expanded from HOME
+ * ("~user" refused), made absolute, resolved (pyrt_fs_resolve).  *out is
+ * malloc'd.  Returns 0 or PYRT_E_USAGE / PYRT_E_NOMEM with msg naming opt.
+ */
+int cli_path_normalise(const char *given, const char *opt, char **out,
+		       char *msg, size_t msglen);
+
+/** Normalise every path option and check every path, URL and
+ * combination for opts->command.  0 or PYRT_E_USAGE with msg. */
+int cli_args_validate(cli_opts *opts, char *msg, size_t msglen);
+
+/**
+ * The candidate closest to word (edit distance at most 2, and less than
+ * its length), or NULL: for "did you mean".  candidates ends with NULL.
+ */
+const char *cli_suggest(const char *word, size_t len,
+			const char *const *candidates);
+
+#endif
