@@ -17,6 +17,7 @@
 #include "error.h"
 #include "exitcodes.h"
 #include "manifest.h"
+#include "marker.h"
 #include "text.h"
 
 typedef struct verify_ctx {
@@ -84,13 +85,21 @@ static int run_verify(verify_ctx *v, size_t *entries)
 	if (rc < 0)
 		return rc;
 	pyrt_manifest *m = NULL;
+	pyrt_marker marker;
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = pyrt_manifest_read(&m, v->manifest_path, &err);
+	char marker_path[sizeof v->install_dir + 16];
+	snprintf(marker_path, sizeof marker_path, "%s/marker.json",
+		 v->install_dir);
+	/* The marker vouches for the manifest (its digest and entry count):
+	 * a manifest cut short or emptied must not verify as a smaller tree. */
+	rc = pyrt_marker_read(marker_path, &marker, &err);
+	if (rc == 0)
+		rc = pyrt_marker_load_manifest(&marker, v->install_dir, &m, &err);
 	if (rc < 0) {
 		snprintf(v->msg, sizeof v->msg,
-			 "cannot read the install manifest: %s — run \"pyrt install --force\" to reinstall",
+			 "cannot trust the install's record: %s — run \"pyrt install --force\" to reinstall",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));
-		/* A missing or garbled manifest is a finding, not a crash. */
+		/* A missing or garbled record is a finding, not a crash. */
 		return rc == PYRT_E_NOMEM ? rc : PYRT_E_NOT_READY;
 	}
 	*entries = pyrt_manifest_count(m);
