@@ -180,6 +180,20 @@ check "$cases mutations ($fixed fixed, $nrandom random, seed $seed): every promi
   [ "$failed_cases" -eq 0 ]
 echo "# $cases mutations, $runs runs in $((SECONDS - start)) s, seed $seed"
 
+# --- a pins build longer than a marker field: refused at its line ---------
+# (it was cut to 31 bytes in the marker, so every install reinstalled; at
+# 300 bytes the install id lost its stamp and a second install collided)
+sed 's/build: "fixture"/build: "fixture-0123456789012345678901234567890"/' \
+  "$fx/pins.yaml" >"$work/pins-long.yaml"
+"$pyrt" install --yes --no-baseline --from-file "$fx/runtime.tar.gz" --box-root "$box" \
+  --pins "$work/pins-long.yaml" </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+check "a 40-byte build: install refused as a pins error (exit 11)" rc_is 11
+check "... naming the file, line and field" \
+  has "pins-long.yaml:7: runtime.build: expected a build like 20260814" err
+check "... and the runtime was not touched" \
+  [ "$(dirname "$(readlink -f "$box/runtime/python/current")")" = "$install" ]
+
 # --- the restored box passes again: the loop left nothing behind -----------
 go status status; go verify verify; go doctor doctor --json
 check "restored: status and verify exit 0" eval '[ "$(rc_of status)$(rc_of verify)" = 00 ]'
