@@ -1,8 +1,11 @@
 /*
  * `pyrt verify`: re-check the active install against the manifest written
  * when it was extracted (type, mode, size, digest, link target of every
- * entry).  Reads only.  Exit 0 when the tree matches, 1 when anything
- * differs or the install cannot be found.
+ * entry).  The manifest must first be the one marker.json recorded (its
+ * digest and entry count), so a manifest cut short or emptied cannot pass
+ * as a smaller tree.  Reads only.  Exit 0 when the tree matches, 1 when
+ * anything differs, the marker or manifest is not sound, or the install
+ * cannot be found.
  */
 #include <errno.h>
 #include <jansson.h>

@@ -131,22 +131,29 @@ int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err)
 	 * the caller passed, no credential is ever written into it. */
 	pyrt_marker w = *m;
 	pyrt_redact_url(m->source, w.source, sizeof w.source);
-	w.schema = PYRT_MARKER_SCHEMA;
+	/* A schema 1 marker read back (pyrt baseline rewrites the marker of
+	 * an older install) has no manifest digest to record: it stays 1. */
+	w.schema = w.manifest_sha256[0] ? PYRT_MARKER_SCHEMA : 1;
 	char why[256];
 	if (!marker_fields_ok(&w, why, sizeof why))
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "refusing to write %s: %s", path, why);
 	json_t *doc = json_pack(
-		"{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, "
-		"s:o}",
+		"{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o}",
 		"schema", w.schema, "implementation", w.implementation,
 		"version", w.version, "build", w.build,
 		"platform", w.platform, "sha256", w.sha256,
 		"source", w.source, "installed_at", w.installed_at,
 		"pins", w.pins, "archive_bytes", (json_int_t)w.archive_bytes,
-		"files", (json_int_t)w.files, "manifest_sha256",
-		w.manifest_sha256, "baseline", marker_baseline_json(&w));
+		"files", (json_int_t)w.files,
+		"baseline", marker_baseline_json(&w));
 	char digest[PYRT_SHA256_HEX_LEN + 1];
+	if (doc && w.schema >= 2 &&
+	    json_object_set_new(doc, "manifest_sha256",
+				json_string(w.manifest_sha256)) != 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
 	if (!doc || marker_digest(doc, digest) != 0 ||
 	    json_object_set_new(doc, "digest", json_string(digest)) != 0) {
 		json_decref(doc);

@@ -39,7 +39,8 @@ typedef struct pyrt_marker {
 
 /**
  * Write marker JSON to path atomically (0600), with the digest of its own
- * content.  Every field is checked first (as pyrt_marker_read does):
+ * content: schema 2, or 1 when m has no manifest_sha256 (an older install's
+ * marker rewritten, e.g. by pyrt baseline).  Every field is checked first (as pyrt_marker_read does):
  * PYRT_E_INTERNAL names the first that is wrong, and nothing is written.
  */
 int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err);

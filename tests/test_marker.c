@@ -174,7 +174,7 @@ Test(marker, write_refuses_invalid_fields)
 		  sizeof(((pyrt_marker *)0)->installed_at), "yesterday",
 		  "installed_at" },
 		{ offsetof(pyrt_marker, manifest_sha256),
-		  sizeof(((pyrt_marker *)0)->manifest_sha256), "",
+		  sizeof(((pyrt_marker *)0)->manifest_sha256), "xyz",
 		  "manifest_sha256" },
 		{ offsetof(pyrt_marker, baseline_state),
 		  sizeof(((pyrt_marker *)0)->baseline_state), "done",
@@ -237,6 +237,21 @@ Test(marker, schema_1_is_read_and_its_fields_checked)
 	put(v1, sizeof v1 - 1);
 	edit("\"files\": 2", "\"files\": 2, \"files\": 3");
 	expect_invalid("duplicate");
+}
+
+/* pyrt baseline rewrites an older install's marker: it stays schema 1,
+ * now with its own digest, and is read back as such. */
+Test(marker, without_a_manifest_digest_it_is_written_as_schema_1)
+{
+	pyrt_marker m = valid(), back;
+	m.manifest_sha256[0] = '\0';
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_marker_write(mpath, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_marker_read(mpath, &back, &err), 0, "%s", err.msg);
+	cr_assert_eq(back.schema, 1);
+	cr_assert_str_eq(back.manifest_sha256, "");
+	edit("\"files\": 2", "\"files\": 3");
+	expect_invalid("does not match its digest");
 }
 
 Test(marker, odd_files_are_refused_naming_them, .timeout = 10)
