@@ -1,8 +1,11 @@
 /*
  * `pyrt verify`: re-check the active install against the manifest written
  * when it was extracted (type, mode, size, digest, link target of every
- * entry).  Reads only.  Exit 0 when the tree matches, 1 when anything
- * differs or the install cannot be found.
+ * entry).  The manifest must first be the one marker.json recorded (its
+ * digest and entry count), so a manifest cut short or emptied cannot pass
+ * as a smaller tree.  Reads only.  Exit 0 when the tree matches, 1 when
+ * anything differs, the marker or manifest is not sound, or the install
+ * cannot be found.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -17,6 +20,7 @@
 #include "error.h"
 #include "exitcodes.h"
 #include "manifest.h"
+#include "marker.h"
 #include "text.h"
 
 typedef struct verify_ctx {
@@ -84,13 +88,21 @@ static int run_verify(verify_ctx *v, size_t *entries)
 	if (rc < 0)
 		return rc;
 	pyrt_manifest *m = NULL;
+	pyrt_marker marker;
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = pyrt_manifest_read(&m, v->manifest_path, &err);
+	char marker_path[sizeof v->install_dir + 16];
+	snprintf(marker_path, sizeof marker_path, "%s/marker.json",
+		 v->install_dir);
+	/* The marker vouches for the manifest (its digest and entry count):
+	 * a manifest cut short or emptied must not verify as a smaller tree. */
+	rc = pyrt_marker_read(marker_path, &marker, &err);
+	if (rc == 0)
+		rc = pyrt_marker_load_manifest(&marker, v->install_dir, &m, &err);
 	if (rc < 0) {
 		snprintf(v->msg, sizeof v->msg,
-			 "cannot read the install manifest: %s — run \"pyrt install --force\" to reinstall",
+			 "cannot trust the install's record: %s — run \"pyrt install --force\" to reinstall",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));
-		/* A missing or garbled manifest is a finding, not a crash. */
+		/* A missing or garbled record is a finding, not a crash. */
 		return rc == PYRT_E_NOMEM ? rc : PYRT_E_NOT_READY;
 	}
 	*entries = pyrt_manifest_count(m);

@@ -437,16 +437,26 @@ ok:
 }
 
 /* A unique install id: version, build, digest prefix, time, pid. */
-static void install_make_id(install_run *r)
+/* The pins' fields are bounded (pins.c), so the id always fits; were it
+ * ever cut, its stamp and pid would go and two installs could collide. */
+static int install_make_id(install_run *r, pyrt_error *err)
 {
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(r->id, sizeof r->id, "%s+%s-%.12s-%s-%ld",
-		 pyrt_pins_version(r->opts->pins), pyrt_pins_build(r->opts->pins),
-		 r->sha256, stamp, (long)getpid());
+	int n = snprintf(r->id, sizeof r->id, "%s+%s-%.12s-%s-%ld",
+			 pyrt_pins_version(r->opts->pins),
+			 pyrt_pins_build(r->opts->pins), r->sha256, stamp,
+			 (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof r->id)
+		return pyrt_error_set(err, PYRT_E_PINS,
+				      "the install id for version %s build %s "
+				      "is too long — shorten them in the pins",
+				      pyrt_pins_version(r->opts->pins),
+				      pyrt_pins_build(r->opts->pins));
+	return 0;
 }
 
 /* Put a short phrase in front of a recorded message. */
@@ -463,7 +473,9 @@ static int install_extract(install_run *r, pyrt_error *err)
 				  NULL);
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
-	install_make_id(r);
+	rc = install_make_id(r, err);
+	if (rc)
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	snprintf(r->staging, sizeof r->staging, "%s/%s",
 		 pyrt_box_staging_dir(r->box), r->id);
 	if (mkdir(r->staging, 0700) != 0) {
@@ -585,6 +597,9 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/manifest.tsv", r->staging);
 	int rc = pyrt_manifest_write(r->manifest, path, err);
+	/* The digest of the bytes on disk, read back as verify will. */
+	if (!rc)
+		rc = pyrt_manifest_load(NULL, path, m.manifest_sha256, err);
 	if (rc)
 		return rc;
 	snprintf(path, sizeof path, "%s/marker.json", r->staging);

@@ -532,6 +532,14 @@ static int manifest_parse_line(pyrt_manifest *m, char *line,
 		*why = "bad target or path";
 		return PYRT_E_IO;
 	}
+	/* A file's digest is 64 hex digits or "-" (extracted without
+	 * hashing); a directory has none.  Anything else was changed. */
+	int dash = strcmp(f[3], "-") == 0;
+	if ((f[0][0] == 'f' && !dash && !pyrt_sha256_hex_valid(f[3])) ||
+	    (f[0][0] == 'd' && !dash)) {
+		*why = "bad digest";
+		return PYRT_E_IO;
+	}
 	int rc = pyrt_manifest_add(m, f[0][0], (unsigned int)mode, size, f[3],
 				   f[4]);
 	if (rc == PYRT_E_NOMEM)
@@ -541,60 +549,155 @@ static int manifest_parse_line(pyrt_manifest *m, char *line,
 	return rc == PYRT_E_NOMEM ? rc : rc ? PYRT_E_IO : 0;
 }
 
-int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err)
+/* One read of a manifest file: where it is, what has been seen. */
+typedef struct mload {
+	const char *path;
+	int fd;
+	pyrt_manifest *m;     /* NULL: bytes only */
+	pyrt_sha256 *sha;
+	char *buf;            /* MANIFEST_MAX_LINE + MANIFEST_READ_BUF */
+	size_t have;          /* bytes of an unfinished line at buf */
+	uint64_t total;
+	unsigned long lineno;
+	pyrt_error *err;
+} mload;
+
+/* Refuse a manifest that could not be one before reading it. */
+static int mload_check_size(mload *l)
 {
-	pyrt_manifest *m = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f = NULL;
+	struct stat st;
+	if (fstat(l->fd, &st) != 0)
+		return pyrt_error_set_errno(l->err, PYRT_E_IO, errno,
+					    "cannot stat %s", l->path);
+	if ((uint64_t)st.st_size > PYRT_MANIFEST_MAX_BYTES)
+		return pyrt_error_set(l->err, PYRT_E_IO,
+				      "manifest %s is %llu bytes, more than a "
+				      "manifest may have (%llu)", l->path,
+				      (unsigned long long)st.st_size,
+				      (unsigned long long)PYRT_MANIFEST_MAX_BYTES);
+	return 0;
+}
+
+/* One complete line (newline replaced by NUL, len without it). */
+static int mload_line(mload *l, char *line, size_t len)
+{
+	const char *why = NULL;
+	l->lineno++;
+	if (l->lineno > PYRT_MANIFEST_MAX_ENTRIES)
+		why = "more entries than a manifest may have";
+	else if (len >= MANIFEST_MAX_LINE)
+		why = "line too long";
+	else if (memchr(line, '\0', len))
+		why = "holds a NUL byte";
+	if (why)
+		return pyrt_error_set(l->err, PYRT_E_IO,
+				      "manifest %s line %lu: %s", l->path,
+				      l->lineno, why);
+	if (!l->m)
+		return 0;
+	int rc = manifest_parse_line(l->m, line, &why);
+	if (rc)
+		return pyrt_error_set(l->err, rc, "manifest %s line %lu: %s",
+				      l->path, l->lineno, why);
+	return 0;
+}
+
+/* Every complete line in the buffer; what is left moves to its start. */
+static int mload_lines(mload *l)
+{
+	size_t start = 0;
+	char *nl;
+	while ((nl = memchr(l->buf + start, '\n', l->have - start))) {
+		*nl = '\0';
+		int rc = mload_line(l, l->buf + start,
+				    (size_t)(nl - (l->buf + start)));
+		if (rc)
+			return rc;
+		start = (size_t)(nl - l->buf) + 1;
+	}
+	memmove(l->buf, l->buf + start, l->have - start);
+	l->have -= start;
+	if (l->have >= MANIFEST_MAX_LINE)
+		return pyrt_error_set(l->err, PYRT_E_IO,
+				      "manifest %s line %lu: line too long",
+				      l->path, l->lineno + 1);
+	return 0;
+}
+
+/* Read to the end in chunks: memory stays bounded whatever the file. */
+static int mload_run(mload *l)
+{
+	int rc = mload_check_size(l);
+	for (;;) {
+		if (rc)
+			return rc;
+		ssize_t n = read(l->fd, l->buf + l->have, MANIFEST_READ_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return pyrt_error_set_errno(l->err, PYRT_E_IO, errno,
+						    "cannot read manifest %s",
+						    l->path);
+		if (n == 0)
+			break;
+		l->total += (uint64_t)n;
+		if (l->total > PYRT_MANIFEST_MAX_BYTES)
+			return pyrt_error_set(l->err, PYRT_E_IO,
+					      "manifest %s is larger than a "
+					      "manifest may be", l->path);
+		pyrt_sha256_update(l->sha, l->buf + l->have, (size_t)n);
+		l->have += (size_t)n;
+		rc = mload_lines(l);
+	}
+	if (l->have)
+		return pyrt_error_set(l->err, PYRT_E_IO,
+				      "manifest %s line %lu: truncated (no "
+				      "newline at the end)", l->path,
+				      l->lineno + 1);
+	return 0;
+}
+
+int pyrt_manifest_load(pyrt_manifest **out, const char *path,
+		       char digest[PYRT_SHA256_HEX_LEN + 1], pyrt_error *err)
+{
+	mload l = { .path = path, .fd = -1, .err = err };
+	char hex[PYRT_SHA256_HEX_LEN + 1];
 	int rc = 0;
 
-	*out = NULL;
-	int fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "re");
-	if (!f) {
-		close(fd);
-		return pyrt_error_set_errno(err, PYRT_E_NOMEM, errno,
-					    "cannot read manifest %s", path);
-	}
-	m = pyrt_manifest_new();
-	if (!m) {
+	if (out)
+		*out = NULL;
+	l.fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
+	if (l.fd < 0)
+		return l.fd;
+	l.sha = pyrt_sha256_new();
+	l.buf = malloc(MANIFEST_MAX_LINE + MANIFEST_READ_BUF);
+	l.m = out ? pyrt_manifest_new() : NULL;
+	if (!l.sha || !l.buf || (out && !l.m)) {
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto cleanup;
 	}
-	ssize_t len;
-	unsigned long lineno = 0;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		lineno++;
-		const char *why = NULL;
-		if (line[len - 1] != '\n' || len > MANIFEST_MAX_LINE) {
-			rc = pyrt_error_set(err, PYRT_E_IO,
-					    "manifest %s line %lu: truncated "
-					    "or too long", path, lineno);
-			goto cleanup;
-		}
-		line[len - 1] = '\0';
-		rc = manifest_parse_line(m, line, &why);
-		if (rc) {
-			pyrt_error_set(err, rc, "manifest %s line %lu: %s",
-				       path, lineno, why);
-			goto cleanup;
-		}
-	}
-	if (ferror(f)) {
-		rc = pyrt_error_set(err, PYRT_E_IO, "cannot read manifest %s",
-				    path);
+	rc = mload_run(&l);
+	if (!rc && pyrt_sha256_final_hex(l.sha, hex) != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
+	if (rc)
 		goto cleanup;
+	if (digest)
+		memcpy(digest, hex, sizeof hex);
+	if (out) {
+		*out = l.m;
+		l.m = NULL;
 	}
-	*out = m;
-	m = NULL;
 cleanup:
-	free(line);
-	fclose(f);
-	pyrt_manifest_free(m);
+	close(l.fd);
+	pyrt_sha256_free(l.sha);
+	free(l.buf);
+	pyrt_manifest_free(l.m);
 	return rc;
+}
+
+int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err)
+{
+	return pyrt_manifest_load(out, path, NULL, err);
 }
 
 /* ---- verification ---- */

@@ -19,6 +19,15 @@
 
 typedef struct pyrt_manifest pyrt_manifest;
 
+/*
+ * What a manifest.tsv may hold: extraction refuses more than twice a pin's
+ * entries, and pins may say at most PYRT_PINS_ENTRIES_MAX; a line is far
+ * shorter than 256 bytes on average.  A bigger file is refused before it is
+ * read.
+ */
+#define PYRT_MANIFEST_MAX_ENTRIES 2000000
+#define PYRT_MANIFEST_MAX_BYTES ((uint64_t)PYRT_MANIFEST_MAX_ENTRIES * 256)
+
 typedef struct pyrt_manifest_entry {
 	char type;          /**< 'f', 'd', 'l', 'h' */
 	unsigned int mode;  /**< permission bits as installed */
@@ -73,6 +82,17 @@ int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src);
 int pyrt_manifest_write(const pyrt_manifest *m, const char *path,
 			pyrt_error *err);
 int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err);
+
+/**
+ * Read path as a state file (pyrt_fs_open_state: never a link, a FIFO or a
+ * device) of at most PYRT_MANIFEST_MAX_BYTES: every line complete, at most
+ * PYRT_MANIFEST_MAX_ENTRIES, each entry well formed.  With out, the entries
+ * are kept; with digest, the SHA-256 of the file's bytes is written there
+ * (NULL out and a digest: only the bytes are checked, as status does).
+ * PYRT_E_IO / PYRT_E_UNTRUSTED / PYRT_E_NOMEM with a message naming path.
+ */
+int pyrt_manifest_load(pyrt_manifest **out, const char *path,
+		       char digest[PYRT_SHA256_HEX_LEN + 1], pyrt_error *err);
 
 /**
  * Check the tree under root against the manifest: every entry present with

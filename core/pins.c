@@ -153,6 +153,25 @@ static int get_string(pins_parse *pp, yaml_node_t *node, const char *what,
 	return *out ? 0 : pins_nomem(pp);
 }
 
+/* As get_string for a field that becomes part of a path and a marker
+ * field: its length and characters are checked here, with the line. */
+static int get_field(pins_parse *pp, yaml_node_t *node, const char *what,
+		     pyrt_pins_field field, char **out)
+{
+	const char *s = NULL;
+	char q[96];
+	int rc = get_text(pp, node, what, &s);
+
+	if (rc < 0)
+		return rc;
+	const char *want = pyrt_pins_field_check(field, s);
+	if (want)
+		return pins_fail(pp, node_line(node), "%s: expected %s, got %s",
+				 what, want, quote(q, sizeof q, s));
+	*out = strdup(s);
+	return *out ? 0 : pins_nomem(pp);
+}
+
 /* An unsigned decimal written as a plain scalar; 0 when it is not one. */
 static int scalar_uint(const yaml_node_t *node, uint64_t *out)
 {
@@ -292,14 +311,15 @@ static int parse_runtime(pins_parse *pp, yaml_node_t *node)
 	int rc = map_fields(pp, node, "runtime", f, 3);
 
 	if (rc == 0)
-		rc = get_string(pp, f[0].value, "runtime.implementation",
-				&pp->pins->implementation);
+		rc = get_field(pp, f[0].value, "runtime.implementation",
+			       PYRT_PINS_IMPLEMENTATION,
+			       &pp->pins->implementation);
 	if (rc == 0)
-		rc = get_string(pp, f[1].value, "runtime.version",
-				&pp->pins->version);
+		rc = get_field(pp, f[1].value, "runtime.version",
+			       PYRT_PINS_VERSION, &pp->pins->version);
 	if (rc == 0)
-		rc = get_string(pp, f[2].value, "runtime.build",
-				&pp->pins->build);
+		rc = get_field(pp, f[2].value, "runtime.build", PYRT_PINS_BUILD,
+			       &pp->pins->build);
 	return rc;
 }
 
@@ -326,6 +346,52 @@ static int key_valid(const char *key)
 	key = e + 1;
 	return strcmp(key, "gnu") == 0 || strcmp(key, "musl") == 0 ||
 	       strcmp(key, "none") == 0;
+}
+
+/* Every byte of s in the set, the first also in first; 1 when so. */
+static int chars_in(const char *s, const char *first, const char *set)
+{
+	if (!*s || !strchr(first, *s))
+		return 0;
+	for (; *s; s++)
+		if (!strchr(set, *s))
+			return 0;
+	return 1;
+}
+
+#define LOWER "abcdefghijklmnopqrstuvwxyz"
+#define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#define DIGIT "0123456789"
+
+const char *pyrt_pins_field_check(pyrt_pins_field field, const char *s)
+{
+	if (!s)
+		return "a value";
+	size_t n = strlen(s);
+	switch (field) {
+	case PYRT_PINS_IMPLEMENTATION:
+		if (n > 15 || !chars_in(s, LOWER, LOWER DIGIT "_"))
+			return "a name of lowercase letters, digits and '_' "
+			       "(at most 15)";
+		return NULL;
+	case PYRT_PINS_VERSION:
+		if (n > 31 || !chars_in(s, DIGIT, LOWER UPPER DIGIT "."))
+			return "a version like 3.12.14: a digit, then letters, "
+			       "digits and '.' (at most 31)";
+		return NULL;
+	case PYRT_PINS_BUILD:
+		if (n > 31 || !chars_in(s, LOWER UPPER DIGIT,
+					LOWER UPPER DIGIT "._+-"))
+			return "a build like 20260814: letters, digits and "
+			       "'.', '_', '+', '-' (at most 31, no '/')";
+		return NULL;
+	case PYRT_PINS_PLATFORM:
+		if (n > 47 || !key_valid(s))
+			return "a key <os>-<arch>-<libc> with libc gnu, musl "
+			       "or none (at most 47)";
+		return NULL;
+	}
+	return "a known field";
 }
 
 static int url_valid(const char *url)
@@ -368,6 +434,10 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		return pins_fail(pp, node_line(f[0].value),
 				 "%s: expected a URL starting with https:// "
 				 "or http://", what);
+	if (strlen(url) > PYRT_PINS_URL_MAX)
+		return pins_fail(pp, node_line(f[0].value),
+				 "%s: expected at most %d bytes, got %zu", what,
+				 PYRT_PINS_URL_MAX, strlen(url));
 	snprintf(what, sizeof what, "%s.sha256", where);
 	rc = get_text(pp, f[1].value, what, &sha);
 	if (rc < 0)
@@ -393,10 +463,11 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 				 "%s.unpacked_size: expected a positive "
 				 "integer (bytes of the unpacked tree)", where);
 	if (f[4].value && (!scalar_uint(f[4].value, &a->entries) ||
-			   a->entries == 0))
+			   a->entries == 0 || a->entries > PYRT_PINS_ENTRIES_MAX))
 		return pins_fail(pp, node_line(f[4].value),
 				 "%s.entries: expected a positive integer "
-				 "(members in the archive)", where);
+				 "(members in the archive) of at most %d",
+				 where, PYRT_PINS_ENTRIES_MAX);
 	a->url = strdup(url);
 	a->sha256 = strdup(lower);
 	return a->url && a->sha256 ? 0 : pins_nomem(pp);
@@ -407,11 +478,12 @@ static int archive_key(pins_parse *pp, yaml_node_t *k, size_t i)
 {
 	char q[96];
 
-	if (k->type != YAML_SCALAR_NODE || !key_valid(scalar_text(k)))
+	if (k->type != YAML_SCALAR_NODE ||
+	    pyrt_pins_field_check(PYRT_PINS_PLATFORM, scalar_text(k)))
 		return pins_fail(pp, node_line(k),
 				 "archives: expected a key <os>-<arch>-<libc> "
 				 "with libc gnu, musl or none (like "
-				 "linux-x86_64-gnu), got %s",
+				 "linux-x86_64-gnu, at most 47 bytes), got %s",
 				 k->type == YAML_SCALAR_NODE ?
 				 quote(q, sizeof q, scalar_text(k)) :
 				 "a collection");
@@ -545,10 +617,12 @@ static int parse_layout(pins_parse *pp, yaml_node_t *node)
 		rc = get_text(pp, f[0].value, "layout.interpreter", &path);
 	if (rc < 0)
 		return rc;
-	if (!member_path_valid(path) || path[strlen(path) - 1] == '/')
+	if (!member_path_valid(path) || path[strlen(path) - 1] == '/' ||
+	    strlen(path) > PYRT_PINS_INTERPRETER_MAX)
 		return pins_fail(pp, node_line(f[0].value),
 				 "layout.interpreter: expected a relative "
-				 "path inside the archive");
+				 "path inside the archive of at most %d bytes",
+				 PYRT_PINS_INTERPRETER_MAX);
 	pp->pins->interpreter = strdup(path);
 	return pp->pins->interpreter ? 0 : pins_nomem(pp);
 }

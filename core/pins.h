@@ -36,6 +36,25 @@ int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 /** Read and parse a file; the source is the path as given. */
 int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err);
 
+/*
+ * The pins fields that become directory names (the install id) and marker
+ * fields, so the marker reader judges them by the same rules.  Lengths fit
+ * pyrt_marker's fields: nothing is ever cut short.
+ */
+typedef enum pyrt_pins_field {
+	PYRT_PINS_IMPLEMENTATION, /**< [a-z][a-z0-9_]*, at most 15 bytes */
+	PYRT_PINS_VERSION,        /**< [0-9][A-Za-z0-9.]*, at most 31 */
+	PYRT_PINS_BUILD,          /**< [A-Za-z0-9][A-Za-z0-9._+-]*, at most 31 */
+	PYRT_PINS_PLATFORM        /**< <os>-<arch>-<libc>, at most 47 */
+} pyrt_pins_field;
+
+#define PYRT_PINS_URL_MAX 1024       /**< bytes of an archive URL */
+#define PYRT_PINS_INTERPRETER_MAX 512 /**< bytes of layout.interpreter */
+#define PYRT_PINS_ENTRIES_MAX 1000000 /**< an archive's members */
+
+/** NULL when s is a valid value of field, else what was expected. */
+const char *pyrt_pins_field_check(pyrt_pins_field field, const char *s);
+
 /** Parse the table compiled in from pins.yaml; the source is "builtin". */
 int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err);
 

@@ -16,6 +16,7 @@
 #include "box.h"
 #include "lock.h"
 #include "size.h"
+#include "manifest.h"
 #include "proc.h"
 
 const char *pyrt_state_name(pyrt_state state)
@@ -125,6 +126,31 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 			 m->build);
 }
 
+/*
+ * manifest.tsv must be the one the marker recorded: hashing it costs a few
+ * milliseconds and turns a truncated, emptied or replaced manifest into an
+ * answer here rather than a surprise in verify.  A schema 1 marker records
+ * no digest; verify and doctor say so.  Broken: returns 1.
+ */
+static int status_manifest(pyrt_status *st, const char *dir)
+{
+	if (!st->marker.manifest_sha256[0])
+		return 0;
+	char path[PATH_MAX], hex[PYRT_SHA256_HEX_LEN + 1], why[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/manifest.tsv", dir);
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_manifest_load(NULL, path, hex, &err) != 0) {
+		status_broken(st, "manifest", err.msg);
+		return 1;
+	}
+	if (pyrt_sha256_hex_equal(hex, st->marker.manifest_sha256))
+		return 0;
+	snprintf(why, sizeof why, "%s is not the manifest marker.json "
+		 "recorded (changed or corrupted)", path);
+	status_broken(st, "manifest", why);
+	return 1;
+}
+
 /* The checks that need an install on disk, in the order they can fail. */
 static int status_installed(pyrt_status *st, const pyrt_box *box,
 			    const pyrt_pins *pins, const pyrt_pin_archive *pin,
@@ -140,6 +166,8 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (pyrt_marker_read(path, &st->marker, &merr) != 0)
 		return status_broken(st, "marker", merr.msg);
 	st->have_marker = 1;
+	if (status_manifest(st, dir) != 0)
+		return 0;
 	struct stat sb;
 	if (stat(st->interpreter, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    access(st->interpreter, X_OK) != 0) {

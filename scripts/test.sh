@@ -34,4 +34,5 @@ cmake -S . -B build-asan -DPYRT_WERROR=ON -DPYRT_SANITIZE=ON \
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
    ctest --output-on-failure -j"$jobs" -R '^test_')
+(cd build && PYRT_STATE_BIN=$(pwd)/../build-asan/pyrt ctest --output-on-failure -R '^e2e_state$')
 

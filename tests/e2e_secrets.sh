@@ -71,8 +71,17 @@ check "no secret in the failure" clean "$work/out" "$work/err"
 check "no secret in the failed runs' logs" clean "$box"/runtime/python/logs/install-*.log \
   "$work"/box404/runtime/python/logs/install-*.log
 
-# A marker written before redaction existed: status shows it redacted.
-sed -i "s#\"source\": \"[^\"]*\"#\"source\": \"$secret_mirror\"#" "$marker"
+# A marker written before redaction existed (schema 1, before markers
+# carried digests): status shows it redacted.
+python3 - "$marker" "$secret_mirror" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for k in ("digest", "manifest_sha256"):
+    del m[k]
+m["schema"] = 1
+m["source"] = sys.argv[2]
+json.dump(m, open(sys.argv[1], "w"), indent=2, sort_keys=True)
+EOF
 check "the planted marker holds the secret" grep -q hunter2 "$marker"
 run status "${common[@]}"
 check "status redacts an old marker's source" eval 'has "source: *https://127.0.0.1:$port/pbs?token=\*\*\*" out && clean "$work/out"'

@@ -1,6 +1,9 @@
 /* Helpers shared by the criterion tests. */
 #include "support.h"
 
+#include "manifest.h"
+#include "marker.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +256,38 @@ char *pt_fixture_pins(const char *dir, const char *name, const char *url,
 	free(ver);
 	free(size);
 	return path;
+}
+
+void pt_lay_record(const char *install_dir, pyrt_marker *m)
+{
+	char path[4096], line[64];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/python", install_dir);
+	if (stat(path, &st) != 0)
+		abort();
+	snprintf(line, sizeof line, "d\t%04o\t0\t-\tpython\n",
+		 (unsigned)(st.st_mode & 07777));
+	snprintf(path, sizeof path, "%s/manifest.tsv", install_dir);
+	pt_write(path, line);
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_manifest_load(NULL, path, m->manifest_sha256, &err) != 0) {
+		fprintf(stderr, "pt_lay_record: %s\n", err.msg);
+		abort();
+	}
+	m->files = 1;
+	if (!m->source[0])
+		strcpy(m->source, "https://example.invalid/runtime.tar.gz");
+	if (!m->installed_at[0])
+		strcpy(m->installed_at, "2026-11-29T00:00:00Z");
+	if (!m->pins[0])
+		strcpy(m->pins, "test");
+	if (!m->archive_bytes)
+		m->archive_bytes = 1;
+	if (!m->baseline_state[0])
+		strcpy(m->baseline_state, "none");
+	snprintf(path, sizeof path, "%s/marker.json", install_dir);
+	if (pyrt_marker_write(path, m, &err) != 0) {
+		fprintf(stderr, "pt_lay_record: %s\n", err.msg);
+		abort();
+	}
 }

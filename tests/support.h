@@ -51,6 +51,17 @@ void pt_mirror_stop(pt_mirror *m);
 char *pt_fixture_pins(const char *dir, const char *name, const char *url,
 		      const char *version, const char *sha256);
 
+struct pyrt_marker;
+
+/**
+ * Lay the record of a hand-made install into install_dir (installs/<id>):
+ * a manifest.tsv listing its python/ directory, and m as marker.json with
+ * every field the caller left empty filled with a valid value (source,
+ * installed_at, pins, archive_bytes, files, the manifest's digest, the
+ * baseline state).  Aborts the test on failure.
+ */
+void pt_lay_record(const char *install_dir, struct pyrt_marker *m);
+
 /** The fixture's host platform key ("linux-x86_64-gnu" on amd64). */
 const char *pt_host_key(void);
 

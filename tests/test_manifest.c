@@ -160,11 +160,79 @@ Test(manifest, read_rejects_malformed_lines)
 		"f\t0644\t1\t-\ta/../../x\n",  /* climbs */
 		"f\t0644\t1\t-\ta\tb\n",       /* tab in path */
 		"f\t0644\t1\t-\tno-newline",   /* truncated */
+		"f\t0644\t1\tabc\tp\n",        /* digest neither hex nor - */
+		"d\t0755\t0\tx\tp\n",          /* a directory has no digest */
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		snprintf(buf, sizeof buf, "%s%s", good, bad[i]);
 		expect_malformed(buf, "line 2");
 	}
+}
+
+Test(manifest, read_rejects_a_nul_byte_and_an_endless_line)
+{
+	/* pt_write stops at NUL: write the bytes ourselves. */
+	static const char nul[] = "d\t0755\t0\t-\tpy\0thon\n";
+	FILE *f = fopen(TMP("nul.tsv"), "w");
+	cr_assert_not_null(f);
+	fwrite(nul, 1, sizeof nul - 1, f);
+	fclose(f);
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_read(&m, TMP("nul.tsv"), &err), PYRT_E_IO);
+	cr_assert(strstr(err.msg, "line 1: holds a NUL byte"), "%s", err.msg);
+	err = (pyrt_error)PYRT_ERROR_INIT;
+	/* Megabytes without a newline: refused at the line cap, not read
+	 * into one ever-growing line. */
+	cr_assert_eq(pt_sh("head -c 3000000 /dev/zero | tr '\\0' a > '%s'",
+			   TMP("long.tsv")), 0);
+	cr_assert_eq(pyrt_manifest_read(&m, TMP("long.tsv"), &err), PYRT_E_IO);
+	cr_assert(strstr(err.msg, "line 1: line too long"), "%s", err.msg);
+}
+
+/* Odd files in the manifest's place: refused at once, naming the file. */
+Test(manifest, load_refuses_odd_files_without_blocking, .timeout = 10)
+{
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char hex[PYRT_SHA256_HEX_LEN + 1];
+	cr_assert_eq(mkfifo(TMP("fifo.tsv"), 0600), 0);
+	cr_assert_eq(pyrt_manifest_load(&m, TMP("fifo.tsv"), hex, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "fifo.tsv is not a regular file"), "%s",
+		  err.msg);
+	err = (pyrt_error)PYRT_ERROR_INIT;
+	cr_assert_eq(symlink("/dev/zero", TMP("zero.tsv")), 0);
+	cr_assert_eq(pyrt_manifest_load(&m, TMP("zero.tsv"), hex, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert(strstr(err.msg, "zero.tsv is a symbolic link"), "%s",
+		  err.msg);
+	err = (pyrt_error)PYRT_ERROR_INIT;
+	/* Sparse: larger than any manifest, refused before a byte is read. */
+	cr_assert_eq(pt_sh("truncate -s 1G '%s'", TMP("huge.tsv")), 0);
+	cr_assert_eq(pyrt_manifest_load(&m, TMP("huge.tsv"), hex, &err),
+		     PYRT_E_IO);
+	cr_assert(strstr(err.msg, "huge.tsv is 1073741824 bytes, more than"),
+		  "%s", err.msg);
+	cr_assert_null(m);
+}
+
+Test(manifest, load_returns_the_digest_of_the_bytes)
+{
+	pt_write(TMP("m.tsv"), "d\t0755\t0\t-\tpython\n");
+	char hex[PYRT_SHA256_HEX_LEN + 1], want[PYRT_SHA256_HEX_LEN + 1];
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_sha256_file_hex(TMP("m.tsv"), want, &err), 0);
+	pyrt_manifest *m = NULL;
+	cr_assert_eq(pyrt_manifest_load(&m, TMP("m.tsv"), hex, &err), 0, "%s",
+		     err.msg);
+	cr_assert_str_eq(hex, want);
+	cr_assert_eq(pyrt_manifest_count(m), 1);
+	pyrt_manifest_free(m);
+	/* Bytes only (what status does): the same digest, no entries kept. */
+	memset(hex, 0, sizeof hex);
+	cr_assert_eq(pyrt_manifest_load(NULL, TMP("m.tsv"), hex, &err), 0);
+	cr_assert_str_eq(hex, want);
 }
 
 Test(manifest, read_missing_file_fails)

@@ -694,3 +694,96 @@ Test(pins, refuses_baseline_entries_that_are_not_requirements)
 	cr_assert_eq(pyrt_pins_baseline_count(p), 2);
 	pyrt_pins_free(p);
 }
+
+/*
+ * Fields that become the install id (a directory name) and marker fields:
+ * bounded and of a known alphabet, refused at their line.  A 40-byte build
+ * was cut to 31 in the marker (every install then reinstalled), a 300-byte
+ * one cut the install id short so two installs collided.
+ */
+Test(pins, refuses_runtime_fields_too_long_or_with_odd_characters)
+{
+	static const struct {
+		const char *impl, *version, *build;
+		int line;
+		const char *want;
+	} bad[] = {
+		{ "cpython", "3.12.14", "0123456789012345678901234567890123456789",
+		  5, "runtime.build: expected a build like 20260814" },
+		{ "cpython", "3.12.14", "a/b", 5, "runtime.build: expected" },
+		{ "cpython", "3.12.14", "..", 5, "runtime.build: expected" },
+		{ "cpython", "3.12.14", "a b", 5, "runtime.build: expected" },
+		{ "cpython", "3.12.14", "fixture\\u009d", 5,
+		  "runtime.build: expected" },
+		{ "cpython", "3.12 14", "1", 4, "runtime.version: expected" },
+		{ "cpython", "v3.12", "1", 4, "runtime.version: expected" },
+		{ "cpython", "3.1234567890123456789012345678901", "1", 4,
+		  "runtime.version: expected" },
+		{ "CPython", "3.12.14", "1", 3,
+		  "runtime.implementation: expected" },
+		{ "cpython-with-a-long-name", "3.12.14", "1", 3,
+		  "runtime.implementation: expected" },
+	};
+	char text[2048], name[32];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text,
+			 "schema: 1\nruntime:\n  implementation: \"%s\"\n"
+			 "  version: \"%s\"\n  build: \"%s\"\n" ARCHIVES BASELINE,
+			 bad[i].impl, bad[i].version, bad[i].build);
+		snprintf(name, sizeof name, "runtime%zu.yaml", i);
+		expect_refused(name, text, bad[i].line, bad[i].want);
+	}
+	/* The longest allowed still loads, whole. */
+	pyrt_pins *p = load_ok("schema: 1\nruntime:\n  implementation: cpython\n"
+			       "  version: \"3.13.0rc1\"\n"
+			       "  build: \"0123456789012345678901234567890\"\n"
+			       ARCHIVES BASELINE);
+	cr_assert_str_eq(pyrt_pins_build(p), "0123456789012345678901234567890");
+	pyrt_pins_free(p);
+}
+
+Test(pins, refuses_archive_fields_too_long)
+{
+	char text[4096], url[1100];
+	memset(url, 'a', sizeof url - 1);
+	url[sizeof url - 1] = '\0';
+	memcpy(url, "https://x/", 10);
+	snprintf(text, sizeof text,
+		 HEAD "archives:\n  linux-x86_64-gnu:\n    url: %s\n"
+		 "    sha256: " HEX64 "\n" BASELINE, url);
+	expect_refused("longurl.yaml", text, 8,
+		       "archives.linux-x86_64-gnu.url: expected at most 1024 "
+		       "bytes");
+	expect_refused("longkey.yaml",
+		       HEAD "archives:\n  linux-x86_64_and_a_very_long_arch_name_"
+		       "indeed-gnu:\n    url: https://e.invalid/a\n"
+		       "    sha256: " HEX64 "\n" BASELINE,
+		       7, "at most 47 bytes");
+	expect_refused("entries.yaml",
+		       HEAD ARCHIVES "    entries: 1000001\n" BASELINE, 11,
+		       "entries: expected a positive integer (members in the "
+		       "archive) of at most 1000000");
+	char interp[700];
+	memset(interp, 'p', sizeof interp - 1);
+	interp[sizeof interp - 1] = '\0';
+	snprintf(text, sizeof text,
+		 HEAD ARCHIVES BASELINE "layout:\n  interpreter: %s\n", interp);
+	expect_refused("longinterp.yaml", text, 14,
+		       "layout.interpreter: expected a relative path inside "
+		       "the archive of at most 512 bytes");
+}
+
+Test(pins, field_check_rules)
+{
+	cr_assert_null(pyrt_pins_field_check(PYRT_PINS_BUILD, "20260814"));
+	cr_assert_null(pyrt_pins_field_check(PYRT_PINS_BUILD, "fixture"));
+	cr_assert_null(pyrt_pins_field_check(PYRT_PINS_VERSION, "3.12.14"));
+	cr_assert_null(pyrt_pins_field_check(PYRT_PINS_IMPLEMENTATION,
+					     "cpython"));
+	cr_assert_null(pyrt_pins_field_check(PYRT_PINS_PLATFORM,
+					     "linux-x86_64-gnu"));
+	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_BUILD, ""));
+	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_BUILD, "-x"));
+	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_PLATFORM, "linux"));
+	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_VERSION, NULL));
+}

@@ -348,14 +348,9 @@ Test(plugins, interpreter_that_cannot_check)
 	snprintf(m.platform, sizeof m.platform, "%s", pt_host_key());
 	snprintf(m.sha256, sizeof m.sha256, "%s",
 		 pyrt_pins_find(pins, pt_host_key())->sha256);
-	strcpy(m.installed_at, "2026-11-29T00:00:00Z");
-	strcpy(m.pins, "test");
-	strcpy(m.baseline_state, "none");
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/runtime/python/installs/%s/marker.json",
-		 box, id);
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_marker_write(path, &m, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/runtime/python/installs/%s", box, id);
+	pt_lay_record(path, &m);
 	manifest("cowork", "name: cowork\nrequires_tools: [execute_code]\n"
 			   "requires_pip: [python-docx]\n");
 	manifest("notes", "name: notes\n");

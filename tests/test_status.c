@@ -66,13 +66,9 @@ static void make_install(const char *id, const char *script_version,
 	strcpy(m.build, "20260814");
 	snprintf(m.platform, sizeof m.platform, "%s", platform);
 	strcpy(m.sha256, SHA);
-	strcpy(m.installed_at, "2026-11-29T00:00:00Z");
 	strcpy(m.pins, "builtin");
-	strcpy(m.baseline_state, "none");
-	snprintf(path, sizeof path, "%s/runtime/python/installs/%s/marker.json",
-		 box, id);
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_marker_write(path, &m, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/runtime/python/installs/%s", box, id);
+	pt_lay_record(path, &m);
 	pt_sh("ln -sfn installs/%s/python '%s/runtime/python/current'", id, box);
 }
 
