@@ -6,7 +6,9 @@
 # must never see a missing or partial runtime.
 #
 #   PYRT_FAULT_SEED=N    repeat a run's kill times (printed at the start)
-#   PYRT_FAULT_KILLS=N   how many kills (default 60)
+#   PYRT_FAULT_KILLS=N   how many installs must die by SIGKILL (default 50;
+#                        an install that finished before its kill time
+#                        does not count, and at most 2N are started)
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup faults-random fixtures
 . "$src/tests/lib/faults.sh"
@@ -14,14 +16,20 @@ fault_box "$work/box"
 started=$SECONDS
 
 seed=${PYRT_FAULT_SEED:-$(( (RANDOM << 15) | RANDOM ))}
-kills=${PYRT_FAULT_KILLS:-60}
+kills=${PYRT_FAULT_KILLS:-50}
 echo "# seed $seed (PYRT_FAULT_SEED=$seed repeats these kill times), $kills kills"
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-t0=$(now_ms)
 run "${inst[@]}" "${opts[@]}"
 check "setup: a first install" rc_is 0
-span=$(( $(now_ms) - t0 ))
+# The quicker of two warm installs: kill times must land inside one.
+span=
+for _ in 1 2; do
+  t0=$(now_ms)
+  run "${inst[@]}" "${opts[@]}"
+  t=$(( $(now_ms) - t0 ))
+  [ -n "$span" ] && [ "$span" -le "$t" ] || span=$t
+done
 # Kill times spread over the whole install and a little past it.
 span=$(( span * 12 / 10 + 1 ))
 echo "# one install took ~$(( span * 10 / 12 )) ms; kills land in 0..$span ms"
@@ -30,13 +38,13 @@ RANDOM=$seed
 reader_start
 killed=0 finished=0 failed=0
 declare -A where
-for ((i = 1; i <= kills; i++)); do
+for ((i = 1; killed < kills && i <= 2 * kills; i++)); do
   delay=$(( RANDOM % span ))
   "$pyrt" "${inst[@]}" "${opts[@]}" --json </dev/null >"$work/k.out" 2>/dev/null &
   p=$!
   sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
   kill -KILL "$p" 2>/dev/null
-  wait "$p"
+  { wait "$p"; } 2>/dev/null
   krc=$?
   if [ "$krc" -eq 137 ]; then
     killed=$((killed + 1))
@@ -56,9 +64,9 @@ for ((i = 1; i <= kills; i++)); do
 done
 reader_stop
 for k in "${!where[@]}"; do echo "# killed during $k: ${where[$k]}"; done | sort
-check "$kills random kills ($killed killed, $finished had finished; seed $seed): every rerun ended ready and the box settled" \
+check "$((killed + finished)) random kills ($killed killed mid-install, $finished had finished; seed $seed): every rerun ended ready and the box settled" \
   [ "$failed" -eq 0 ]
-check "most kills landed inside an install" [ "$killed" -ge $(( kills / 2 )) ]
+check "at least $kills installs died by SIGKILL ($killed)" [ "$killed" -ge "$kills" ]
 reader_verdict "random kills"
 settled "after the random kills"
 

@@ -62,7 +62,7 @@ at() {
     # A process that died at the action never reaches the next point.
     kill -0 "$pid" 2>/dev/null || break
   done
-  wait "$pid"
+  { wait "$pid"; } 2>/dev/null # no "Killed" line from bash
   rc=$?
 }
 
