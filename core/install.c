@@ -979,7 +979,7 @@ int pyrt_install_rollback(const char *box_root, int no_wait,
 	rc = install_swap(box, prev, cur, &kept, &perr, err);
 	if (rc)
 		goto cleanup;
-	if (cur[0] && !kept)
+	if (cur[0] && strcmp(cur, prev) != 0 && !kept)
 		rc = pyrt_error_set(err, perr.code ? perr.code : PYRT_E_IO,
 				    "%s", perr.msg);
 	else if (!cur[0] && unlink(pyrt_box_previous(box)) != 0)
