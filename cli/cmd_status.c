@@ -59,12 +59,20 @@ static json_t *baseline_json(const pyrt_status *st)
 			 "missing", missing ? missing : json_array());
 }
 
-/* Exactly the DESIGN.md "status --json" object, null where unknown. */
+/* The installer holding the box lock, when one does and it is recorded. */
+static json_t *installer_pid_json(const pyrt_status *st)
+{
+	return st->installer_pid > 0 ? json_integer(st->installer_pid)
+				     : json_null();
+}
+
+/* The DESIGN.md "status --json" object, null where unknown, plus whether
+ * an upgrade runs over the ready runtime and who runs it. */
 static int print_json(const pyrt_status *st)
 {
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
 	json_t *obj = json_pack(
-		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
 		"state", pyrt_state_name(st->state),
 		"message", app_text_json(st->message),
 		"version", str_or_null(m ? m->version : NULL),
@@ -75,7 +83,9 @@ static int print_json(const pyrt_status *st)
 		"sha256", str_or_null(m ? m->sha256 : NULL),
 		"installed_at", str_or_null(m ? m->installed_at : NULL),
 		"pins", str_or_null(st->pins),
-		"baseline", baseline_json(st));
+		"baseline", baseline_json(st),
+		"upgrade_in_progress", st->upgrade_in_progress,
+		"installer_pid", installer_pid_json(st));
 	if (!obj) {
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;
@@ -115,7 +125,9 @@ static void print_human(const pyrt_status *st, int quiet)
 	field("pins:", st->pins);
 	if (st->state == PYRT_STATE_BROKEN)
 		field("failed check:", st->failed_check);
-	if (st->state == PYRT_STATE_INSTALLING && st->installer_pid > 0)
+	if (st->upgrade_in_progress)
+		field("upgrade:", "in progress; the runtime above stays usable");
+	if (st->installer_pid > 0)
 		printf("  %-14s %ld\n", "installer pid:", st->installer_pid);
 	char baseline[4096];
 	size_t used = (size_t)snprintf(baseline, sizeof baseline, "%s",

@@ -252,7 +252,9 @@ static const command_usage usages[] = {
 	  "The state of the runtime: ready, not_provisioned, broken, unsupported,\n"
 	  "installing or untrusted (the box is someone else's or writable by\n"
 	  "others), with one sentence that says what to do.  Exit 0 only when\n"
-	  "ready, 14 when untrusted, 1 otherwise.\n"
+	  "ready, 14 when untrusted, 1 otherwise.  An upgrade running over a ready\n"
+	  "runtime leaves it ready (upgrade_in_progress, installer_pid);\n"
+	  "installing means no usable runtime until the install finishes.\n"
 	  "  --deep   also start the interpreter and check its version\n"
 	  "  --json   one JSON object\n" },
 	{ CLI_CMD_ROLLBACK,

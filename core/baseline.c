@@ -28,6 +28,7 @@
 #include "lock.h"
 #include "pip.h"
 #include "requirement.h"
+#include "testhook.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
 
@@ -333,6 +334,7 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 				  detail);
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
+	pyrt_testhook("baseline-begin");
 	if (r->nreqs == 0)
 		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
 				     "%s name%s no requirement: nothing to "
@@ -341,6 +343,8 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 				     r->opts->requirements_file ? "s" : "");
 	else
 		rc = baseline_install(r, err);
+	if (!rc)
+		pyrt_testhook("mid-baseline");
 	if (!rc)
 		rc = baseline_record(r, err);
 	if (!rc && r->failed)
@@ -351,9 +355,10 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 						    : pyrt_strerror(rc));
 		return rc;
 	}
-	rc = pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_END,
-			      "complete");
-	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
+	/* pip is done and the marker says so: a cancel that arrives now
+	 * has nothing left to stop, and is not reported as if it had. */
+	pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_END, "complete");
+	return 0;
 }
 
 int pyrt_baseline_check_file(const char *path, size_t *count,

@@ -35,6 +35,8 @@
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
 /* A --from-file archive without a pinned size: well above any runtime. */
 #define PYRT_FROM_FILE_MAX (4ULL << 30)
+/* The rollback target while the two links move (see install_swap). */
+#define INSTALL_PENDING_LINK ".previous.pending"
 
 /* Everything one run owns; freed in one place. */
 typedef struct install_run {
@@ -55,6 +57,8 @@ typedef struct install_run {
 	char sha256[PYRT_SHA256_HEX_LEN + 1];
 	uint64_t archive_bytes;
 } install_run;
+
+static void install_repair(const pyrt_box *box, const pyrt_events *ev);
 
 /* The archive pin for the platform, or an unsupported-platform error. */
 static const pyrt_pin_archive *install_pin(const pyrt_install_opts *opts,
@@ -204,6 +208,8 @@ static int install_lock(install_run *r, pyrt_error *err)
 	rc = pyrt_staging_sweep(pyrt_box_staging_dir(r->box), r->ev, err);
 	if (rc < 0)
 		return step_fail(r, PYRT_STEP_LOCK, rc, err);
+	install_repair(r->box, r->ev);
+	pyrt_testhook("locked");
 	rc = pyrt_events_step(r->ev, PYRT_STEP_LOCK, PYRT_STEP_END, NULL);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
@@ -523,6 +529,7 @@ static int install_check(install_run *r, pyrt_error *err)
 	if (!rel)
 		return pyrt_events_step(r->ev, PYRT_STEP_CHECK, PYRT_STEP_SKIP,
 					"no interpreter in this layout");
+	pyrt_testhook("before-check");
 	int rc = pyrt_events_step(r->ev, PYRT_STEP_CHECK, PYRT_STEP_BEGIN,
 				  NULL);
 	if (rc)
@@ -639,6 +646,7 @@ static int install_point(const char *runtime_dir, const char *link,
 	if (symlink(target, tmp) != 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot create %s", tmp);
+	pyrt_testhook("link-made");
 	if (rename(tmp, link) != 0) {
 		int saved = errno;
 		unlink(tmp);
@@ -694,6 +702,118 @@ static void install_prune(const pyrt_box *box, const pyrt_events *ev)
 	closedir(d);
 }
 
+/*
+ * Make target current and keep old as the rollback target.  Two links move,
+ * and no rename moves both: so the rollback target is written down first, as
+ * the link .previous.pending, and renamed over `previous` once `current` has
+ * moved.  A run killed in between leaves that record for the next run's
+ * repair (install_settle_pending) instead of a lost rollback target.
+ * Returns 0 once current points at target (*kept: previous now points at
+ * old; when it could not be moved, perr says why), else nothing changed.
+ */
+static int install_swap(const pyrt_box *box, const char *target,
+			const char *old, int *kept, pyrt_error *perr,
+			pyrt_error *err)
+{
+	const char *runtime = pyrt_box_runtime_dir(box);
+	char pending[PATH_MAX];
+	snprintf(pending, sizeof pending, "%s/%s", runtime,
+		 INSTALL_PENDING_LINK);
+	int keep = old[0] && strcmp(old, target) != 0;
+	*kept = 0;
+	if (keep) {
+		unlink(pending);
+		if (symlink(old, pending) != 0)
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "cannot create %s", pending);
+		int rc = install_sync(runtime, 0, err);
+		if (rc) {
+			unlink(pending);
+			return rc;
+		}
+	}
+	int rc = install_point(runtime, pyrt_box_current(box), target, err);
+	if (rc) {
+		if (keep)
+			unlink(pending);
+		return rc;
+	}
+	pyrt_testhook("between-swaps");
+	if (!keep)
+		return 0;
+	if (rename(pending, pyrt_box_previous(box)) != 0) {
+		pyrt_error_set_errno(perr, PYRT_E_IO, errno,
+				     "cannot move %s to %s", pending,
+				     pyrt_box_previous(box));
+		return 0;
+	}
+	*kept = install_sync(runtime, 0, perr) == 0;
+	return 0;
+}
+
+/*
+ * Finish what a run killed between the two link moves began: when current
+ * has moved away from the recorded old install, that install becomes the
+ * rollback target; when it has not, the record goes.
+ */
+static void install_settle_pending(const pyrt_box *box, const pyrt_events *ev)
+{
+	char pending[PATH_MAX], want[PATH_MAX], cur[PATH_MAX], dir[PATH_MAX];
+	snprintf(pending, sizeof pending, "%s/%s", pyrt_box_runtime_dir(box),
+		 INSTALL_PENDING_LINK);
+	struct stat st;
+	if (lstat(pending, &st) != 0 || !S_ISLNK(st.st_mode))
+		return;
+	install_link_target(pending, want, sizeof want);
+	install_link_target(pyrt_box_current(box), cur, sizeof cur);
+	if (cur[0] && strcmp(cur, want) != 0 &&
+	    pyrt_box_link_install(box, pending, dir, sizeof dir, NULL) == 0 &&
+	    rename(pending, pyrt_box_previous(box)) == 0) {
+		pyrt_events_log(ev, PYRT_LOG_INFO,
+				"kept %s as the rollback target (an earlier "
+				"run stopped before it could)", want);
+		install_sync(pyrt_box_runtime_dir(box), 0, NULL);
+		return;
+	}
+	unlink(pending);
+}
+
+/* Temporary links of a run killed between symlink(2) and rename(2). */
+static void install_sweep_links(const pyrt_box *box, const pyrt_events *ev)
+{
+	int dfd = open(pyrt_box_runtime_dir(box),
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	struct dirent *e;
+	struct stat st;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, ".link.", 6) == 0 &&
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode) && unlinkat(dfd, e->d_name, 0) == 0)
+			pyrt_events_log(ev, PYRT_LOG_INFO,
+					"removed the stray link %s", e->d_name);
+	closedir(d);
+}
+
+/*
+ * Under the box lock no other run is between steps, so whatever a killed
+ * run left is ours to settle: the rollback target it had not recorded yet,
+ * its temporary links, its from-file copy, and installs that neither link
+ * names (moved but never swapped, or superseded).
+ */
+static void install_repair(const pyrt_box *box, const pyrt_events *ev)
+{
+	install_settle_pending(box, ev);
+	install_sweep_links(box, ev);
+	install_sweep_copies(box);
+	install_prune(box, ev);
+}
+
 static int install_activate(install_run *r, pyrt_install_result *res,
 			    pyrt_error *err)
 {
@@ -735,22 +855,21 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	install_link_target(pyrt_box_current(r->box), old, sizeof old);
 	snprintf(target, sizeof target, "installs/%s/python", r->id);
 	/* The one instant that matters: current flips from old to new. */
-	rc = install_point(runtime, pyrt_box_current(r->box), target, err);
+	int kept = 0;
+	pyrt_error perr = PYRT_ERROR_INIT;
+	rc = install_swap(r->box, target, old, &kept, &perr, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->unswapped[0] = '\0';
+	if (kept)
+		snprintf(res->previous, sizeof res->previous, "%s/%s",
+			 runtime, old);
+	else if (perr.msg[0])
+		pyrt_events_log(r->ev, PYRT_LOG_WARN,
+				"new runtime active, but the rollback link was "
+				"not kept (the next run keeps it): %s",
+				perr.msg);
 	pyrt_testhook("after-swap");
-	if (old[0] && strcmp(old, target) != 0) {
-		pyrt_error perr = PYRT_ERROR_INIT;
-		if (install_point(runtime, pyrt_box_previous(r->box), old,
-				  &perr) != 0)
-			pyrt_events_log(r->ev, PYRT_LOG_WARN,
-					"new runtime active, but the rollback "
-					"link was not kept: %s", perr.msg);
-		else
-			snprintf(res->previous, sizeof res->previous, "%s/%s",
-				 runtime, old);
-	}
 	install_prune(r->box, r->ev);
 	snprintf(res->install_dir, sizeof res->install_dir, "%s", dest);
 	/* current points at the new install: a cancel that arrives now
@@ -763,6 +882,8 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 /* Undo what this run created, never more; errors here are only logged. */
 static void install_cleanup(install_run *r, int rc)
 {
+	if (rc)
+		pyrt_testhook("cleanup");
 	if (r->staging_made) {
 		pyrt_error cerr = PYRT_ERROR_INIT;
 		if (pyrt_fs_remove_tree(r->staging, NULL, &cerr) != 0)
@@ -803,6 +924,8 @@ static int install_pipeline(install_run *r, pyrt_install_result *res,
 	}
 	rc = r->opts->from_file ? install_local(r, err)
 				: install_download(r, err);
+	if (!rc)
+		pyrt_testhook("after-download");
 	if (!rc)
 		rc = install_verify(r, err);
 	if (!rc)
@@ -864,8 +987,10 @@ static int install_open_locked(const char *box_root, int no_wait,
 	if (rc) {
 		pyrt_box_free(*box);
 		*box = NULL;
+		return rc;
 	}
-	return rc;
+	install_repair(*box, ev);
+	return 0;
 }
 
 int pyrt_install_rollback(const char *box_root, int no_wait,
@@ -888,13 +1013,15 @@ int pyrt_install_rollback(const char *box_root, int no_wait,
 		goto cleanup;
 	install_link_target(pyrt_box_current(box), cur, sizeof cur);
 	install_link_target(pyrt_box_previous(box), prev, sizeof prev);
-	const char *runtime = pyrt_box_runtime_dir(box);
-	rc = install_point(runtime, pyrt_box_current(box), prev, err);
+	int kept = 0;
+	pyrt_error perr = PYRT_ERROR_INIT;
+	rc = install_swap(box, prev, cur, &kept, &perr, err);
 	if (rc)
 		goto cleanup;
-	if (cur[0])
-		rc = install_point(runtime, pyrt_box_previous(box), cur, err);
-	else if (unlink(pyrt_box_previous(box)) != 0)
+	if (cur[0] && strcmp(cur, prev) != 0 && !kept)
+		rc = pyrt_error_set(err, perr.code ? perr.code : PYRT_E_IO,
+				    "%s", perr.msg);
+	else if (!cur[0] && unlink(pyrt_box_previous(box)) != 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot remove %s",
 					  pyrt_box_previous(box));

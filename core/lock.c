@@ -1,7 +1,11 @@
 /*
  * The box lock and the staging sweep.  The lock is flock(2) on a file that
  * also says who holds it, so a second installer can tell the user whom it is
- * waiting for.  Staging directories carry the same pid/host/start record in
+ * waiting for.  The holder also sets an open-file-description record lock
+ * (F_OFD_SETLK) on the same file: that one can be tested with F_OFD_GETLK
+ * without taking anything, so status and doctor look at the lock without
+ * ever holding it for the instant that would turn away an install
+ * --no-wait.  Staging directories carry the same pid/host/start record in
  * .owner; one whose owner is dead on this host is removed by the next
  * installer, under the lock.
  */
@@ -127,6 +131,23 @@ static int still_linked(int fd, const char *lock_path)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/*
+ * The marker a prober can see without locking: a write lock on the whole
+ * file, owned by this open file description (dropped with it on close,
+ * whatever the process does with its other descriptors).
+ */
+static int ofd_lock(int fd, short type)
+{
+	struct flock fl;
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	int rc;
+	while ((rc = fcntl(fd, F_OFD_SETLK, &fl)) != 0 && errno == EINTR)
+		;
+	return rc;
+}
+
 /* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
@@ -239,6 +260,10 @@ int pyrt_lock_acquire(pyrt_lock **out, const char *lock_path, int wait,
 	}
 	if ((rc = write_holder(fd, lock_path, err)) != 0)
 		goto cleanup;
+	/* After the record, so a prober that sees it held can read who.
+	 * No other process sets it without the flock: it cannot conflict.
+	 * A kernel without OFD locks leaves probes to flock (see probe). */
+	ofd_lock(fd, F_WRLCK);
 	lock->fd = fd;
 	*out = lock;
 	lock = NULL;
@@ -257,6 +282,7 @@ void pyrt_lock_release(pyrt_lock *lock)
 {
 	if (!lock)
 		return;
+	ofd_lock(lock->fd, F_UNLCK);
 	if (ftruncate(lock->fd, 0) != 0) {
 		/* Harmless: the next owner overwrites the stale record. */
 	}
@@ -265,7 +291,23 @@ void pyrt_lock_release(pyrt_lock *lock)
 	free(lock);
 }
 
-/* Non-blocking look at the lock for status and doctor. */
+/* 1 when a holder's record lock is on fd's file, 0 when none, -1 when the
+ * kernel cannot tell (no OFD locks). */
+static int ofd_test(int fd)
+{
+	struct flock fl;
+	memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD requests */
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	int rc;
+	while ((rc = fcntl(fd, F_OFD_GETLK, &fl)) != 0 && errno == EINTR)
+		;
+	if (rc != 0)
+		return -1;
+	return fl.l_type != F_UNLCK;
+}
+
+/* Non-blocking look at the lock for status and doctor; takes nothing. */
 int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 		    pyrt_error *err)
 {
@@ -278,11 +320,16 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 		if (errno == ENOENT)
 			return 0;
 		return fd;
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot open lock file %s",
-					    lock_path);
 	}
-	int rc;
+	int rc = ofd_test(fd);
+	if (rc == 1 && holder)
+		read_holder(fd, holder);
+	if (rc >= 0) {
+		close(fd);
+		return rc;
+	}
+	/* No OFD locks here: a shared flock, held for an instant (an
+	 * install --no-wait starting in that instant is turned away). */
 	while ((rc = flock(fd, LOCK_SH | LOCK_NB)) != 0 && errno == EINTR)
 		;
 	if (rc == 0) {

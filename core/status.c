@@ -188,6 +188,37 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	return 0;
 }
 
+/*
+ * An installer holds the lock.  `current` always resolves to a complete
+ * install, so a runtime that is ready stays ready (an upgrade is running
+ * over it, and a tool gating on status keeps working); only a box without
+ * a usable runtime is "installing".
+ */
+static void status_busy(pyrt_status *st, const pyrt_lock_holder *h)
+{
+	st->installer_pid = h->pid;
+	char who[512];
+	if (h->pid > 0)
+		snprintf(who, sizeof who, "pid %ld on %s since %s", h->pid,
+			 h->host[0] ? h->host : "an unknown host",
+			 h->started[0] ? h->started : "an unknown time");
+	else
+		snprintf(who, sizeof who, "holder not recorded yet");
+	if (st->state == PYRT_STATE_READY) {
+		st->upgrade_in_progress = 1;
+		size_t n = strlen(st->message);
+		snprintf(st->message + n, sizeof st->message - n,
+			 "; an upgrade is in progress (%s) and it stays usable "
+			 "until the switch", who);
+		return;
+	}
+	st->state = PYRT_STATE_INSTALLING;
+	st->failed_check[0] = '\0';
+	snprintf(st->message, sizeof st->message,
+		 "an install is running (%s) — run \"pyrt status\" again when "
+		 "it finishes", who);
+}
+
 int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 		     const char *platform_key, int deep, pyrt_status *st,
 		     pyrt_error *err)
@@ -219,17 +250,15 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 	struct stat sb;
 	if (!pin) {
 		status_unsupported(st, pins);
-	} else if (pyrt_lock_probe(pyrt_box_lock_path(box), &holder, NULL) == 1) {
-		st->state = PYRT_STATE_INSTALLING;
-		st->installer_pid = holder.pid;
-		snprintf(st->message, sizeof st->message,
-			 "an install is running (pid %ld on %s since %s) — run "
-			 "\"pyrt status\" again when it finishes", holder.pid,
-			 holder.host, holder.started);
-	} else if (lstat(st->path, &sb) != 0 && errno == ENOENT) {
-		status_not_provisioned(st, pin);
 	} else {
-		status_installed(st, box, pins, pin, deep);
+		int busy = pyrt_lock_probe(pyrt_box_lock_path(box), &holder,
+					   NULL) == 1;
+		if (lstat(st->path, &sb) != 0 && errno == ENOENT)
+			status_not_provisioned(st, pin);
+		else
+			status_installed(st, box, pins, pin, deep);
+		if (busy)
+			status_busy(st, &holder);
 	}
 	pyrt_box_free(box);
 	return 0;

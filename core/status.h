@@ -1,6 +1,8 @@
 /*
  * The runtime's state as one honest answer: ready, not_provisioned, broken,
  * unsupported or installing, with a one-sentence message carrying the fix.
+ * While an installer holds the box lock a ready runtime stays ready (with
+ * upgrade_in_progress set); installing means no usable runtime meanwhile.
  * Reads only (never writes, never takes the lock); starts Python only when
  * deep is requested.
  */
@@ -30,7 +32,9 @@ typedef struct pyrt_status {
 	int have_marker;
 	pyrt_marker marker;      /**< valid when have_marker */
 	char failed_check[64];   /**< for broken: which check failed */
-	long installer_pid;      /**< for installing */
+	long installer_pid;      /**< an installer holds the box lock (0: none
+				      or not recorded) */
+	int upgrade_in_progress; /**< ready, and an installer holds the lock */
 } pyrt_status;
 
 /** "ready", "not_provisioned", ... */

@@ -10,26 +10,52 @@
 #include <time.h>
 #include <unistd.h>
 
-void pyrt_testhook(const char *point)
+/* The action listed for point in "p1:a1,p2:a2,…" into buf; 0 when found. */
+static int hook_action(const char *list, const char *point, char *buf,
+		       size_t len)
 {
-	const char *want = getenv("PYRT_TEST_HOOK");
 	size_t n = strlen(point);
-	if (!want || strncmp(want, point, n) != 0 || want[n] != ':')
-		return;
-	if (strcmp(want + n + 1, "kill") == 0)
-		raise(SIGKILL);
+	for (const char *s = list; s && *s;) {
+		const char *end = strchr(s, ',');
+		size_t k = end ? (size_t)(end - s) : strlen(s);
+		if (k > n && strncmp(s, point, n) == 0 && s[n] == ':' &&
+		    k - n - 1 < len) {
+			memcpy(buf, s + n + 1, k - n - 1);
+			buf[k - n - 1] = '\0';
+			return 0;
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Announce the pause in the hook file and wait until the test removes it. */
+static void hook_pause(const char *point)
+{
 	const char *file = getenv("PYRT_TEST_HOOK_FILE");
-	if (strcmp(want + n + 1, "pause") != 0 || !file)
+	if (!file)
 		return;
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	dprintf(fd, "%ld\n", (long)getpid());
+	dprintf(fd, "%ld %s\n", (long)getpid(), point);
 	close(fd);
 	/* At most a minute, so a broken test cannot hang CI. */
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	for (int i = 0; i < 3000 && access(file, F_OK) == 0; i++)
 		nanosleep(&tick, NULL);
+}
+
+void pyrt_testhook(const char *point)
+{
+	char action[16];
+	if (hook_action(getenv("PYRT_TEST_HOOK"), point, action,
+			sizeof action) != 0)
+		return;
+	if (strcmp(action, "kill") == 0)
+		raise(SIGKILL);
+	else if (strcmp(action, "pause") == 0)
+		hook_pause(point);
 }
 #else
 typedef int pyrt_testhook_empty; /* ISO C: no empty translation unit */

@@ -3,9 +3,24 @@
  * (cmake -DPYRT_TEST_HOOKS=ON: the test builds, never a release) the
  * environment variable PYRT_TEST_HOOK="<point>:pause" makes the process
  * stop at that point, announce it by creating the file PYRT_TEST_HOOK_FILE
- * (its pid inside), and wait until the test removes the file (or kills or
- * signals it); "<point>:kill" raises SIGKILL there.  In any other build a
- * crash point compiles to nothing.
+ * ("<pid> <point>" inside), and wait until the test removes the file (or
+ * kills or signals it); "<point>:kill" raises SIGKILL there.  Several
+ * points may be listed, comma-separated ("before-move:pause,cleanup:pause").
+ * In any other build a crash point compiles to nothing.
+ *
+ * The points, in the order an install passes them:
+ *   locked         the box lock is held and the box repaired (install)
+ *   after-download the archive is on disk, not yet verified
+ *   staging-made   the staging directory exists, no owner record yet
+ *   mid-extract    about half of the archive's entries are in staging
+ *   before-check   the staged interpreter is about to be started
+ *   before-marker, before-move, before-swap   activation, before `current`
+ *   link-made      a temporary .link.<pid> exists, not yet renamed
+ *   between-swaps  `current` is the new install, `previous` not yet moved
+ *   after-swap     both links moved, superseded installs not yet pruned
+ *   cleanup        a failed or cancelled install is about to clean up
+ *   baseline-begin the baseline step has begun, pip not started yet
+ *   mid-baseline   pip has run, the marker does not yet say so
  */
 #ifndef PYRT_TESTHOOK_H
 #define PYRT_TESTHOOK_H

@@ -147,6 +147,47 @@ Test(lock, probe_sees_holder_until_release)
 	pyrt_lock_release(lock);
 }
 
+/*
+ * status and doctor probe the lock while installs run: a probe must never
+ * be what makes an `install --no-wait` fail as busy.  Two children probe
+ * without pause while this process takes and drops the lock thousands of
+ * times without waiting; every attempt must get it.
+ */
+Test(lock, probe_never_makes_a_no_wait_acquire_busy)
+{
+	pyrt_lock *lock = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_lock_acquire(&lock, lock_path, 0, NULL, &err), 0,
+		     "%s", err.msg);
+	pyrt_lock_release(lock);
+	pid_t probers[2];
+	for (int i = 0; i < 2; i++) {
+		probers[i] = fork();
+		cr_assert_geq(probers[i], 0);
+		if (probers[i] == 0) {
+			for (;;)
+				pyrt_lock_probe(lock_path, NULL, NULL);
+		}
+	}
+	int busy = 0, tries = 20000;
+	for (int i = 0; i < tries; i++) {
+		pyrt_error e = PYRT_ERROR_INIT;
+		int rc = pyrt_lock_acquire(&lock, lock_path, 0, NULL, &e);
+		if (rc == PYRT_E_BUSY) {
+			busy++;
+			continue;
+		}
+		cr_assert_eq(rc, 0, "%s", e.msg);
+		pyrt_lock_release(lock);
+	}
+	for (int i = 0; i < 2; i++) {
+		kill(probers[i], SIGKILL);
+		waitpid(probers[i], NULL, 0);
+	}
+	cr_assert_eq(busy, 0, "%d of %d no-wait acquires were refused as busy "
+		     "because status probed the lock", busy, tries);
+}
+
 /* The waiting child reports its log lines to the parent through a pipe. */
 static int log_to_pipe(pyrt_log_level level, const char *line, void *payload)
 {

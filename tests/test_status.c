@@ -168,6 +168,78 @@ Test(status, foreign_link_target_is_broken)
 	cr_assert_str_eq(st.failed_check, "current");
 }
 
+/* A child holding the box lock, as an installer does; 0 when it failed. */
+static pid_t hold_lock(void)
+{
+	char *lockpath = pt_join(box, "runtime/python/lock");
+	pid_t child = fork();
+	if (child == 0) {
+		pyrt_lock *lock = NULL;
+		if (pyrt_lock_acquire(&lock, lockpath, 0, NULL, NULL) != 0)
+			_exit(1);
+		sleep(30);
+		_exit(0);
+	}
+	int held = 0;
+	for (int i = 0; i < 250 && !held; i++) {
+		pyrt_lock_holder holder;
+		held = pyrt_lock_probe(lockpath, &holder, NULL) == 1 &&
+		       holder.pid == child;
+		if (!held)
+			usleep(20000);
+	}
+	free(lockpath);
+	if (!held) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return 0;
+	}
+	return child;
+}
+
+static void release_lock(pid_t child)
+{
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/* An upgrade over a ready runtime: it stays ready (exit 0 for the CLI), and
+ * says an upgrade runs and who runs it. */
+Test(status, held_lock_over_a_ready_runtime_is_ready_with_upgrade)
+{
+	make_install("a", "3.12.14", KEY);
+	pid_t child = hold_lock();
+	cr_assert(child > 0, "the child never held the lock");
+	pyrt_status st = read_status(KEY, 0);
+	release_lock(child);
+	cr_assert_eq(st.state, PYRT_STATE_READY, "%s: %s",
+		     pyrt_state_name(st.state), st.message);
+	cr_assert(st.upgrade_in_progress);
+	cr_assert_eq(st.installer_pid, child);
+	cr_assert(strstr(st.message, "upgrade is in progress"), "%s",
+		  st.message);
+
+	st = read_status(KEY, 0);
+	cr_assert_eq(st.state, PYRT_STATE_READY);
+	cr_assert_not(st.upgrade_in_progress);
+	cr_assert_eq(st.installer_pid, 0);
+}
+
+/* A broken runtime is no usable runtime: installing while the lock is
+ * held, never ready. */
+Test(status, held_lock_over_a_broken_runtime_is_installing)
+{
+	make_install("a", "3.12.14", KEY);
+	pt_sh("rm '%s/runtime/python/installs/a/marker.json'", box);
+	pid_t child = hold_lock();
+	cr_assert(child > 0, "the child never held the lock");
+	pyrt_status st = read_status(KEY, 0);
+	release_lock(child);
+	cr_assert_eq(st.state, PYRT_STATE_INSTALLING, "%s", st.message);
+	cr_assert_not(st.upgrade_in_progress);
+	cr_assert_eq(st.installer_pid, child);
+}
+
 Test(status, held_lock_is_installing)
 {
 	pt_sh("mkdir -p '%s/runtime/python'", box);
