@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_baseline
 # End to end: the doc-library baseline through the real pyrt binary, offline.
 # `pyrt install --wheelhouse` with the real five-item baseline (python-docx,
 # openpyxl, python-pptx, reportlab, pillow) against the fixture wheelhouse

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_children
 # End to end: what pyrt's children get, through the real binary, offline.
 # The runtime is the fixture runtime with its interpreter behind a wrapper
 # that records each start (the first arguments, the umask, the whole

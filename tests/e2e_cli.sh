@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_cli
 # End to end: the pyrt command line itself — help and version, option
 # parsing (before/after the command, =value and separate value, unknown and
 # misplaced options), consent without a terminal, the exit code classes, the

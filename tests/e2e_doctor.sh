@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_doctor
 # End to end: `pyrt doctor` and `pyrt smoke` through the real binary — exit
 # codes, the table's glyphs and words, the JSON contract, redaction of proxy
 # credentials, the support bundle, and a smoke test against the fixture

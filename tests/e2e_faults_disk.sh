@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_faults_disk
 # End to end: the disk fails under `pyrt install` — no space (a small tmpfs
 # this test mounts and fills; needs root, else those cases are skipped) and
 # a file size limit (RLIMIT_FSIZE via prlimit) — during the download, the

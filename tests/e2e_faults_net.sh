@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_faults_net
 # End to end: network faults through the real `pyrt install`, against the
 # loopback mirror's per-request faults (tests/fixtures/mirror.py).  Each
 # failure must give its exit code and a message naming the cause, leave the

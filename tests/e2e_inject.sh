@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_inject
 # End to end: text someone else chose never reaches a terminal or a log as
 # a control.  Plugin manifests, a plugin directory name and a requires_pip
 # entry carry OSC 52 (clipboard write), CSI sequences and C1 controls

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_install
 # End to end: the real pyrt binary installs the fixture runtime from a
 # loopback HTTPS mirror; tampering, consent, cancel+resume, the lock and the
 # JSON outputs are checked through exit codes, files and output.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_secrets
 # End to end: a --mirror URL carrying credentials (userinfo) and a token
 # (query) is what the download uses, and is never stored or shown: not in
 # marker.json, status, stderr, --json events, the install log, doctor or the

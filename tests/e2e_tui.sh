@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_tui
 # End to end: the ncurses front end driven through a private tmux server at
 # a fixed size, against the loopback HTTPS mirror.  Each stage is checked by
 # the text on the screen (capture-pane) and by the files in the box: the

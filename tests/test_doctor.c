@@ -1,3 +1,4 @@
+/* ctest: test_doctor */
 /*
  * doctor: each check's verdict from boxes in known states (empty, the real
  * fixture runtime installed, tampered, foreign-marked, hand-laid with a

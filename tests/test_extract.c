@@ -1,3 +1,4 @@
+/* ctest: test_extract */
 /*
  * Guarded extraction: one test per refusal rule, on archives built here with
  * libarchive's writer (so malicious members can be made by hand), plus a

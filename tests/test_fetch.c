@@ -1,3 +1,4 @@
+/* ctest: test_fetch */
 /*
  * pyrt_fetch against a real loopback HTTPS server (tests/fixtures/mirror.py)
  * that injects faults per request: resets, stalls, short and endless bodies,

@@ -1,3 +1,4 @@
+/* ctest: test_fs */
 /* Tests for core/fs.c: link-safe bounded removal, atomic writes, private mkdirs. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* ctest: test_install */
 /*
  * The install pipeline end to end through core: a real runtime archive
  * (Debian's python3.11 in the install_only layout) over loopback HTTPS.

@@ -1,3 +1,4 @@
+/* ctest: test_lock */
 /* Tests for core/lock.c: the box lock between processes and the staging sweep. */
 #include <criterion/criterion.h>
 

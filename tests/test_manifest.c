@@ -1,3 +1,4 @@
+/* ctest: test_manifest */
 /*
  * The install manifest: building, the manifest.tsv round trip, rejection of
  * malformed files, and verification of a hand-made tree against it,

@@ -1,3 +1,4 @@
+/* ctest: test_marker */
 /*
  * The version marker: the round trip, that any change to its bytes is a
  * finding (its own digest), that every field is checked on write and read

@@ -1,3 +1,4 @@
+/* ctest: test_pins */
 /* pins: the compiled-in table, custom files, and every refusal's message. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* ctest: test_pip */
 /*
  * pip in the managed runtime and the baseline: the fixture runtime is
  * installed into a fresh box, then the runtime's own pip installs from the

@@ -1,3 +1,4 @@
+/* ctest: test_plugins */
 /*
  * plugins: manifests read from a box made here (valid, disabled, malformed,
  * wrong types, name mismatch, symlinks), verdicts without a runtime, and the

@@ -1,3 +1,4 @@
+/* ctest: test_proc */
 /* Tests for core/proc.c: exit status, lines, scrubbed env, stopping, capture cap. */
 #include <criterion/criterion.h>
 

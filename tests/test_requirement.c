@@ -1,3 +1,4 @@
+/* ctest: test_requirement */
 /*
  * The requirement check: PEP 508 names with extras, specifiers and markers
  * pass; options, direct references, URLs, paths, file names, empty,

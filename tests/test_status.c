@@ -1,3 +1,4 @@
+/* ctest: test_status */
 /* status: each state from a box laid out by hand (no download needed). */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* ctest: test_tui_theme */
 /* tui/theme: colour words, the 8/16-colour fallback, theme files (partial,
  * broken, unknown roles), lookup and listing of the shipped themes. */
 #include <criterion/criterion.h>
