@@ -22,9 +22,6 @@
 #include "signals.h"
 #include "text.h"
 
-	return 0;
-}
-
 static const char *verdict_mark(pyrt_check_verdict v, int utf8)
 {
 	static const char *const glyphs[] = { "✓", "!", "✗", "-" };
