@@ -438,9 +438,9 @@ void tui_log_key(tui_app *a, int ch)
 	case 'w': case 'W':
 		l->wrap = !l->wrap;
 		l->hcol = 0;
-		/* Keep the end in view when it was. */
-		if (l->last + 1 >= l->n)
-			l->top = max_top(l, a);
+		/* The match found last stays in view, at the top. */
+		if (l->match >= 0)
+			l->top = (size_t)l->match;
 		scroll_by(l, a, 0);
 		break;
 	case KEY_RIGHT: case '>':
