@@ -87,8 +87,16 @@ want = w(head[:head.index("ENABLED")])
 got = w(row[:len(row) - len(rest.lstrip(" "))])
 sys.exit(0 if got == want else 1)
 EOF
-LC_ALL=C LANG=C run status --box-root "$box" --pins "$work/pins.yaml"
-check "LANG=C: pyrt status into a pipe is ASCII" ascii_only "$work/out"
+LC_ALL=C LANG=C run status --box-root "$work/nobox" --pins "$work/pins.yaml"
+check "LANG=C: pyrt status into a pipe is ASCII (its message has a dash)" \
+  eval 'grep -q "not provisioned - run" "$work/out" && ascii_only "$work/out"'
+# The same row at 100x30 (the size every version of pyrt draws in full).
+start wide -- --box-root "$box" --pins "$work/pins.yaml" "${common[@]}"
+wait_for wide 15 'PLUGIN +ENABLED' >/dev/null
+T send-keys -t wide G
+check "100x30: the Japanese row is on the screen" wait_for wide 10 "│ $wide +- +- +- +invalid"
+check "100x30: ... and every box row ends at column 99" borders_at 99
+T kill-session -t wide
 LC_ALL=C LANG=C run plugins --box-root "$box" --pins "$work/pins.yaml"
 check "LANG=C: pyrt plugins into a pipe is ASCII" ascii_only "$work/out"
 check "LANG=C: ... with the table still aligned" \

@@ -137,13 +137,16 @@ import sys, unicodedata
 def w(s):
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else
                0 if unicodedata.combining(c) else 1 for c in s)
-bad = 0
+bad, rows = 0, 0
 for l in open(sys.argv[1], encoding="utf-8").read().split("\n"):
     t = l.rstrip()
-    if t.lstrip()[:1] in ("│", "├", "┌", "└") and w(t) != int(sys.argv[2]):
+    if t.lstrip()[:1] not in ("│", "├", "┌", "└"):
+        continue
+    rows += 1
+    if w(t) != int(sys.argv[2]):
         print("# %d columns: %r" % (w(t), t), file=sys.stderr)
         bad = 1
-sys.exit(bad)
+sys.exit(bad or not rows)
 EOF
 }
 
