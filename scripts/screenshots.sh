@@ -138,6 +138,7 @@ for _ in $(seq 2400); do
   sleep 0.05
 done
 [ -n "$got" ] || { echo "screenshots: never saw pip's output pane" >&2; exit 1; }
+echo "$cols $rows" >"$caps/progress-baseline.size"
 echo "captured progress-baseline"
 wait_for main 120 'Install complete'
 T send-keys -t main Enter
