@@ -3,25 +3,94 @@
  */
 #include "text.h"
 
+#include <locale.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <wchar.h>
 
-int app_text_utf8_locale(void)
+/* The first of LC_ALL, LC_CTYPE, LANG that is set, or NULL. */
+static const char *locale_name(void)
 {
 	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i]);
 		if (v && *v)
-			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+			return v;
 	}
-	return 0;
+	return NULL;
+}
+
+int app_text_utf8_locale(void)
+{
+	const char *v = locale_name();
+	return v && (strcasestr(v, "utf-8") || strcasestr(v, "utf8"));
 }
 
 int app_text_utf8_for(int fd)
 {
-	return !isatty(fd) || app_text_utf8_locale();
+	if (locale_name())
+		return app_text_utf8_locale();
+	return !isatty(fd);
+}
+
+/* wcwidth answers for the calling thread's locale; widths are asked in a
+ * UTF-8 one (C.UTF-8, else en_US.UTF-8) made once, never by setlocale. */
+static locale_t utf8_loc;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_loc_init(void)
+{
+	static const char *const names[] = { "C.UTF-8", "C.utf8", "en_US.UTF-8" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && !utf8_loc; i++)
+		utf8_loc = newlocale(LC_CTYPE_MASK, names[i], (locale_t)0);
+}
+
+/* Without any UTF-8 locale: the wide ranges of East Asian text and emoji,
+ * the combining marks. */
+static int fallback_width(unsigned cp)
+{
+	if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f))
+		return 0;
+	if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) ||
+	    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+	    (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+	    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+	    (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd))
+		return 2;
+	return 1;
+}
+
+int app_text_char_width(const char *s, size_t *len)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = pyrt_sanitize_utf8_len(s);
+	*len = n ? n : 1;
+	if (n <= 1)
+		return 1;
+	unsigned cp = u[0] & lead_mask[n];
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (u[i] & 0x3f);
+	pthread_once(&utf8_once, utf8_loc_init);
+	if (!utf8_loc)
+		return fallback_width(cp);
+	locale_t old = uselocale(utf8_loc);
+	int w = wcwidth((wchar_t)cp);
+	uselocale(old);
+	return w < 0 ? 1 : w;
+}
+
+size_t app_text_width(const char *s)
+{
+	size_t cols = 0, len;
+	while (*s) {
+		cols += (size_t)app_text_char_width(s, &len);
+		s += len;
+	}
+	return cols;
 }
 
 void app_text_vprintf(FILE *f, const char *fmt, va_list ap)

@@ -17,10 +17,23 @@
  * LC_CTYPE, LANG names UTF-8 (no setlocale: that is global state). */
 int app_text_utf8_locale(void);
 
-/** Whether text for fd may be UTF-8: on a terminal, its locale's word;
- * into a file or a pipe, always (the reader's locale is unknown and
- * cleaned UTF-8 carries no control either way). */
+/** Whether text for fd may be UTF-8: the locale's word when LC_ALL,
+ * LC_CTYPE or LANG names one (LANG=C: ASCII, into a pipe too); with none
+ * set, on a terminal no, into a file or a pipe yes (the reader's locale is
+ * unknown and cleaned UTF-8 carries no control either way). */
 int app_text_utf8_for(int fd);
+
+/**
+ * Display columns of the character at s (wcwidth(3) in a UTF-8 locale,
+ * whatever the process's locale is): 2 for CJK and most emoji, 0 for a
+ * combining mark, 1 otherwise, and 1 for a malformed byte or an
+ * unprintable character (the cleaner shows each as one '?' or ' ').
+ * *len gets the bytes the character takes (at least 1).
+ */
+int app_text_char_width(const char *s, size_t *len);
+
+/** Display columns of s (the sum of app_text_char_width). */
+size_t app_text_width(const char *s);
 
 /**
  * printf to f, cleaned: everything formatted is cleaned for f

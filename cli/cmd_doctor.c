@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "common.h"
 #include "doctor.h"
+#include "doctor_json.h"
 #include "error.h"
 #include "exitcodes.h"
 #include "fronts.h"
@@ -37,33 +38,6 @@ static const char *verdict_color(pyrt_check_verdict v)
 	static const char *const colors[] = { "\033[32m", "\033[33m",
 					      "\033[31m", "\033[2m" };
 	return (unsigned)v <= PYRT_CHECK_SKIP ? colors[v] : "";
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? app_text_json(s) : json_null();
-}
-
-/* {"ok": bool, "checks": [{"id", "title", "verdict", "detail", "fix"}]} */
-static json_t *doctor_json(const pyrt_doctor *d)
-{
-	json_t *checks = json_array();
-	if (!checks)
-		return NULL;
-	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
-		const pyrt_check *c = pyrt_doctor_at(d, i);
-		json_t *o = json_pack("{s:s, s:o, s:s, s:o, s:o}", "id", c->id,
-				      "title", app_text_json(c->title), "verdict",
-				      pyrt_check_verdict_name(c->verdict),
-				      "detail", app_text_json(c->detail), "fix",
-				      str_or_null(c->fix));
-		if (!o || json_array_append_new(checks, o) != 0) {
-			json_decref(checks);
-			return NULL;
-		}
-	}
-	return json_pack("{s:b, s:o}", "ok", pyrt_doctor_passed(d), "checks",
-			 checks);
 }
 
 static void print_table(const pyrt_doctor *d, const cli_opts *opts, FILE *out)
@@ -115,10 +89,7 @@ static const char *doctor_cacert(const cli_opts *opts)
 /* Print the answer (and write the bundle); returns the exit status. */
 static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 {
-	json_t *obj = doctor_json(d);
-	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
-			 : NULL;
-	json_decref(obj);
+	char *text = app_doctor_json_text(d);
 	if (!text) {
 		cli_errorf("doctor: out of memory");
 		return cli_exit_code(PYRT_E_NOMEM);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "common.h"
@@ -149,12 +150,31 @@ static void print_runtime_line(const plugins_ctx *c)
 
 #define DEPS_MAX 512
 
+/* s cleaned as stdout gets it, padded with spaces to width display
+ * columns (a CJK name takes two a character; printf pads bytes). */
+static void cell(const char *s, int width, char *out, size_t len)
+{
+	pyrt_sanitize(s, app_text_utf8_for(STDOUT_FILENO), out, len);
+	size_t used = strlen(out);
+	for (int w = (int)app_text_width(out); w < width && used + 1 < len; w++)
+		out[used++] = ' ';
+	out[used] = '\0';
+}
+
+/* Display columns of s as stdout shows it. */
+static int cell_width(const char *s)
+{
+	char buf[DEPS_MAX];
+	cell(s, 0, buf, sizeof buf);
+	return (int)app_text_width(buf);
+}
+
 /* The table: widths from the widest cell of each column. */
 static void print_table(const plugins_ctx *c)
 {
 	size_t n = pyrt_plugins_count(c->plugins);
 	int w_name = 6, w_deps = 4;
-	char deps[DEPS_MAX];
+	char deps[DEPS_MAX], name[DEPS_MAX], dcell[DEPS_MAX];
 	print_runtime_line(c);
 	if (!n) {
 		app_text_printf(stdout, "no plugins in %s/plugins\n",
@@ -164,10 +184,10 @@ static void print_table(const plugins_ctx *c)
 	for (size_t i = 0; i < n; i++) {
 		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
 		deps_cell(c, pl, deps, sizeof deps);
-		if ((int)strlen(pl->name) > w_name)
-			w_name = (int)strlen(pl->name);
-		if ((int)strlen(deps) > w_deps)
-			w_deps = (int)strlen(deps);
+		if (cell_width(pl->name) > w_name)
+			w_name = cell_width(pl->name);
+		if (cell_width(deps) > w_deps)
+			w_deps = cell_width(deps);
 	}
 	printf("%-*s  %-7s  %-7s  %-*s  %-17s  %s\n", w_name, "PLUGIN",
 	       "ENABLED", "RUNTIME", w_deps, "DEPS", "VERDICT", "FIX");
@@ -175,11 +195,12 @@ static void print_table(const plugins_ctx *c)
 		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
 		int invalid = pl->verdict == PYRT_VERDICT_INVALID;
 		deps_cell(c, pl, deps, sizeof deps);
-		app_text_printf(stdout, "%-*s  %-7s  %-7s  %-*s  %-17s  %s\n",
-				w_name, pl->name,
-				invalid ? "-" : yes_no(pl->enabled),
+		cell(pl->name, w_name, name, sizeof name);
+		cell(deps, w_deps, dcell, sizeof dcell);
+		app_text_printf(stdout, "%s  %-7s  %-7s  %s  %-17s  %s\n",
+				name, invalid ? "-" : yes_no(pl->enabled),
 				invalid ? "-" : yes_no(pl->needs_runtime),
-				w_deps, deps, pyrt_verdict_name(pl->verdict),
+				dcell, pyrt_verdict_name(pl->verdict),
 				pl->fix ? pl->fix : "-");
 		if (pl->error)
 			app_text_printf(stdout, "  error: %s\n", pl->error);

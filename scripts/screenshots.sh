@@ -3,7 +3,9 @@
 # serve the fixture runtime from the loopback HTTPS mirror, run pyrt in a
 # private tmux server at 100x30, capture each screen with its colours
 # (capture-pane -e), render it to HTML (scripts/ansi2html.py) and take the
-# PNG with headless Chromium.  Writes screenshots/<screen>.png.
+# PNG with headless Chromium.  Writes screenshots/<screen>.png, and the main
+# screens again at 80x23 (an SSH terminal under tmux or screen) as
+# <screen>-80x23.png and in the compact layout at 60x16 as <screen>-60x16.png.
 #
 #   bash scripts/screenshots.sh [THEME]    # second theme, default solarized-dark
 #
@@ -85,8 +87,21 @@ wait_for() {
   cat "$work/screen" >&2
   exit 1
 }
-# shot SESSION NAME: the screen as it is now, with colours.
-shot() { screen "$1" -e >"$caps/$2.ans"; echo "captured $2"; }
+# shot SESSION NAME: the screen as it is now, with colours (and its size,
+# for the HTML).
+shot() {
+  screen "$1" -e >"$caps/$2.ans"
+  T display-message -p -t "$1" '#{window_width} #{window_height}' >"$caps/$2.size"
+  echo "captured $2"
+}
+# resized SESSION COLSxROWS ERE NAME: the same screen at another size, shot
+# once it has redrawn.
+resized() {
+  T resize-window -t "$1" -x "${2%x*}" -y "${2#*x}"
+  sleep 0.3
+  wait_for "$1" 20 "$3"
+  shot "$1" "$4"
+}
 
 # The captures and their HTML stay in build/screenshots for a look.
 caps=$root/build/screenshots
@@ -97,6 +112,8 @@ mkdir -p "$out" "$caps"
 run consent --box-root "$box" --pins "$fx/pins.yaml" --mirror "$base"
 wait_for consent 20 'What will happen'
 shot consent consent
+resized consent 80x23 'What will happen' consent-80x23
+resized consent 60x16 'What will happen' consent-60x16
 T kill-session -t consent
 
 # Progress, mid-download and then during the baseline; result; dashboard.
@@ -105,6 +122,9 @@ wait_for main 20 'What will happen'
 T send-keys -t main y
 wait_for main 30 ' (3[0-9]|[4-9][0-9])% *$'
 shot main progress-download
+resized main 80x23 '[0-9]+% *$' progress-download-80x23
+resized main 60x16 '[0-9]+% *$' progress-download-60x16
+T resize-window -t main -x "$cols" -y "$rows"
 # While the baseline runs, keep the fullest pip pane seen.
 got=
 for _ in $(seq 2400); do
@@ -118,6 +138,7 @@ for _ in $(seq 2400); do
   sleep 0.05
 done
 [ -n "$got" ] || { echo "screenshots: never saw pip's output pane" >&2; exit 1; }
+echo "$cols $rows" >"$caps/progress-baseline.size"
 echo "captured progress-baseline"
 wait_for main 120 'Install complete'
 T send-keys -t main Enter
@@ -125,9 +146,13 @@ wait_for main 30 'State +✓ ready'
 T send-keys -t main j j
 wait_for main 10 '^ │ cowork: '
 shot main dashboard
+resized main 80x23 '^ │ cowork: ' dashboard-80x23
+resized main 60x16 '^ │ cowork: ' dashboard-60x16
+T resize-window -t main -x "$cols" -y "$rows"
 T send-keys -t main d
 wait_for main 60 'doctor: [0-9]+ passed'
 shot main doctor
+resized main 80x23 'doctor: [0-9]+ passed' doctor-80x23
 T kill-session -t main
 
 # The dashboard in a second theme.
@@ -150,8 +175,9 @@ T kill-session -t error
 profile=$(mktemp -d "$work/chromium.XXXXXX")
 for ans in "$caps"/*.ans; do
   name=$(basename "$ans" .ans)
-  read -r width height < <(python3 scripts/ansi2html.py --width "$cols" \
-    --height "$rows" --font-px 15 --title "pyrt: $name" "$ans" "$caps/$name.html")
+  read -r w h <"$caps/$name.size"
+  read -r width height < <(python3 scripts/ansi2html.py --width "$w" \
+    --height "$h" --font-px 15 --title "pyrt: $name" "$ans" "$caps/$name.html")
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$profile" --hide-scrollbars --window-size="$width,$height" \

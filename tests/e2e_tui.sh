@@ -5,18 +5,11 @@
 # the text on the screen (capture-pane) and by the files in the box: the
 # wizard's consent, progress, result and the dashboard's matrix; a declined
 # consent; a cancel mid-download (with and without a previous runtime);
-# resizing below 80x24 and back; NO_COLOR; LANG=C; a broken theme file.
+# resizing below 60x16 and back; NO_COLOR; LANG=C; a broken theme file.
 # Every wait polls with a deadline; nothing sleeps for long.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup tui fixtures
-command -v tmux >/dev/null || { echo "FAIL - tmux is not installed (scripts/deps.sh)"; exit 1; }
-sock=pyrt-test-$$
-trap 'tmux -L "$sock" kill-server 2>/dev/null; e2e_cleanup' EXIT
-
-# The screens are checked in a UTF-8 locale (box drawing and glyphs); the
-# LANG=C case sets its own.  Nothing from the caller's tmux or theme setup.
-unset TMUX TMUX_PANE PYRT_THEME_DIR NO_COLOR
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
+. "$(dirname "$0")/lib/tui.sh"
 
 e2e_mirror
 url=$mirror/fixture/runtime.tar.gz
@@ -25,108 +18,6 @@ url=$mirror/fixture/runtime.tar.gz
 sed "s#url: .*#url: $url?fault=slow:2000000#" "$fx/pins.yaml" >"$work/pins-quick.yaml"
 sed "s#url: .*#url: $url?fault=slow:300000#" "$fx/pins.yaml" >"$work/pins-slow.yaml"
 
-T() { tmux -L "$sock" "$@"; }
-
-# start NAME [VAR=value...] -- pyrt-args...: pyrt in a new 100x30 session;
-# its exit status lands in $work/NAME.rc.
-start() {
-  local name=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
-  {
-    printf 'cd %q || exit 1\n' "$work"
-    printf 'env'; printf ' %q' "${envs[@]}" "$pyrt" "$@"; printf '\n'
-    printf 'echo $? >%q\n' "$work/$name.rc"
-  } >"$work/$name.run"
-  rm -f "$work/$name.rc"
-  T new-session -d -x 100 -y 30 -s "$name" "bash $work/$name.run"
-  T set-option -t "$name" remain-on-exit on >/dev/null 2>&1
-}
-
-# The screen now, as text (plain) or with its SGR escapes (-e).
-screen() { T capture-pane -p -t "$1" "${@:2}"; }
-
-# wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches;
-# on a timeout the last screen goes to stderr.
-wait_for() {
-  local name=$1 secs=$2 re=$3 i
-  for ((i = 0; i < secs * 10; i++)); do
-    screen "$name" >"$work/screen" 2>/dev/null
-    grep -qE -- "$re" "$work/screen" && return 0
-    sleep 0.1
-  done
-  echo "# timed out after ${secs}s waiting for /$re/ on $name; the screen:" >&2
-  sed 's/^/# | /' "$work/screen" >&2
-  return 1
-}
-
-# The last screen wait_for read has this text (fixed string).
-shows() { grep -qF -- "$1" "$work/screen"; }
-# shows_field LABEL VALUE: a consent row's value, joined over the rows it
-# wraps onto (its continuation rows are blank under the label), is VALUE.
-shows_field() {
-  python3 - "$work/screen" "$1" "$2" <<'EOF'
-import sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-label, want = sys.argv[2], sys.argv[3]
-for i, line in enumerate(lines):
-    at = line.find(label + "  ")
-    if at < 0:
-        continue
-    col = at + len(label)
-    while col < len(line) and line[col] == " ":
-        col += 1
-    def value(l):
-        return l[col:].rstrip().rstrip("│|").rstrip()
-    got = value(line)
-    for nxt in lines[i + 1:]:
-        if nxt[:col].strip(" │|") or not value(nxt):
-            break
-        got += value(nxt)
-    if got == want:
-        sys.exit(0)
-    print("# %s shows %r, expected %r" % (label, got, want), file=sys.stderr)
-    sys.exit(1)
-print("# no %s row on the screen" % label, file=sys.stderr)
-sys.exit(1)
-EOF
-}
-shows_re() { grep -qE -- "$1" "$work/screen"; }
-
-# wait_exit NAME SECONDS: pyrt has left; its status in $rc.
-wait_exit() {
-  local i
-  rc=
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ -s "$work/$1.rc" ] && { rc=$(cat "$work/$1.rc"); return 0; }
-    sleep 0.1
-  done
-  return 1
-}
-
-# No colour in an SGR: 30-37, 40-47, 90-97, 100-107, 38;... and 48;...
-# (tmux itself writes 39 and 49, "default colour", which are fine).
-no_colour_sgr() {
-  python3 - "$1" <<'EOF'
-import re, sys
-data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
-bad = []
-for m in re.finditer(r"\x1b\[([0-9;:]*)m", data):
-    for p in re.split("[;:]", m.group(1)):
-        if p and (30 <= int(p) <= 38 or 40 <= int(p) <= 48 or 90 <= int(p) <= 97
-                  or 100 <= int(p) <= 107):
-            bad.append(m.group(0)); break
-if bad:
-    print("# colour escapes: %r" % sorted(set(bad))[:8], file=sys.stderr)
-    sys.exit(1)
-EOF
-}
-has_colour_sgr() { ! no_colour_sgr "$1" 2>/dev/null; }
-has_sgr_attr() { grep -qE $'\e\\[([0-9;]*;)?'"$2"'(;[0-9;]*)?m' "$1"; }
-# Every byte below 0x80: no UTF-8 at all.
-ascii_only() { ! LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
-non_ascii() { LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
 
 common=(--cacert "$fx/ca.pem" --wheelhouse "$fx/wheelhouse")
 box=$work/box
@@ -171,7 +62,7 @@ check "the matrix has a row missing deps, with its fix" \
   shows_re '│ cowork +yes +yes +[0-9]/[0-9] ok +missing_deps +pyrt plugins install cowork'
 check "the matrix has the disabled and no-runtime rows" \
   eval 'shows_re "execute_code +no +no .*disabled" && shows_re "artifact +yes +no .*no_runtime_needed"'
-check "the footer lists the keys" shows 'i deps  b baseline  s smoke  d doctor  l log  r refresh  t theme  ? help  q quit'
+check "the footer lists the keys, I among them" shows 'Enter details  i deps  b baseline  I install  d doctor  l log  ? more keys  q quit'
 T send-keys -t wiz q
 check "q leaves the dashboard" wait_exit wiz 10
 check "the TUI exits 0 after a successful install" [ "${rc:-x}" = 0 ]
@@ -203,23 +94,24 @@ check "a declined pyrt install creates nothing" [ ! -e "$nobox" ]
 check "declining downloads nothing" [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]
 
 # --- too small: the hidden consent takes no key ------------------------------
-# At 60x20 only "terminal too small" is on the screen; the consent under it
+# At 59x15 (below the 60x16 floor) only "terminal too small" is on the screen; the consent under it
 # must not take Enter (install), y or Tab: nothing is downloaded or written,
 # and back at full size the consent is still there, as it was.
 sbox=$work/smallbox
 requests_before=$(wc -l <"$work/requests.log")
 start small -- --box-root "$sbox" --pins "$work/pins-quick.yaml" "${common[@]}"
 check "the consent screen before shrinking" wait_for small 15 'What will happen'
-T resize-window -t small -x 60 -y 20
-check "at 60x20 over the consent: the too-small screen" \
-  wait_for small 10 'terminal too small — need 80×24, have 60×20'
+T resize-window -t small -x 59 -y 15
+check "at 59x15 over the consent: the too-small screen" \
+  wait_for small 10 'terminal too small — need 60×16'
+check "... saying the size it has" shows 'have 59×15'
 T send-keys -t small Enter
 T send-keys -t small y Tab Space
 # The keys are read at once; the resize must come after them, else ncurses
 # hands them over at the new size.
 sleep 1
 check "keys at the too-small screen leave it as it was" \
-  wait_for small 5 'terminal too small — need 80×24, have 60×20'
+  wait_for small 5 'terminal too small — need 60×16'
 T resize-window -t small -x 100 -y 30
 check "back at 100x30 the consent is still there" wait_for small 10 'What will happen'
 check "... with Install still selected (Tab did not reach it)" shows '[ Install ]'
@@ -227,7 +119,7 @@ check "... and says nothing has been downloaded" shows 'Nothing has been downloa
 check "keys at the too-small screen download nothing" \
   [ "$(wc -l <"$work/requests.log")" -eq "$requests_before" ]
 check "keys at the too-small screen write nothing" [ ! -e "$sbox" ]
-T resize-window -t small -x 60 -y 20
+T resize-window -t small -x 59 -y 15
 wait_for small 10 'terminal too small' >/dev/null
 T send-keys -t small q
 check "q at the too-small screen quits" wait_exit small 10
@@ -236,7 +128,7 @@ check "... having written nothing" [ ! -e "$sbox" ]
 
 start small2 -- install --box-root "$sbox" --pins "$work/pins-quick.yaml" "${common[@]}"
 check "pyrt install: the consent before shrinking" wait_for small2 15 'What will happen'
-T resize-window -t small2 -x 60 -y 20
+T resize-window -t small2 -x 59 -y 15
 wait_for small2 10 'terminal too small' >/dev/null
 T send-keys -t small2 C-c
 check "Ctrl-C at the too-small screen leaves pyrt install" wait_exit small2 10
@@ -250,11 +142,13 @@ start cancel -- --box-root "$cbox" --pins "$work/pins-slow.yaml" "${common[@]}"
 wait_for cancel 15 'What will happen' >/dev/null 2>&1
 T send-keys -t cancel y
 check "the slow download is under way" wait_for cancel 20 '[KM]iB of 7\.5 MiB'
-T resize-window -t cancel -x 60 -y 20
-check "at 60x20 the too-small screen shows" \
-  wait_for cancel 10 'terminal too small — need 80×24, have 60×20'
-check "the too-small screen shows nothing else" \
-  [ "$(grep -cv '^ *$' "$work/screen")" -eq 1 ]
+T resize-window -t cancel -x 59 -y 15
+check "at 59x15 the too-small screen shows" \
+  wait_for cancel 10 'terminal too small — need 60×16'
+check "the too-small screen shows nothing else (its two lines)" \
+  [ "$(grep -cv '^ *$' "$work/screen")" -eq 2 ]
+check "the too-small message fits in 40 columns" \
+  [ "$(text_width "$work/screen")" -le 40 ]
 T resize-window -t cancel -x 100 -y 30
 check "back at 100x30 the progress screen returns" \
   wait_for cancel 10 'Installing CPython 3\.11\.2'
@@ -318,9 +212,10 @@ check "LANG=C: ASCII boxes and marks" \
   eval 'grep -q "^ +- Runtime -" "$work/cloc.txt" && grep -qE "^ \| State +\+ ready" "$work/cloc.txt"'
 start csmall LANG=C LC_ALL=C -- --box-root "$box" --pins "$work/pins-quick.yaml" "${common[@]}"
 wait_for csmall 15 'PLUGIN +ENABLED' >/dev/null
-T resize-window -t csmall -x 60 -y 20
+T resize-window -t csmall -x 59 -y 15
 check "LANG=C: the too-small screen in ASCII" \
-  wait_for csmall 10 'terminal too small - need 80x24, have 60x20'
+  wait_for csmall 10 'terminal too small - need 60x16'
+check "LANG=C: ... and the size it has" shows 'have 59x15'
 check "LANG=C: the too-small screen has no UTF-8" ascii_only "$work/screen"
 T kill-session -t csmall
 

@@ -193,3 +193,29 @@ Test(app_text, json_dumps_escape_esc_and_c1)
 	free(text);
 	json_decref(o);
 }
+
+Test(app_text, width_counts_display_columns)
+{
+	size_t n;
+	cr_assert_eq(app_text_width("abc"), 3);
+	cr_assert_eq(app_text_width("\xe6\x97\xa5\xe6\x9c\xac"), 4);   /* 日本 */
+	cr_assert_eq(app_text_width("\xf0\x9f\x90\x8d"), 2);            /* 🐍 */
+	cr_assert_eq(app_text_width("e\xcc\x81"), 1);                     /* e + U+0301 */
+	cr_assert_eq(app_text_width("a\xff"), 2);  /* a broken byte: one '?' */
+	cr_assert_eq(app_text_char_width("\xe6\x97\xa5", &n), 2);
+	cr_assert_eq(n, 3);
+}
+
+Test(app_text, an_explicit_c_locale_gets_ascii_in_a_pipe_too)
+{
+	setenv("LC_ALL", "C", 1);
+	cr_assert_str_eq(printed("", "not provisioned \xe2\x80\x94 run", 1),
+			 "not provisioned - run\n");
+	setenv("LC_ALL", "C.UTF-8", 1);
+	cr_assert_str_eq(printed("", "a \xe2\x80\x94 b", 0), "a \xe2\x80\x94 b");
+	unsetenv("LC_ALL");
+	unsetenv("LC_CTYPE");
+	unsetenv("LANG");
+	/* No locale named: the reader's is unknown, UTF-8 stays. */
+	cr_assert_str_eq(printed("", "a \xe2\x80\x94 b", 0), "a \xe2\x80\x94 b");
+}

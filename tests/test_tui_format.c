@@ -125,6 +125,66 @@ Test(tui_format, columns_count_code_points)
 	cr_assert_eq(tui_format_columns("a\xff" "b"), 3);
 }
 
+/* "日本" is two wide characters, "🐍" one wide emoji, "é" as e and a
+ * combining acute accent. */
+Test(tui_format, columns_are_display_columns_for_wide_text)
+{
+	cr_assert_eq(tui_format_columns("\xe6\x97\xa5\xe6\x9c\xac"), 4);
+	cr_assert_eq(tui_format_columns("py\xf0\x9f\x90\x8d"), 4);
+	cr_assert_eq(tui_format_columns("e\xcc\x81"), 1);
+	cr_assert_eq(tui_format_columns("\xe2\x80\x94"), 1); /* — */
+}
+
+Test(tui_format, cuts_never_split_a_wide_character)
+{
+	char buf[BUF];
+	/* "日本語のプラグイン" is 18 columns; 7 leave room for 6 and "…". */
+	const char *jp = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae"
+			 "\xe3\x83\x97\xe3\x83\xa9\xe3\x82\xb0\xe3\x82\xa4"
+			 "\xe3\x83\xb3";
+	cr_assert_eq(tui_format_columns(jp), 18);
+	tui_format_trunc_end(jp, 8, 1, buf, sizeof buf);
+	cr_assert_str_eq(buf, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe2\x80\xa6");
+	cr_assert_leq(tui_format_columns(buf), 8);
+	/* An odd width: the third character would need 2 of the 1 left. */
+	tui_format_trunc_end(jp, 6, 1, buf, sizeof buf);
+	cr_assert_str_eq(buf, "\xe6\x97\xa5\xe6\x9c\xac\xe2\x80\xa6");
+	cr_assert_leq(tui_format_columns(buf), 6);
+	tui_format_trunc_middle(jp, 9, 1, buf, sizeof buf);
+	cr_assert_leq(tui_format_columns(buf), 9);
+	cr_assert_eq(strncmp(buf, "\xe6\x97\xa5\xe6\x9c\xac", 6), 0);
+	/* The tail keeps the last characters whole: "…" then "イン". */
+	cr_assert_str_eq(buf + strlen(buf) - 9, "\xe2\x80\xa6\xe3\x82\xa4\xe3\x83\xb3");
+	cr_assert_eq(tui_format_head(jp, 5), 6);   /* two characters, 4 cols */
+	cr_assert_eq(tui_format_head(jp, 1), 0);
+}
+
+Test(tui_format, wrap_and_chunks_count_wide_columns)
+{
+	size_t start[8], len[8];
+	const char *jp = "\xe6\x97\xa5\xe6\x9c\xac \xe8\xaa\x9e\xe3\x81\xae";
+	/* 4 columns per word: at width 5 each word is one line. */
+	cr_assert_eq(tui_format_wrap(jp, 5, start, len, 8), 2);
+	cr_assert_eq(len[0], 6);
+	cr_assert_eq(len[1], 6);
+	/* Chunks of 3 columns hold one wide character and the space. */
+	cr_assert_eq(tui_format_chunks("\xe6\x97\xa5\xe6\x9c\xac", 3, start, len, 8), 2);
+	cr_assert_eq(len[0], 3);
+	/* A 1-column piece still moves on past a wide character. */
+	cr_assert_eq(tui_format_chunks("\xe6\x97\xa5" "a", 1, start, len, 8), 2);
+}
+
+Test(tui_format, skip_scrolls_by_columns)
+{
+	cr_assert_eq(tui_format_skip("abcdef", 2), 2);
+	cr_assert_eq(tui_format_skip("abc", 10), 3);
+	/* Column 1 is inside "日": it is skipped whole. */
+	cr_assert_eq(tui_format_skip("\xe6\x97\xa5" "x", 1), 3);
+	cr_assert_eq(tui_format_skip("\xe6\x97\xa5" "x", 2), 3);
+	/* A combining mark goes with the character it follows. */
+	cr_assert_eq(tui_format_skip("e\xcc\x81x", 1), 3);
+}
+
 static const char *mid(const char *s, size_t w, int utf8)
 {
 	static char buf[BUF];

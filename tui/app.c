@@ -29,6 +29,7 @@
 #include "exitcodes.h"
 #include "format.h"
 #include "text.h"
+#include "watch.h"
 
 #ifndef PYRT_THEME_SOURCE_DIR
 #define PYRT_THEME_SOURCE_DIR ""
@@ -78,6 +79,8 @@ void tui_app_show(tui_app *a, tui_screen screen)
 {
 	a->screen = screen;
 	a->help = 0;
+	a->ask = TUI_ASK_NONE;
+	a->details = 0;
 	a->full = 1;
 	if (screen == TUI_SCR_DASHBOARD && !a->job_running &&
 	    (!a->status || a->stale))
@@ -87,6 +90,11 @@ void tui_app_show(tui_app *a, tui_screen screen)
 int tui_app_animating(const tui_app *a)
 {
 	return a->job_running;
+}
+
+int tui_app_compact(void)
+{
+	return COLS < TUI_FULL_COLS || LINES < TUI_FULL_ROWS;
 }
 
 const char *tui_app_spinner(const tui_app *a)
@@ -137,6 +145,9 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	j->iopts = a->iopts;
 	j->already_current = a->plan.already_current;
 	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
+	j->bundle_doctor = a->doctor;
+	snprintf(j->bundle_path, sizeof j->bundle_path, "%s",
+		 kind == TUI_JOB_BUNDLE && plugin ? plugin : "");
 	if (tui_job_start(j, msg, sizeof msg) != 0) {
 		tui_app_notice(a, TUI_ROLE_ERROR, "%s", msg);
 		return -1;
@@ -160,10 +171,21 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 		pyrt_doctor_free(a->doctor);
 		a->doctor = NULL;
 		a->doc_top = 0;
+		a->doc_sel = 0;
 		tui_app_show(a, TUI_SCR_DOCTOR);
 		break;
 	case TUI_JOB_REFRESH:
 		a->refreshing = 1;
+		a->watch_sig = tui_watch_sig(a->opts->box_root);
+		a->full = 1;
+		break;
+	case TUI_JOB_ROLLBACK:
+	case TUI_JOB_UNINSTALL:
+	case TUI_JOB_BUNDLE:
+		snprintf(a->op_label, sizeof a->op_label, "%s",
+			 kind == TUI_JOB_ROLLBACK ? "rolling back"
+			 : kind == TUI_JOB_UNINSTALL ? "uninstalling"
+						     : "writing the bundle");
 		a->full = 1;
 		break;
 	case TUI_JOB_NONE:
@@ -213,7 +235,7 @@ static int make_plan(tui_app *a, char *msg, size_t msglen)
 	a->iopts.cacert = tui_job_cacert(o);
 	a->iopts.from_file = o->from_file;
 	a->iopts.no_wait = o->no_wait;
-	a->iopts.force = o->force ||
+	a->iopts.force = o->force || a->force_reinstall ||
 		(a->status && a->status->state == PYRT_STATE_BROKEN);
 	if (!pyrt_pins_find(a->pins, a->platform.key)) {
 		snprintf(msg, msglen, "no pinned runtime for this platform (%s)",
@@ -298,6 +320,25 @@ static void finish_job(tui_app *a)
 		if (!a->doctor)
 			tui_app_notice(a, TUI_ROLE_ERROR, "doctor: %s",
 				       j->result.error);
+		else if (a->bundle_after_doctor)
+			tui_doctor_ask_bundle(a);
+		a->bundle_after_doctor = 0;
+		break;
+	case TUI_JOB_ROLLBACK:
+	case TUI_JOB_UNINSTALL:
+	case TUI_JOB_BUNDLE:
+		a->op_label[0] = '\0';
+		if (j->result.code)
+			tui_app_notice(a, TUI_ROLE_ERROR, "%s%s%s", j->result.error,
+				       j->result.unchanged[0] ? "; " : "",
+				       j->result.unchanged);
+		else
+			tui_app_notice(a, TUI_ROLE_OK, "%s", j->result.summary);
+		if (j->kind != TUI_JOB_BUNDLE) {
+			a->stale = 1;
+			if (a->screen == TUI_SCR_DASHBOARD)
+				tui_app_run(a, TUI_JOB_REFRESH, NULL);
+		}
 		break;
 	case TUI_JOB_NONE:
 		break;
@@ -423,7 +464,7 @@ static void setup_theme(tui_app *a)
 	load_theme(a, name ? name : "default", name == NULL);
 }
 
-/* Below 80x24 nothing else is drawn; the job keeps running.  Read from
+/* Below 60x16 nothing else is drawn; the job keeps running.  Read from
  * COLS and LINES each time: a key that comes in the same read as the
  * resize must be judged by the new size, not the last frame's. */
 static int too_small_now(void)
@@ -431,21 +472,25 @@ static int too_small_now(void)
 	return COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS;
 }
 
+/* Two short lines (each fits in 40 columns), centred; cut, never
+ * wrapped, on a terminal narrower still. */
 static void draw_too_small(tui_app *a)
 {
 	const tui_glyphs *g = a->paint.g;
-	char line[160];
-	snprintf(line, sizeof line, "terminal too small %s need %dx%d, have %dx%d",
-		 g->dash, TUI_MIN_COLS, TUI_MIN_ROWS, COLS, LINES);
-	if (a->paint.utf8)
-		snprintf(line, sizeof line,
-			 "terminal too small %s need %d%s%d, have %d%s%d", g->dash,
-			 TUI_MIN_COLS, g->times, TUI_MIN_ROWS, COLS, g->times,
-			 LINES);
+	char need[64], have[64];
+	snprintf(need, sizeof need, "terminal too small %s need %d%s%d",
+		 g->dash, TUI_MIN_COLS, g->times, TUI_MIN_ROWS);
+	snprintf(have, sizeof have, "have %d%s%d; q quits", COLS, g->times,
+		 LINES);
 	erase();
-	int w = (int)tui_format_columns(line);
-	int x = w < COLS ? (COLS - w) / 2 : 0;
-	tui_draw_text(&a->paint, LINES / 2, x, COLS, TUI_ROLE_WARN, line);
+	const char *lines[2] = { need, have };
+	for (int i = 0; i < 2; i++) {
+		int w = (int)tui_format_columns(lines[i]);
+		int x = w < COLS ? (COLS - w) / 2 : 0;
+		int y = LINES / 2 - 1 + i;
+		tui_draw_text(&a->paint, y < 0 ? 0 : y, x, COLS,
+			      i ? TUI_ROLE_DIM : TUI_ROLE_WARN, lines[i]);
+	}
 }
 
 /* The notice sits above the footer until the next key. */
@@ -485,6 +530,8 @@ static void frame(tui_app *a)
 			draw_notice(a);
 		if (a->help)
 			tui_help_draw(a);
+		else if (a->ask || a->details)
+			tui_dialog_draw(a);
 	}
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -532,6 +579,10 @@ static void on_key(tui_app *a, int ch)
 		a->full = 1;
 		return;
 	}
+	if (a->ask || a->details) {
+		tui_dialog_key(a, ch);
+		return;
+	}
 	switch (a->screen) {
 	case TUI_SCR_LOADING:
 		if (ch == 'q' || ch == TUI_KEY_ESC || ch == TUI_KEY_CTRL_C)
@@ -565,6 +616,27 @@ static void on_signal_event(tui_app *a)
 	}
 }
 
+/* The dashboard is on the screen with nothing running: it watches the
+ * box, so another process's install, rollback or plugin change shows by
+ * itself (the card never says "installing" after the install ended). */
+static int watching(const tui_app *a)
+{
+	return a->screen == TUI_SCR_DASHBOARD && !a->job_running && a->status;
+}
+
+static void watch_tick(tui_app *a, double now)
+{
+	if (!watching(a)) {
+		a->watch_next = now + TUI_WATCH_S;
+		return;
+	}
+	if (now < a->watch_next)
+		return;
+	a->watch_next = now + TUI_WATCH_S;
+	if (tui_watch_sig(a->opts->box_root) != a->watch_sig)
+		tui_app_run(a, TUI_JOB_REFRESH, NULL);
+}
+
 /* Wait for a key, an engine event or a signal; draw at most once per
  * frame, and not at all while nothing changes or turns. */
 static void loop(tui_app *a, int sig_rd)
@@ -578,6 +650,11 @@ static void loop(tui_app *a, int sig_rd)
 		if (want)
 			timeout = next_frame > now
 				? (int)ceil((next_frame - now) * 1000.0) : 0;
+		if (watching(a)) {
+			int w = a->watch_next > now
+				? (int)ceil((a->watch_next - now) * 1000.0) : 0;
+			timeout = timeout < 0 || w < timeout ? w : timeout;
+		}
 		struct pollfd fds[3] = {
 			{ STDIN_FILENO, POLLIN, 0 },
 			{ tui_model_fd(a->model), POLLIN, 0 },
@@ -599,6 +676,7 @@ static void loop(tui_app *a, int sig_rd)
 		a->dirty |= tui_model_take(a->model, &a->view);
 		if (a->job_running && a->view.done)
 			finish_job(a);
+		watch_tick(a, now_s());
 		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
 		int ch, keyed = 0;
 		while (!a->quit && (ch = getch()) != ERR) {

@@ -15,8 +15,14 @@
 #include "platform.h"
 #include "theme.h"
 
-#define TUI_MIN_COLS 80
-#define TUI_MIN_ROWS 24
+/* Below this nothing but "terminal too small" (and no key but q and
+ * Ctrl-C); from it up to TUI_FULL_* the screens use their compact layout. */
+#define TUI_MIN_COLS 60
+#define TUI_MIN_ROWS 16
+/* Every screen's full layout fits 80x23: 80x24 less a tmux or screen
+ * status line. */
+#define TUI_FULL_COLS 80
+#define TUI_FULL_ROWS 23
 #define TUI_FRAME_S 0.1      /* at most ten frames a second */
 #define TUI_THEMES_MAX 32
 
@@ -32,6 +38,18 @@ typedef enum tui_screen {
 } tui_screen;
 
 typedef struct tui_logview tui_logview;
+
+/* What a yes/no question over the screen will do on y. */
+typedef enum tui_ask {
+	TUI_ASK_NONE = 0,
+	TUI_ASK_PLUGIN,     /* pip install a plugin's requirements */
+	TUI_ASK_BASELINE,   /* pip install the doc-library baseline */
+	TUI_ASK_ROLLBACK,
+	TUI_ASK_UNINSTALL,
+	TUI_ASK_BUNDLE      /* write a support bundle */
+} tui_ask;
+
+#define TUI_DIALOG_TEXT 8192
 
 typedef struct tui_app {
 	const cli_opts *opts;
@@ -60,6 +78,23 @@ typedef struct tui_app {
 	int help;                 /* help overlay shown */
 	int asking;               /* "cancel the ...? [y/N]" shown */
 
+	/* A question (y/N) or the whole text of a row, over the screen:
+	 * paragraphs separated by '\n', wrapped to the dialog's width. */
+	tui_ask ask;
+	int details;              /* the details dialog is shown */
+	char dlg_title[128];
+	char dlg_text[TUI_DIALOG_TEXT];
+	char ask_arg[4096];       /* the plugin, or the bundle's path */
+	int dlg_top;              /* first wrapped line shown */
+	int dlg_lines;            /* wrapped lines, from the last draw */
+	char op_label[64];        /* "rolling back": the card's busy word */
+	int bundle_after_doctor;  /* B before doctor ran: ask when it ends */
+	int force_reinstall;      /* I on a ready runtime: consent to reinstall */
+
+	/* watching the box: the state read last, and when to look again */
+	unsigned long long watch_sig;
+	double watch_next;
+
 	/* wizard: consent, progress, result */
 	pyrt_install_opts iopts;
 	pyrt_install_plan plan;
@@ -85,6 +120,7 @@ typedef struct tui_app {
 	/* doctor and smoke */
 	pyrt_doctor *doctor;
 	int doc_top;
+	int doc_sel;              /* the focused check */
 	int smoke_code;
 	char smoke_error[1024];
 	pyrt_smoke_result smoke;
@@ -115,6 +151,8 @@ void tui_app_cycle_theme(tui_app *a);
 int tui_app_animating(const tui_app *a);
 /* The spinner glyph for this frame. */
 const char *tui_app_spinner(const tui_app *a);
+/* The terminal is below 80x23: screens use their compact layout. */
+int tui_app_compact(void);
 
 /* scr_wizard.c */
 void tui_consent_draw(tui_app *a);
@@ -127,6 +165,15 @@ void tui_loading_draw(tui_app *a);
 /* The job behind the progress screen ended: pick result or error. */
 void tui_wizard_finished(tui_app *a);
 
+/* scr_dialog.c: the question and details dialogs. */
+void tui_dialog_open(tui_app *a, tui_ask ask, const char *title,
+		     const char *text);
+void tui_dialog_draw(tui_app *a);
+/* A key while a dialog is open (every key goes to it). */
+void tui_dialog_key(tui_app *a, int ch);
+/* Start what the question asked about (after y). */
+void tui_ask_yes(tui_app *a, tui_ask ask);
+
 /* scr_dash.c */
 void tui_dash_draw(tui_app *a);
 void tui_dash_key(tui_app *a, int ch);
@@ -135,6 +182,8 @@ void tui_help_draw(tui_app *a);
 /* scr_doctor.c */
 void tui_doctor_draw(tui_app *a);
 void tui_doctor_key(tui_app *a, int ch);
+/* Ask where to write the support bundle (doctor's answer is there). */
+void tui_doctor_ask_bundle(tui_app *a);
 void tui_smoke_draw(tui_app *a);
 void tui_smoke_key(tui_app *a, int ch);
 

@@ -248,26 +248,47 @@ void tui_draw_titlebar(const tui_paint *p, const char *left,
 		tui_draw_text(p, 0, COLS - rw - 1, rw, TUI_ROLE_TITLE, right);
 }
 
+/* Columns "key label" takes. */
+static int footer_item(const char *const *items, size_t i)
+{
+	return (int)(tui_format_columns(items[i]) +
+		     tui_format_columns(items[i + 1])) + 1;
+}
+
+static int footer_draw_item(const tui_paint *p, int y, int x,
+			    const char *const *items, size_t i)
+{
+	int need = footer_item(items, i);
+	x += tui_draw_text(p, y, x, need, TUI_ROLE_ACCENT, items[i]);
+	x += tui_draw_text(p, y, x, 1, TUI_ROLE_DIM, " ");
+	x += tui_draw_text(p, y, x, need, TUI_ROLE_TEXT, items[i + 1]);
+	return x;
+}
+
 void tui_draw_footer(const tui_paint *p, const char *const *items)
 {
 	int y = LINES - 1, x = 1, gap = 2, want = 1;
+	size_t n = 0;
 	tui_draw_fill(p, y, 0, COLS, TUI_ROLE_TEXT);
-	for (size_t i = 0; items[i] && items[i + 1]; i += 2)
-		want += (int)(tui_format_columns(items[i]) +
-			      tui_format_columns(items[i + 1])) + 1 + gap;
+	for (n = 0; items[n] && items[n + 1]; n += 2)
+		want += footer_item(items, n) + gap;
 	/* Every key shown beats roomy spacing on an 80-column terminal. */
 	if (want - gap > COLS - 1)
 		gap = 1;
-	for (size_t i = 0; items[i] && items[i + 1]; i += 2) {
-		int need = (int)(tui_format_columns(items[i]) +
-				 tui_format_columns(items[i + 1])) + 1;
-		if (x + need > COLS - 1)
+	/* The last pair (how to leave) is always shown: what does not fit
+	 * goes from before it, and `?` lists it all. */
+	int last = n >= 2 ? footer_item(items, n - 2) : 0;
+	int reserve = want - gap > COLS - 1 ? last + gap : 0;
+	for (size_t i = 0; i < n; i += 2) {
+		int need = footer_item(items, i);
+		if (reserve && i + 2 == n)
 			break;
-		x += tui_draw_text(p, y, x, need, TUI_ROLE_ACCENT, items[i]);
-		x += tui_draw_text(p, y, x, 1, TUI_ROLE_DIM, " ");
-		x += tui_draw_text(p, y, x, need, TUI_ROLE_TEXT, items[i + 1]);
-		x += gap;
+		if (x + need + (reserve && i + 2 < n ? reserve : 0) > COLS - 1)
+			break;
+		x = footer_draw_item(p, y, x, items, i) + gap;
 	}
+	if (reserve && x + last <= COLS - 1)
+		footer_draw_item(p, y, x, items, n - 2);
 }
 
 int tui_draw_button(const tui_paint *p, int y, int x, const char *label,

@@ -74,30 +74,62 @@ int tui_format_percent(uint64_t done, uint64_t total)
 	return (int)((double)done * 100.0 / (double)total);
 }
 
-/* Bytes of the next column: a whole sequence, or one byte of a broken
- * one (counted as a column, as the sanitiser turns it into '?'). */
-static size_t column_bytes(const char *s)
+/* Columns of the character at s and its bytes (a broken byte is one
+ * column, as the sanitiser turns it into '?'). */
+static size_t char_cols(const char *s, size_t *bytes)
 {
-	size_t n = pyrt_sanitize_utf8_len(s);
-	return n ? n : 1;
+	return (size_t)app_text_char_width(s, bytes);
 }
 
 size_t tui_format_columns(const char *s)
 {
-	size_t cols = 0;
-	while (*s) {
-		s += column_bytes(s);
-		cols++;
-	}
-	return cols;
+	return app_text_width(s);
 }
 
-/* Byte offset after the first cols columns of s. */
+size_t tui_format_head(const char *s, size_t cols)
+{
+	size_t off = 0, used = 0, n;
+	while (s[off]) {
+		size_t w = char_cols(s + off, &n);
+		if (used + w > cols)
+			break;
+		used += w;
+		off += n;
+	}
+	return off;
+}
+
+/* Byte offset after the first cols columns of s: never inside a
+ * character, never half of a wide one (it stays out). */
 static size_t head_bytes(const char *s, size_t cols)
 {
-	size_t off = 0;
-	while (cols-- && s[off])
-		off += column_bytes(s + off);
+	return tui_format_head(s, cols);
+}
+
+/* Byte offset where the last cols columns of s begin (a wide character
+ * that would straddle the cut stays out). */
+static size_t tail_start(const char *s, size_t cols)
+{
+	size_t total = tui_format_columns(s), off = 0, used = 0, n;
+	if (cols >= total)
+		return 0;
+	while (s[off] && total - used > cols) {
+		used += char_cols(s + off, &n);
+		off += n;
+	}
+	return off;
+}
+
+size_t tui_format_skip(const char *s, size_t cols)
+{
+	size_t off = 0, used = 0, n;
+	while (s[off] && used < cols) {
+		used += char_cols(s + off, &n);
+		off += n;
+	}
+	/* Marks that combine with the last character skipped go with it. */
+	while (s[off] && char_cols(s + off, &n) == 0)
+		off += n;
 	return off;
 }
 
@@ -137,7 +169,7 @@ void tui_format_trunc_middle(const char *s, size_t width, int utf8,
 	size_t head = keep / 2, tail = keep - head;
 	size_t used = put(out, 0, outlen, s, head_bytes(s, head));
 	used = put(out, used, outlen, dots, strlen(dots));
-	const char *t = s + head_bytes(s, cols - tail);
+	const char *t = s + tail_start(s, tail);
 	put(out, used, outlen, t, strlen(t));
 }
 
@@ -194,12 +226,15 @@ size_t tui_format_wrap(const char *s, size_t width, size_t *start,
 		if (pos >= total)
 			break;
 		/* Walk up to width columns, remembering the last space. */
-		size_t end = pos, cols = 0, brk = 0;
-		while (s[end] && cols < width) {
+		size_t end = pos, cols = 0, brk = 0, bytes;
+		while (s[end]) {
+			size_t w = char_cols(s + end, &bytes);
+			if (cols + w > width && end > pos)
+				break;
 			if (s[end] == ' ')
 				brk = end;
-			end += column_bytes(s + end);
-			cols++;
+			end += bytes;
+			cols += w;
 		}
 		if (s[end] && s[end] != ' ' && brk > pos)
 			end = brk; /* break at the last space instead */
@@ -222,6 +257,9 @@ size_t tui_format_chunks(const char *s, size_t width, size_t *start,
 		return 0;
 	while (s[pos]) {
 		size_t end = pos + head_bytes(s + pos, width);
+		if (end == pos) /* a wide character in a 1-column piece */
+			end = pos + (size_t)pyrt_sanitize_utf8_len(s + pos) +
+			      !pyrt_sanitize_utf8_len(s + pos);
 		if (n < max) {
 			start[n] = pos;
 			len[n] = end - pos;

@@ -5,10 +5,10 @@
  * directly.  Sizes are cli_human_bytes (app/common.h) and text from
  * outside is cleaned by pyrt_sanitize (app/text.h), as in the CLI.
  *
- * Widths are counted in code points: every UTF-8 sequence is one terminal
- * column.  That holds for what pyrt shows (paths, package names, pip's
- * output); a wide CJK character is counted short, which only wastes a
- * column at the end of a cell.
+ * Widths are display columns (app_text_char_width: wcwidth in a UTF-8
+ * locale): a CJK character or an emoji takes two, a combining mark none.
+ * No cut ever splits a character, and a wide one that does not fit whole
+ * is left out rather than drawn half over a border.
  */
 #ifndef PYRT_TUI_FORMAT_H
 #define PYRT_TUI_FORMAT_H
@@ -34,8 +34,15 @@ double tui_format_eta_seconds(uint64_t done, uint64_t total, double rate);
 /* Whole percent, 0-100 (0 when total is 0). */
 int tui_format_percent(uint64_t done, uint64_t total);
 
-/* Columns a UTF-8 string takes (code points; see above). */
+/* Columns a UTF-8 string takes on a terminal (see above). */
 size_t tui_format_columns(const char *s);
+
+/* Bytes of the longest head of s that fits in cols columns. */
+size_t tui_format_head(const char *s, size_t cols);
+
+/* Bytes to skip so that s starts cols columns in (a wide character that
+ * straddles the mark is skipped whole): horizontal scrolling. */
+size_t tui_format_skip(const char *s, size_t cols);
 
 /*
  * Fit s into width columns by cutting out its middle ("/home/…/current"),

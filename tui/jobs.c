@@ -17,6 +17,7 @@
 #include "baseline_step.h"
 #include "box.h"
 #include "common.h"
+#include "doctor_json.h"
 #include "front.h"
 #include "pip.h"
 #include "plugin_ops.h"
@@ -129,7 +130,7 @@ static void install_summary(tui_job *j, const pyrt_install_result *res,
 	char *out = j->result.summary;
 	size_t len = sizeof j->result.summary;
 	if (res->already_current && !baseline_ran)
-		snprintf(out, len, "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
+		snprintf(out, len, "%s %s (build %s) is already installed and active at %s; nothing to do (I on the dashboard reinstalls it)",
 			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
 			 where);
 	else if (res->already_current)
@@ -321,6 +322,50 @@ static void job_doctor(tui_job *j)
 		result_fail(&j->result, rc, &err, NULL);
 }
 
+/* `pyrt rollback`: swap current and previous.  The TUI never waits for
+ * the box lock behind a spinner: busy is said at once. */
+static void job_rollback(tui_job *j)
+{
+	pyrt_events ev = tui_model_events(j->model);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_install_rollback(j->opts->box_root, 1, &ev, &err);
+	if (rc)
+		result_fail(&j->result, rc, &err,
+			    "the active runtime was not changed");
+	else
+		snprintf(j->result.summary, sizeof j->result.summary,
+			 "rolled back: the previous runtime is active again");
+}
+
+/* `pyrt uninstall`, after the dialog's yes. */
+static void job_uninstall(tui_job *j)
+{
+	pyrt_events ev = tui_model_events(j->model);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_install_uninstall(j->opts->box_root, 1, &ev, &err);
+	if (rc)
+		result_fail(&j->result, rc, &err, NULL);
+	else
+		snprintf(j->result.summary, sizeof j->result.summary,
+			 "uninstalled the managed runtime (I installs it again)");
+}
+
+/* `pyrt doctor --bundle FILE`, from the doctor answer on the screen. */
+static void job_bundle(tui_job *j)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	char *text = app_doctor_json_text(j->bundle_doctor);
+	int rc = text ? pyrt_doctor_bundle(j->bundle_doctor, text,
+					   j->bundle_path, &err)
+		      : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	free(text);
+	if (rc)
+		result_fail(&j->result, rc, &err, NULL);
+	else
+		snprintf(j->result.summary, sizeof j->result.summary,
+			 "support bundle written: %s", j->bundle_path);
+}
+
 /* Jobs that change the box report through a cli_front (so install can be
  * tee'd into its log); the others use the model's events directly. */
 static void run_with_front(tui_job *j)
@@ -359,6 +404,9 @@ static void *job_main(void *arg)
 	case TUI_JOB_REFRESH: job_refresh(j); break;
 	case TUI_JOB_SMOKE: job_smoke(j); break;
 	case TUI_JOB_DOCTOR: job_doctor(j); break;
+	case TUI_JOB_ROLLBACK: job_rollback(j); break;
+	case TUI_JOB_UNINSTALL: job_uninstall(j); break;
+	case TUI_JOB_BUNDLE: job_bundle(j); break;
 	case TUI_JOB_NONE: break;
 	}
 	tui_model_finish(j->model);

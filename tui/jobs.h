@@ -28,7 +28,10 @@ typedef enum tui_job_kind {
 	TUI_JOB_BASELINE,
 	TUI_JOB_PLUGIN,
 	TUI_JOB_SMOKE,
-	TUI_JOB_DOCTOR
+	TUI_JOB_DOCTOR,
+	TUI_JOB_ROLLBACK,
+	TUI_JOB_UNINSTALL,
+	TUI_JOB_BUNDLE
 } tui_job_kind;
 
 /* How an install, baseline or plugin install ended, in words. */
@@ -57,6 +60,8 @@ typedef struct tui_job {
 	pyrt_install_opts iopts;   /* install */
 	int already_current;       /* install: the plan said so */
 	char plugin[256];          /* plugin */
+	const pyrt_doctor *bundle_doctor;  /* bundle: doctor's answer */
+	char bundle_path[4096];    /* bundle: where to write it */
 	/* outputs, valid after tui_job_join; the UI may take the pointers */
 	tui_result result;
 	pyrt_status *status;       /* refresh, plugin */

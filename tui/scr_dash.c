@@ -8,8 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "app.h"
+#include "box.h"
+#include "common.h"
 #include "format.h"
 #include "plugin_ops.h"
 #include "plugin_text.h"
@@ -17,8 +22,8 @@
 #define NCOLS 6
 
 static const char *const dash_keys[] = {
-	"i", "deps", "b", "baseline", "s", "smoke", "d", "doctor", "l", "log",
-	"r", "refresh", "t", "theme", "?", "help", "q", "quit", NULL,
+	"Enter", "details", "i", "deps", "b", "baseline", "I", "install",
+	"d", "doctor", "l", "log", "?", "more keys", "q", "quit", NULL,
 };
 
 /* The card's state word with its mark and role. */
@@ -77,8 +82,17 @@ static void value(tui_app *a, int y, int x, int w, const char *text,
 		tui_draw_text(&a->paint, y, x + 11, w - 11, TUI_ROLE_TEXT, text);
 }
 
-/* The marker's facts in two columns; "-" where there is no install. */
-static void card_fields(tui_app *a, int y, int x, int w)
+/* The card's height: 9 rows (3 for the state, 4 of facts) when the
+ * matrix keeps 8 (3 plugin rows); less on a short terminal. */
+static int card_height(void)
+{
+	int h = LINES - 3 - 8;
+	return h > 9 ? 9 : h < 4 ? 4 : h;
+}
+
+/* Row i (0-3) of the marker's facts in two columns; "-" where there is
+ * no install.  The most telling rows first: a short card keeps them. */
+static void card_field(tui_app *a, int i, int y, int x, int w)
 {
 	const pyrt_status *st = a->status;
 	const pyrt_marker *m = &st->marker;
@@ -87,46 +101,67 @@ static void card_fields(tui_app *a, int y, int x, int w)
 	 * the left one gets the rest. */
 	int half = w - 31 > w / 2 ? w - 31 : w / 2;
 	char buf[256];
-	if (have)
-		snprintf(buf, sizeof buf, "%s %s (build %s)",
-			 strcmp(m->implementation, "cpython") == 0 ? "CPython"
-								    : m->implementation,
-			 m->version, m->build);
-	label(a, y, x, "Version");
-	value(a, y, x, half - 1, have ? buf : "-", 0);
-	label(a, y, x + half, "Platform");
-	value(a, y, x + half, w - half, st->platform[0] ? st->platform : "-", 0);
-	label(a, y + 1, x, "Path");
-	value(a, y + 1, x, w, st->path, 1);
-	label(a, y + 2, x, "Installed");
-	value(a, y + 2, x, half - 1, have ? m->installed_at : "-", 0);
-	label(a, y + 2, x + half, "Baseline");
-	if (have && m->baseline_missing_count)
-		snprintf(buf, sizeof buf, "%s (%d missing)", m->baseline_state,
-			 m->baseline_missing_count);
-	else
-		snprintf(buf, sizeof buf, "%s", have && m->baseline_state[0]
-				? m->baseline_state : "none");
-	tui_draw_text(&a->paint, y + 2, x + half + 11, w - half - 11,
-		      have && strcmp(m->baseline_state, "complete") == 0
-			      ? TUI_ROLE_OK : TUI_ROLE_WARN, buf);
-	label(a, y + 3, x, "Pins");
-	value(a, y + 3, x, w, st->pins[0] ? st->pins : "-", 1);
+	switch (i) {
+	case 0:
+		if (have)
+			snprintf(buf, sizeof buf, "%s %s (build %s)",
+				 strcmp(m->implementation, "cpython") == 0
+					 ? "CPython" : m->implementation,
+				 m->version, m->build);
+		label(a, y, x, "Version");
+		value(a, y, x, half - 1, have ? buf : "-", 0);
+		label(a, y, x + half, "Platform");
+		value(a, y, x + half, w - half,
+		      st->platform[0] ? st->platform : "-", 0);
+		break;
+	case 1:
+		label(a, y, x, "Path");
+		value(a, y, x, w, st->path, 1);
+		break;
+	case 2:
+		label(a, y, x, "Installed");
+		value(a, y, x, half - 1, have ? m->installed_at : "-", 0);
+		label(a, y, x + half, "Baseline");
+		if (have && m->baseline_missing_count)
+			snprintf(buf, sizeof buf, "%s (%d missing)",
+				 m->baseline_state, m->baseline_missing_count);
+		else
+			snprintf(buf, sizeof buf, "%s", have && m->baseline_state[0]
+					? m->baseline_state : "none");
+		tui_draw_text(&a->paint, y, x + half + 11, w - half - 11,
+			      have && strcmp(m->baseline_state, "complete") == 0
+				      ? TUI_ROLE_OK : TUI_ROLE_WARN, buf);
+		break;
+	default:
+		label(a, y, x, "Pins");
+		value(a, y, x, w, st->pins[0] ? st->pins : "-", 1);
+		break;
+	}
 }
 
-/* Rows 1..9: the runtime card.  The state reads as `pyrt status` says it
+/* What the card's border says is running: a refresh, or an operation
+ * started from the dashboard. */
+static void card_busy(tui_app *a)
+{
+	char line[128];
+	if (a->refreshing <= 0 && !a->op_label[0])
+		return;
+	snprintf(line, sizeof line, " %s %s%s ", tui_app_spinner(a),
+		 a->op_label[0] ? a->op_label : "checking", a->paint.g->ellipsis);
+	int w = (int)tui_format_columns(line);
+	tui_draw_text(&a->paint, 1, COLS - 4 - w, w, TUI_ROLE_DIM, line);
+}
+
+/* Rows 1..: the runtime card.  The state reads as `pyrt status` says it
  * ("broken: <what failed> — run ..."), in up to three rows so the fix at
- * the end of the sentence stays in view. */
+ * the end of the sentence stays in view; a short card gives it fewer and
+ * shows fewer facts. */
 static void draw_card(tui_app *a)
 {
-	int x = 3, w = COLS - 6;
+	int x = 3, w = COLS - 6, h = card_height(), inner = h - 2;
 	char line[1200];
-	tui_draw_box(&a->paint, 1, 1, 9, COLS - 2, "Runtime");
-	if (a->refreshing > 0) {
-		snprintf(line, sizeof line, " %s checking%s ", tui_app_spinner(a),
-			 a->paint.g->ellipsis);
-		tui_draw_text(&a->paint, 1, COLS - 18, 14, TUI_ROLE_DIM, line);
-	}
+	tui_draw_box(&a->paint, 1, 1, h, COLS - 2, "Runtime");
+	card_busy(a);
 	if (!a->status) {
 		tui_draw_text(&a->paint, 2, x, w, a->state_error[0]
 			      ? TUI_ROLE_ERROR : TUI_ROLE_DIM,
@@ -137,13 +172,21 @@ static void draw_card(tui_app *a)
 	const char *mark;
 	tui_role role;
 	const char *word = state_word(a, &mark, &role);
+	int state_rows = inner >= 7 ? 3 : inner >= 3 ? 2 : 1;
 	label(a, 2, x, "State");
 	tui_draw_text(&a->paint, 2, x + 11, 1, role, mark);
 	snprintf(line, sizeof line, "%s: %s", word, a->status->message);
-	for (int i = 0; i < 3; i++)
+	/* The card watches the box: it needs no "run pyrt status again". */
+	char *again = a->status->state == PYRT_STATE_INSTALLING
+		? strstr(line, "run \"pyrt status\" again") : NULL;
+	if (again)
+		snprintf(again, sizeof line - (size_t)(again - line),
+			 "this card updates by itself when it ends");
+	for (int i = 0; i < state_rows; i++)
 		tui_draw_fill(&a->paint, 2 + i, x + 13, w - 13, TUI_ROLE_TEXT);
-	tui_draw_wrap(&a->paint, 2, x + 13, w - 13, 3, role, line);
-	card_fields(a, 5, x, w);
+	tui_draw_wrap(&a->paint, 2, x + 13, w - 13, state_rows, role, line);
+	for (int i = 0; i < inner - state_rows && i < 4; i++)
+		card_field(a, i, 2 + state_rows + i, x, w);
 }
 
 /* Column widths of the matrix for this width. */
@@ -165,6 +208,10 @@ static void matrix_columns(tui_app *a, int total, int *widths)
 		len = (int)strlen(deps);
 		cols[3].want = len > cols[3].want ? len : cols[3].want;
 	}
+	/* Narrow: ENABLED and RUNTIME go first (DEPS and the verdict say
+	 * more), so the verdict is never the column that is cut. */
+	if (total < 70)
+		cols[1].min = cols[1].want = cols[2].min = cols[2].want = 0;
 	tui_format_layout(cols, NCOLS, total, 2, widths);
 }
 
@@ -243,7 +290,8 @@ static void draw_detail(tui_app *a, int y, int x, int w, int rows)
 	tui_draw_wrap(&a->paint, y, x, w, rows, verdict_role(pl->verdict), text);
 }
 
-/* Rows 10..LINES-3: the plugin matrix and the selected row's detail. */
+/* Under the card to LINES-3: the plugin matrix and the selected row's
+ * detail. */
 static void draw_matrix(tui_app *a)
 {
 	static const char *const heads[NCOLS] = {
@@ -253,7 +301,7 @@ static void draw_matrix(tui_app *a)
 		TUI_ROLE_ACCENT, TUI_ROLE_ACCENT, TUI_ROLE_ACCENT,
 		TUI_ROLE_ACCENT, TUI_ROLE_ACCENT, TUI_ROLE_ACCENT,
 	};
-	int top = 10, h = LINES - 2 - top, x = 3, total = COLS - 6;
+	int top = 1 + card_height(), h = LINES - 2 - top, x = 3, total = COLS - 6;
 	int detail = LINES >= 26 ? 2 : 1;
 	int rows = h - 2 - 1 - 1 - detail;
 	tui_draw_box(&a->paint, top, 1, h, COLS - 2, "Plugins");
@@ -277,10 +325,16 @@ static void draw_matrix(tui_app *a)
 	scroll_to_sel(a, rows);
 	for (int r = 0; r < rows && a->top + r < (int)n; r++)
 		draw_row(a, top + 2 + r, x, widths, (size_t)(a->top + r), total);
-	if (a->top + rows < (int)n)
-		tui_draw_text(&a->paint, top + 1 + rows, COLS - 12, 8,
-			      TUI_ROLE_DIM, "more...");
 	tui_draw_rule(&a->paint, top + h - 2 - detail, 1, COLS - 2);
+	if (a->top + rows < (int)n) {
+		/* On the rule, never over a row. */
+		char more[64];
+		snprintf(more, sizeof more, " %d more%s ",
+			 (int)n - a->top - rows, a->paint.g->ellipsis);
+		int mw = (int)tui_format_columns(more);
+		tui_draw_text(&a->paint, top + h - 2 - detail, COLS - 4 - mw, mw,
+			      TUI_ROLE_DIM, more);
+	}
 	draw_detail(a, top + h - 1 - detail, x, total, detail);
 }
 
@@ -307,28 +361,76 @@ void tui_help_draw(tui_app *a)
 {
 	static const char *const lines[][2] = {
 		{ "Up/Down j/k", "move between plugins" },
+		{ "Enter", "the selected plugin's whole text and fix" },
 		{ "i", "install the selected plugin's missing requirements" },
 		{ "b", "rerun the doc-library baseline" },
+		{ "I", "install, repair or reinstall the runtime" },
 		{ "s", "smoke test: write and check a real .docx" },
 		{ "d", "doctor: every check with its fix" },
-		{ "l", "log viewer (/ search, n next, Tab next log)" },
-		{ "r", "read the runtime's state again" },
+		{ "B", "support bundle (doctor, logs, marker) to a file" },
+		{ "R", "roll back to the previous runtime" },
+		{ "U", "uninstall the managed runtime" },
+		{ "l", "log viewer (/ search, w wrap, Tab next log)" },
+		{ "r", "read the runtime's state again (it is watched)" },
 		{ "t", "next colour theme" },
-		{ "I", "install (or repair) the runtime" },
-		{ "?", "this help" },
 		{ "q", "quit" },
 	};
 	size_t n = sizeof lines / sizeof lines[0];
-	int y, x;
-	tui_draw_dialog(&a->paint, (int)n + 4, 72, "Keys", &y, &x);
-	for (size_t i = 0; i < n; i++) {
-		tui_draw_text(&a->paint, y + 1 + (int)i, x + 2, 12,
+	int y, x, w = COLS - 2 < 72 ? COLS - 2 : 72;
+	int h = (int)n + 4 < LINES ? (int)n + 4 : LINES;
+	int shown = h - 4 < (int)n ? h - 4 : (int)n;
+	tui_draw_dialog(&a->paint, h, w, "Keys", &y, &x);
+	for (int i = 0; i < shown; i++) {
+		tui_draw_text(&a->paint, y + 1 + i, x + 2, 12,
 			      TUI_ROLE_ACCENT, lines[i][0]);
-		tui_draw_text(&a->paint, y + 1 + (int)i, x + 15, 55,
+		tui_draw_text(&a->paint, y + 1 + i, x + 15, w - 17,
 			      TUI_ROLE_TEXT, lines[i][1]);
 	}
-	tui_draw_text(&a->paint, y + (int)n + 2, x + 2, 60, TUI_ROLE_DIM,
+	tui_draw_text(&a->paint, y + shown + 2, x + 2, w - 4, TUI_ROLE_DIM,
 		      "any key closes this help");
+}
+
+/* Where pip will get packages from, in the words of the consent. */
+static void pip_source(const tui_app *a, char *buf, size_t len)
+{
+	if (a->opts->wheelhouse)
+		snprintf(buf, len, "from: the wheelhouse %s (no network)",
+			 a->opts->wheelhouse);
+	else
+		snprintf(buf, len,
+			 "from: the package index, over the network (pip, as the install's baseline step)");
+}
+
+/* `i`'s question: which packages, from where, into what. */
+static void ask_plugin(tui_app *a, const pyrt_plugin *pl)
+{
+	char missing[1024], src[4200], text[TUI_DIALOG_TEXT];
+	tui_plugin_missing(pl, 1, missing, sizeof missing);
+	pip_source(a, src, sizeof src);
+	snprintf(text, sizeof text,
+		 "Install the requirements of %s with the runtime's pip?\n\n"
+		 "missing: %s\n%s\ninto: the managed runtime at %s",
+		 pl->name, missing[0] ? missing : "(see the plugin's requires_pip)",
+		 src, a->status->path);
+	snprintf(a->ask_arg, sizeof a->ask_arg, "%s", pl->name);
+	tui_dialog_open(a, TUI_ASK_PLUGIN, "Plugin install", text);
+}
+
+/* `b`'s question. */
+static void ask_baseline(tui_app *a)
+{
+	char list[1024] = "", src[4200], text[TUI_DIALOG_TEXT];
+	size_t n = pyrt_pins_baseline_count(a->pins);
+	for (size_t i = 0; i < n; i++)
+		cli_cat(list, sizeof list, "%s%s", i ? ", " : "",
+		    pyrt_pins_baseline_at(a->pins, i));
+	pip_source(a, src, sizeof src);
+	snprintf(text, sizeof text,
+		 "Install the doc-library baseline again with the runtime's pip?\n\n"
+		 "what: %s\n%s\ninto: the managed runtime at %s",
+		 a->opts->requirements ? a->opts->requirements : list, src,
+		 a->status->path);
+	tui_dialog_open(a, TUI_ASK_BASELINE, "Baseline", text);
 }
 
 /* `i` on the selected row: only when there is something to install. */
@@ -353,7 +455,7 @@ static void install_selected(tui_app *a)
 		tui_app_notice(a, TUI_ROLE_OK,
 			       "%s is ready; nothing to install", pl->name);
 	else
-		tui_app_run(a, TUI_JOB_PLUGIN, pl->name);
+		ask_plugin(a, pl);
 }
 
 static int runtime_ready(const tui_app *a)
@@ -361,16 +463,98 @@ static int runtime_ready(const tui_app *a)
 	return a->status && a->status->state == PYRT_STATE_READY;
 }
 
-/* `I`: the wizard, unless the pinned runtime is already active. */
+/* `I`: the wizard; on a ready runtime its consent is to reinstall. */
 static void open_installer(tui_app *a)
 {
-	if (runtime_ready(a) && a->plugins &&
-	    pyrt_plugins_runtime_ready(a->plugins)) {
-		tui_app_notice(a, TUI_ROLE_ACCENT,
-			       "the runtime is ready; \"pyrt install --force\" reinstalls it");
+	a->force_reinstall = runtime_ready(a) && a->plugins &&
+			     pyrt_plugins_runtime_ready(a->plugins);
+	tui_app_wizard(a);
+	a->force_reinstall = 0;
+}
+
+/* Enter: the selected plugin's whole text, every requirement and the
+ * fix, none of it cut. */
+static void plugin_details(tui_app *a)
+{
+	char text[TUI_DIALOG_TEXT], title[300];
+	if (!a->plugins || !pyrt_plugins_count(a->plugins))
+		return;
+	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, (size_t)a->sel);
+	int ready = pyrt_plugins_runtime_ready(a->plugins);
+	char deps[64];
+	cli_plugin_deps(pl, ready, deps, sizeof deps);
+	snprintf(text, sizeof text, "verdict: %s (deps: %s)\n",
+		 pyrt_verdict_name(pl->verdict), deps);
+	for (size_t i = 0; i < pl->require_count; i++) {
+		const pyrt_requirement *q = &pl->requires[i];
+		cli_cat(text, sizeof text, "requires %s: %s%s%s\n", q->spec,
+		    q->installed ? "installed " : "not installed",
+		    q->installed ? q->installed : "",
+		    q->conflict ? " (outside the specifier)" : "");
+	}
+	if (pl->error)
+		cli_cat(text, sizeof text, "error: %s\n", pl->error);
+	cli_cat(text, sizeof text, "fix: %s", pl->fix ? pl->fix : "none needed");
+	if (pl->verdict == PYRT_VERDICT_MISSING_DEPS && ready)
+		cli_cat(text, sizeof text, " (i here does it)");
+	else if (pl->verdict == PYRT_VERDICT_NEEDS_RUNTIME)
+		cli_cat(text, sizeof text, " (I here installs the runtime)");
+	snprintf(title, sizeof title, "Plugin %s", pl->name);
+	tui_dialog_open(a, TUI_ASK_NONE, title, text);
+}
+
+/* `R`: the previous runtime must exist; the question names it. */
+static void ask_rollback(tui_app *a)
+{
+	pyrt_box *box = NULL;
+	char prev[4096], cur[4096], text[TUI_DIALOG_TEXT];
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_box_open(&box, a->opts->box_root, 0, &err) != 0) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "cannot roll back: %s", err.msg);
 		return;
 	}
-	tui_app_wizard(a);
+	int rc = pyrt_box_link_install(box, pyrt_box_previous(box), prev,
+				       sizeof prev, NULL);
+	if (rc == 0 && pyrt_box_link_install(box, pyrt_box_current(box), cur,
+					     sizeof cur, NULL) != 0)
+		snprintf(cur, sizeof cur, "none");
+	pyrt_box_free(box);
+	if (rc != 0) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "nothing to roll back to: no previous runtime is kept");
+		return;
+	}
+	snprintf(text, sizeof text,
+		 "Roll back to the previous runtime?\n\n"
+		 "active again: %s\nkept as the rollback target: %s",
+		 prev, cur);
+	tui_dialog_open(a, TUI_ASK_ROLLBACK, "Rollback", text);
+}
+
+/* `U`: as `pyrt uninstall` asks, in the dialog. */
+static void ask_uninstall(tui_app *a)
+{
+	pyrt_box *box = NULL;
+	char text[TUI_DIALOG_TEXT];
+	pyrt_error err = PYRT_ERROR_INIT;
+	struct stat st;
+	if (pyrt_box_open(&box, a->opts->box_root, 0, &err) != 0) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "cannot uninstall: %s", err.msg);
+		return;
+	}
+	const char *runtime = pyrt_box_runtime_dir(box);
+	if (lstat(runtime, &st) != 0) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "nothing to uninstall: %s does not exist", runtime);
+	} else {
+		snprintf(text, sizeof text,
+			 "Uninstall the managed Python runtime?\n\n"
+			 "remove: %s/{current,previous,installs,staging,downloads}\n"
+			 "effect: tools that need the managed runtime stop working until it is installed again (I)",
+			 runtime);
+		tui_dialog_open(a, TUI_ASK_UNINSTALL, "Uninstall", text);
+	}
+	pyrt_box_free(box);
 }
 
 static void move_sel(tui_app *a, int delta)
@@ -395,9 +579,19 @@ void tui_dash_key(tui_app *a, int ch)
 	case KEY_HOME: case 'g': move_sel(a, -1000000); break;
 	case KEY_END: case 'G': move_sel(a, 1000000); break;
 	case 'i': install_selected(a); break;
+	case TUI_KEY_ENTER_LF: case TUI_KEY_ENTER_CR: case KEY_ENTER:
+		plugin_details(a);
+		break;
+	case 'R': ask_rollback(a); break;
+	case 'U': ask_uninstall(a); break;
+	case 'B':
+		a->bundle_after_doctor = 1;
+		if (tui_app_run(a, TUI_JOB_DOCTOR, NULL) != 0)
+			a->bundle_after_doctor = 0;
+		break;
 	case 'b':
 		if (runtime_ready(a))
-			tui_app_run(a, TUI_JOB_BASELINE, NULL);
+			ask_baseline(a);
 		else
 			tui_app_notice(a, TUI_ROLE_WARN,
 				       "the managed runtime is not ready; press I to install it first");

@@ -5,7 +5,10 @@
  * thing in both.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "common.h"
@@ -78,11 +81,16 @@ static void draw_checks(tui_app *a)
 		const char *mark = check_mark(a, c->verdict, &role);
 		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
 		int y = y0 + row - a->doc_top;
+		int sel = (int)i == a->doc_sel;
 		if (y >= y0 && y < y0 + h) {
-			tui_draw_text(&a->paint, y, 2, 1, role, mark);
-			tui_draw_text(&a->paint, y, 4, tw, TUI_ROLE_TEXT, c->title);
-			tui_draw_text(&a->paint, y, 6 + tw, COLS - 8 - tw,
-				      TUI_ROLE_DIM, c->detail);
+			tui_draw_fill(&a->paint, y, 1, COLS - 2, sel
+				      ? TUI_ROLE_SELECTION : TUI_ROLE_TEXT);
+			tui_draw_text(&a->paint, y, 2, 1, sel
+				      ? TUI_ROLE_SELECTION : role, mark);
+			tui_draw_text(&a->paint, y, 4, tw, sel ? TUI_ROLE_SELECTION
+				      : TUI_ROLE_TEXT, c->title);
+			tui_draw_text(&a->paint, y, 6 + tw, COLS - 8 - tw, sel
+				      ? TUI_ROLE_SELECTION : TUI_ROLE_DIM, c->detail);
 		}
 		row++;
 		if (!c->fix)
@@ -109,7 +117,8 @@ static void draw_checks(tui_app *a)
 void tui_doctor_draw(tui_app *a)
 {
 	static const char *const keys[] = {
-		"Up/Down", "scroll", "r", "run again", "Esc/q", "back", NULL,
+		"Up/Down", "select", "Enter", "whole text", "r", "run again",
+		"B", "support bundle", "Esc/q", "back", NULL,
 	};
 	if (!a->full && !a->job_running)
 		return;
@@ -117,23 +126,96 @@ void tui_doctor_draw(tui_app *a)
 		tui_app_titlebar(a, "Doctor");
 		tui_draw_footer(&a->paint, keys);
 	}
-	if (a->job_running)
+	if (a->job_running && a->job.kind == TUI_JOB_DOCTOR)
 		draw_busy(a, "Running every check");
-	else if (a->doctor)
+	else if (a->doctor && a->full)
 		draw_checks(a);
 }
 
-/* Scrolling, rerun, back (which cancels a running doctor first). */
+/* The display row where check i begins. */
+static int check_row(const pyrt_doctor *d, size_t i)
+{
+	int row = 0;
+	for (size_t k = 0; k < i; k++)
+		row += pyrt_doctor_at(d, k)->fix ? 2 : 1;
+	return row;
+}
+
+/* Keep the selected check (and its fix) in view. */
+static void doctor_follow(tui_app *a)
+{
+	int n = (int)pyrt_doctor_count(a->doctor), h = list_height();
+	if (a->doc_sel >= n)
+		a->doc_sel = n - 1;
+	if (a->doc_sel < 0)
+		a->doc_sel = 0;
+	if (!n)
+		return;
+	int row = check_row(a->doctor, (size_t)a->doc_sel);
+	int end = row + (pyrt_doctor_at(a->doctor, (size_t)a->doc_sel)->fix ? 2 : 1);
+	if (row < a->doc_top)
+		a->doc_top = row;
+	if (end > a->doc_top + h)
+		a->doc_top = end - h;
+	int max = doctor_rows(a->doctor) - h;
+	if (a->doc_top > max)
+		a->doc_top = max;
+	if (a->doc_top < 0)
+		a->doc_top = 0;
+}
+
+/* Enter: the check's whole detail and fix, wrapped, nothing cut. */
+static void check_details(tui_app *a)
+{
+	char text[TUI_DIALOG_TEXT], title[160];
+	const pyrt_check *c = pyrt_doctor_at(a->doctor, (size_t)a->doc_sel);
+	snprintf(text, sizeof text, "verdict: %s\n%s%s%s",
+		 pyrt_check_verdict_name(c->verdict), c->detail,
+		 c->fix ? "\nfix: " : "", c->fix ? c->fix : "");
+	snprintf(title, sizeof title, "%s", c->title);
+	tui_dialog_open(a, TUI_ASK_NONE, title, text);
+}
+
+/* B: where the bundle goes (the working directory, else $HOME), asked. */
+void tui_doctor_ask_bundle(tui_app *a)
+{
+	char name[64], text[TUI_DIALOG_TEXT], cwd[4096];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(name, sizeof name, "pyrt-support-%Y%m%d-%H%M%S.tar.gz", &tm);
+	const char *home = getenv("HOME");
+	const char *dir = getcwd(cwd, sizeof cwd) && access(cwd, W_OK) == 0
+		? cwd : home && *home ? home : "/tmp";
+	snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	snprintf(text, sizeof text,
+		 "Write a support bundle?\n\n"
+		 "file: %s (owner-only)\n"
+		 "holds: this doctor answer, the newest install log, the marker and platform facts, with URL credentials and tokens redacted",
+		 a->ask_arg);
+	tui_dialog_open(a, TUI_ASK_BUNDLE, "Support bundle", text);
+}
+
+/* Selection, details, rerun, bundle, back (which cancels a running
+ * doctor first). */
 void tui_doctor_key(tui_app *a, int ch)
 {
-	int max = a->doctor ? doctor_rows(a->doctor) - list_height() : 0;
+	int have = a->doctor && pyrt_doctor_count(a->doctor);
 	switch (ch) {
-	case KEY_UP: case 'k': a->doc_top--; break;
-	case KEY_DOWN: case 'j': a->doc_top++; break;
-	case KEY_PPAGE: a->doc_top -= list_height(); break;
-	case KEY_NPAGE: case ' ': a->doc_top += list_height(); break;
-	case KEY_HOME: case 'g': a->doc_top = 0; break;
-	case KEY_END: case 'G': a->doc_top = max; break;
+	case KEY_UP: case 'k': a->doc_sel--; break;
+	case KEY_DOWN: case 'j': a->doc_sel++; break;
+	case KEY_PPAGE: a->doc_sel -= list_height() / 2; break;
+	case KEY_NPAGE: case ' ': a->doc_sel += list_height() / 2; break;
+	case KEY_HOME: case 'g': a->doc_sel = 0; break;
+	case KEY_END: case 'G': a->doc_sel = 1 << 20; break;
+	case TUI_KEY_ENTER_LF: case TUI_KEY_ENTER_CR: case KEY_ENTER:
+		if (have && !a->job_running)
+			check_details(a);
+		return;
+	case 'B':
+		if (have && !a->job_running)
+			tui_doctor_ask_bundle(a);
+		return;
 	case 'r': case 'd':
 		tui_app_run(a, TUI_JOB_DOCTOR, NULL);
 		return;
@@ -146,10 +228,8 @@ void tui_doctor_key(tui_app *a, int ch)
 	default:
 		return;
 	}
-	if (a->doc_top > max)
-		a->doc_top = max;
-	if (a->doc_top < 0)
-		a->doc_top = 0;
+	if (have)
+		doctor_follow(a);
 	a->full = 1;
 }
 

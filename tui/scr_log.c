@@ -1,7 +1,9 @@
 /*
  * The log viewer: an install log, a pip log, or this session's lines, with
  * scrolling, `/` search (case-insensitive), `n`/`N` for the next and
- * previous match, and Tab to step through the logs under the box.
+ * previous match, and Tab to step through the logs under the box.  A long
+ * line is never lost: `w` wraps every line whole over as many rows as it
+ * needs, and without wrapping Left/Right scroll sideways.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,9 +15,12 @@
 #include "app.h"
 #include "box.h"
 #include "format.h"
+#include "text.h"
 
 #define LOG_BYTES_MAX (8u << 20)
 #define LOG_FILES_MAX 24
+#define LINE_SHOWN_MAX 16384   /* of one line, cleaned, for the screen */
+#define HSTEP 20               /* columns Left/Right move */
 
 struct tui_logview {
 	char **lines;
@@ -30,6 +35,10 @@ struct tui_logview {
 	char files[LOG_FILES_MAX][4096];  /* under the box, newest first */
 	size_t nfiles;
 	int at;                   /* -1: session, else files[at] */
+	int wrap;                 /* w: long lines over several rows */
+	size_t hcol;              /* without wrap: first column shown */
+	size_t last;              /* the last line the screen showed */
+	int path_rows;            /* rows the file's path takes (1 or 2) */
 };
 
 tui_logview *tui_log_new(void)
@@ -158,6 +167,16 @@ static void list_files(tui_logview *l, const char *box_root)
 	pyrt_box_free(box);
 }
 
+static size_t max_top(const tui_logview *l, const tui_app *a);
+
+/* The path shows whole over two rows when one is not enough. */
+static void set_path_rows(tui_logview *l, const tui_app *a)
+{
+	int r = l->source[0] ? tui_draw_path_rows(&a->paint, COLS - 2, l->source)
+			     : 1;
+	l->path_rows = r > 2 ? 2 : r;
+}
+
 /* Show source at (-1: the session). */
 static void load_at(tui_logview *l, tui_app *a, int at)
 {
@@ -174,9 +193,8 @@ static void load_at(tui_logview *l, tui_app *a, int at)
 		load_file(l, l->source);
 	}
 	/* Logs are read from the end: start where the story ends. */
-	int h = LINES - 5;
-	if (h > 0 && l->n > (size_t)h)
-		l->top = l->n - (size_t)h;
+	set_path_rows(l, a);
+	l->top = max_top(l, a);
 }
 
 void tui_log_load(tui_logview *l, tui_app *a, const char *path)
@@ -203,9 +221,83 @@ void tui_log_load(tui_logview *l, tui_app *a, const char *path)
 	load_at(l, a, l->nfiles ? 0 : -1);
 }
 
-static int view_height(void)
+static int view_height(const tui_logview *l)
 {
-	return LINES - 5; /* title, path, status, footer, gap */
+	return LINES - 4 - (l->path_rows > 1 ? 2 : 1); /* title, path, status, footer, gap */
+}
+
+/* Line i cleaned for this terminal. */
+static void clean_line(const tui_logview *l, const tui_app *a, size_t i,
+		       char *out, size_t len)
+{
+	pyrt_sanitize(l->lines[i], a->paint.utf8, out, len);
+}
+
+/* Rows line i takes at width (1 unless wrapping). */
+static int line_rows(const tui_logview *l, const tui_app *a, size_t i,
+		     int width)
+{
+	static char clean[LINE_SHOWN_MAX];
+	if (!l->wrap || width <= 0)
+		return 1;
+	clean_line(l, a, i, clean, sizeof clean);
+	size_t n = tui_format_chunks(clean, (size_t)width, NULL, NULL, 0);
+	return n ? (int)n : 1;
+}
+
+/* The highest top that still fills the view to the last line. */
+static size_t max_top(const tui_logview *l, const tui_app *a)
+{
+	int h = view_height(l), rows = 0;
+	size_t top = l->n;
+	while (top > 0) {
+		int r = line_rows(l, a, top - 1, COLS - 2);
+		if (rows + r > h)
+			break;
+		rows += r;
+		top--;
+	}
+	if (top == l->n && l->n) /* one line longer than the view */
+		top = l->n - 1;
+	return top;
+}
+
+static tui_role line_role(const tui_logview *l, size_t at)
+{
+	const char *s = l->lines[at];
+	return (long)at == l->match ? TUI_ROLE_SELECTION
+		: l->query[0] && strcasestr(s, l->query) ? TUI_ROLE_ACCENT
+		: strstr(s, " warn ") || strstr(s, "ERROR") ? TUI_ROLE_WARN
+		: TUI_ROLE_TEXT;
+}
+
+/* One line from row y: whole over several rows (wrap), or from column
+ * hcol; returns the rows used. */
+static int draw_line(tui_app *a, int y, int rows_left, size_t at)
+{
+	static char clean[LINE_SHOWN_MAX];
+	tui_logview *l = a->log;
+	int w = COLS - 2;
+	tui_role role = line_role(l, at);
+	clean_line(l, a, at, clean, sizeof clean);
+	if (!l->wrap) {
+		if (role == TUI_ROLE_SELECTION)
+			tui_draw_fill(&a->paint, y, 1, w, role);
+		tui_draw_text(&a->paint, y, 1, w, role,
+			      clean + tui_format_skip(clean, l->hcol));
+		return 1;
+	}
+	size_t start[64], len[64];
+	size_t n = tui_format_chunks(clean, (size_t)w, start, len, 64);
+	int rows = 0;
+	for (size_t i = 0; i < n && i < 64 && rows < rows_left; i++, rows++) {
+		char piece[LINE_SHOWN_MAX];
+		snprintf(piece, sizeof piece, "%.*s", (int)len[i], clean + start[i]);
+		if (role == TUI_ROLE_SELECTION)
+			tui_draw_fill(&a->paint, y + rows, 1, w, role);
+		tui_draw_text(&a->paint, y + rows, 1, w, role, piece);
+	}
+	return rows ? rows : 1;
 }
 
 /* The lines from top, matches highlighted, and the search prompt or
@@ -213,29 +305,27 @@ static int view_height(void)
 void tui_log_draw(tui_app *a)
 {
 	static const char *const keys[] = {
-		"Up/Down", "scroll", "/", "search", "n/N", "next/prev",
-		"Tab", "next log", "Esc/q", "back", NULL,
+		"Up/Down", "scroll", "w", "wrap", "Left/Right", "sideways",
+		"/", "search", "n/N", "next/prev", "Tab", "next log",
+		"Esc/q", "back", NULL,
 	};
 	tui_logview *l = a->log;
-	char title[256], pos[64];
+	char title[256], pos[96];
 	const char *base = strrchr(l->source, '/');
 	snprintf(title, sizeof title, "pyrt %s Log %s %s", a->paint.g->dot,
 		 a->paint.g->dash, l->source[0] ? (base ? base + 1 : l->source)
 						: "this session");
 	tui_draw_titlebar(&a->paint, title, "pyrt " PYRT_VERSION);
-	tui_draw_path(&a->paint, 1, 1, COLS - 2, TUI_ROLE_DIM,
-		      l->source[0] ? l->source : "lines pyrt logged since it started");
-	int h = view_height();
-	for (int i = 0; i < h && l->top + (size_t)i < l->n; i++) {
-		size_t at = l->top + (size_t)i;
-		const char *s = l->lines[at];
-		tui_role role = (long)at == l->match ? TUI_ROLE_SELECTION
-			: l->query[0] && strcasestr(s, l->query) ? TUI_ROLE_ACCENT
-			: strstr(s, " warn ") || strstr(s, "ERROR") ? TUI_ROLE_WARN
-			: TUI_ROLE_TEXT;
-		if (role == TUI_ROLE_SELECTION)
-			tui_draw_fill(&a->paint, 2 + i, 1, COLS - 2, role);
-		tui_draw_text(&a->paint, 2 + i, 1, COLS - 2, role, s);
+	/* The file's path whole: over a second row when it needs one. */
+	set_path_rows(l, a);
+	tui_draw_path_wrap(&a->paint, 1, 1, COLS - 2, l->path_rows, TUI_ROLE_DIM,
+			   l->source[0] ? l->source
+					: "lines pyrt logged since it started");
+	int h = view_height(l), y0 = 1 + l->path_rows, rows = 0;
+	l->last = l->top;
+	for (size_t at = l->top; at < l->n && rows < h; at++) {
+		rows += draw_line(a, y0 + rows, h - rows, at);
+		l->last = at;
 	}
 	int y = LINES - 2;
 	tui_draw_fill(&a->paint, y, 0, COLS, TUI_ROLE_TEXT);
@@ -244,9 +334,13 @@ void tui_log_draw(tui_app *a)
 		snprintf(prompt, sizeof prompt, "/%s_", l->input);
 		tui_draw_text(&a->paint, y, 1, COLS - 2, TUI_ROLE_ACCENT, prompt);
 	} else {
-		snprintf(pos, sizeof pos, "line %zu-%zu of %zu",
-			 l->n ? l->top + 1 : 0,
-			 l->top + (size_t)h < l->n ? l->top + (size_t)h : l->n, l->n);
+		char side[40] = "";
+		if (l->wrap)
+			snprintf(side, sizeof side, ", wrapped");
+		else if (l->hcol)
+			snprintf(side, sizeof side, ", from column %zu", l->hcol + 1);
+		snprintf(pos, sizeof pos, "line %zu-%zu of %zu%s",
+			 l->n ? l->top + 1 : 0, l->n ? l->last + 1 : 0, l->n, side);
 		int pw = (int)strlen(pos);
 		tui_draw_text(&a->paint, y, 1, COLS - pw - 4, TUI_ROLE_WARN,
 			      l->status);
@@ -258,7 +352,7 @@ void tui_log_draw(tui_app *a)
 /* Scroll so line at is in view (a third from the top). */
 static void show_line(tui_logview *l, size_t at)
 {
-	int h = view_height();
+	int h = view_height(l);
 	if (at >= l->top && at < l->top + (size_t)h)
 		return;
 	l->top = at > (size_t)h / 3 ? at - (size_t)h / 3 : 0;
@@ -317,10 +411,9 @@ static void prompt_key(tui_logview *l, int ch)
 }
 
 /* Move the view, kept within the file. */
-static void scroll_by(tui_logview *l, long delta)
+static void scroll_by(tui_logview *l, const tui_app *a, long delta)
 {
-	long h = view_height();
-	long max = (long)l->n > h ? (long)l->n - h : 0;
+	long max = (long)max_top(l, a);
 	long top = (long)l->top + delta;
 	l->top = (size_t)(top < 0 ? 0 : top > max ? max : top);
 }
@@ -336,12 +429,27 @@ void tui_log_key(tui_app *a, int ch)
 	}
 	l->status[0] = '\0';
 	switch (ch) {
-	case KEY_UP: case 'k': scroll_by(l, -1); break;
-	case KEY_DOWN: case 'j': scroll_by(l, 1); break;
-	case KEY_PPAGE: case 'b': scroll_by(l, -view_height()); break;
-	case KEY_NPAGE: case ' ': scroll_by(l, view_height()); break;
+	case KEY_UP: case 'k': scroll_by(l, a, -1); break;
+	case KEY_DOWN: case 'j': scroll_by(l, a, 1); break;
+	case KEY_PPAGE: case 'b': scroll_by(l, a, -view_height(l)); break;
+	case KEY_NPAGE: case ' ': scroll_by(l, a, view_height(l)); break;
 	case KEY_HOME: case 'g': l->top = 0; break;
-	case KEY_END: case 'G': scroll_by(l, (long)l->n); break;
+	case KEY_END: case 'G': scroll_by(l, a, (long)l->n); break;
+	case 'w': case 'W':
+		l->wrap = !l->wrap;
+		l->hcol = 0;
+		/* The match found last stays in view, at the top. */
+		if (l->match >= 0)
+			l->top = (size_t)l->match;
+		scroll_by(l, a, 0);
+		break;
+	case KEY_RIGHT: case '>':
+		if (!l->wrap)
+			l->hcol += HSTEP;
+		break;
+	case KEY_LEFT: case '<':
+		l->hcol = l->hcol > HSTEP ? l->hcol - HSTEP : 0;
+		break;
 	case '/': l->typing = 1; l->input[0] = '\0'; break;
 	case 'n': find(l, 1); break;
 	case 'N': find(l, -1); break;

@@ -125,35 +125,69 @@ static void field(tui_app *a, int y, int x, int w, const char *label,
 		tui_draw_text(&a->paint, y, x + 13, w - 13, role, value);
 }
 
+/* Which optional rows of the consent fit: the full layout at 80x23 and
+ * up; below it the intro line goes, then URL, Platform and Free disk, so
+ * that what, how big, where to and which digest always stay. */
+typedef struct consent_layout {
+	int compact;
+	int by;                /* the box's top row */
+	int dest_rows;
+	int platform, url, free_disk;
+} consent_layout;
+
+static consent_layout consent_layout_for(tui_app *a, int w)
+{
+	consent_layout l = { 0, 4, 1, 1, 1, 1 };
+	int fixed = 5 + (a->full_sha ? 2 : 1);   /* Runtime..Baseline, SHA */
+	int need = tui_draw_path_rows(&a->paint, w - 13, a->plan.destination);
+	l.compact = tui_app_compact();
+	if (!l.compact) {
+		/* Box, note, buttons and footer take 11 rows more. */
+		int spare = LINES - 11 - (fixed + 3);
+		l.dest_rows = need - 1 > spare ? (spare > 0 ? spare + 1 : 1) : need;
+		return l;
+	}
+	/* Title, box borders, note, buttons, notice, footer: 7 rows. */
+	int room = LINES - 7 - fixed;
+	l.by = 1;
+	l.url = l.platform = l.free_disk = 0;
+	/* fixed counts the destination's first row; it may take all that is
+	 * left before the optional rows do. */
+	l.dest_rows = need <= room + 1 ? need : (room > 0 ? room + 1 : 1);
+	room -= l.dest_rows - 1;
+	if (room > 0) { l.free_disk = 1; room--; }
+	if (room > 0) { l.platform = 1; room--; }
+	if (room > 0) { l.url = 1; room--; }
+	return l;
+}
+
 /* The plan (what, from where, to where, how big, which digest, how much
  * room) and the two choices; nothing is fetched or written until yes. */
 void tui_consent_draw(tui_app *a)
 {
 	static const char *const keys[] = {
-		"y/Enter", "install", "n/q/Esc", "cancel", "Tab", "choose",
-		"f", "full SHA-256", NULL,
+		"y/Enter", "install", "Tab", "choose", "f", "full SHA-256",
+		"n/q/Esc", "cancel", NULL,
 	};
 	const pyrt_install_plan *p = &a->plan;
 	char buf[4400], size[32], free_disk[32];
 	tui_app_titlebar(a, "Install the managed Python runtime");
-	tui_draw_text(&a->paint, 2, 2, COLS - 4, TUI_ROLE_TEXT,
-		      "pyrt is about to install a managed Python runtime:");
-	int rows = a->full_sha ? 10 : 9;
-	int bx = 2, bw = COLS - 4, by = 4, x = bx + 2, w = bw - 4;
-	/* The destination is shown whole, wrapped over as many rows as the
-	 * screen spares (box, note, buttons and footer take 11 more). */
-	int dest_rows = tui_draw_path_rows(&a->paint, w - 13, p->destination);
-	int spare = LINES - 11 - rows;
-	if (dest_rows - 1 > spare)
-		dest_rows = spare > 0 ? spare + 1 : 1;
-	rows += dest_rows - 1;
+	int bx = 2, bw = COLS - 4, x = bx + 2, w = bw - 4;
+	consent_layout l = consent_layout_for(a, w);
+	if (!l.compact)
+		tui_draw_text(&a->paint, 2, 2, COLS - 4, TUI_ROLE_TEXT,
+			      "pyrt is about to install a managed Python runtime:");
+	int rows = 5 + (a->full_sha ? 2 : 1) + l.dest_rows - 1 + l.platform +
+		   l.url + l.free_disk;
+	int by = l.by;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
 	snprintf(buf, sizeof buf, "%s %s (build %s)%s", impl_name(a->pins),
 		 p->version, p->build,
 		 p->already_current ? " (reinstall)" : "");
 	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
-	field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
+	if (l.platform)
+		field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
 	if (p->size)
 		cli_human_bytes(p->size, size, sizeof size);
 	else
@@ -164,10 +198,11 @@ void tui_consent_draw(tui_app *a)
 	else
 		snprintf(buf, sizeof buf, "%s", p->host[0] ? p->host : p->url);
 	field(a, y++, x, w, "Source", buf, TUI_ROLE_TEXT, 1);
-	field(a, y++, x, w, "URL", a->opts->from_file ? "-" : p->url,
-	      TUI_ROLE_DIM, 1);
+	if (l.url)
+		field(a, y++, x, w, "URL", a->opts->from_file ? "-" : p->url,
+		      TUI_ROLE_DIM, 1);
 	tui_draw_text(&a->paint, y, x, 13, TUI_ROLE_DIM, "Destination");
-	y += tui_draw_path_wrap(&a->paint, y, x + 13, w - 13, dest_rows,
+	y += tui_draw_path_wrap(&a->paint, y, x + 13, w - 13, l.dest_rows,
 				TUI_ROLE_TEXT, p->destination);
 	if (a->full_sha) {
 		snprintf(buf, sizeof buf, "%.32s", p->sha256);
@@ -178,21 +213,24 @@ void tui_consent_draw(tui_app *a)
 			 a->paint.g->ellipsis);
 		field(a, y++, x, w, "SHA-256", buf, TUI_ROLE_TEXT, 0);
 	}
-	if (p->free_bytes)
-		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
-	else
-		snprintf(free_disk, sizeof free_disk, "unknown");
-	field(a, y++, x, w, "Free disk", free_disk,
-	      p->size && p->free_bytes && p->free_bytes < 3 * p->size
-		      ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
+	if (l.free_disk) {
+		if (p->free_bytes)
+			cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
+		else
+			snprintf(free_disk, sizeof free_disk, "unknown");
+		field(a, y++, x, w, "Free disk", free_disk,
+		      p->size && p->free_bytes && p->free_bytes < 3 * p->size
+			      ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
+	}
 	baseline_line(a, buf, sizeof buf);
 	field(a, y++, x, w, "Baseline", buf, TUI_ROLE_TEXT, 0);
-	y = by + rows + 3;
+	y = by + rows + 2 + !l.compact;
 	tui_draw_text(&a->paint, y, 2, COLS - 4, TUI_ROLE_DIM,
 		      "Nothing has been downloaded or written yet.");
 	int bxl = COLS / 2 - 14;
-	tui_draw_button(&a->paint, y + 2, bxl, "Install", a->consent_sel == 0);
-	tui_draw_button(&a->paint, y + 2, bxl + 16, "Cancel", a->consent_sel == 1);
+	y += l.compact ? 1 : 2;
+	tui_draw_button(&a->paint, y, bxl, "Install", a->consent_sel == 0);
+	tui_draw_button(&a->paint, y, bxl + 16, "Cancel", a->consent_sel == 1);
 	footer(a, keys);
 }
 
@@ -257,10 +295,13 @@ static progress_layout layout(const tui_app *a)
 	const pyrt_step *steps;
 	size_t n = shown_steps(a, &steps);
 	progress_layout l;
-	l.status_y = 2;
-	l.steps_y = 3;
-	l.bar_y = a->run_kind == TUI_JOB_INSTALL ? l.steps_y + (int)n + 1 : -1;
-	l.pane_y = (l.bar_y >= 0 ? l.bar_y + 3 : l.steps_y + (int)n + 1);
+	/* Compact: no blank rows between the regions, so a 16-row terminal
+	 * still has the checklist, the bar and two lines of output. */
+	int gap = tui_app_compact() ? 0 : 1;
+	l.status_y = 1 + gap;
+	l.steps_y = l.status_y + 1;
+	l.bar_y = a->run_kind == TUI_JOB_INSTALL ? l.steps_y + (int)n + gap : -1;
+	l.pane_y = (l.bar_y >= 0 ? l.bar_y + 2 + gap : l.steps_y + (int)n + gap);
 	l.pane_h = LINES - 2 - l.pane_y;
 	return l;
 }
@@ -612,7 +653,9 @@ void tui_result_draw(tui_app *a)
 	if (log[0]) {
 		tui_draw_text(&a->paint, y, 4, 16, TUI_ROLE_DIM,
 			      r->log_path[0] ? "Install log" : "pip log");
-		tui_draw_path(&a->paint, y++, 20, COLS - 24, TUI_ROLE_DIM, log);
+		/* Whole, over up to three rows: it is read to be copied. */
+		y += tui_draw_path_wrap(&a->paint, y, 20, COLS - 24, 3,
+					TUI_ROLE_DIM, log);
 	}
 	const char *const *buttons = r->code == 0 ? ok_buttons : fail_buttons;
 	int x = COLS / 2 - 22;

@@ -1,0 +1,195 @@
+# The tmux helpers the TUI end-to-end scripts share (tests/e2e_tui*.sh),
+# sourced after lib/e2e.sh's e2e_setup: pyrt in a private tmux server
+# ($sock) at a fixed size, its screen as text, waits with deadlines.
+# shellcheck shell=bash disable=SC2034
+command -v tmux >/dev/null || { echo "FAIL - tmux is not installed (scripts/deps.sh)"; exit 1; }
+sock=pyrt-test-$$
+trap 'tmux -L "$sock" kill-server 2>/dev/null; e2e_cleanup' EXIT
+
+# The screens are checked in a UTF-8 locale (box drawing and glyphs); the
+# LANG=C cases set their own.  Nothing from the caller's tmux or theme setup.
+unset TMUX TMUX_PANE PYRT_THEME_DIR NO_COLOR
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+T() { tmux -L "$sock" "$@"; }
+
+# start NAME [VAR=value...] -- pyrt-args...: pyrt in a new session of
+# $size (COLSxROWS, default 100x30); its exit status lands in $work/NAME.rc.
+start() {
+  local name=$1 geom=${size:-100x30}; shift
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  {
+    printf 'cd %q || exit 1\n' "$work"
+    printf 'env'; printf ' %q' "${envs[@]}" "$pyrt" "$@"; printf '\n'
+    printf 'echo $? >%q\n' "$work/$name.rc"
+  } >"$work/$name.run"
+  rm -f "$work/$name.rc"
+  T new-session -d -x "${geom%x*}" -y "${geom#*x}" -s "$name" "bash $work/$name.run"
+  T set-option -t "$name" remain-on-exit on >/dev/null 2>&1
+}
+
+# The screen now, as text (plain) or with its SGR escapes (-e).
+screen() { T capture-pane -p -t "$1" "${@:2}"; }
+
+# wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches;
+# on a timeout the last screen goes to stderr.
+wait_for() {
+  local name=$1 secs=$2 re=$3 i
+  for ((i = 0; i < secs * 10; i++)); do
+    screen "$name" >"$work/screen" 2>/dev/null
+    grep -qE -- "$re" "$work/screen" && return 0
+    sleep 0.1
+  done
+  echo "# timed out after ${secs}s waiting for /$re/ on $name; the screen:" >&2
+  sed 's/^/# | /' "$work/screen" >&2
+  return 1
+}
+
+# The last screen wait_for read has this text (fixed string).
+shows() { grep -qF -- "$1" "$work/screen"; }
+# shows_field LABEL VALUE: a consent row's value, joined over the rows it
+# wraps onto (its continuation rows are blank under the label), is VALUE.
+shows_field() {
+  python3 - "$work/screen" "$1" "$2" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+label, want = sys.argv[2], sys.argv[3]
+for i, line in enumerate(lines):
+    at = line.find(label + "  ")
+    if at < 0:
+        continue
+    col = at + len(label)
+    while col < len(line) and line[col] == " ":
+        col += 1
+    def value(l):
+        return l[col:].rstrip().rstrip("│|").rstrip()
+    got = value(line)
+    for nxt in lines[i + 1:]:
+        if nxt[:col].strip(" │|") or not value(nxt):
+            break
+        got += value(nxt)
+    if got == want:
+        sys.exit(0)
+    print("# %s shows %r, expected %r" % (label, got, want), file=sys.stderr)
+    sys.exit(1)
+print("# no %s row on the screen" % label, file=sys.stderr)
+sys.exit(1)
+EOF
+}
+shows_re() { grep -qE -- "$1" "$work/screen"; }
+# field_value LABEL: a row's value on the last screen read, joined over
+# the rows it wraps onto (continuation rows are blank under the label).
+field_value() {
+  python3 - "$work/screen" "$1" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+label = sys.argv[2]
+for i, line in enumerate(lines):
+    at = line.find(label + "  ")
+    if at < 0:
+        continue
+    col = at + len(label)
+    while col < len(line) and line[col] == " ":
+        col += 1
+    def value(l):
+        return l[col:].rstrip().rstrip("│|").rstrip()
+    got = value(line)
+    for nxt in lines[i + 1:]:
+        if nxt[:col].strip(" │|") or not value(nxt):
+            break
+        got += value(nxt)
+    print(got)
+    sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+# dialog_text TITLE: the text inside the dialog titled TITLE on the last
+# screen read, its rows joined with spaces.
+dialog_text() {
+  python3 - "$work/screen" "$1" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+for i, line in enumerate(lines):
+    left = line.find("┌─ " + sys.argv[2])
+    if left < 0:
+        continue
+    right = line.find("┐", left)
+    out = []
+    for l in lines[i + 1:]:
+        if l[left:left + 1] == "└":
+            break
+        out.append(l[left + 1:right].strip())
+    print(" ".join(w for w in " ".join(out).split()))
+    sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+# borders_at COL: every row of a box on the last screen read (a row that
+# starts with a border) ends with one at display column COL (1-based),
+# wide characters counted as two.
+borders_at() {
+  python3 - "$work/screen" "$1" <<'EOF'
+import sys, unicodedata
+def w(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else
+               0 if unicodedata.combining(c) else 1 for c in s)
+bad, rows = 0, 0
+for l in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    t = l.rstrip()
+    if t.lstrip()[:1] not in ("│", "├", "┌", "└"):
+        continue
+    rows += 1
+    if w(t) != int(sys.argv[2]):
+        print("# %d columns: %r" % (w(t), t), file=sys.stderr)
+        bad = 1
+sys.exit(bad or not rows)
+EOF
+}
+
+# text_width FILE: display columns of its widest line, blanks at either
+# end left out (wide characters count two).
+text_width() {
+  python3 - "$1" <<'EOF'
+import sys, unicodedata
+w = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in s)
+print(max([w(l.strip(" ")) for l in open(sys.argv[1], encoding="utf-8").read().split("\n")] + [0]))
+EOF
+}
+
+# wait_exit NAME SECONDS: pyrt has left; its status in $rc.
+wait_exit() {
+  local i
+  rc=
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ -s "$work/$1.rc" ] && { rc=$(cat "$work/$1.rc"); return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+
+# No colour in an SGR: 30-37, 40-47, 90-97, 100-107, 38;... and 48;...
+# (tmux itself writes 39 and 49, "default colour", which are fine).
+no_colour_sgr() {
+  python3 - "$1" <<'EOF'
+import re, sys
+data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+bad = []
+for m in re.finditer(r"\x1b\[([0-9;:]*)m", data):
+    for p in re.split("[;:]", m.group(1)):
+        if p and (30 <= int(p) <= 38 or 40 <= int(p) <= 48 or 90 <= int(p) <= 97
+                  or 100 <= int(p) <= 107):
+            bad.append(m.group(0)); break
+if bad:
+    print("# colour escapes: %r" % sorted(set(bad))[:8], file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+has_colour_sgr() { ! no_colour_sgr "$1" 2>/dev/null; }
+has_sgr_attr() { grep -qE $'\e\\[([0-9;]*;)?'"$2"'(;[0-9;]*)?m' "$1"; }
+# Every byte below 0x80: no UTF-8 at all.
+ascii_only() { ! LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
+non_ascii() { LC_ALL=C grep -qP '[\x80-\xff]' "$1"; }
