@@ -119,8 +119,13 @@ int tui_draw_path(const tui_paint *p, int y, int x, int width, tui_role role,
 	return put(p, y, x, width, role, s, 1);
 }
 
-int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
-		  tui_role role, const char *s)
+/*
+ * Rows of s at most maxlines high: words wrapped (text) or cut into exact
+ * column pieces (path).  When rows run out, the last one shows that more
+ * was cut: text keeps its start, a path keeps its end in view.
+ */
+static int draw_rows(const tui_paint *p, int y, int x, int width, int maxlines,
+		     tui_role role, const char *s, int path)
 {
 	char clean[TEXT_MAX], line[TEXT_MAX];
 	size_t start[32], len[32];
@@ -129,20 +134,30 @@ int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
 	if (width <= 0 || maxlines <= 0)
 		return 0;
 	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
-	size_t n = tui_format_wrap(clean, (size_t)width, start, len,
-				   (size_t)maxlines);
+	size_t need = path ? tui_format_chunks(clean, (size_t)width, start, len,
+					       (size_t)maxlines)
+			   : tui_format_wrap(clean, (size_t)width, start, len,
+					     (size_t)maxlines);
+	size_t n = need < (size_t)maxlines ? need : (size_t)maxlines;
 	for (size_t i = 0; i < n; i++) {
-		snprintf(line, sizeof line, "%.*s", (int)len[i], clean + start[i]);
-		/* The last row shows that more was cut. */
-		if (i + 1 == n && start[i] + len[i] < strlen(clean) &&
-		    tui_format_columns(clean + start[i]) > (size_t)width) {
-			tui_draw_text(p, y + (int)i, x, width, role,
-				      clean + start[i]);
+		int cut = path ? need > n
+			       : start[i] + len[i] < strlen(clean) &&
+					 tui_format_columns(clean + start[i]) >
+						 (size_t)width;
+		if (i + 1 == n && cut) {
+			put(p, y + (int)i, x, width, role, clean + start[i], path);
 			continue;
 		}
+		snprintf(line, sizeof line, "%.*s", (int)len[i], clean + start[i]);
 		tui_draw_text(p, y + (int)i, x, width, role, line);
 	}
-	return (int)n;
+	return path && !n ? 1 : (int)n;
+}
+
+int tui_draw_wrap(const tui_paint *p, int y, int x, int width, int maxlines,
+		  tui_role role, const char *s)
+{
+	return draw_rows(p, y, x, width, maxlines, role, s, 0);
 }
 
 int tui_draw_path_rows(const tui_paint *p, int width, const char *s)
@@ -158,27 +173,7 @@ int tui_draw_path_rows(const tui_paint *p, int width, const char *s)
 int tui_draw_path_wrap(const tui_paint *p, int y, int x, int width,
 		       int maxlines, tui_role role, const char *s)
 {
-	char clean[TEXT_MAX], line[TEXT_MAX];
-	size_t start[32], len[32];
-	if (maxlines > 32)
-		maxlines = 32;
-	if (width <= 0 || maxlines <= 0)
-		return 0;
-	pyrt_sanitize(s ? s : "", p->utf8, clean, sizeof clean);
-	size_t need = tui_format_chunks(clean, (size_t)width, start, len,
-					(size_t)maxlines);
-	size_t n = need < (size_t)maxlines ? need : (size_t)maxlines;
-	for (size_t i = 0; i < n; i++) {
-		/* Out of rows: the last one keeps the path's end in view. */
-		if (i + 1 == n && need > n) {
-			tui_draw_path(p, y + (int)i, x, width, role,
-				      clean + start[i]);
-			continue;
-		}
-		snprintf(line, sizeof line, "%.*s", (int)len[i], clean + start[i]);
-		tui_draw_text(p, y + (int)i, x, width, role, line);
-	}
-	return n ? (int)n : 1;
+	return draw_rows(p, y, x, width, maxlines, role, s, 1);
 }
 
 void tui_draw_fill(const tui_paint *p, int y, int x, int width, tui_role role)

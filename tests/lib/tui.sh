@@ -52,31 +52,14 @@ shows() { grep -qF -- "$1" "$work/screen"; }
 # shows_field LABEL VALUE: a consent row's value, joined over the rows it
 # wraps onto (its continuation rows are blank under the label), is VALUE.
 shows_field() {
-  python3 - "$work/screen" "$1" "$2" <<'EOF'
-import sys
-lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
-label, want = sys.argv[2], sys.argv[3]
-for i, line in enumerate(lines):
-    at = line.find(label + "  ")
-    if at < 0:
-        continue
-    col = at + len(label)
-    while col < len(line) and line[col] == " ":
-        col += 1
-    def value(l):
-        return l[col:].rstrip().rstrip("│|").rstrip()
-    got = value(line)
-    for nxt in lines[i + 1:]:
-        if nxt[:col].strip(" │|") or not value(nxt):
-            break
-        got += value(nxt)
-    if got == want:
-        sys.exit(0)
-    print("# %s shows %r, expected %r" % (label, got, want), file=sys.stderr)
-    sys.exit(1)
-print("# no %s row on the screen" % label, file=sys.stderr)
-sys.exit(1)
-EOF
+  local got
+  if ! got=$(field_value "$1"); then
+    echo "# no $1 row on the screen" >&2
+    return 1
+  fi
+  [ "$got" = "$2" ] && return 0
+  echo "# $1 shows '$got', expected '$2'" >&2
+  return 1
 }
 shows_re() { grep -qE -- "$1" "$work/screen"; }
 # field_value LABEL: a row's value on the last screen read, joined over
