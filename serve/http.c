@@ -26,6 +26,7 @@
 #define POOL_THREADS 2
 #define CONN_LIMIT 256
 #define CONN_TIMEOUT_S 30
+#define SRV_BODY_DRAIN_MAX (1024 * 1024)
 
 struct srv_http {
 	struct MHD_Daemon *d;
@@ -476,8 +477,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			r->answered = 1;
 			return out;
 		}
+		/* A body a little too big is read and dropped, so the client
+		 * (still sending) gets its 413; a huge one is answered at
+		 * once and the connection closed. */
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_MAX) {
+		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_DRAIN_MAX) {
 			r->answered = 1;
 			return send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
 		}
