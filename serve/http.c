@@ -282,9 +282,10 @@ static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = st ? pyrt_status_read(h->ctx->opts->box_root, h->ctx->pins,
+	int rc = st ? pyrt_status_read_cached(h->ctx->opts->box_root, h->ctx->pins,
 				       h->ctx->platform_key,
-				       deep && strcmp(deep, "1") == 0, st, &err)
+				       deep && strcmp(deep, "1") == 0,
+				       h->ctx->status_cache, st, &err)
 		    : PYRT_E_NOMEM;
 	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
 	free(st);

@@ -14,6 +14,7 @@
 
 #include "args.h"
 #include "pins.h"
+#include "status.h"
 
 #define SRV_TOKEN_HEX 64
 #define SRV_BODY_MAX 16384
@@ -74,6 +75,7 @@ typedef struct srv_ctx {
 	const char *platform_key;
 	const char *cacert;
 	const char *lock_path;
+	pyrt_status_cache *status_cache; /* the manifest digest, per file */
 } srv_ctx;
 
 srv_jobs *srv_jobs_new(const srv_ctx *ctx);

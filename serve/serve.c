@@ -103,8 +103,9 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 	s->ctx.platform_key = s->platform.key;
 	s->ctx.cacert = env_cacert(opts);
 	s->ctx.lock_path = pyrt_box_lock_path(s->box);
+	s->ctx.status_cache = pyrt_status_cache_new();
 	s->jobs = srv_jobs_new(&s->ctx);
-	if (!s->jobs) {
+	if (!s->jobs || !s->ctx.status_cache) {
 		snprintf(s->msg, sizeof s->msg, "out of memory");
 		return PYRT_E_NOMEM;
 	}
@@ -170,6 +171,7 @@ int serve_main(const cli_opts *opts)
 	srv_http_stop(s->http);
 	srv_listen_close(&s->l);
 	srv_jobs_free(s->jobs);
+	pyrt_status_cache_free(s->ctx.status_cache);
 	pyrt_box_free(s->box);
 	pyrt_pins_free(s->pins);
 	if (status == 0)

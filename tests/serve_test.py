@@ -485,6 +485,21 @@ def scenario_unix_full_flow():
     # A second subscriber after the end still gets everything, then EOF.
     status, evs2 = api.events(h["location"] + "/events")
     check("a subscriber after the end reads the whole job", evs2 and evs2[-1][1]["event"] == "result")
+    # The server remembers the manifest's digest per file identity: a
+    # changed manifest must still read as broken, a restored one as ready.
+    cur = os.path.realpath(os.path.join(box, "runtime", "python", "current"))
+    man = os.path.join(os.path.dirname(cur), "manifest.tsv")
+    orig = open(man, "rb").read()
+    api.request("GET", "/api/runtime/python")
+    with open(man, "ab") as f:
+        f.write(b"x")
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("a manifest changed behind the server's back: GET status says broken",
+          st["state"] == "broken", st)
+    with open(man, "wb") as f:
+        f.write(orig)
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("the manifest restored: ready again", st["state"] == "ready", st)
     rc = s.stop()
     check("SIGTERM when idle: exit 0", rc == 0, rc)
     check("the socket file is removed at exit", not os.path.exists(sock))
