@@ -313,6 +313,20 @@ def scenario_tcp_gate_and_cancel():
     check("POST install: 202 with Location and the job", code == 202 and h.get("location") == f"/api/jobs/{job['id']}", (code, h, job))
     jp = h.get("location", "/api/jobs/x")
     check("the job reaches the download with progress", wait_progress(api, jp))
+    # The SSE subscriber cap: 32 open streams, the 33rd is refused.
+    held = []
+    for _ in range(32):
+        sk = socket.create_connection((host, port), timeout=10)
+        sk.sendall((f"GET {jp}/events HTTP/1.1\r\nHost: localhost\r\n"
+                    f"Authorization: Bearer {token}\r\n\r\n").encode())
+        held.append(sk)
+    heads = [sk.recv(4096) for sk in held]
+    code, _, e = api.request("GET", jp + "/events")
+    check("32 SSE streams open; the 33rd is refused with 503",
+          all(h.startswith(b"HTTP/1.1 200") for h in heads) and code == 503
+          and e["error"]["code"] == "too_many_subscribers", (code, e, heads[:1]))
+    for sk in held:
+        sk.close()
     code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": True})
     check("a second POST while it runs: 409 naming the job", code == 409 and e.get("job", {}).get("id") == job["id"], (code, e))
     code, _, e = api.request("POST", "/api/runtime/python/baseline", body={})
