@@ -38,10 +38,18 @@ port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/serve.log")
 tok=$(cat "$work/tok")
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$spid/status"; }
 echo "state: $(curl -s -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/api/runtime/python" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')"
+cpu() { awk '{print $14 + $15}' "/proc/$spid/stat"; }  # utime+stime, ticks
 echo "RSS at start: $(rss)"
 cmd=(wrk -t2 -c64 -d10s --latency -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/api/runtime/python")
 echo "\$ ${cmd[*]/$tok/<token>}"
-"${cmd[@]}" | sed -n '/Latency Distribution/,/Transfer/p;/Requests\/sec/p;/Non-2xx/p'
+c0=$(cpu)
+"${cmd[@]}" | tee "$work/wrk1" | sed -n '/Latency Distribution/,/requests in/p;/Requests\/sec/p;/Non-2xx/p'
+c1=$(cpu)
+n=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$work/wrk1")
+# The server's own CPU per request, which the machine's load does not
+# inflate much: 2 CPUs / this = the ceiling on a quiet machine.
+awk -v c="$((c1 - c0))" -v n="$n" -v hz="$(getconf CLK_TCK)" \
+  'BEGIN { printf "server CPU per request: %.1f us (%d requests)\n", c / hz / n * 1e6, n }'
 echo "RSS after run 1: $(rss)"
 "${cmd[@]}" | sed -n '/99%/p;/Requests\/sec/p'
 echo "RSS after run 2: $(rss); load: $(cut -d' ' -f1-3 /proc/loadavg)"
