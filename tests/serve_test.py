@@ -528,6 +528,27 @@ def scenario_refusals():
               or (r.returncode != 0 and "IP address" in r.stderr), (r.returncode, r.stderr))
 
 
+def scenario_ipv6():
+    """[::1]:PORT is loopback too (skipped where the kernel has no IPv6)."""
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        print("ok - # SKIP no IPv6 loopback")
+        return
+    box = os.path.join(WORK, "box-v6")
+    tok = os.path.join(WORK, "token6")
+    s = Server(["--box-root", box, "--listen", "[::1]:0", "--token-file", tok], name="v6")
+    check("--listen [::1]:0 starts", s.where is not None and s.where.startswith("[::1]:"), s.where)
+    if s.where:
+        c = http.client.HTTPConnection("::1", s.tcp()[1], timeout=10)
+        c.request("GET", "/api/health", headers={"Host": f"[::1]:{s.tcp()[1]}",
+                                                  "Authorization": "Bearer " + open(tok).read().strip()})
+        r = c.getresponse()
+        check("GET over [::1] with Host [::1]:PORT and the token: 200", r.status == 200, r.status)
+        r.read()
+    check("[::1] server stops with exit 0", s.stop() == 0)
+
+
 def scenario_activation():
     """systemd socket activation (systemd-socket-activate passes fd 3)."""
     box = os.path.join(WORK, "box-act")
@@ -558,7 +579,7 @@ def scenario_activation():
 
 
 if __name__ == "__main__":
-    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation"]
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6"]
     if "refusals" in only:
         scenario_refusals()
     if "unix" in only:
@@ -567,6 +588,8 @@ if __name__ == "__main__":
         scenario_tcp_gate_and_cancel()
     if "activation" in only:
         scenario_activation()
+    if "ipv6" in only:
+        scenario_ipv6()
     check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
     check(f"responses validated against docs/api.yaml ({validated})", validated > 20)
     print(f"# {passed} passed, {failed} failed")
