@@ -124,6 +124,7 @@ static void record(srv_job *j, json_t *obj)
 	if (!obj)
 		return;
 	const char *name = json_string_value(json_object_get(obj, "event"));
+	int is_result = name && strcmp(name, "result") == 0;
 	char *data = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(10) |
 				APP_TEXT_JSON_FLAGS);
 	char *frame = NULL;
@@ -136,8 +137,10 @@ static void record(srv_job *j, json_t *obj)
 		return;
 	if (j->nevents == j->cap) {
 		size_t cap = j->cap ? j->cap * 2 : 64;
-		char **ev = j->nevents < EVENTS_MAX
-			? realloc(j->events, cap * sizeof *ev) : NULL;
+		/* Past the cap only the result is still kept: a stream
+		 * always ends with it. */
+		int keep = j->nevents < EVENTS_MAX || is_result;
+		char **ev = keep ? realloc(j->events, cap * sizeof *ev) : NULL;
 		if (!ev) {
 			free(frame);
 			return;
