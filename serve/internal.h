@@ -30,6 +30,10 @@ typedef struct srv_listener {
 	char unlink_path[4096]; /* our socket file, removed at exit; "" */
 } srv_listener;
 
+/** Refuse a --listen that names no loopback TCP address, before anything
+ * is created. */
+int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen);
+
 /** Open the listener the options ask for (or systemd's).  Returns 0, or -1
  * with msg naming what was wrong and the fix. */
 int srv_listen_open(const cli_opts *opts, const char *runtime_dir,

@@ -241,6 +241,15 @@ static int from_systemd(srv_listener *l, char *msg, size_t msglen)
 	return 1;
 }
 
+int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = 0;
+	if (!opts->listen || strncmp(opts->listen, "unix:", 5) == 0)
+		return 0;
+	return parse_tcp(opts->listen, &ss, &sl, msg, msglen);
+}
+
 int srv_listen_open(const cli_opts *opts, const char *runtime_dir,
 		    srv_listener *l, char *msg, size_t msglen)
 {

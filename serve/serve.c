@@ -87,6 +87,8 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 		rc = cli_detect_platform(&s->platform, s->msg, sizeof s->msg);
 	if (rc < 0)
 		return rc;
+	if (srv_listen_check(opts, s->msg, sizeof s->msg) != 0)
+		return PYRT_E_USAGE;
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = pyrt_box_open(&s->box, opts->box_root, 1, &err);
 	if (rc < 0) {

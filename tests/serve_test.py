@@ -526,6 +526,7 @@ def scenario_refusals():
                            capture_output=True, text=True, timeout=10)
         check(f"--listen {addr} refused at start", r.returncode != 0 and "loopback" in r.stderr + r.stdout
               or (r.returncode != 0 and "IP address" in r.stderr), (r.returncode, r.stderr))
+        check(f"--listen {addr}: the refusal created no box", not os.path.exists(box))
 
 
 def scenario_ipv6():
