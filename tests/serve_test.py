@@ -8,6 +8,7 @@ document cannot drift from the server.
 Environment (set by tests/e2e_serve.sh): PYRT, SRC, FX (fixtures), WORK,
 MIRROR (the loopback HTTPS mirror's --mirror base), PORT (its port).
 """
+import atexit
 import http.client
 import json
 import os
@@ -183,12 +184,24 @@ def check_no_cors(hdrs, what):
 
 # ---- servers ----
 
+started = []
+
+
+def stop_all():
+    """A failing scenario must not leave a server behind (atexit)."""
+    for s in started:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait()
+
+
 class Server:
     def __init__(self, args, env=None, name="serve"):
         self.log = os.path.join(WORK, f"{name}.log")
         self.errf = open(self.log, "w")
         self.p = subprocess.Popen([PYRT, "serve"] + args, stdout=subprocess.DEVNULL,
                                   stderr=self.errf, env=env)
+        started.append(self)
         self.where = None
         for _ in range(100):
             txt = open(self.log).read()
@@ -580,6 +593,7 @@ def scenario_activation():
 
 
 if __name__ == "__main__":
+    atexit.register(stop_all)
     only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6"]
     if "refusals" in only:
         scenario_refusals()
