@@ -21,6 +21,7 @@ typedef enum cli_command {
 	CLI_CMD_PLUGINS,
 	CLI_CMD_BASELINE,
 	CLI_CMD_SMOKE,
+	CLI_CMD_SERVE,
 	CLI_CMD__COUNT
 } cli_command;
 
@@ -68,6 +69,10 @@ typedef struct cli_opts {
 
 	/* doctor */
 	const char *bundle;         /* --bundle FILE: support bundle; "-": stdout */
+
+	/* serve */
+	const char *listen;         /* --listen unix:PATH | HOST:PORT */
+	const char *token_file;     /* --token-file FILE */
 
 	/* the normalised copies of path options the fields above point at */
 	char *owned[CLI_OWNED_MAX];

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline_step.h"
+#include "baseline.h"
 #include "box.h"
 #include "commands.h"
 #include "common.h"
@@ -23,6 +23,7 @@
 #include "exitcodes.h"
 #include "fronts.h"
 #include "install.h"
+#include "install_run.h"
 #include "marker.h"
 #include "pins.h"
 #include "platform.h"
@@ -36,8 +37,6 @@ typedef struct install_ctx {
 	pyrt_platform platform;
 	pyrt_install_opts iopts;
 	pyrt_install_plan plan;
-	cli_baseline_report report;
-	int baseline_ran;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 } install_ctx;
 
@@ -55,12 +54,6 @@ static const char *impl_name(const pyrt_pins *pins)
 {
 	const char *impl = pyrt_pins_implementation(pins);
 	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
-}
-
-static int path_exists(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0;
 }
 
 /* What the baseline step will do: pip may reach the package index, so
@@ -199,98 +192,20 @@ static void install_start_log(install_ctx *c)
 		cli_front_log(c->front, PYRT_LOG_INFO, "install log: %s", path);
 }
 
-/*
- * The baseline, last: after a fresh activation, or on an already active
- * runtime whose marker does not say complete (or when --requirements names
- * something new to install).  Skipped with --no-baseline.
- */
-static int install_baseline(install_ctx *c, const pyrt_install_result *res,
-			    const pyrt_events *ev, pyrt_error *err)
-{
-	const cli_opts *o = c->opts;
-	int skipped = cli_baseline_skip(o, res->already_current, ev, err);
-	/* A cancel that lands after the swap finds nothing left to stop
-	 * when the baseline is skipped: the install stands as a success. */
-	if (skipped)
-		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
-	c->baseline_ran = 1;
-	return cli_baseline_run(o, c->pins, ev, &c->report, err);
-}
-
-/* The success sentence: what is active, and what the baseline did. */
-static void install_summary(const install_ctx *c,
-			    const pyrt_install_result *res, char *buf,
-			    size_t len)
-{
-	const char *where = res->current[0] ? res->current
-					    : c->plan.destination;
-	const char *baseline = c->opts->no_baseline
-		? "; baseline skipped (--no-baseline)"
-		: c->baseline_ran ? "; baseline complete" : "";
-	if (res->already_current && !c->baseline_ran)
-		snprintf(buf, len,
-			 "%s %s (build %s) is already installed and active at %s; nothing to do (use --force to reinstall)",
-			 impl_name(c->pins), c->plan.version, c->plan.build,
-			 where);
-	else if (res->already_current)
-		snprintf(buf, len,
-			 "%s %s (build %s) is already installed and active at %s%s",
-			 impl_name(c->pins), c->plan.version, c->plan.build,
-			 where, baseline);
-	else
-		snprintf(buf, len, "installed %s %s (build %s) at %s%s",
-			 impl_name(c->pins), c->plan.version, c->plan.build,
-			 where, baseline);
-}
-
 /* Run core, then the baseline and the plugin check, and report the
- * outcome; had_current decides what a failure can honestly claim was left
- * alone. */
+ * outcome (app/install_run.c, shared with the API server). */
 static int install_execute(install_ctx *c)
 {
-	int had_current = path_exists(c->plan.destination);
 	install_start_log(c);
 	if (!c->front)
 		return cli_exit_code(PYRT_E_NOMEM);
-	pyrt_events ev = cli_front_events(c->front, cli_cancel_flag());
-	pyrt_install_result res;
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = cli_cancelled() ? pyrt_error_set(&err, PYRT_E_CANCELLED,
-						  "cancelled")
-				 : pyrt_install_run(&c->iopts, &ev, &res, &err);
-	int active = rc == 0;
-	if (active)
-		rc = install_baseline(c, &res, &ev, &err);
-	char summary[8192];
-	cli_outcome o = { .command = "install", .code = rc };
-	if (active) {
-		o.install_dir = res.install_dir;
-		o.sha256 = res.sha256;
-		o.already_current = res.already_current;
-		cli_baseline_report_fill(&c->report, c->opts->box_root, &o);
-		if (rc != PYRT_E_CANCELLED)
-			cli_baseline_ready_plugins(&c->report, c->front, c->opts,
-						   c->pins, c->platform.key,
-						   &ev, &o);
-	}
-	if (rc == 0) {
-		install_summary(c, &res, summary, sizeof summary);
-		o.summary = summary;
-	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (active) {
-			/* Not "install failed": the install stands. */
-			o.failure = rc == PYRT_E_BASELINE ? ""
-				    : "the runtime is installed, but the baseline failed";
-			o.unchanged = "the runtime itself is installed and active; only the doc-library baseline is incomplete";
-		}
-		else
-			o.unchanged = had_current
-				? "the previous runtime is still active"
-				: "nothing was installed";
-	}
-	cli_front_result(c->front, &o);
-	return cli_exit_code(rc);
+	app_install_run run = {
+		.opts = c->opts, .pins = c->pins,
+		.platform_key = c->platform.key, .iopts = &c->iopts,
+		.plan = &c->plan, .reinstall_hint = "use --force to reinstall",
+	};
+	return cli_exit_code(app_install_execute(&run, c->front,
+						 cli_cancel_flag()));
 }
 
 int cli_cmd_install(const cli_opts *opts)
@@ -314,7 +229,6 @@ int cli_cmd_install(const cli_opts *opts)
 	if (status == 0)
 		status = install_execute(c);
 cleanup:
-	cli_baseline_report_clear(&c->report);
 	cli_front_free(c->front);
 	pyrt_pins_free(c->pins);
 	free(c);

@@ -28,6 +28,7 @@
 #include "plugins.h"
 #include "signals.h"
 #include "status.h"
+#include "status_json.h"
 #include "text.h"
 
 /* What both subcommands load first. */
@@ -57,45 +58,14 @@ static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
 	return cli_plugin_checked(pl, pyrt_plugins_runtime_ready(c->plugins));
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? app_text_json(s) : json_null();
-}
-
-/* One plugin as DESIGN.md shows it. */
 static json_t *plugin_json(const plugins_ctx *c, const pyrt_plugin *pl)
 {
-	json_t *requires = json_array(), *installed = json_object();
-	json_t *missing = json_array(), *conflicts = json_array();
-	int checked = row_checked(c, pl);
-	for (size_t i = 0; i < pl->require_count; i++) {
-		const pyrt_requirement *q = &pl->requires[i];
-		json_array_append_new(requires, app_text_json(q->name));
-		if (q->installed)
-			json_object_set_new(installed, q->name,
-					    app_text_json(q->installed));
-		if (checked && !q->installed)
-			json_array_append_new(missing, app_text_json(q->name));
-		if (checked && q->conflict)
-			json_array_append_new(conflicts, app_text_json(q->name));
-	}
-	return json_pack("{s:o, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "name", app_text_json(pl->name), "enabled", pl->enabled,
-			 "needs_runtime", pl->needs_runtime,
-			 "verdict", pyrt_verdict_name(pl->verdict),
-			 "requires", requires, "installed", installed,
-			 "missing", missing, "conflicts", conflicts,
-			 "fix", str_or_null(pl->fix),
-			 "error", str_or_null(pl->error));
+	return app_plugin_json(pl, pyrt_plugins_runtime_ready(c->plugins));
 }
 
 static int print_json(const plugins_ctx *c)
 {
-	json_t *list = json_array();
-	for (size_t i = 0; list && i < pyrt_plugins_count(c->plugins); i++)
-		json_array_append_new(list, plugin_json(c,
-			pyrt_plugins_at(c->plugins, i)));
-	json_t *obj = list ? json_pack("{s:o}", "plugins", list) : NULL;
+	json_t *obj = app_plugins_json(c->plugins);
 	if (!obj) {
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;

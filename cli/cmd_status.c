@@ -17,16 +17,12 @@
 #include "pins.h"
 #include "platform.h"
 #include "status.h"
+#include "status_json.h"
 #include "text.h"
 
 static const char *nonempty(const char *s)
 {
 	return s && *s ? s : NULL;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return nonempty(s) ? app_text_json(s) : json_null();
 }
 
 /* An interpreter path is only reported where an install exists, and
@@ -48,44 +44,10 @@ static const char *baseline_state(const pyrt_status *st)
 	return st->marker.baseline_state;
 }
 
-static json_t *baseline_json(const pyrt_status *st)
-{
-	json_t *missing = json_array();
-	for (int i = 0; st->have_marker && missing &&
-			i < st->marker.baseline_missing_count; i++)
-		json_array_append_new(missing,
-				      app_text_json(st->marker.baseline_missing[i]));
-	return json_pack("{s:o, s:o}", "state", app_text_json(baseline_state(st)),
-			 "missing", missing ? missing : json_array());
-}
-
-/* The installer holding the box lock, when one does and it is recorded. */
-static json_t *installer_pid_json(const pyrt_status *st)
-{
-	return st->installer_pid > 0 ? json_integer(st->installer_pid)
-				     : json_null();
-}
-
-/* The DESIGN.md "status --json" object, null where unknown, plus whether
- * an upgrade runs over the ready runtime and who runs it. */
+/* The DESIGN.md "status --json" object (app/status_json.c). */
 static int print_json(const pyrt_status *st)
 {
-	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
-	json_t *obj = json_pack(
-		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
-		"state", pyrt_state_name(st->state),
-		"message", app_text_json(st->message),
-		"version", str_or_null(m ? m->version : NULL),
-		"build", str_or_null(m ? m->build : NULL),
-		"platform", str_or_null(st->platform),
-		"path", str_or_null(st->path),
-		"interpreter", str_or_null(status_interpreter(st)),
-		"sha256", str_or_null(m ? m->sha256 : NULL),
-		"installed_at", str_or_null(m ? m->installed_at : NULL),
-		"pins", str_or_null(st->pins),
-		"baseline", baseline_json(st),
-		"upgrade_in_progress", st->upgrade_in_progress,
-		"installer_pid", installer_pid_json(st));
+	json_t *obj = app_status_json(st);
 	if (!obj) {
 		cli_errorf("out of memory");
 		return PYRT_E_NOMEM;

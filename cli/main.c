@@ -11,6 +11,7 @@
 #include "error.h"
 #include "exitcodes.h"
 #include "parse.h"
+#include "serve.h"
 #include "tui.h"
 
 /* `pyrt` alone: the dashboard (or the install wizard) on a terminal;
@@ -77,6 +78,7 @@ static int dispatch(const cli_opts *opts)
 	case CLI_CMD_SMOKE: return cli_cmd_smoke(opts);
 	case CLI_CMD_PLUGINS: return cli_cmd_plugins(opts);
 	case CLI_CMD_BASELINE: return cli_cmd_baseline(opts);
+	case CLI_CMD_SERVE: return serve_main(opts);
 	case CLI_CMD__COUNT: break;
 	}
 	cli_errorf("internal error: no handler for command %d", opts->command);

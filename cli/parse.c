@@ -24,7 +24,7 @@ enum opt_id {
 	O_VERBOSE, O_QUIET, O_HELP, O_VERSION,
 	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_INDEX_URL,
 	O_NO_BASELINE,
-	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE,
+	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE, O_LISTEN, O_TOKEN_FILE,
 	O__COUNT
 };
 
@@ -78,6 +78,8 @@ static const opt_spec opt_table[] = {
 	  CMD_BIT(CLI_CMD_STATUS) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_OUT, "out", 0, "FILE", CMD_BIT(CLI_CMD_SMOKE) },
 	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(CLI_CMD_DOCTOR) },
+	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(CLI_CMD_SERVE) },
+	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(CLI_CMD_SERVE) },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -95,6 +97,7 @@ static const char *const command_names[CLI_CMD__COUNT] = {
 	[CLI_CMD_PLUGINS] = "plugins",
 	[CLI_CMD_BASELINE] = "baseline",
 	[CLI_CMD_SMOKE] = "smoke",
+	[CLI_CMD_SERVE] = "serve",
 };
 
 /* Parser state: the options seen, so their command fit is checked once the
@@ -192,6 +195,8 @@ static void apply_option(parse_state *ps, const opt_spec *spec,
 	case O_DEEP: o->deep = 1; break;
 	case O_OUT: o->out = value; break;
 	case O_BUNDLE: o->bundle = value; break;
+	case O_LISTEN: o->listen = value; break;
+	case O_TOKEN_FILE: o->token_file = value; break;
 	case O__COUNT: break;
 	}
 }
@@ -279,7 +284,7 @@ static int check_fit(parse_state *ps)
 	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION ||
 	    (cmd >= CLI_CMD_DOCTOR && cmd != CLI_CMD_DOCTOR &&
 	     cmd != CLI_CMD_SMOKE && cmd != CLI_CMD_PLUGINS &&
-	     cmd != CLI_CMD_BASELINE))
+	     cmd != CLI_CMD_BASELINE && cmd != CLI_CMD_SERVE))
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
@@ -305,7 +310,7 @@ static int check_positionals(parse_state *ps)
 	if (o->command == CLI_CMD_HELP)
 		allowed = 1;
 	else if (o->command == CLI_CMD_DOCTOR || o->command == CLI_CMD_SMOKE ||
-		 o->command == CLI_CMD_BASELINE)
+		 o->command == CLI_CMD_BASELINE || o->command == CLI_CMD_SERVE)
 		allowed = 0;
 	else if (o->command == CLI_CMD_PLUGINS)
 		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
@@ -329,7 +334,8 @@ static int needs_box(cli_command cmd)
 	       cmd == CLI_CMD_STATUS || cmd == CLI_CMD_ROLLBACK ||
 	       cmd == CLI_CMD_UNINSTALL || cmd == CLI_CMD_VERIFY ||
 	       cmd == CLI_CMD_DOCTOR || cmd == CLI_CMD_SMOKE ||
-	       cmd == CLI_CMD_PLUGINS || cmd == CLI_CMD_BASELINE;
+	       cmd == CLI_CMD_PLUGINS || cmd == CLI_CMD_BASELINE ||
+	       cmd == CLI_CMD_SERVE;
 }
 
 /* The box root as every path we print and store shows it: ~ expanded,

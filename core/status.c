@@ -7,6 +7,8 @@
 #include "status.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,20 +128,85 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 			 m->build);
 }
 
+struct pyrt_status_cache {
+	pthread_mutex_t mu;
+	char path[PATH_MAX];
+	struct stat sb;
+	char hex[PYRT_SHA256_HEX_LEN + 1];
+	int valid;
+};
+
+pyrt_status_cache *pyrt_status_cache_new(void)
+{
+	pyrt_status_cache *c = calloc(1, sizeof *c);
+	if (c)
+		pthread_mutex_init(&c->mu, NULL);
+	return c;
+}
+
+void pyrt_status_cache_free(pyrt_status_cache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* The digest of path: from the cache when the file is the one hashed
+ * before, else hashed (and remembered when it did not change meanwhile). */
+static int manifest_digest(pyrt_status_cache *c, const char *path,
+			   char hex[PYRT_SHA256_HEX_LEN + 1], pyrt_error *err)
+{
+	struct stat before, after;
+	int have = c && lstat(path, &before) == 0 && S_ISREG(before.st_mode);
+	if (have) {
+		pthread_mutex_lock(&c->mu);
+		int hit = c->valid && strcmp(c->path, path) == 0 &&
+			  same_file(&c->sb, &before);
+		if (hit)
+			memcpy(hex, c->hex, PYRT_SHA256_HEX_LEN + 1);
+		pthread_mutex_unlock(&c->mu);
+		if (hit)
+			return 0;
+	}
+	int rc = pyrt_manifest_load(NULL, path, hex, err);
+	if (rc != 0 || !have || lstat(path, &after) != 0 ||
+	    !same_file(&before, &after))
+		return rc;
+	pthread_mutex_lock(&c->mu);
+	snprintf(c->path, sizeof c->path, "%s", path);
+	c->sb = before;
+	memcpy(c->hex, hex, PYRT_SHA256_HEX_LEN + 1);
+	c->valid = 1;
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
 /*
  * manifest.tsv must be the one the marker recorded: hashing it costs a few
  * milliseconds and turns a truncated, emptied or replaced manifest into an
  * answer here rather than a surprise in verify.  A schema 1 marker records
  * no digest; verify and doctor say so.  Broken: returns 1.
  */
-static int status_manifest(pyrt_status *st, const char *dir)
+static int status_manifest(pyrt_status *st, const char *dir,
+			   pyrt_status_cache *cache)
 {
 	if (!st->marker.manifest_sha256[0])
 		return 0;
 	char path[PATH_MAX], hex[PYRT_SHA256_HEX_LEN + 1], why[PATH_MAX + 64];
 	snprintf(path, sizeof path, "%s/manifest.tsv", dir);
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_manifest_load(NULL, path, hex, &err) != 0) {
+	if (manifest_digest(cache, path, hex, &err) != 0) {
 		status_broken(st, "manifest", err.msg);
 		return 1;
 	}
@@ -154,7 +221,7 @@ static int status_manifest(pyrt_status *st, const char *dir)
 /* The checks that need an install on disk, in the order they can fail. */
 static int status_installed(pyrt_status *st, const pyrt_box *box,
 			    const pyrt_pins *pins, const pyrt_pin_archive *pin,
-			    int deep)
+			    int deep, pyrt_status_cache *cache)
 {
 	char dir[PATH_MAX];
 	pyrt_error lerr = PYRT_ERROR_INIT;
@@ -166,7 +233,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (pyrt_marker_read(path, &st->marker, &merr) != 0)
 		return status_broken(st, "marker", merr.msg);
 	st->have_marker = 1;
-	if (status_manifest(st, dir) != 0)
+	if (status_manifest(st, dir, cache) != 0)
 		return 0;
 	struct stat sb;
 	if (stat(st->interpreter, &sb) != 0 || !S_ISREG(sb.st_mode) ||
@@ -223,6 +290,15 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 		     const char *platform_key, int deep, pyrt_status *st,
 		     pyrt_error *err)
 {
+	return pyrt_status_read_cached(box_root, pins, platform_key, deep, NULL,
+				       st, err);
+}
+
+int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
+			    const char *platform_key, int deep,
+			    pyrt_status_cache *cache, pyrt_status *st,
+			    pyrt_error *err)
+{
 	memset(st, 0, sizeof *st);
 	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
 	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
@@ -256,7 +332,7 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 		if (lstat(st->path, &sb) != 0 && errno == ENOENT)
 			status_not_provisioned(st, pin);
 		else
-			status_installed(st, box, pins, pin, deep);
+			status_installed(st, box, pins, pin, deep, cache);
 		if (busy)
 			status_busy(st, &holder);
 	}

@@ -50,4 +50,23 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 		     const char *platform_key, int deep, pyrt_status *out,
 		     pyrt_error *err);
 
+/**
+ * A long-running reader (pyrt serve) answers status many times a second:
+ * the manifest digest it checks is remembered per file identity (device,
+ * inode, size, mtime and ctime), so an unchanged manifest is not hashed
+ * again while any change to it (a write, a truncate, a rename over it) is.
+ * Owned by the caller (core keeps no global state); safe to share between
+ * threads.
+ */
+typedef struct pyrt_status_cache pyrt_status_cache;
+
+pyrt_status_cache *pyrt_status_cache_new(void);
+void pyrt_status_cache_free(pyrt_status_cache *cache);
+
+/** pyrt_status_read with a digest cache (NULL: none). */
+int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
+			    const char *platform_key, int deep,
+			    pyrt_status_cache *cache, pyrt_status *out,
+			    pyrt_error *err);
+
 #endif

@@ -9,6 +9,7 @@ pkgs=(
   openssl ca-certificates python3 python3.11 python3-pip-whl
   libarchive-tools tmux
   clang valgrind
+  libmicrohttpd-dev python3-jsonschema python3-yaml curl systemd wrk
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil
   python3-reportlab python3-reportlab-accel python3-renderpm
 )

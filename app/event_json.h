@@ -1,0 +1,26 @@
+/*
+ * The event objects of `pyrt install --json` (NDJSON lines) and of the
+ * API's job event streams: step, progress, log, result.  One builder, so a
+ * script reading either sees the same fields.  t is seconds since the run
+ * began.
+ */
+#ifndef PYRT_APP_EVENT_JSON_H
+#define PYRT_APP_EVENT_JSON_H
+
+#include <jansson.h>
+
+#include "events.h"
+#include "front.h"
+
+/** "begin", "end", "fail", "skip". */
+const char *app_step_state_name(pyrt_step_state st);
+
+json_t *app_event_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		       double t);
+json_t *app_event_progress(pyrt_step step, const pyrt_progress *p, double t);
+/** "level": "debug", "info" or "warn". */
+json_t *app_event_log(pyrt_log_level level, const char *line, double t);
+/** The final {"event":"result",...}. */
+json_t *app_event_result(const cli_outcome *o, double t);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * The status and plugin-matrix objects every front end prints or serves.
+ */
+#include "status_json.h"
+
+#include <unistd.h>
+
+#include "plugin_ops.h"
+#include "text.h"
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return nonempty(s) ? app_text_json(s) : json_null();
+}
+
+/* An interpreter path is only reported where an install exists, and
+ * only when it exists: a first install in progress, or a broken one, must
+ * not hand a script a path it cannot run. */
+static const char *status_interpreter(const pyrt_status *st)
+{
+	if (st->state == PYRT_STATE_NOT_PROVISIONED ||
+	    st->state == PYRT_STATE_UNSUPPORTED ||
+	    !nonempty(st->interpreter) || access(st->interpreter, F_OK) != 0)
+		return NULL;
+	return st->interpreter;
+}
+
+static const char *baseline_state(const pyrt_status *st)
+{
+	if (!st->have_marker || !st->marker.baseline_state[0])
+		return "none";
+	return st->marker.baseline_state;
+}
+
+static json_t *baseline_json(const pyrt_status *st)
+{
+	json_t *missing = json_array();
+	for (int i = 0; st->have_marker && missing &&
+			i < st->marker.baseline_missing_count; i++)
+		json_array_append_new(missing,
+				      app_text_json(st->marker.baseline_missing[i]));
+	return json_pack("{s:o, s:o}", "state", app_text_json(baseline_state(st)),
+			 "missing", missing ? missing : json_array());
+}
+
+/* The installer holding the box lock, when one does and it is recorded. */
+static json_t *installer_pid_json(const pyrt_status *st)
+{
+	return st->installer_pid > 0 ? json_integer(st->installer_pid)
+				     : json_null();
+}
+
+/* null where unknown, plus whether an upgrade runs over the ready runtime
+ * and who runs it. */
+json_t *app_status_json(const pyrt_status *st)
+{
+	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
+	return json_pack(
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+		"state", pyrt_state_name(st->state),
+		"message", app_text_json(st->message),
+		"version", str_or_null(m ? m->version : NULL),
+		"build", str_or_null(m ? m->build : NULL),
+		"platform", str_or_null(st->platform),
+		"path", str_or_null(st->path),
+		"interpreter", str_or_null(status_interpreter(st)),
+		"sha256", str_or_null(m ? m->sha256 : NULL),
+		"installed_at", str_or_null(m ? m->installed_at : NULL),
+		"pins", str_or_null(st->pins),
+		"baseline", baseline_json(st),
+		"upgrade_in_progress", st->upgrade_in_progress,
+		"installer_pid", installer_pid_json(st));
+}
+
+static json_t *str_or_null_any(const char *s)
+{
+	return s ? app_text_json(s) : json_null();
+}
+
+json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready)
+{
+	json_t *requires = json_array(), *installed = json_object();
+	json_t *missing = json_array(), *conflicts = json_array();
+	int checked = cli_plugin_checked(pl, runtime_ready);
+	for (size_t i = 0; i < pl->require_count; i++) {
+		const pyrt_requirement *q = &pl->requires[i];
+		json_array_append_new(requires, app_text_json(q->name));
+		if (q->installed)
+			json_object_set_new(installed, q->name,
+					    app_text_json(q->installed));
+		if (checked && !q->installed)
+			json_array_append_new(missing, app_text_json(q->name));
+		if (checked && q->conflict)
+			json_array_append_new(conflicts, app_text_json(q->name));
+	}
+	return json_pack("{s:o, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "name", app_text_json(pl->name), "enabled", pl->enabled,
+			 "needs_runtime", pl->needs_runtime,
+			 "verdict", pyrt_verdict_name(pl->verdict),
+			 "requires", requires, "installed", installed,
+			 "missing", missing, "conflicts", conflicts,
+			 "fix", str_or_null_any(pl->fix),
+			 "error", str_or_null_any(pl->error));
+}
+
+json_t *app_plugins_json(const pyrt_plugins *plugins)
+{
+	json_t *list = json_array();
+	int ready = pyrt_plugins_runtime_ready(plugins);
+	for (size_t i = 0; list && i < pyrt_plugins_count(plugins); i++)
+		json_array_append_new(list, app_plugin_json(
+			pyrt_plugins_at(plugins, i), ready));
+	return list ? json_pack("{s:o}", "plugins", list) : NULL;
+}

@@ -1,0 +1,22 @@
+/*
+ * The DESIGN.md "status --json" object, for `pyrt status --json` and the
+ * API's GET /api/runtime/python: one builder, so both say the same thing.
+ */
+#ifndef PYRT_APP_STATUS_JSON_H
+#define PYRT_APP_STATUS_JSON_H
+
+#include <jansson.h>
+
+#include "plugins.h"
+#include "status.h"
+
+/** The status object; NULL when out of memory. */
+json_t *app_status_json(const pyrt_status *st);
+
+/** One plugin row as `pyrt plugins --json` shows it. */
+json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready);
+
+/** {"plugins": [rows]}; NULL when out of memory. */
+json_t *app_plugins_json(const pyrt_plugins *plugins);
+
+#endif

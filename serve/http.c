@@ -1,0 +1,571 @@
+/*
+ * The HTTP layer: libmicrohttpd in its own epoll thread pool, a connection
+ * limit and a per-connection timeout.  Every request passes the same gate
+ * before routing: one Host, and it names loopback (DNS rebinding); an
+ * Origin, when sent, is a loopback one (a web page in a browser); on TCP the
+ * bearer token, compared in constant time.  No CORS header is ever sent.
+ * Bodies are JSON objects of at most 16 KiB with known fields only.
+ */
+#include <ctype.h>
+#include <microhttpd.h>
+#include <openssl/crypto.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "doctor_json.h"
+#include "error.h"
+#include "internal.h"
+#include "plugins.h"
+#include "status.h"
+#include "status_json.h"
+#include "text.h"
+
+#define POOL_THREADS 2
+#define CONN_LIMIT 256
+#define CONN_TIMEOUT_S 30
+#define SRV_BODY_DRAIN_MAX (1024 * 1024)
+
+struct srv_http {
+	struct MHD_Daemon *d;
+	const srv_ctx *ctx;
+	srv_jobs *jobs;
+	int need_token;
+	char token[SRV_TOKEN_HEX + 1];
+};
+
+/* Per request: the body read so far. */
+typedef struct req {
+	char *body;
+	size_t len;
+	int too_big;
+	int answered;
+} req;
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status,
+				 json_t *obj, const char *location)
+{
+	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
+			 : NULL;
+	json_decref(obj);
+	if (!text) {
+		text = strdup("{\"error\": {\"code\": \"internal\", \"message\": \"out of memory\", \"fix\": null}}");
+		status = 500;
+		if (!text)
+			return MHD_NO;
+	}
+	size_t n = strlen(text);
+	text[n] = '\n'; /* the NUL is not sent; a newline ends the body */
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		n + 1, text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (location)
+		MHD_add_response_header(r, "Location", location);
+	if (status == 401)
+		MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status,
+				  const char *code, const char *message,
+				  const char *fix)
+{
+	return send_json(c, status, srv_error(code, message, fix), NULL);
+}
+
+/* "localhost", "127.0.0.1" or "[::1]", then ":digits" or nothing. */
+static int loopback_hostport(const char *s, size_t len)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]" };
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(names[i]);
+		if (len < n || strncasecmp(s, names[i], n) != 0)
+			continue;
+		if (len == n)
+			return 1;
+		if (s[n] != ':' || len == n + 1 || len > n + 6)
+			return 0;
+		for (size_t k = n + 1; k < len; k++)
+			if (!isdigit((unsigned char)s[k]))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	if (strcasecmp(key, "Host") == 0)
+		++*(int *)cls;
+	return MHD_YES;
+}
+
+/* Host, Origin, then the token; 0 when the request may go on, else the
+ * error is queued and its MHD result is in *out. */
+static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
+		enum MHD_Result *out)
+{
+	int hosts = 0;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	if (hosts > 1 || url[0] != '/' || (host && strchr(host, ','))) {
+		*out = send_error(c, 400, "bad_host", "the request names more than one host", "send one Host header and a path-only request target");
+		return 1;
+	}
+	if (!host || !loopback_hostport(host, strlen(host))) {
+		*out = send_error(c, 421, "misdirected", "the Host header must be localhost, 127.0.0.1 or [::1] (with any port); this server answers nothing else",
+				  "connect to the loopback address directly (no DNS name, no proxy)");
+		return 1;
+	}
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (origin) {
+		const char *rest = strncmp(origin, "http://", 7) == 0 ? origin + 7
+			: strncmp(origin, "https://", 8) == 0 ? origin + 8 : NULL;
+		if (!rest || !loopback_hostport(rest, strlen(rest))) {
+			*out = send_error(c, 403, "forbidden_origin", "requests from a web page of another origin are refused",
+					  "call the API from a local program, not from a browser page");
+			return 1;
+		}
+	}
+	if (!h->need_token)
+		return 0;
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	int ok = auth && strncmp(auth, "Bearer ", 7) == 0 &&
+		 strlen(auth + 7) == SRV_TOKEN_HEX &&
+		 CRYPTO_memcmp(auth + 7, h->token, SRV_TOKEN_HEX) == 0;
+	if (!ok) {
+		*out = send_error(c, 401, "unauthorized", auth ? "the bearer token is wrong" : "this TCP listener needs a bearer token",
+				  "send Authorization: Bearer <the token in the --token-file>");
+		return 1;
+	}
+	return 0;
+}
+
+/* The body as a JSON object with only the allowed fields; NULL (with the
+ * error queued) otherwise.  An empty body is {}. */
+static json_t *body_object(struct MHD_Connection *c, const req *r,
+			   const char *const *allowed, enum MHD_Result *out)
+{
+	if (r->too_big) {
+		*out = send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
+		return NULL;
+	}
+	if (r->len == 0)
+		return json_object();
+	json_error_t jerr;
+	json_t *o = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(o)) {
+		char msg[300];
+		snprintf(msg, sizeof msg, "the body is not a JSON object: %s",
+			 o ? "not an object" : jerr.text);
+		json_decref(o);
+		*out = send_error(c, 400, "bad_request", msg, "send a JSON object, see docs/api.yaml");
+		return NULL;
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v) {
+		int known = 0;
+		for (size_t i = 0; allowed[i]; i++)
+			known |= strcmp(key, allowed[i]) == 0;
+		if (!known) {
+			char msg[300];
+			snprintf(msg, sizeof msg, "unknown field '%.100s'", key);
+			json_decref(o);
+			*out = send_error(c, 400, "bad_request", msg, "send only the fields docs/api.yaml lists");
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* A string field or absent; -1 when present with another type. */
+static int opt_string(json_t *o, const char *key, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v))
+		return -1;
+	*out = json_string_value(v);
+	return 0;
+}
+
+static enum MHD_Result start_job(srv_http *h, struct MHD_Connection *c,
+				 const srv_job_params *p)
+{
+	json_t *job = NULL, *err = NULL;
+	char id[64], loc[96];
+	int status = srv_jobs_start(h->jobs, p, &job, id, sizeof id, &err);
+	if (status)
+		return send_json(c, (unsigned)status, err, NULL);
+	snprintf(loc, sizeof loc, "/api/jobs/%s", id);
+	return send_json(c, 202, job, loc);
+}
+
+static enum MHD_Result post_install(srv_http *h, struct MHD_Connection *c,
+				    const req *r)
+{
+	static const char *const allowed[] = { "consent", "no_baseline",
+		"mirror", "wheelhouse", NULL };
+	enum MHD_Result out;
+	json_t *o = body_object(c, r, allowed, &out);
+	if (!o)
+		return out;
+	srv_job_params p = { .kind = SRV_KIND_INSTALL };
+	json_t *consent = json_object_get(o, "consent");
+	json_t *nb = json_object_get(o, "no_baseline");
+	const char *bad = NULL;
+	if (!json_is_true(consent))
+		bad = "consent";
+	else if (nb && !json_is_boolean(nb))
+		bad = "no_baseline";
+	else if (opt_string(o, "mirror", &p.mirror) < 0)
+		bad = "mirror";
+	else if (opt_string(o, "wheelhouse", &p.wheelhouse) < 0)
+		bad = "wheelhouse";
+	if (bad && strcmp(bad, "consent") == 0)
+		out = send_error(c, 400, "consent_required", "installing downloads and runs a Python runtime; it needs the user's consent: {\"consent\": true}",
+				 "ask the user, then send {\"consent\": true}");
+	else if (bad) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "field '%s' has the wrong type", bad);
+		out = send_error(c, 400, "bad_request", msg, "see docs/api.yaml for the field types");
+	} else {
+		p.no_baseline = json_is_true(nb);
+		out = start_job(h, c, &p);
+	}
+	json_decref(o);
+	return out;
+}
+
+/* POST /baseline and /plugins/<name>/install: {"wheelhouse"?: str}. */
+static enum MHD_Result post_simple(srv_http *h, struct MHD_Connection *c,
+				   const req *r, srv_job_kind kind,
+				   const char *plugin)
+{
+	static const char *const allowed[] = { "wheelhouse", NULL };
+	enum MHD_Result out;
+	json_t *o = body_object(c, r, allowed, &out);
+	if (!o)
+		return out;
+	srv_job_params p = { .kind = kind, .plugin = plugin };
+	if (opt_string(o, "wheelhouse", &p.wheelhouse) < 0)
+		out = send_error(c, 400, "bad_request", "field 'wheelhouse' must be a non-empty string", "see docs/api.yaml");
+	else
+		out = start_job(h, c, &p);
+	json_decref(o);
+	return out;
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t x = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		x = (x ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return x;
+}
+
+static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
+{
+	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
+	pyrt_status *st = calloc(1, sizeof *st);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = st ? pyrt_status_read_cached(h->ctx->opts->box_root, h->ctx->pins,
+				       h->ctx->platform_key,
+				       deep && strcmp(deep, "1") == 0,
+				       h->ctx->status_cache, st, &err)
+		    : PYRT_E_NOMEM;
+	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
+	free(st);
+	if (!obj)
+		return send_error(c, 500, "status", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
+	char *text = json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
+	json_decref(obj);
+	if (!text)
+		return MHD_NO;
+	size_t n = strlen(text);
+	text[n] = '\n';
+	char etag[24];
+	snprintf(etag, sizeof etag, "\"%016llx\"", (unsigned long long)fnv1a(text, n));
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	int same = inm && strcmp(inm, etag) == 0;
+	struct MHD_Response *r = same
+		? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
+		: MHD_create_response_from_buffer(n + 1, text, MHD_RESPMEM_MUST_FREE);
+	if (same)
+		free(text);
+	if (!r) {
+		if (!same)
+			free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "ETag", etag);
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	if (!same)
+		MHD_add_response_header(r, "Content-Type", "application/json");
+	enum MHD_Result out = MHD_queue_response(c, same ? 304 : 200, r);
+	MHD_destroy_response(r);
+	return out;
+}
+
+static enum MHD_Result get_plugins(srv_http *h, struct MHD_Connection *c)
+{
+	pyrt_plugins *plugins = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root, h->ctx->pins,
+				    h->ctx->platform_key, &ev, &err);
+	json_t *obj = rc == 0 ? app_plugins_json(plugins) : NULL;
+	pyrt_plugins_free(plugins);
+	if (!obj)
+		return send_error(c, 500, "plugins", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
+	return send_json(c, 200, obj, NULL);
+}
+
+static enum MHD_Result get_doctor(srv_http *h, struct MHD_Connection *c)
+{
+	pyrt_doctor_opts o = PYRT_DOCTOR_OPTS_INIT;
+	o.box_root = h->ctx->opts->box_root;
+	o.pins = h->ctx->pins;
+	o.platform_key = h->ctx->platform_key;
+	o.cacert = h->ctx->cacert;
+	pyrt_doctor *d = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	int rc = pyrt_doctor_run(&d, &o, &ev, &err);
+	json_t *obj = rc == 0 ? app_doctor_json(d) : NULL;
+	pyrt_doctor_free(d);
+	if (!obj)
+		return send_error(c, 500, "doctor", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
+	return send_json(c, 200, obj, NULL);
+}
+
+static enum MHD_Result get_events(srv_http *h, struct MHD_Connection *c,
+				  const char *id)
+{
+	int full = 0;
+	srv_sub *s = srv_sub_new(h->jobs, id, c, &full);
+	if (!s)
+		return full ? send_error(c, 503, "too_many_subscribers", "too many event streams are open", "close one and retry, or poll GET /api/jobs/<id>")
+			    : send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
+	struct MHD_Response *r = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, 4096, srv_sub_read, s, srv_sub_free);
+	if (!r) {
+		srv_sub_free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "text/event-stream");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	enum MHD_Result out = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return out;
+}
+
+/* /api/jobs/<id>[/events]: the id (32 hex digits) and whether /events. */
+static int job_path(const char *url, char *id, size_t idlen, int *events)
+{
+	const char *p = url + strlen("/api/jobs/");
+	size_t n = strspn(p, "0123456789abcdef");
+	if (n != 32 || n >= idlen)
+		return -1;
+	memcpy(id, p, n);
+	id[n] = '\0';
+	*events = strcmp(p + n, "/events") == 0;
+	return (p[n] == '\0' || *events) ? 0 : -1;
+}
+
+static enum MHD_Result method_not_allowed(struct MHD_Connection *c)
+{
+	return send_error(c, 405, "method_not_allowed", "this method is not allowed on this path", "see docs/api.yaml");
+}
+
+static enum MHD_Result route_jobs(srv_http *h, struct MHD_Connection *c,
+				  const char *url, const char *method)
+{
+	char id[40];
+	int events = 0;
+	if (job_path(url, id, sizeof id, &events) != 0)
+		return send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
+	if (events)
+		return strcmp(method, "GET") == 0 ? get_events(h, c, id)
+						  : method_not_allowed(c);
+	if (strcmp(method, "GET") == 0) {
+		json_t *o = srv_jobs_get(h->jobs, id);
+		return o ? send_json(c, 200, o, NULL)
+			 : send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
+	}
+	if (strcmp(method, "DELETE") != 0)
+		return method_not_allowed(c);
+	json_t *o = NULL;
+	int st = srv_jobs_cancel(h->jobs, id, &o);
+	if (st == 404)
+		return send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
+	if (st == 409) {
+		json_t *e = srv_error("finished", "the job has already finished", "nothing to cancel");
+		json_object_set_new(e, "job", o);
+		return send_json(c, 409, e, NULL);
+	}
+	return send_json(c, 202, o, NULL);
+}
+
+/* /api/plugins/<name>/install → the name, or NULL. */
+static int plugin_path(const char *url, char *name, size_t len)
+{
+	const char *p = url + strlen("/api/plugins/");
+	const char *slash = strchr(p, '/');
+	if (!slash || slash == p || strcmp(slash, "/install") != 0 ||
+	    (size_t)(slash - p) >= len)
+		return -1;
+	snprintf(name, len, "%.*s", (int)(slash - p), p);
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(name) ? 0 : -1;
+}
+
+static enum MHD_Result route(srv_http *h, struct MHD_Connection *c,
+			     const char *url, const char *method, const req *r)
+{
+	int get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	int post = strcmp(method, "POST") == 0;
+	if (strcmp(url, "/api/health") == 0)
+		return get ? send_json(c, 200, json_pack("{s:s, s:s}", "status", "ok", "version", PYRT_VERSION), NULL)
+			   : method_not_allowed(c);
+	if (strcmp(url, "/api/runtime/python") == 0)
+		return get ? get_status(h, c) : method_not_allowed(c);
+	if (strcmp(url, "/api/plugins") == 0)
+		return get ? get_plugins(h, c) : method_not_allowed(c);
+	if (strcmp(url, "/api/doctor") == 0)
+		return get ? get_doctor(h, c) : method_not_allowed(c);
+	if (strcmp(url, "/api/runtime/python/install") == 0)
+		return post ? post_install(h, c, r) : method_not_allowed(c);
+	if (strcmp(url, "/api/runtime/python/baseline") == 0)
+		return post ? post_simple(h, c, r, SRV_KIND_BASELINE, NULL)
+			    : method_not_allowed(c);
+	if (strncmp(url, "/api/jobs/", 10) == 0)
+		return route_jobs(h, c, url, method);
+	char name[256];
+	if (strncmp(url, "/api/plugins/", 13) == 0 &&
+	    plugin_path(url, name, sizeof name) == 0)
+		return post ? post_simple(h, c, r, SRV_KIND_PLUGIN, name)
+			    : method_not_allowed(c);
+	return send_error(c, 404, "not_found", "no such endpoint", "see docs/api.yaml");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	srv_http *h = cls;
+	req *r = *con_cls;
+	if (!r) {
+		r = calloc(1, sizeof *r);
+		if (!r)
+			return MHD_NO;
+		*con_cls = r;
+		enum MHD_Result out;
+		if (gate(h, c, url, &out)) {
+			r->answered = 1;
+			return out;
+		}
+		/* A body a little too big is read and dropped, so the client
+		 * (still sending) gets its 413; a huge one is answered at
+		 * once and the connection closed. */
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_DRAIN_MAX) {
+			r->answered = 1;
+			return send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
+		}
+		return MHD_YES;
+	}
+	if (r->answered) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (r->too_big || r->len + n > SRV_BODY_MAX) {
+			r->too_big = 1;
+			return MHD_YES;
+		}
+		char *b = realloc(r->body, r->len + n + 1);
+		if (!b)
+			return MHD_NO;
+		memcpy(b + r->len, upload, n);
+		r->body = b;
+		r->len += n;
+		return MHD_YES;
+	}
+	r->answered = 1;
+	return route(h, c, url, method, r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	req *r = *con_cls;
+	if (r) {
+		free(r->body);
+		free(r);
+	}
+	*con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	vsnprintf(line, sizeof line, fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	srv_logf("http: %s", line);
+}
+
+srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
+			 const srv_listener *l, const char *token,
+			 char *msg, size_t msglen)
+{
+	srv_http *h = calloc(1, sizeof *h);
+	if (!h) {
+		snprintf(msg, msglen, "out of memory");
+		return NULL;
+	}
+	h->ctx = ctx;
+	h->jobs = jobs;
+	h->need_token = l->is_tcp;
+	if (token)
+		snprintf(h->token, sizeof h->token, "%s", token);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+		MHD_OPTION_LISTEN_SOCKET, l->fd,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_END);
+	if (!h->d) {
+		snprintf(msg, msglen, "libmicrohttpd could not start on %s", l->where);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void srv_http_stop(srv_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);
+	free(h);
+}

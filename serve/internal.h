@@ -1,0 +1,125 @@
+/*
+ * The server's modules: the listener (socket, systemd activation, token),
+ * the jobs (install, baseline, plugin install in worker threads, their
+ * event logs and SSE subscribers) and the HTTP layer (libmicrohttpd).
+ */
+#ifndef PYRT_SERVE_INTERNAL_H
+#define PYRT_SERVE_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "args.h"
+#include "pins.h"
+#include "status.h"
+
+#define SRV_TOKEN_HEX 64
+#define SRV_BODY_MAX 16384
+#define SRV_SSE_MAX 32
+#define SRV_JOBS_KEPT 64
+
+/* ---- listen.c ---- */
+typedef struct srv_listener {
+	int fd;
+	int is_tcp;             /* a token is required */
+	int activated;          /* passed by systemd */
+	char where[4200];       /* "unix:/path", "127.0.0.1:8080" */
+	char unlink_path[4096]; /* our socket file, removed at exit; "" */
+} srv_listener;
+
+/** Refuse a --listen that names no loopback TCP address, before anything
+ * is created. */
+int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen);
+
+/** Open the listener the options ask for (or systemd's).  Returns 0, or -1
+ * with msg naming what was wrong and the fix. */
+int srv_listen_open(const cli_opts *opts, const char *runtime_dir,
+		    srv_listener *out, char *msg, size_t msglen);
+void srv_listen_close(srv_listener *l);
+
+/** Read the token file, or make it (0600) at first start. */
+int srv_token_load(const char *path, char token[SRV_TOKEN_HEX + 1],
+		   int *created, char *msg, size_t msglen);
+
+/* ---- jobs.c ---- */
+typedef enum srv_job_state {
+	SRV_JOB_QUEUED = 0,
+	SRV_JOB_RUNNING,
+	SRV_JOB_SUCCEEDED,
+	SRV_JOB_FAILED,
+	SRV_JOB_CANCELLED
+} srv_job_state;
+
+typedef enum srv_job_kind {
+	SRV_KIND_INSTALL = 0,
+	SRV_KIND_BASELINE,
+	SRV_KIND_PLUGIN
+} srv_job_kind;
+
+typedef struct srv_job_params {
+	srv_job_kind kind;
+	int no_baseline;
+	const char *mirror;     /* copied */
+	const char *wheelhouse; /* copied */
+	const char *plugin;     /* copied */
+} srv_job_params;
+
+typedef struct srv_jobs srv_jobs;
+typedef struct srv_job srv_job;
+typedef struct srv_sub srv_sub;
+struct MHD_Connection;
+
+/** The context every job runs with (read-only, outlives the registry). */
+typedef struct srv_ctx {
+	const cli_opts *opts;
+	const pyrt_pins *pins;
+	const char *platform_key;
+	const char *cacert;
+	const char *lock_path;
+	pyrt_status_cache *status_cache; /* the manifest digest, per file */
+} srv_ctx;
+
+srv_jobs *srv_jobs_new(const srv_ctx *ctx);
+/** Cancel the running job, join it, end every subscriber's stream. */
+void srv_jobs_shutdown(srv_jobs *jobs);
+void srv_jobs_free(srv_jobs *jobs);
+
+/**
+ * Start a job.  Returns 0 with *job_json (the job object) and id filled;
+ * or an HTTP status (409 busy, 500) with *err_json (an error object).
+ */
+int srv_jobs_start(srv_jobs *jobs, const srv_job_params *p, json_t **job_json,
+		   char *id, size_t idlen, json_t **err_json);
+
+/** The job object, or NULL (unknown id). */
+json_t *srv_jobs_get(srv_jobs *jobs, const char *id);
+/** Set its cancel flag: 202, 404 unknown, 409 already finished. */
+int srv_jobs_cancel(srv_jobs *jobs, const char *id, json_t **job_json);
+
+/** A new SSE subscriber (from the job's first event); NULL: unknown id
+ * (*full = 0) or too many subscribers (*full = 1). */
+srv_sub *srv_sub_new(srv_jobs *jobs, const char *id,
+		     struct MHD_Connection *conn, int *full);
+/** The MHD content reader and its free callback. */
+ssize_t srv_sub_read(void *cls, uint64_t pos, char *buf, size_t max);
+void srv_sub_free(void *cls);
+/** Let every waiting subscriber send a keep-alive comment. */
+void srv_jobs_keepalive(srv_jobs *jobs);
+
+/** {"error": {"code", "message", "fix"}} */
+json_t *srv_error(const char *code, const char *message, const char *fix);
+
+/* ---- http.c ---- */
+typedef struct srv_http srv_http;
+srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
+			 const srv_listener *l, const char *token,
+			 char *msg, size_t msglen);
+void srv_http_stop(srv_http *h);
+
+/* ---- serve.c ---- */
+void srv_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * `pyrt serve`: the third front end, an HTTP API over the same core and
+ * app/ use cases as the CLI and the TUI (docs/api.yaml).  cli/main.c is the
+ * only caller.
+ */
+#ifndef PYRT_SERVE_H
+#define PYRT_SERVE_H
+
+#include "args.h"
+
+/** Run the server until SIGTERM/SIGINT; returns the exit status. */
+int serve_main(const cli_opts *opts);
+
+#endif

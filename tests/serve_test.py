@@ -1,0 +1,611 @@
+#!/usr/bin/env python3
+"""The API of `pyrt serve` through Python's http.client (the second client
+next to curl in e2e_serve.sh): every endpoint, the Host/Origin/token gate,
+bodies, jobs with their SSE stream, cancel, 409, SIGTERM, socket activation.
+Every JSON response received is validated against docs/api.yaml, so the
+document cannot drift from the server.
+
+Environment (set by tests/e2e_serve.sh): PYRT, SRC, FX (fixtures), WORK,
+MIRROR (the loopback HTTPS mirror's --mirror base), PORT (its port).
+"""
+import atexit
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import jsonschema
+import yaml
+
+PYRT = os.environ["PYRT"]
+SRC = os.environ["SRC"]
+FX = os.environ["FX"]
+WORK = os.environ["WORK"]
+MIRROR = os.environ["MIRROR"]
+MPORT = os.environ["PORT"]
+
+SPEC = yaml.safe_load(open(os.path.join(SRC, "docs", "api.yaml")))
+passed = failed = 0
+
+
+def check(what, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok - {what}")
+    else:
+        failed += 1
+        print(f"FAIL - {what} {detail}")
+    sys.stdout.flush()
+
+
+# ---- schema validation against docs/api.yaml ----
+
+def operation(path, method):
+    path = path.split("?")[0]
+    for tmpl, item in SPEC["paths"].items():
+        rx = "^" + re.sub(r"\{[^}]+\}", "[^/]+", tmpl) + "$"
+        if re.match(rx, path) and method.lower() in item:
+            return item[method.lower()]
+    return None
+
+
+def schema_for(path, method, status, ctype):
+    op = operation(path, method)
+    if op is None:
+        # unknown paths answer with the common error
+        return {"$ref": "#/components/schemas/Error"}
+    resp = op["responses"].get(str(status)) or op["responses"].get("default")
+    if resp is None:
+        raise AssertionError(f"{method} {path}: status {status} is not in docs/api.yaml")
+    if "$ref" in resp:
+        resp = SPEC["components"]["responses"][resp["$ref"].split("/")[-1]]
+    content = resp.get("content", {})
+    if ctype not in content:
+        if not content:
+            return None
+        raise AssertionError(f"{method} {path} {status}: content type {ctype} not in docs/api.yaml")
+    return content[ctype]["schema"]
+
+
+validated = 0
+
+
+def validate(path, method, status, ctype, obj):
+    global validated
+    schema = schema_for(path, method, status, ctype)
+    if schema is None:
+        return
+    full = dict(schema)
+    full["components"] = SPEC["components"]
+    jsonschema.Draft202012Validator(full).validate(obj)
+    validated += 1
+
+
+# ---- the client ----
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout=30):
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(self.timeout)
+        s.connect(self.unix_path)
+        self.sock = s
+
+
+class Api:
+    def __init__(self, unix=None, tcp=None, token=None):
+        self.unix, self.tcp, self.token = unix, tcp, token
+
+    def conn(self, timeout=30):
+        if self.unix:
+            return UnixHTTPConnection(self.unix, timeout)
+        return http.client.HTTPConnection(self.tcp[0], self.tcp[1], timeout=timeout)
+
+    def request(self, method, path, body=None, headers=None, raw=None, token=True):
+        c = self.conn()
+        h = {}
+        if self.token and token:
+            h["Authorization"] = f"Bearer {self.token}"
+        if body is not None:
+            raw = json.dumps(body).encode()
+        if raw is not None:
+            h["Content-Type"] = "application/json"
+        h.update(headers or {})
+        c.request(method, path, body=raw, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        hdrs = {k.lower(): v for k, v in r.getheaders()}
+        c.close()
+        check_no_cors(hdrs, f"{method} {path}")
+        obj = None
+        ctype = hdrs.get("content-type", "")
+        if data and ctype == "application/json":
+            obj = json.loads(data)
+            validate(path, method, r.status, ctype, obj)
+        return r.status, hdrs, obj
+
+    def events(self, path, until_result=True, on_event=None, timeout=120):
+        """Read the SSE stream; returns the list of (name, obj)."""
+        c = self.conn(timeout=timeout)
+        h = {"Accept": "text/event-stream"}
+        if self.token:
+            h["Authorization"] = f"Bearer {self.token}"
+        c.request("GET", path, headers=h)
+        r = c.getresponse()
+        hdrs = {k.lower(): v for k, v in r.getheaders()}
+        check_no_cors(hdrs, f"GET {path}")
+        if r.status != 200:
+            obj = json.loads(r.read())
+            validate(path, "GET", r.status, "application/json", obj)
+            c.close()
+            return r.status, []
+        out, name, data = [], None, []
+        while True:
+            line = r.fp.readline()
+            if not line:
+                break
+            line = line.decode().rstrip("\n")
+            if line.startswith(":"):
+                continue
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif line == "" and data:
+                obj = json.loads("\n".join(data))
+                validate(path, "GET", 200, "text/event-stream", obj)
+                out.append((name, obj))
+                if on_event:
+                    on_event(name, obj)
+                name, data = None, []
+                if until_result and obj.get("event") == "result":
+                    break
+        c.close()
+        return 200, out
+
+
+cors_seen = []
+
+
+def check_no_cors(hdrs, what):
+    for k in hdrs:
+        if k.startswith("access-control-"):
+            cors_seen.append(f"{what}: {k}")
+
+
+# ---- servers ----
+
+started = []
+
+
+def stop_all():
+    """A failing scenario must not leave a server behind (atexit)."""
+    for s in started:
+        if s.p.poll() is None:
+            s.p.kill()
+            s.p.wait()
+
+
+class Server:
+    def __init__(self, args, env=None, name="serve"):
+        self.log = os.path.join(WORK, f"{name}.log")
+        self.errf = open(self.log, "w")
+        self.p = subprocess.Popen([PYRT, "serve"] + args, stdout=subprocess.DEVNULL,
+                                  stderr=self.errf, env=env)
+        started.append(self)
+        self.where = None
+        for _ in range(100):
+            txt = open(self.log).read()
+            m = re.search(r"listening on (\S+?)(,| \()", txt)
+            if m:
+                self.where = m.group(1)
+                break
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.05)
+
+    def tcp(self):
+        m = re.match(r"^\[?([0-9a-f:.]+)\]?:(\d+)$", self.where)
+        return m.group(1), int(m.group(2))
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = self.p.wait()
+            rc = ("timeout", rc)
+        self.errf.close()
+        return rc
+
+
+def cli(*args):
+    r = subprocess.run([PYRT] + list(args), stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def slow_pins():
+    path = os.path.join(WORK, "pins-slow.yaml")
+    text = open(os.path.join(FX, "pins.yaml")).read()
+    text = re.sub(r"url: .*", f"url: https://127.0.0.1:{MPORT}/pbs/fixture/runtime.tar.gz?fault=slow:200000", text)
+    open(path, "w").write(text)
+    return path
+
+
+def wait_progress(api, job_path, step="download", timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        st, _, j = api.request("GET", job_path)
+        if j and j.get("progress") and j.get("step") == step and j["progress"]["done"] > 0:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def tree_clean(box):
+    rt = os.path.join(box, "runtime", "python")
+    staging = os.path.join(rt, "staging")
+    installs = os.path.join(rt, "installs")
+    return (not os.path.exists(os.path.join(rt, "current"))
+            and (not os.path.isdir(staging) or os.listdir(staging) == [])
+            and (not os.path.isdir(installs) or os.listdir(installs) == []))
+
+
+# ---- scenarios ----
+
+def scenario_tcp_gate_and_cancel():
+    """TCP on 127.0.0.1: the token, Host and Origin gate, cancel mid-download,
+    409 while our job runs, the CLI sees installing and is refused busy."""
+    box = os.path.join(WORK, "box-tcp")
+    pins = slow_pins()
+    tokfile = os.path.join(WORK, "token")
+    s = Server(["--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem"),
+                "--listen", "127.0.0.1:0", "--token-file", tokfile], name="tcp")
+    check("TCP server starts on 127.0.0.1", s.where is not None, open(s.log).read())
+    if not s.where:
+        return
+    host, port = s.tcp()
+    st = os.stat(tokfile)
+    check("token file made 0600 at first start", oct(st.st_mode & 0o777) == "0o600", oct(st.st_mode))
+    token = open(tokfile).read().strip()
+    check("token is 64 hex digits", re.fullmatch(r"[0-9a-f]{64}", token) is not None)
+    api = Api(tcp=(host, port), token=token)
+    noauth = Api(tcp=(host, port))
+    wrong = Api(tcp=(host, port), token="0" * 64)
+
+    code, _, e = noauth.request("GET", "/api/health")
+    check("no token: 401 with the JSON error", code == 401 and e["error"]["code"] == "unauthorized", (code, e))
+    code, h, e = wrong.request("GET", "/api/runtime/python")
+    check("wrong token: 401", code == 401 and "bearer" in h.get("www-authenticate", "").lower(), (code, h))
+    code, _, e = api.request("GET", "/api/health")
+    check("right token: health 200 with the version", code == 200 and e["version"], (code, e))
+
+    for hv in ("evil.example", f"evil.example:{port}", f":{port}", "localhost.evil.example", "127.0.0.1.nip.io"):
+        code, _, e = api.request("GET", "/api/health", headers={"Host": hv})
+        check(f"Host {hv!r} refused with 421", code == 421 and e["error"]["code"] == "misdirected", (code, e))
+    for hv in ("localhost", f"localhost:{port}", f"127.0.0.1:{port}", "[::1]:1"):
+        code, _, _ = api.request("GET", "/api/health", headers={"Host": hv})
+        check(f"Host {hv!r} accepted", code == 200, code)
+    # Two Host headers, raw on the socket.
+    with socket.create_connection((host, port), timeout=10) as sk:
+        sk.sendall((f"GET /api/health HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n"
+                    f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n").encode())
+        resp = b""
+        while True:
+            d = sk.recv(65536)
+            if not d:
+                break
+            resp += d
+    check("two Host headers refused (400)", resp.startswith(b"HTTP/1.1 400"), resp[:80])
+    with socket.create_connection((host, port), timeout=10) as sk:
+        sk.sendall((f"GET http://evil.example/api/health HTTP/1.1\r\nHost: localhost\r\n"
+                    f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n").encode())
+        resp = sk.recv(65536)
+    check("absolute-form target naming another host refused", not resp.startswith(b"HTTP/1.1 200"), resp[:80])
+    for origin in ("https://evil.example", "http://localhost.evil.example", "null", "http://127.0.0.1.evil.example:80"):
+        code, h, e = api.request("GET", "/api/runtime/python", headers={"Origin": origin})
+        check(f"Origin {origin} refused with 403", code == 403 and e["error"]["code"] == "forbidden_origin", (code, e))
+    code, _, _ = api.request("GET", "/api/health", headers={"Origin": f"http://localhost:{port}"})
+    check("a loopback Origin is accepted", code == 200, code)
+
+    # Install on the slow mirror; 409 while it runs; the CLI sees it.
+    code, h, job = api.request("POST", "/api/runtime/python/install",
+                               body={"consent": True, "no_baseline": True})
+    check("POST install: 202 with Location and the job", code == 202 and h.get("location") == f"/api/jobs/{job['id']}", (code, h, job))
+    jp = h.get("location", "/api/jobs/x")
+    check("the job reaches the download with progress", wait_progress(api, jp))
+    # The SSE subscriber cap: 32 open streams, the 33rd is refused.
+    held = []
+    for _ in range(32):
+        sk = socket.create_connection((host, port), timeout=10)
+        sk.sendall((f"GET {jp}/events HTTP/1.1\r\nHost: localhost\r\n"
+                    f"Authorization: Bearer {token}\r\n\r\n").encode())
+        held.append(sk)
+    heads = [sk.recv(4096) for sk in held]
+    code, _, e = api.request("GET", jp + "/events")
+    check("32 SSE streams open; the 33rd is refused with 503",
+          all(h.startswith(b"HTTP/1.1 200") for h in heads) and code == 503
+          and e["error"]["code"] == "too_many_subscribers", (code, e, heads[:1]))
+    for sk in held:
+        sk.close()
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": True})
+    check("a second POST while it runs: 409 naming the job", code == 409 and e.get("job", {}).get("id") == job["id"], (code, e))
+    code, _, e = api.request("POST", "/api/runtime/python/baseline", body={})
+    check("a baseline POST while it runs: 409", code == 409, (code, e))
+    rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+    stj = json.loads(out) if out.strip().startswith("{") else {}
+    check("pyrt status says installing while the API install runs",
+          stj.get("state") == "installing" and stj.get("installer_pid") == s.p.pid, stj)
+    code, _, apist = api.request("GET", "/api/runtime/python")
+    check("GET status says installing too", code == 200 and apist["state"] == "installing", apist)
+    rc, _, err = cli("install", "--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem"),
+                     "--yes", "--no-wait", "--no-baseline")
+    check("a CLI install meanwhile is refused busy (exit 7)", rc == 7, (rc, err))
+
+    # A late subscriber gets the job from its start; DELETE cancels.
+    got = {}
+
+    def on_ev(name, obj):
+        if name == "progress" and "t_first" not in got:
+            got["t_first"] = time.time()
+    import threading
+    res = {}
+    th = threading.Thread(target=lambda: res.setdefault("ev", api.events(jp + "/events", on_event=on_ev)))
+    th.start()
+    time.sleep(0.5)
+    code, _, j = api.request("DELETE", jp)
+    check("DELETE mid-download: 202", code == 202, (code, j))
+    th.join(60)
+    status, evs = res.get("ev", (0, []))
+    names = [n for n, _ in evs]
+    steps = [o for n, o in evs if n == "step"]
+    check("late SSE subscriber sees the job from its start (install log line, then lock begin)",
+          evs and evs[0][1]["event"] == "log" and "install log" in evs[0][1]["message"]
+          and steps and steps[0]["step"] == "lock" and steps[0]["state"] == "begin", evs[:2])
+    check("SSE carries progress and ends with the result", "progress" in names and names[-1] == "result", names[-5:])
+    check("the result says cancelled", evs and evs[-1][1]["code"] == "cancelled" and evs[-1][1]["ok"] is False, evs[-1:] )
+    for _ in range(100):
+        code, _, j = api.request("GET", jp)
+        if j["state"] != "running":
+            break
+        time.sleep(0.05)
+    check("GET job: cancelled", j["state"] == "cancelled", j)
+    code, _, e = api.request("DELETE", jp)
+    check("DELETE of a finished job: 409", code == 409, (code, e))
+    check("cancel left the old state: nothing installed, staging empty", tree_clean(box), os.listdir(os.path.join(box, "runtime", "python")))
+    rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+    check("status after the cancel: not_provisioned", json.loads(out)["state"] == "not_provisioned", out)
+
+    # The lock held by a CLI install: 409 naming the holder.
+    cp = subprocess.Popen([PYRT, "install", "--box-root", box, "--pins", pins, "--cacert",
+                           os.path.join(FX, "ca.pem"), "--yes", "--no-baseline"],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    held = False
+    for _ in range(200):
+        rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+        if json.loads(out).get("installer_pid") == cp.pid:
+            held = True
+            break
+        time.sleep(0.05)
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": True})
+    check("POST while a CLI install holds the box lock: 409 with the holder",
+          held and code == 409 and e.get("lock_holder", {}).get("pid") == cp.pid, (held, code, e))
+    cp.send_signal(signal.SIGINT)
+    cp.wait(30)
+
+    # SIGTERM mid-install: cancelled cleanly, nothing half-done.
+    code, h, job = api.request("POST", "/api/runtime/python/install", body={"consent": True, "no_baseline": True})
+    ok = code == 202 and wait_progress(api, h["location"])
+    t0 = time.time()
+    rc = s.stop(signal.SIGTERM)
+    check("SIGTERM mid-install: the server exits 0 promptly", ok and rc == 0 and time.time() - t0 < 20, (ok, rc))
+    log = open(s.log).read()
+    check("the server log says the job was cancelled", re.search(r"job \w+ \(install\) cancelled", log) is not None, log[-500:])
+    check("SIGTERM left nothing half-done", tree_clean(box))
+    rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+    check("status after SIGTERM: not_provisioned, no installer", json.loads(out)["state"] == "not_provisioned" and json.loads(out)["installer_pid"] is None, out)
+
+    # A second start reads the same token.
+    s2 = Server(["--box-root", box, "--pins", pins, "--listen", "127.0.0.1:0", "--token-file", tokfile], name="tcp2")
+    check("the token file is kept across restarts", open(tokfile).read().strip() == token)
+    if s2.where:
+        code, _, _ = Api(tcp=s2.tcp(), token=token).request("GET", "/api/health")
+        check("the kept token works after a restart", code == 200, code)
+    s2.stop()
+
+
+def scenario_unix_full_flow():
+    """The default Unix socket: modes, bodies, the whole install flow."""
+    box = os.path.join(WORK, "box-unix")
+    pins = os.path.join(FX, "pins.yaml")
+    s = Server(["--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem")], name="unix")
+    sock = os.path.join(box, "runtime", "python", "api.sock")
+    check("Unix server listens on <box>/runtime/python/api.sock", s.where == f"unix:{sock}", s.where)
+    if not s.where:
+        return
+    check("the socket is 0600", oct(os.stat(sock).st_mode & 0o777) == "0o600")
+    check("its directory is 0700", oct(os.stat(os.path.dirname(sock)).st_mode & 0o777) == "0o700")
+    api = Api(unix=sock)
+    code, _, e = api.request("GET", "/api/health")
+    check("no token needed on the Unix socket", code == 200, code)
+
+    code, h, st = api.request("GET", "/api/runtime/python")
+    rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+    check("GET status is exactly pyrt status --json", code == 200 and st == json.loads(out), (st, out))
+    etag = h.get("etag")
+    check("status has an ETag", bool(etag))
+    code, h2, _ = api.request("GET", "/api/runtime/python", headers={"If-None-Match": etag})
+    check("If-None-Match with the same ETag: 304", code == 304, code)
+
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={})
+    check("POST install without consent: 400 saying so", code == 400 and "consent" in e["error"]["message"], e)
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": False})
+    check("consent false: 400", code == 400 and e["error"]["code"] == "consent_required", e)
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": True, "force": True})
+    check("unknown field: 400 naming it", code == 400 and "force" in e["error"]["message"], e)
+    code, _, e = api.request("POST", "/api/runtime/python/install", raw=b"{consent: true")
+    check("malformed JSON: 400 with the JSON error", code == 400 and e["error"]["code"] == "bad_request", e)
+    code, _, e = api.request("POST", "/api/runtime/python/install", raw=b"[true]")
+    check("a JSON array body: 400", code == 400, e)
+    code, _, e = api.request("POST", "/api/runtime/python/install", body={"consent": True, "no_baseline": "yes"})
+    check("a field of the wrong type: 400", code == 400, e)
+    code, _, e = api.request("POST", "/api/runtime/python/install",
+                             raw=json.dumps({"consent": True, "mirror": "x" * 17000}).encode())
+    check("a body over 16 KiB: 413 with the JSON error", code == 413 and e["error"]["code"] == "too_large", (code, e))
+    code, _, e = api.request("GET", "/api/nothing")
+    check("unknown path: 404 JSON error", code == 404 and e["error"]["code"] == "not_found", e)
+    code, _, e = api.request("PUT", "/api/runtime/python")
+    check("wrong method: 405 JSON error", code == 405, e)
+    code, _, e = api.request("GET", "/api/jobs/" + "0" * 32)
+    check("unknown job: 404", code == 404, e)
+    code, _, e = api.request("GET", "/api/plugins")
+    check("GET plugins before install", code == 200 and "plugins" in e, e)
+    code, _, d = api.request("GET", "/api/doctor")
+    rc, out, _ = cli("doctor", "--box-root", box, "--pins", pins, "--json")
+    check("GET doctor: 200, the same checks as pyrt doctor --json",
+          code == 200 and [c["id"] for c in d["checks"]] == [c["id"] for c in json.loads(out)["checks"]], (code,))
+
+    # The full flow: POST → SSE until the result → status ready → plugins.
+    code, h, job = api.request("POST", "/api/runtime/python/install", body={
+        "consent": True, "mirror": MIRROR, "wheelhouse": os.path.join(FX, "wheelhouse")})
+    check("POST install with consent: 202", code == 202 and job["state"] in ("queued", "running"), (code, job))
+    status, evs = api.events(h["location"] + "/events")
+    ends = [o["step"] for n, o in evs if n == "step" and o["state"] == "end"]
+    check("SSE: the steps ran in order", ends[:7] == ["lock", "download", "verify", "extract", "check", "activate", "baseline"], ends)
+    res = evs[-1][1] if evs else {}
+    check("SSE: the result is ok with the baseline complete",
+          res.get("event") == "result" and res.get("ok") is True and res.get("baseline", {}).get("state") == "complete", res)
+    check("SSE event names match their event field", all(n == o["event"] for n, o in evs))
+    for _ in range(100):
+        code, _, j = api.request("GET", h["location"])
+        if j["state"] != "running":
+            break
+        time.sleep(0.05)
+    check("GET job: succeeded with the result", j["state"] == "succeeded" and j["result"]["ok"] is True, j)
+    code, _, st = api.request("GET", "/api/runtime/python")
+    rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+    check("GET status: ready, and still exactly pyrt status --json", st["state"] == "ready" and st == json.loads(out), st)
+    code, _, deep = api.request("GET", "/api/runtime/python?deep=1")
+    check("GET status?deep=1 (starts the interpreter): ready", code == 200 and deep["state"] == "ready", deep)
+    code, _, pl = api.request("GET", "/api/plugins")
+    rc, out, _ = cli("plugins", "--box-root", box, "--pins", pins, "--json")
+    check("GET plugins: exactly pyrt plugins --json", code == 200 and pl == json.loads(out), (pl, out))
+    code, h, job = api.request("POST", "/api/runtime/python/baseline", body={"wheelhouse": os.path.join(FX, "wheelhouse")})
+    status, evs = api.events(h["location"] + "/events")
+    check("POST baseline: a job whose result is ok", code == 202 and evs and evs[-1][1]["ok"] is True, evs[-1:])
+    code, h, job = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
+    status, evs = api.events(h["location"] + "/events") if code == 202 else (0, [])
+    check("POST plugins/<unknown>/install: a job that fails naming the plugin",
+          evs and evs[-1][1]["ok"] is False and "nosuchplugin" in evs[-1][1]["error"], evs[-1:])
+    # A second subscriber after the end still gets everything, then EOF.
+    status, evs2 = api.events(h["location"] + "/events")
+    check("a subscriber after the end reads the whole job", evs2 and evs2[-1][1]["event"] == "result")
+    # The server remembers the manifest's digest per file identity: a
+    # changed manifest must still read as broken, a restored one as ready.
+    cur = os.path.realpath(os.path.join(box, "runtime", "python", "current"))
+    man = os.path.join(os.path.dirname(cur), "manifest.tsv")
+    orig = open(man, "rb").read()
+    api.request("GET", "/api/runtime/python")
+    with open(man, "ab") as f:
+        f.write(b"x")
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("a manifest changed behind the server's back: GET status says broken",
+          st["state"] == "broken", st)
+    with open(man, "wb") as f:
+        f.write(orig)
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("the manifest restored: ready again", st["state"] == "ready", st)
+    rc = s.stop()
+    check("SIGTERM when idle: exit 0", rc == 0, rc)
+    check("the socket file is removed at exit", not os.path.exists(sock))
+
+
+def scenario_refusals():
+    box = os.path.join(WORK, "box-ref")
+    for addr in ("0.0.0.0:0", "[::]:0", "192.0.2.1:8080", "example.com:80"):
+        r = subprocess.run([PYRT, "serve", "--box-root", box, "--listen", addr],
+                           capture_output=True, text=True, timeout=10)
+        check(f"--listen {addr} refused at start", r.returncode != 0 and "loopback" in r.stderr + r.stdout
+              or (r.returncode != 0 and "IP address" in r.stderr), (r.returncode, r.stderr))
+        check(f"--listen {addr}: the refusal created no box", not os.path.exists(box))
+
+
+def scenario_ipv6():
+    """[::1]:PORT is loopback too (skipped where the kernel has no IPv6)."""
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        print("ok - # SKIP no IPv6 loopback")
+        return
+    box = os.path.join(WORK, "box-v6")
+    tok = os.path.join(WORK, "token6")
+    s = Server(["--box-root", box, "--listen", "[::1]:0", "--token-file", tok], name="v6")
+    check("--listen [::1]:0 starts", s.where is not None and s.where.startswith("[::1]:"), s.where)
+    if s.where:
+        c = http.client.HTTPConnection("::1", s.tcp()[1], timeout=10)
+        c.request("GET", "/api/health", headers={"Host": f"[::1]:{s.tcp()[1]}",
+                                                  "Authorization": "Bearer " + open(tok).read().strip()})
+        r = c.getresponse()
+        check("GET over [::1] with Host [::1]:PORT and the token: 200", r.status == 200, r.status)
+        r.read()
+    check("[::1] server stops with exit 0", s.stop() == 0)
+
+
+def scenario_activation():
+    """systemd socket activation (systemd-socket-activate passes fd 3)."""
+    box = os.path.join(WORK, "box-act")
+    sock = os.path.join(WORK, "act", "api.sock")
+    os.makedirs(os.path.dirname(sock), mode=0o700, exist_ok=True)
+    log = open(os.path.join(WORK, "act.log"), "w")
+    p = subprocess.Popen(["systemd-socket-activate", "-l", sock, PYRT, "serve",
+                          "--box-root", box, "--pins", os.path.join(FX, "pins.yaml")],
+                         stdout=subprocess.DEVNULL, stderr=log)
+    for _ in range(100):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.05)
+    api = Api(unix=sock)
+    try:
+        code, _, st = api.request("GET", "/api/runtime/python")
+    except OSError as e:
+        code, st = 0, str(e)
+    check("socket activation: the passed socket answers GET status", code == 200 and st["state"] == "not_provisioned", (code, st))
+    time.sleep(0.2)
+    check("the log says the socket came from systemd", "passed by systemd" in open(os.path.join(WORK, "act.log")).read())
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    log.close()
+
+
+if __name__ == "__main__":
+    atexit.register(stop_all)
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6"]
+    if "refusals" in only:
+        scenario_refusals()
+    if "unix" in only:
+        scenario_unix_full_flow()
+    if "tcp" in only:
+        scenario_tcp_gate_and_cancel()
+    if "activation" in only:
+        scenario_activation()
+    if "ipv6" in only:
+        scenario_ipv6()
+    check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
+    check(f"responses validated against docs/api.yaml ({validated})", validated > 20)
+    print(f"# {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
