@@ -7,28 +7,32 @@
 _pyrt_commands="install baseline status verify doctor smoke plugins rollback uninstall help version"
 _pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme -v --verbose -q --quiet -h --help -V --version"
 
+# The helpers set REPLY rather than print: no subshell per word, so a
+# completion costs a folder listing and little else.
+
 # The options one command takes besides the global ones ("" for none).
 _pyrt_command_opts() {
   case $1 in
-    install) echo "--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
-    baseline) echo "--wheelhouse --requirements --index-url --no-wait" ;;
-    status) echo "--deep" ;;
-    doctor) echo "--bundle" ;;
-    smoke) echo "--out" ;;
-    plugins) echo "--wheelhouse --index-url" ;;
-    rollback | uninstall) echo "--no-wait" ;;
-    "") echo "--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
+    install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
+    baseline) REPLY="--wheelhouse --requirements --index-url --no-wait" ;;
+    status) REPLY="--deep" ;;
+    doctor) REPLY="--bundle" ;;
+    smoke) REPLY="--out" ;;
+    plugins) REPLY="--wheelhouse --index-url" ;;
+    rollback | uninstall) REPLY="--no-wait" ;;
+    "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
+    *) REPLY="" ;;
   esac
 }
 
 # What kind of value an option takes: file, dir, theme, text; none for a flag.
 _pyrt_value_kind() {
   case $1 in
-    --pins | --cacert | --from-file | --requirements | --out | --bundle) echo file ;;
-    --box-root | --wheelhouse) echo dir ;;
-    --theme) echo theme ;;
-    --mirror | --index-url) echo text ;;
-    *) echo none ;;
+    --pins | --cacert | --from-file | --requirements | --out | --bundle) REPLY=file ;;
+    --box-root | --wheelhouse) REPLY=dir ;;
+    --theme) REPLY=theme ;;
+    --mirror | --index-url) REPLY=text ;;
+    *) REPLY=none ;;
   esac
 }
 
@@ -47,16 +51,18 @@ _pyrt_box_root() {
   [[ -z $box ]] && box=${PYRT_BOX_ROOT:-}
   [[ -z $box ]] && box=${XDG_DATA_HOME:-$HOME/.local/share}/pyrt
   [[ $box == "~" || $box == "~/"* ]] && box=$HOME${box#\~}
-  printf '%s\n' "$box"
+  REPLY=$box
 }
 
+# The names of <box>/plugins/*/plugin.yaml, in the array PYRT_NAMES.
 _pyrt_plugin_names() {
-  local box f name
-  box=$(_pyrt_box_root)
-  for f in "$box"/plugins/*/plugin.yaml; do
+  local f
+  _pyrt_box_root
+  PYRT_NAMES=()
+  for f in "$REPLY"/plugins/*/plugin.yaml; do
     [[ -f $f ]] || continue
-    name=${f%/plugin.yaml}
-    printf '%s\n' "${name##*/}"
+    f=${f%/plugin.yaml}
+    PYRT_NAMES+=("${f##*/}")
   done 2>/dev/null
 }
 
@@ -96,18 +102,18 @@ _pyrt() {
   COMPREPLY=()
 
   # A value: "--opt VALUE", "--opt=VALUE" (bash splits at "=").
-  local kind
+  local REPLY
   if [[ $cur == = ]]; then
-    kind=$(_pyrt_value_kind "$prev") cur=""
+    _pyrt_value_kind "$prev"; cur=""
   elif [[ $prev == = ]]; then
-    kind=$(_pyrt_value_kind "$prev2")
+    _pyrt_value_kind "$prev2"
   elif [[ $cur == --*=* ]]; then
-    kind=$(_pyrt_value_kind "${cur%%=*}") cur=${cur#*=}
+    _pyrt_value_kind "${cur%%=*}"; cur=${cur#*=}
   else
-    kind=$(_pyrt_value_kind "$prev")
+    _pyrt_value_kind "$prev"
   fi
-  if [[ $kind != none ]]; then
-    _pyrt_values "$kind" "$cur"
+  if [[ $REPLY != none ]]; then
+    _pyrt_values "$REPLY" "$cur"
     return 0
   fi
 
@@ -117,13 +123,15 @@ _pyrt() {
     w=${COMP_WORDS[i]}
     case $w in
       =) ((i++)) ;; # the value after "--opt="
-      -*) [[ $(_pyrt_value_kind "$w") != none && ${COMP_WORDS[i + 1]} != = ]] && ((i++)) ;;
+      -*) _pyrt_value_kind "$w"
+        [[ $REPLY != none && ${COMP_WORDS[i + 1]} != = ]] && ((i++)) ;;
       *) if [[ -z $cmd ]]; then cmd=$w; else args+=("$w"); fi ;;
     esac
   done
 
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$_pyrt_global_opts $(_pyrt_command_opts "$cmd")" -- "$cur"))
+    _pyrt_command_opts "$cmd"
+    COMPREPLY=($(compgen -W "$_pyrt_global_opts $REPLY" -- "$cur"))
     return 0
   fi
   case $cmd in
@@ -133,8 +141,11 @@ _pyrt() {
       if ((${#args[@]} == 0)); then
         COMPREPLY=($(compgen -W "install" -- "$cur"))
       elif [[ ${args[0]} == install && ${#args[@]} -eq 1 ]]; then
-        local IFS=$'\n'
-        COMPREPLY=($(compgen -W "$(_pyrt_plugin_names)" -- "$cur"))
+        local PYRT_NAMES n
+        _pyrt_plugin_names
+        for n in "${PYRT_NAMES[@]}"; do
+          [[ $n == "$cur"* ]] && COMPREPLY+=("$n")
+        done
       fi ;;
   esac
   return 0
