@@ -1,7 +1,7 @@
 # `cmake --install`: the GNU layout a package or `make install` gets.
 #   bin/pyrt
 #   share/pyrt/themes/*.yaml          (pyrt looks for them next to its bindir)
-#   share/man/man1/pyrt.1             (from docs/pyrt.1.scd, when scdoc is found)
+#   share/man/man1/pyrt.1.gz          (from docs/pyrt.1.scd, when scdoc is found)
 #   share/bash-completion/completions/pyrt, share/zsh/vendor-completions/_pyrt
 #   share/doc/pyrt/                   README, SECURITY, RELIABILITY, copyright,
 #                                     changelog.gz
@@ -14,15 +14,17 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/themes/
 # The man page has one source, docs/pyrt.1.scd; tests/e2e_docs_sync.sh keeps
 # it, the completions and `pyrt --help` naming the same commands and options.
 find_program(SCDOC scdoc)
+# Installed compressed (gzip -9n, as Debian policy wants and man reads).
 set(PYRT_MAN ${CMAKE_BINARY_DIR}/pyrt.1)
 if(SCDOC)
   add_custom_command(
-    OUTPUT ${PYRT_MAN}
+    OUTPUT ${PYRT_MAN} ${PYRT_MAN}.gz
     COMMAND ${SCDOC} < ${CMAKE_SOURCE_DIR}/docs/pyrt.1.scd > ${PYRT_MAN}
+    COMMAND gzip -9n < ${PYRT_MAN} > ${PYRT_MAN}.gz
     DEPENDS ${CMAKE_SOURCE_DIR}/docs/pyrt.1.scd
     COMMENT "Building the man page pyrt.1 (scdoc)")
-  add_custom_target(pyrt_man ALL DEPENDS ${PYRT_MAN})
-  install(FILES ${PYRT_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  add_custom_target(pyrt_man ALL DEPENDS ${PYRT_MAN} ${PYRT_MAN}.gz)
+  install(FILES ${PYRT_MAN}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
   message(STATUS "scdoc not found: no man page (scripts/deps.sh installs it)")
 endif()

@@ -5,7 +5,7 @@
 # place for them.
 set(PYRT_DEB_EXTRA_DEPENDS "" CACHE STRING
     "Depends added to the computed ones (comma-separated, Debian syntax)")
-set(PYRT_MAINTAINER "pyrt developers <pyrt@localhost>" CACHE STRING
+set(PYRT_MAINTAINER "pyrt developers <pyrt@example.org>" CACHE STRING
     "The Maintainer of the Debian package")
 
 set(CPACK_PACKAGE_NAME pyrt)

@@ -20,7 +20,7 @@ sort >"$work/files.want" <<'LIST'
 644 ./usr/share/pyrt/themes/high-contrast.yaml
 644 ./usr/share/pyrt/themes/monochrome.yaml
 644 ./usr/share/pyrt/themes/solarized-dark.yaml
-644 ./usr/share/man/man1/pyrt.1
+644 ./usr/share/man/man1/pyrt.1.gz
 644 ./usr/share/bash-completion/completions/pyrt
 644 ./usr/share/zsh/vendor-completions/_pyrt
 644 ./usr/share/doc/pyrt/README.md
@@ -42,9 +42,9 @@ check "the installed binary runs" "$root/usr/bin/pyrt" --version
 check "changelog.gz is gzip -9n (no name, no time stamp)" \
   eval '[ "$(od -An -tx1 -j3 -N5 "$root/usr/share/doc/pyrt/changelog.gz" | tr -d " ")" = 0000000000 ]'
 check "man finds pyrt(1) under the prefix" \
-  eval 'MANPATH=$root/usr/share/man man -w pyrt | grep -qx "$root/usr/share/man/man1/pyrt.1"'
+  eval 'MANPATH=$root/usr/share/man man -w pyrt | grep -qx "$root/usr/share/man/man1/pyrt.1.gz"'
 check "the man page renders with its sections" \
-  eval 'MANWIDTH=80 man -l "$root/usr/share/man/man1/pyrt.1" 2>/dev/null | grep -q "^EXIT STATUS"'
+  eval 'MANWIDTH=80 man -l "$root/usr/share/man/man1/pyrt.1.gz" 2>/dev/null | grep -q "^EXIT STATUS"'
 check "the bash completion loads and binds pyrt" \
   bash -c '. "$1" && complete -p pyrt | grep -q "_pyrt pyrt"' _ "$root/usr/share/bash-completion/completions/pyrt"
 
