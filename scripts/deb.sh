@@ -25,4 +25,4 @@ grep -q '^SCDOC:FILEPATH=.*scdoc$' "$dir/CMakeCache.txt" ||
 cmake --build "$dir" -j"$jobs" >/dev/null
 (cd "$dir" && rm -f pyrt_*.deb && cpack -G DEB >cpack.log 2>&1) ||
   { cat "$dir/cpack.log" >&2; exit 1; }
-ls "$PWD/$dir"/pyrt_*.deb
+(cd "$dir" && ls "$PWD"/pyrt_*.deb)
