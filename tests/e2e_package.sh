@@ -118,7 +118,7 @@ check "pyrt links against no missing library" eval '! in_root ldd /usr/bin/pyrt 
 check "man -w pyrt finds the page" eval '[ "$(in_root man -w pyrt)" = /usr/share/man/man1/pyrt.1.gz ]'
 check "man pyrt renders" eval 'in_root man -P cat pyrt 2>/dev/null | grep -q "EXIT STATUS"'
 check "the bash completion is installed and binds pyrt" \
-  in_root bash -c '. /usr/share/bash-completion/completions/pyrt && complete -p pyrt'
+  eval 'in_root bash -c ". /usr/share/bash-completion/completions/pyrt && complete -p pyrt" | grep -q "_pyrt pyrt$"'
 check "the zsh completion is installed" [ -f "$root/usr/share/zsh/vendor-completions/_pyrt" ]
 check "the changelog and copyright are in /usr/share/doc/pyrt" \
   eval 'in_root zcat /usr/share/doc/pyrt/changelog.gz | head -1 | grep -q "^pyrt ($ver)" && [ -f "$root/usr/share/doc/pyrt/copyright" ]'
