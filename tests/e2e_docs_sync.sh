@@ -156,5 +156,5 @@ check("debian changelog's first entry is %s" % ver, top.startswith("pyrt (%s)" %
 sys.exit(1 if fails else 0)
 PY
 py=$?
-[ $py -eq 0 ] && ok "help, man page and completions agree" || bad "help, man page and completions disagree"
+if [ $py -eq 0 ]; then ok "help, man page and completions agree"; else bad "help, man page and completions disagree"; fi
 e2e_finish

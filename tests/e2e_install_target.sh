@@ -42,18 +42,19 @@ check "the installed binary runs" "$root/usr/bin/pyrt" --version
 check "changelog.gz is gzip -9n (no name, no time stamp)" \
   eval '[ "$(od -An -tx1 -j3 -N5 "$root/usr/share/doc/pyrt/changelog.gz" | tr -d " ")" = 0000000000 ]'
 check "man finds pyrt(1) under the prefix" \
-  eval 'MANPATH=$root/usr/share/man man -w pyrt | grep -qx "$root/usr/share/man/man1/pyrt.1.gz"'
-check "the man page renders with its sections" \
-  eval 'MANWIDTH=80 man -l "$root/usr/share/man/man1/pyrt.1.gz" 2>/dev/null | grep -q "^EXIT STATUS"'
+  eval '[ "$(MANPATH=$root/usr/share/man man -w pyrt)" = "$root/usr/share/man/man1/pyrt.1.gz" ]'
+MANWIDTH=80 man -l "$root/usr/share/man/man1/pyrt.1.gz" >"$work/man.txt" 2>/dev/null
+check "the man page renders with its sections" grep -q "^EXIT STATUS" "$work/man.txt"
 check "the bash completion loads and binds pyrt" \
-  bash -c '. "$1" && complete -p pyrt | grep -q "_pyrt pyrt"' _ "$root/usr/share/bash-completion/completions/pyrt"
+  eval '[ "$(bash -c ". \"\$1\" && complete -p pyrt" _ "$root/usr/share/bash-completion/completions/pyrt")" = "complete -F _pyrt pyrt" ]'
 
 # --- themes: the installed directory next to the binary ----------------------
 themes=$root/usr/share/pyrt/themes
-theme_notice() { # name: the consent screen's theme notice, or nothing
+theme_notice() { # name: the consent screen's theme notice in $work/notice.NAME;
+  # fails when the consent screen never shows
   start "t$1" -- "$root/usr/bin/pyrt" --box-root "$work/tbox-$1" --theme "$1"
   wait_for "t$1" 15 'What will happen' || return 1
-  grep -E 'default theme' "$work/screen" || true
+  grep -E 'default theme' "$work/screen" >"$work/notice.$1"
   T kill-session -t "t$1"
 }
 # start runs $pyrt: point it at the installed one for these cases, on a
@@ -61,13 +62,13 @@ theme_notice() { # name: the consent screen's theme notice, or nothing
 pyrt_build=$pyrt
 pyrt=env size=240x30
 check "a theme missing everywhere is reported (the check can fail)" \
-  eval 'theme_notice pkgonly | grep -q "theme .pkgonly. not found"'
+  eval 'theme_notice pkgonly && grep -q "theme .pkgonly. not found" "$work/notice.pkgonly"'
 cp "$themes/solarized-dark.yaml" "$themes/pkgonly.yaml"
 check "a theme only in <prefix>/share/pyrt/themes is found" \
-  eval '[ -z "$(theme_notice pkgonly)" ]'
+  eval 'theme_notice pkgonly && [ ! -s "$work/notice.pkgonly" ]'
 printf 'name: broken\nroles:\n  text: { fg: no-such-colour }\n' >"$themes/solarized-dark.yaml"
 check "the installed themes come before the source tree's" \
-  eval 'theme_notice solarized-dark | grep -qF "$root/usr/bin/../share/pyrt/themes/solarized-dark.yaml"'
+  eval 'theme_notice solarized-dark && grep -qF "$root/usr/bin/../share/pyrt/themes/solarized-dark.yaml" "$work/notice.solarized-dark"'
 pyrt=$pyrt_build
 check "no box was written by the theme runs" eval '! ls -d "$work"/tbox-* 2>/dev/null'
 

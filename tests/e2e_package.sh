@@ -63,12 +63,16 @@ check "scripts/deb.sh builds pyrt_${ver}_${arch}.deb" \
 lintian "$deb" >"$work/lintian" 2>&1
 sed 's/^/# lintian: /' "$work/lintian"
 check "lintian reports no errors" eval '! grep -q "^E:" "$work/lintian"'
+# (Output goes to a file before grep: with pipefail, a grep -q that stops
+# reading early can turn a negated check into a pass.)
+dpkg-deb -f "$deb" Depends >"$work/depends"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/copyright >"$work/copyright"
 check "Depends are computed from the shared libraries" \
-  eval 'dpkg-deb -f "$deb" Depends | grep -q "libcurl4 (>=" && dpkg-deb -f "$deb" Depends | grep -q "libarchive13 (>="'
+  eval 'grep -q "libcurl4 (>=" "$work/depends" && grep -q "libarchive13 (>=" "$work/depends"'
 check "the packaged binary names no build path" \
   eval '[ "$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/pyrt | grep -c -a "$src")" -eq 0 ]'
 check "the copyright file is machine-readable (DEP-5)" \
-  eval 'dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/copyright | head -1 | grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"'
+  eval '[ "$(head -1 "$work/copyright")" = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ]'
 
 # --- a clean Debian 12 root ------------------------------------------------
 # The base debs once (--make-tarball), the root installed from them once
@@ -114,29 +118,33 @@ in_root dpkg -L pyrt >"$work/dpkg-L"
 check "dpkg -L pyrt lists the binary and the man page" \
   eval 'grep -qx /usr/bin/pyrt "$work/dpkg-L" && grep -qx /usr/share/man/man1/pyrt.1.gz "$work/dpkg-L"'
 check "pyrt --version runs in the root" eval 'in_root pyrt --version >"$work/version" && grep -q "^pyrt $ver " "$work/version"'
-check "pyrt links against no missing library" eval '! in_root ldd /usr/bin/pyrt | grep -q "not found"'
+in_root ldd /usr/bin/pyrt >"$work/ldd-pyrt" 2>&1
+check "pyrt links against no missing library" \
+  eval 'grep -q "libc.so.6 => /" "$work/ldd-pyrt" && ! grep "not found" "$work/ldd-pyrt" >&2'
 check "man -w pyrt finds the page" eval '[ "$(in_root man -w pyrt)" = /usr/share/man/man1/pyrt.1.gz ]'
-check "man pyrt renders" eval 'in_root man -P cat pyrt 2>/dev/null | grep -q "EXIT STATUS"'
+in_root man -P cat pyrt >"$work/man.txt" 2>/dev/null
+check "man pyrt renders" grep -q "EXIT STATUS" "$work/man.txt"
 check "the bash completion is installed and binds pyrt" \
-  eval 'in_root bash -c ". /usr/share/bash-completion/completions/pyrt && complete -p pyrt" | grep -q "_pyrt pyrt$"'
+  eval '[ "$(in_root bash -c ". /usr/share/bash-completion/completions/pyrt && complete -p pyrt")" = "complete -F _pyrt pyrt" ]'
 check "the zsh completion is installed" [ -f "$root/usr/share/zsh/vendor-completions/_pyrt" ]
 check "the changelog and copyright are in /usr/share/doc/pyrt" \
-  eval 'in_root zcat /usr/share/doc/pyrt/changelog.gz | head -1 | grep -q "^pyrt ($ver)" && [ -f "$root/usr/share/doc/pyrt/copyright" ]'
+  eval 'in_root zcat /usr/share/doc/pyrt/changelog.gz >"$work/changelog" && grep -q "^pyrt ($ver)" "$work/changelog" && [ -f "$root/usr/share/doc/pyrt/copyright" ]'
 
 # Themes: the root has no source tree, so a theme found is the package's.
-theme_notice() { # name: the consent screen's theme notice, or nothing
+theme_notice() { # name: the consent screen's theme notice in $work/notice.NAME;
+  # fails when the consent screen never shows
   start "t$1" -- "$root" /usr/bin/env -i HOME=/root TERM=screen LANG=C.UTF-8 \
     /usr/bin/pyrt --box-root "/tmp/tbox-$1" --theme "$1"
   wait_for "t$1" 20 'What will happen' || return 1
-  grep -E 'default theme' "$work/screen" || true
+  grep -E 'default theme' "$work/screen" >"$work/notice.$1"
   T kill-session -t "t$1"
 }
 pyrt_host=$pyrt
 pyrt=chroot size=200x30
 check "a theme that does not exist is reported (the check can fail)" \
-  eval 'theme_notice nosuch | grep -q "theme .nosuch. not found"'
+  eval 'theme_notice nosuch && grep -q "theme .nosuch. not found" "$work/notice.nosuch"'
 check "--theme solarized-dark is found in /usr/share/pyrt/themes" \
-  eval '[ -z "$(theme_notice solarized-dark)" ]'
+  eval 'theme_notice solarized-dark && [ ! -s "$work/notice.solarized-dark" ]'
 pyrt=$pyrt_host
 
 # --- a full install of the fixture in the root --------------------------------
@@ -185,7 +193,8 @@ left=$(while read -r f; do
 done <"$work/dpkg-L")
 check "no file of the package is left (dpkg -L before removal)" \
   eval '[ -z "$left" ] || { echo "# left: $left" >&2; false; }'
-check "dpkg knows pyrt as removed" eval '! in_root dpkg -s pyrt 2>/dev/null | grep -q "Status: install ok installed"'
+in_root dpkg -s pyrt >"$work/dpkg-s" 2>&1
+check "dpkg knows pyrt as removed" eval '! grep -q "Status: install ok installed" "$work/dpkg-s"'
 check "the box the install made is the user's, left in place" [ -x "$root/srv/box/runtime/python/current/bin/python3" ]
 
 umount "$root/proc"

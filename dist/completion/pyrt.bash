@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2207,SC2209,SC2088  # COMPREPLY=($(compgen)) is the idiom (IFS set where names may hold spaces); "file" is a word here; "~" is matched, not expanded
 # bash completion for pyrt(1): commands, options per command, theme names,
 # plugin names (from the box's plugins folder), files and directories.
 # It reads folders only and never runs pyrt, so it is fast and silent on a
