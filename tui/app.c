@@ -34,6 +34,9 @@
 #ifndef PYRT_THEME_SOURCE_DIR
 #define PYRT_THEME_SOURCE_DIR ""
 #endif
+#ifndef PYRT_THEME_INSTALL_REL
+#define PYRT_THEME_INSTALL_REL "../share/pyrt/themes"
+#endif
 
 /* File-scope because a signal handler can reach nothing else. */
 static volatile sig_atomic_t got_signal;
@@ -371,7 +374,8 @@ static void stop_job(tui_app *a)
 }
 
 /* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
- * next to the binary, the source tree's themes/. */
+ * next to the binary (so a relocated or DESTDIR install finds its own), the
+ * source tree's themes/ (empty in a package build). */
 static void theme_dirs(tui_app *a)
 {
 	const char *env = getenv("PYRT_THEME_DIR");
@@ -386,7 +390,7 @@ static void theme_dirs(tui_app *a)
 		if (slash) {
 			*slash = '\0';
 			snprintf(a->theme_dir_buf[1], sizeof a->theme_dir_buf[1],
-				 "%s/../share/pyrt/themes", exe);
+				 "%s/" PYRT_THEME_INSTALL_REL, exe);
 		}
 	}
 	snprintf(a->theme_dir_buf[2], sizeof a->theme_dir_buf[2], "%s",

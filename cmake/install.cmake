@@ -1,0 +1,60 @@
+# `cmake --install`: the GNU layout a package or `make install` gets.
+#   bin/pyrt
+#   share/pyrt/themes/*.yaml          (pyrt looks for them next to its bindir)
+#   share/man/man1/pyrt.1.gz          (from docs/pyrt.1.scd, when scdoc is found)
+#   share/bash-completion/completions/pyrt, share/zsh/vendor-completions/_pyrt
+#   share/doc/pyrt/                   README, SECURITY, RELIABILITY, copyright,
+#                                     changelog.gz
+#   lib/systemd/user/                 the units of dist/systemd, when present
+install(TARGETS pyrt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/themes/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/pyrt/themes
+        FILES_MATCHING PATTERN "*.yaml")
+
+# The man page has one source, docs/pyrt.1.scd; tests/e2e_docs_sync.sh keeps
+# it, the completions and `pyrt --help` naming the same commands and options.
+find_program(SCDOC scdoc)
+# Installed compressed (gzip -9n, as Debian policy wants and man reads).
+set(PYRT_MAN ${CMAKE_BINARY_DIR}/pyrt.1)
+if(SCDOC)
+  add_custom_command(
+    OUTPUT ${PYRT_MAN} ${PYRT_MAN}.gz
+    COMMAND ${SCDOC} < ${CMAKE_SOURCE_DIR}/docs/pyrt.1.scd > ${PYRT_MAN}
+    COMMAND gzip -9n < ${PYRT_MAN} > ${PYRT_MAN}.gz
+    DEPENDS ${CMAKE_SOURCE_DIR}/docs/pyrt.1.scd
+    COMMENT "Building the man page pyrt.1 (scdoc)")
+  add_custom_target(pyrt_man ALL DEPENDS ${PYRT_MAN} ${PYRT_MAN}.gz)
+  install(FILES ${PYRT_MAN}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "scdoc not found: no man page (scripts/deps.sh installs it)")
+endif()
+
+install(FILES ${CMAKE_SOURCE_DIR}/dist/completion/pyrt.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME pyrt)
+install(FILES ${CMAKE_SOURCE_DIR}/dist/completion/_pyrt
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+
+# Debian wants changelog.gz compressed reproducibly (gzip -9n: no name,
+# no timestamp), so the same source gives the same package bytes.
+set(PYRT_CHANGELOG_GZ ${CMAKE_BINARY_DIR}/changelog.gz)
+add_custom_command(
+  OUTPUT ${PYRT_CHANGELOG_GZ}
+  COMMAND gzip -9n < ${CMAKE_SOURCE_DIR}/dist/debian/changelog > ${PYRT_CHANGELOG_GZ}
+  DEPENDS ${CMAKE_SOURCE_DIR}/dist/debian/changelog
+  COMMENT "Compressing the changelog (gzip -9n)")
+add_custom_target(pyrt_changelog ALL DEPENDS ${PYRT_CHANGELOG_GZ})
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/SECURITY.md
+              ${CMAKE_SOURCE_DIR}/docs/RELIABILITY.md
+              ${CMAKE_SOURCE_DIR}/dist/debian/copyright ${PYRT_CHANGELOG_GZ}
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# `pyrt serve`'s user units, once dist/systemd exists (another branch adds
+# it).  Not LIBDIR: on Debian that is multiarch, and units live in
+# <prefix>/lib/systemd/user.
+if(EXISTS ${CMAKE_SOURCE_DIR}/dist/systemd)
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/dist/systemd/
+          DESTINATION lib/systemd/user
+          FILES_MATCHING PATTERN "*.service" PATTERN "*.socket"
+                         PATTERN "*.timer")
+endif()

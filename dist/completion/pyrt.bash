@@ -1,0 +1,154 @@
+# shellcheck shell=bash disable=SC2207,SC2209,SC2088  # COMPREPLY=($(compgen)) is the idiom (IFS set where names may hold spaces); "file" is a word here; "~" is matched, not expanded
+# bash completion for pyrt(1): commands, options per command, theme names,
+# plugin names (from the box's plugins folder), files and directories.
+# It reads folders only and never runs pyrt, so it is fast and silent on a
+# missing or unreadable box.  tests/e2e_docs_sync.sh checks that it offers
+# what `pyrt --help` documents, and tests/e2e_completion.sh drives it.
+
+_pyrt_commands="install baseline status verify doctor smoke plugins rollback uninstall help version"
+_pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme -v --verbose -q --quiet -h --help -V --version"
+
+# The helpers set REPLY rather than print: no subshell per word, so a
+# completion costs a folder listing and little else.
+
+# The options one command takes besides the global ones ("" for none).
+_pyrt_command_opts() {
+  case $1 in
+    install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
+    baseline) REPLY="--wheelhouse --requirements --index-url --no-wait" ;;
+    status) REPLY="--deep" ;;
+    doctor) REPLY="--bundle" ;;
+    smoke) REPLY="--out" ;;
+    plugins) REPLY="--wheelhouse --index-url" ;;
+    rollback | uninstall) REPLY="--no-wait" ;;
+    "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
+    *) REPLY="" ;;
+  esac
+}
+
+# What kind of value an option takes: file, dir, theme, text; none for a flag.
+_pyrt_value_kind() {
+  case $1 in
+    --pins | --cacert | --from-file | --requirements | --out | --bundle) REPLY=file ;;
+    --box-root | --wheelhouse) REPLY=dir ;;
+    --theme) REPLY=theme ;;
+    --mirror | --index-url) REPLY=text ;;
+    *) REPLY=none ;;
+  esac
+}
+
+# The box root the command line names, else the one pyrt would use.
+_pyrt_box_root() {
+  local i w box=""
+  for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
+    w=${COMP_WORDS[i]}
+    if [[ $w == --box-root && $i -lt $COMP_CWORD ]]; then
+      box=${COMP_WORDS[i + 1]}
+      [[ $box == = ]] && box=${COMP_WORDS[i + 2]}
+    elif [[ $w == --box-root=* ]]; then
+      box=${w#--box-root=}
+    fi
+  done
+  [[ -z $box ]] && box=${PYRT_BOX_ROOT:-}
+  [[ -z $box ]] && box=${XDG_DATA_HOME:-$HOME/.local/share}/pyrt
+  [[ $box == "~" || $box == "~/"* ]] && box=$HOME${box#\~}
+  REPLY=$box
+}
+
+# The names of <box>/plugins/*/plugin.yaml, in the array PYRT_NAMES.
+_pyrt_plugin_names() {
+  local f
+  _pyrt_box_root
+  PYRT_NAMES=()
+  for f in "$REPLY"/plugins/*/plugin.yaml; do
+    [[ -f $f ]] || continue
+    f=${f%/plugin.yaml}
+    PYRT_NAMES+=("${f##*/}")
+  done 2>/dev/null
+}
+
+# Where pyrt looks: $PYRT_THEME_DIR, then share/pyrt/themes next to its bin.
+_pyrt_theme_names() {
+  local bin dir f dirs=()
+  [[ -n ${PYRT_THEME_DIR:-} ]] && dirs+=("$PYRT_THEME_DIR")
+  bin=$(type -P pyrt 2>/dev/null)
+  [[ -n $bin ]] && dirs+=("${bin%/*}/../share/pyrt/themes")
+  for dir in "${dirs[@]}"; do
+    for f in "$dir"/*.yaml; do
+      [[ -f $f ]] || continue
+      f=${f##*/}
+      printf '%s\n' "${f%.yaml}"
+    done
+  done 2>/dev/null | sort -u
+}
+
+_pyrt_values() { # kind cur
+  local IFS=$'\n'
+  case $1 in
+    file)
+      compopt -o filenames 2>/dev/null
+      COMPREPLY=($(compgen -f -- "$2")) ;;
+    dir)
+      compopt -o filenames 2>/dev/null
+      COMPREPLY=($(compgen -d -- "$2")) ;;
+    theme) COMPREPLY=($(compgen -W "$(_pyrt_theme_names)" -- "$2")) ;;
+    *) COMPREPLY=() ;;
+  esac
+}
+
+_pyrt() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev="" prev2=""
+  ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+  ((COMP_CWORD > 1)) && prev2=${COMP_WORDS[COMP_CWORD - 2]}
+  COMPREPLY=()
+
+  # A value: "--opt VALUE", "--opt=VALUE" (bash splits at "=").
+  local REPLY
+  if [[ $cur == = ]]; then
+    _pyrt_value_kind "$prev"; cur=""
+  elif [[ $prev == = ]]; then
+    _pyrt_value_kind "$prev2"
+  elif [[ $cur == --*=* ]]; then
+    _pyrt_value_kind "${cur%%=*}"; cur=${cur#*=}
+  else
+    _pyrt_value_kind "$prev"
+  fi
+  if [[ $REPLY != none ]]; then
+    _pyrt_values "$REPLY" "$cur"
+    return 0
+  fi
+
+  # The command word and the words after it, skipping option values.
+  local i w cmd="" args=()
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w=${COMP_WORDS[i]}
+    case $w in
+      =) ((i++)) ;; # the value after "--opt="
+      -*) _pyrt_value_kind "$w"
+        [[ $REPLY != none && ${COMP_WORDS[i + 1]} != = ]] && ((i++)) ;;
+      *) if [[ -z $cmd ]]; then cmd=$w; else args+=("$w"); fi ;;
+    esac
+  done
+
+  if [[ $cur == -* ]]; then
+    _pyrt_command_opts "$cmd"
+    COMPREPLY=($(compgen -W "$_pyrt_global_opts $REPLY" -- "$cur"))
+    return 0
+  fi
+  case $cmd in
+    "") COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
+    help) ((${#args[@]} == 0)) && COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
+    plugins)
+      if ((${#args[@]} == 0)); then
+        COMPREPLY=($(compgen -W "install" -- "$cur"))
+      elif [[ ${args[0]} == install && ${#args[@]} -eq 1 ]]; then
+        local PYRT_NAMES n
+        _pyrt_plugin_names
+        for n in "${PYRT_NAMES[@]}"; do
+          [[ $n == "$cur"* ]] && COMPREPLY+=("$n")
+        done
+      fi ;;
+  esac
+  return 0
+}
+complete -F _pyrt pyrt
