@@ -11,6 +11,9 @@ pkgs=(
   clang valgrind
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil
   python3-reportlab python3-reportlab-accel python3-renderpm
+  # the fleet: tests/e2e_fleet.sh (sshds on loopback, ansible over SSH),
+  # bench/fleet.sh, and ansible-lint for ansible/
+  ansible-core ansible-lint openssh-server openssh-client bc
 )
 missing=()
 for p in "${pkgs[@]}"; do
