@@ -22,11 +22,13 @@ typedef enum cli_command {
 	CLI_CMD_BASELINE,
 	CLI_CMD_SMOKE,
 	CLI_CMD_SERVE,
+	CLI_CMD_MIRROR,
 	CLI_CMD__COUNT
 } cli_command;
 
 #define CLI_MAX_POSITIONAL 8
-#define CLI_OWNED_MAX 12
+#define CLI_OWNED_MAX 14
+#define CLI_MAX_PLATFORMS 16
 
 typedef struct cli_opts {
 	cli_command command;
@@ -66,6 +68,12 @@ typedef struct cli_opts {
 
 	/* smoke */
 	const char *out;            /* --out FILE: keep the .docx */
+
+	/* mirror: DIR is positional[0] */
+	const char *platforms[CLI_MAX_PLATFORMS]; /* --platform KEY, repeatable */
+	size_t nplatforms;
+	const char *wheelhouse_from; /* --wheelhouse-from DIR */
+	int mirror_verify;          /* --verify */
 
 	/* doctor */
 	const char *bundle;         /* --bundle FILE: support bundle; "-": stdout */

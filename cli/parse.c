@@ -25,6 +25,7 @@ enum opt_id {
 	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_INDEX_URL,
 	O_NO_BASELINE,
 	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE, O_LISTEN, O_TOKEN_FILE,
+	O_PLATFORM, O_WHEELHOUSE_FROM, O_VERIFY,
 	O__COUNT
 };
 
@@ -61,8 +62,10 @@ static const opt_spec opt_table[] = {
 	  CMD_BIT(CLI_CMD_NONE) },
 	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) |
+	  CMD_BIT(CLI_CMD_MIRROR) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
 	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
@@ -80,6 +83,10 @@ static const opt_spec opt_table[] = {
 	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(CLI_CMD_DOCTOR) },
 	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(CLI_CMD_SERVE) },
 	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(CLI_CMD_SERVE) },
+	{ O_PLATFORM, "platform", 0, "KEY", CMD_BIT(CLI_CMD_MIRROR) },
+	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
+	  CMD_BIT(CLI_CMD_MIRROR) },
+	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(CLI_CMD_MIRROR) },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -98,6 +105,7 @@ static const char *const command_names[CLI_CMD__COUNT] = {
 	[CLI_CMD_BASELINE] = "baseline",
 	[CLI_CMD_SMOKE] = "smoke",
 	[CLI_CMD_SERVE] = "serve",
+	[CLI_CMD_MIRROR] = "mirror",
 };
 
 /* Parser state: the options seen, so their command fit is checked once the
@@ -164,8 +172,8 @@ static const opt_spec *find_short(char c)
 }
 
 /* Store one option; value is NULL for flags. */
-static void apply_option(parse_state *ps, const opt_spec *spec,
-			 const char *value)
+static int apply_option(parse_state *ps, const opt_spec *spec,
+			const char *value)
 {
 	cli_opts *o = ps->opts;
 	ps->seen[spec->id] = 1;
@@ -197,8 +205,18 @@ static void apply_option(parse_state *ps, const opt_spec *spec,
 	case O_BUNDLE: o->bundle = value; break;
 	case O_LISTEN: o->listen = value; break;
 	case O_TOKEN_FILE: o->token_file = value; break;
+	case O_PLATFORM:
+		if (o->nplatforms >= CLI_MAX_PLATFORMS)
+			return usage_error(ps, "at most %d --platform options; "
+					   "run pyrt mirror again for more",
+					   CLI_MAX_PLATFORMS);
+		o->platforms[o->nplatforms++] = value;
+		break;
+	case O_WHEELHOUSE_FROM: o->wheelhouse_from = value; break;
+	case O_VERIFY: o->mirror_verify = 1; break;
 	case O__COUNT: break;
 	}
+	return 0;
 }
 
 /* A "--name", "--name=value" or "--name value" word; *i advances past a
@@ -225,8 +243,7 @@ static int parse_long(parse_state *ps, int argc, char **argv, int *i)
 		if (eq)
 			return usage_error(ps, "option --%s takes no value; see pyrt --help",
 					   spec->name);
-		apply_option(ps, spec, NULL);
-		return 0;
+		return apply_option(ps, spec, NULL);
 	}
 	const char *value = eq ? eq + 1 : NULL;
 	if (!value) {
@@ -238,8 +255,7 @@ static int parse_long(parse_state *ps, int argc, char **argv, int *i)
 	if (!*value)
 		return usage_error(ps, "option --%s needs a non-empty value (%s)",
 				   spec->name, spec->metavar);
-	apply_option(ps, spec, value);
-	return 0;
+	return apply_option(ps, spec, value);
 }
 
 /* A bundle of short flags such as "-yq". */
@@ -249,7 +265,9 @@ static int parse_short(parse_state *ps, const char *arg)
 		const opt_spec *spec = find_short(*p);
 		if (!spec)
 			return usage_error(ps, "unknown option '-%c'; see pyrt --help", *p);
-		apply_option(ps, spec, NULL);
+		int rc = apply_option(ps, spec, NULL);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -284,7 +302,8 @@ static int check_fit(parse_state *ps)
 	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION ||
 	    (cmd >= CLI_CMD_DOCTOR && cmd != CLI_CMD_DOCTOR &&
 	     cmd != CLI_CMD_SMOKE && cmd != CLI_CMD_PLUGINS &&
-	     cmd != CLI_CMD_BASELINE && cmd != CLI_CMD_SERVE))
+	     cmd != CLI_CMD_BASELINE && cmd != CLI_CMD_SERVE &&
+	     cmd != CLI_CMD_MIRROR))
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
@@ -314,6 +333,8 @@ static int check_positionals(parse_state *ps)
 		allowed = 0;
 	else if (o->command == CLI_CMD_PLUGINS)
 		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
+	else if (o->command == CLI_CMD_MIRROR)
+		allowed = 1; /* DIR */
 	else if (o->command >= CLI_CMD_DOCTOR)
 		allowed = CLI_MAX_POSITIONAL;
 	if (o->npositional > allowed)
@@ -393,7 +414,8 @@ static int check_cacert(parse_state *ps)
 	if (!o->cacert) {
 		/* Only commands that download care about the environment's
 		 * bundle; a stale variable must not break status. */
-		if (o->command != CLI_CMD_INSTALL)
+		if (o->command != CLI_CMD_INSTALL &&
+		    o->command != CLI_CMD_MIRROR)
 			return 0;
 		if ((o->cacert = env_nonempty("CURL_CA_BUNDLE")))
 			o->cacert_from = "CURL_CA_BUNDLE";

@@ -116,8 +116,13 @@ static int normalise_all(cli_opts *o, char *msg, size_t msglen)
 		{ &o->from_file, "--from-file" },
 		{ &o->out, "--out" },
 		{ &o->bundle, "--bundle" },
+		{ &o->wheelhouse_from, "--wheelhouse-from" },
+		{ o->command == CLI_CMD_MIRROR && o->npositional
+		  ? &o->positional[0] : NULL, "pyrt mirror DIR" },
 	};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		if (!paths[i].field)
+			continue;
 		/* "--bundle -" is stdout, not a file named "-". */
 		if (paths[i].field == &o->bundle && o->bundle &&
 		    strcmp(o->bundle, "-") == 0)
@@ -208,6 +213,50 @@ static int check_conflicts(const cli_opts *o, char *msg, size_t msglen)
 	return 0;
 }
 
+/* mirror: one DIR; --verify only reads, so it takes nothing that writes.
+ * The directory itself is created by the command, its parent must be
+ * there. */
+static int check_mirror(const cli_opts *o, char *msg, size_t msglen)
+{
+	if (o->command != CLI_CMD_MIRROR)
+		return 0;
+	if (o->npositional != 1)
+		return fail(msg, msglen, "pyrt mirror needs the mirror "
+			    "directory: pyrt mirror DIR (or pyrt mirror "
+			    "--verify DIR)");
+	const char *dir = o->positional[0];
+	const char *with = o->nplatforms ? "--platform"
+			 : o->wheelhouse_from ? "--wheelhouse-from"
+			 : o->mirror ? "--mirror" : NULL;
+	if (o->mirror_verify && with)
+		return fail(msg, msglen, "--verify and %s conflict: --verify "
+			    "only re-checks what DIR holds; drop one", with);
+	struct stat st;
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return fail(msg, msglen, "pyrt mirror %s: not a "
+				    "directory; name the mirror directory",
+				    dir);
+	} else if (o->mirror_verify) {
+		return fail(msg, msglen, "pyrt mirror --verify %s: %s", dir,
+			    strerror(errno));
+	} else {
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", dir);
+		char *slash = strrchr(parent, '/');
+		if (slash)
+			*(slash == parent ? slash + 1 : slash) = '\0';
+		if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+			return fail(msg, msglen, "pyrt mirror %s: the directory "
+				    "%s does not exist; create it first", dir,
+				    parent);
+	}
+	if (o->wheelhouse_from)
+		return check_input_dir(o->wheelhouse_from, "--wheelhouse-from",
+				       msg, msglen);
+	return 0;
+}
+
 /* plugins: --wheelhouse and --index-url are for `plugins install NAME`. */
 static int check_plugins_words(const cli_opts *o, char *msg, size_t msglen)
 {
@@ -253,6 +302,8 @@ int cli_args_validate(cli_opts *o, char *msg, size_t msglen)
 		rc = check_conflicts(o, msg, msglen);
 	if (!rc)
 		rc = check_plugins_words(o, msg, msglen);
+	if (!rc)
+		rc = check_mirror(o, msg, msglen);
 	if (!rc)
 		rc = check_values(o, msg, msglen);
 	return rc;

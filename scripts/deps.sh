@@ -15,6 +15,9 @@ pkgs=(
   # packaging: the man page, the .deb (dpkg-shlibdeps), its checks and the
   # package test's Debian 12 root; zsh for the completion test
   scdoc dpkg-dev lintian debootstrap man-db zsh
+  # the fleet: tests/e2e_fleet.sh (sshds on loopback, ansible over SSH),
+  # bench/fleet.sh, and ansible-lint for ansible/
+  ansible-core ansible-lint openssh-server openssh-client bc
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -11,12 +11,12 @@ e2e_setup cli
 # --- help and version ------------------------------------------------------
 run --help
 check "--help exits 0" rc_is 0
-for cmd in install status verify rollback uninstall help version doctor plugins baseline smoke; do
+for cmd in install status verify rollback uninstall help version doctor plugins baseline smoke mirror; do
   check "--help mentions $cmd" grep -qw -- "$cmd" "$work/out"
 done
 for opt in --box-root --pins --cacert --json --yes --no-color --theme --verbose --quiet \
            --version --wheelhouse --requirements --from-file --mirror --no-baseline \
-           --no-wait --force --deep --index-url PYRT_INDEX_URL PIP_CONFIG_FILE=/dev/null \
+           --no-wait --force --deep --index-url --platform --wheelhouse-from PYRT_INDEX_URL PIP_CONFIG_FILE=/dev/null \
            PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
            NO_COLOR EXIT 'EXAMPLES' 'runtime/python/current'; do
   check "--help mentions $opt" has "$opt" out

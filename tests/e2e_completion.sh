@@ -59,7 +59,7 @@ for sh in bash zsh; do
   if [ $sh = zsh ] && ! command -v zsh >/dev/null; then
     bad "zsh is not installed (scripts/deps.sh)"; continue
   fi
-  check "$sh: commands" is "baseline doctor help install plugins rollback smoke status uninstall verify version " $sh pyrt ""
+  check "$sh: commands" is "baseline doctor help install mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
   check "$sh: commands by prefix" is "uninstall " $sh pyrt un
   check "$sh: options of install by prefix" is "--force --from-file " $sh pyrt install --f
   check "$sh: status's --deep after global options" is "--deep " $sh pyrt --json status --de
@@ -84,6 +84,10 @@ for sh in bash zsh; do
   check "$sh: --wheelhouse completes directories only" is "wheels " $sh pyrt install --wheelhouse ""
   check "$sh: --box-root completes directories only" is "wheels " $sh pyrt --box-root ""
   check "$sh: --mirror completes nothing" is "" $sh pyrt install --mirror ""
+  check "$sh: mirror DIR completes directories only" is "wheels " $sh pyrt mirror ""
+  check "$sh: --wheelhouse-from completes directories only" is "wheels " $sh pyrt mirror --wheelhouse-from ""
+  check "$sh: options of serve" is "--listen " $sh pyrt serve --li
+  check "$sh: --token-file completes files" is "runtime.tar.gz " $sh pyrt serve --token-file ru
   check "$sh: completion wrote nothing to stderr" [ ! -s "$work/$sh.err" ]
 done
 # bash splits "--opt=value" at "=" (COMP_WORDBREAKS): both shapes.
@@ -92,12 +96,11 @@ check "bash: --box-root=DIR then plugins install" is "$plugins" bash pyrt --box-
 check "bash: --wheelhouse= completes directories" is "wheels " bash pyrt install --wheelhouse =
 check "zsh: --box-root=DIR then plugins install" is "$plugins" zsh pyrt --box-root="$work/box" plugins install ""
 
-# Fast: a plugin-name completion is a folder listing, no pyrt run (timed
-# inside one bash, 50 calls).
+# A plugin-name completion is a folder listing, no pyrt run; its cost is
+# printed for the log (a figure, not a check: speed lives in bench/).
 ms=$(bash -c '. "$1"; COMP_WORDS=(pyrt --box-root "$2" plugins install ""); COMP_CWORD=5
   s=$(date +%s%N); for i in $(seq 50); do _pyrt; done
   echo $(( ($(date +%s%N) - s) / 50000 ))' _ "$bashc" "$work/box")
 echo "# bash plugin-name completion: ${ms} us a call (load $(cut -d' ' -f1 /proc/loadavg))"
-check "plugin-name completion takes under 20 ms" [ "$ms" -lt 20000 ]
 
 e2e_finish

@@ -5,7 +5,7 @@
 # missing or unreadable box.  tests/e2e_docs_sync.sh checks that it offers
 # what `pyrt --help` documents, and tests/e2e_completion.sh drives it.
 
-_pyrt_commands="install baseline status verify doctor smoke plugins rollback uninstall help version"
+_pyrt_commands="install baseline status verify doctor smoke plugins serve mirror rollback uninstall help version"
 _pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme -v --verbose -q --quiet -h --help -V --version"
 
 # The helpers set REPLY rather than print: no subshell per word, so a
@@ -20,6 +20,8 @@ _pyrt_command_opts() {
     doctor) REPLY="--bundle" ;;
     smoke) REPLY="--out" ;;
     plugins) REPLY="--wheelhouse --index-url" ;;
+    serve) REPLY="--listen --token-file" ;;
+    mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
     rollback | uninstall) REPLY="--no-wait" ;;
     "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
     *) REPLY="" ;;
@@ -29,10 +31,10 @@ _pyrt_command_opts() {
 # What kind of value an option takes: file, dir, theme, text; none for a flag.
 _pyrt_value_kind() {
   case $1 in
-    --pins | --cacert | --from-file | --requirements | --out | --bundle) REPLY=file ;;
-    --box-root | --wheelhouse) REPLY=dir ;;
+    --pins | --cacert | --from-file | --requirements | --out | --bundle | --token-file) REPLY=file ;;
+    --box-root | --wheelhouse | --wheelhouse-from) REPLY=dir ;;
     --theme) REPLY=theme ;;
-    --mirror | --index-url) REPLY=text ;;
+    --mirror | --index-url | --listen | --platform) REPLY=text ;;
     *) REPLY=none ;;
   esac
 }
@@ -137,6 +139,7 @@ _pyrt() {
   fi
   case $cmd in
     "") COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
+    mirror) ((${#args[@]} == 0)) && _pyrt_values dir "$cur" ;;
     help) ((${#args[@]} == 0)) && COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
     plugins)
       if ((${#args[@]} == 0)); then

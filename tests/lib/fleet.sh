@@ -1,0 +1,166 @@
+# A fleet on this machine for tests/e2e_fleet.sh and bench/fleet.sh, sourced
+# after tests/lib/e2e.sh's e2e_setup (it uses $work, $src, $fx, $pyrt):
+#
+#   fleet_up N        N "hosts" host1..hostN, each a loopback address
+#                     127.0.0.(10+i) with its own sshd (own config, host key,
+#                     port, PidFile under $fleet), its own box root and pyrt
+#                     path under $fleet/hostI; a client key, a known_hosts
+#                     naming each host key (StrictHostKeyChecking=yes) and
+#                     an ansible.cfg
+#   fleet_inventory FILE [HOST=MIRROR]...
+#                     the inventory, every host on $good_mirror unless named
+#   fleet_mirror_up   `pyrt mirror` of the fixtures into $fleet/www/good, a
+#                     tampered copy in $fleet/www/bad, served over HTTPS by
+#                     tests/fixtures/mirror.py: $good_mirror, $bad_mirror
+#   fleet_down        every sshd and the mirror stopped by pid (trap)
+#
+# Loopback only: 127.0.0.0/8 is on lo already, nothing is configured.
+# shellcheck shell=bash disable=SC2034
+fleet=
+fleet_pids=()
+fleet_made_run_sshd=
+
+fleet_down() {
+  local pid sock
+  # Ansible's ControlPersist masters: each asked for its pid, then killed.
+  for sock in "$fleet"/cp/*; do
+    [ -S "$sock" ] || continue
+    pid=$(ssh -S "$sock" -O check fleet 2>&1 | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  done
+  for pid in "${fleet_pids[@]}"; do
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
+  fleet_pids=()
+  # sshd's privilege separation directory, when this test had to make it.
+  [ -n "$fleet_made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
+  fleet_made_run_sshd=
+}
+
+# A free port on an address, from the kernel (a small race with other users
+# of the port is tolerated: sshd then fails and the test says so).
+fleet_free_port() {
+  python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$1"
+}
+
+fleet_up() {
+  local n=$1 i h addr port
+  fleet=$work/fleet
+  mkdir -p "$fleet/home" "$fleet/ansible-tmp" "$fleet/cp"
+  if [ ! -d /run/sshd ]; then mkdir -m 0755 /run/sshd && fleet_made_run_sshd=1; fi
+  ssh-keygen -q -t ed25519 -N '' -C fleet-client -f "$fleet/id_ed25519" || return 1
+  cp "$fleet/id_ed25519.pub" "$fleet/authorized_keys"
+  : >"$fleet/known_hosts"
+  fleet_hosts=()
+  for i in $(seq "$n"); do
+    h=$fleet/host$i addr=127.0.0.$((10 + i))
+    mkdir -p "$h/bin"
+    ssh-keygen -q -t ed25519 -N '' -C "host$i" -f "$h/ssh_host_ed25519_key" || return 1
+    port=$(fleet_free_port "$addr")
+    cat >"$h/sshd_config" <<EOF
+ListenAddress $addr:$port
+HostKey $h/ssh_host_ed25519_key
+PidFile $h/sshd.pid
+AuthorizedKeysFile $fleet/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+MaxStartups 64
+Subsystem sftp internal-sftp
+LogLevel ERROR
+EOF
+    /usr/sbin/sshd -f "$h/sshd_config" -h "$h/ssh_host_ed25519_key" -D -e \
+      -o PidFile="$h/sshd.pid" 2>"$h/sshd.log" &
+    fleet_pids+=($!)
+    printf '[%s]:%s %s\n' "$addr" "$port" "$(cut -d' ' -f1-2 "$h/ssh_host_ed25519_key.pub")" \
+      >>"$fleet/known_hosts"
+    echo "$addr $port" >"$h/address"
+    fleet_hosts+=("host$i")
+  done
+  cat >"$fleet/ansible.cfg" <<EOF
+[defaults]
+roles_path = $src/ansible/roles
+host_key_checking = True
+interpreter_python = /usr/bin/python3
+retry_files_enabled = False
+local_tmp = $fleet/ansible-tmp/local
+remote_tmp = $fleet/ansible-tmp/remote
+stdout_callback = json
+gathering = explicit
+[ssh_connection]
+# One connection per host for the whole run (the masters are stopped by
+# fleet_down), and modules piped through it rather than copied.
+pipelining = True
+control_path_dir = $fleet/cp
+ssh_args = -o ControlMaster=auto -o ControlPersist=600 -o UserKnownHostsFile=$fleet/known_hosts -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes
+EOF
+  # Every sshd answers before the test goes on.
+  for i in $(seq "$n"); do
+    read -r addr port <"$fleet/host$i/address"
+    for _ in $(seq 100); do
+      fleet_ssh "host$i" true 2>/dev/null && break
+      sleep 0.1
+    done
+    fleet_ssh "host$i" true || { echo "sshd of host$i does not answer:" >&2; cat "$fleet/host$i/sshd.log" >&2; return 1; }
+  done
+}
+
+# fleet_ssh hostI CMD...: the same SSH the fleet uses (key, known_hosts).
+fleet_ssh() {
+  local addr port
+  read -r addr port <"$fleet/$1/address"
+  shift
+  ssh -o BatchMode=yes -o ControlMaster=no -o IdentitiesOnly=yes -i "$fleet/id_ed25519" \
+    -o UserKnownHostsFile="$fleet/known_hosts" -o StrictHostKeyChecking=yes \
+    -p "$port" "root@$addr" "$@"
+}
+
+fleet_mirror_up() {
+  mkdir -p "$fleet/www"
+  "$pyrt" mirror "$fleet/www/good" --pins "$fx/pins.yaml" --cacert "$fx/ca.pem" \
+    --mirror "$mirror" --wheelhouse-from "$fx/wheelhouse" >/dev/null 2>"$fleet/mirror.err" ||
+    { cat "$fleet/mirror.err" >&2; return 1; }
+  cp -r "$fleet/www/good" "$fleet/www/bad"
+  printf 'X' | dd of="$fleet/www/bad/fixture/runtime.tar.gz" bs=1 seek=4096 conv=notrunc 2>/dev/null
+  python3 "$src/tests/fixtures/mirror.py" --root "$fleet/www" --cert "$fx/server.pem" \
+    --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" 2>/dev/null &
+  fleet_pids+=($!)
+  for _ in $(seq 100); do [ -s "$fleet/www.port" ] && break; sleep 0.1; done
+  good_mirror=https://127.0.0.1:$(cat "$fleet/www.port")/good
+  bad_mirror=https://127.0.0.1:$(cat "$fleet/www.port")/bad
+}
+
+# fleet_inventory FILE [hostI=MIRROR]...
+fleet_inventory() {
+  local file=$1 i h addr port m kv
+  shift
+  {
+    echo "[pyrt_hosts]"
+    for h in "${fleet_hosts[@]}"; do
+      read -r addr port <"$fleet/$h/address"
+      m=$good_mirror
+      for kv in "$@"; do [ "${kv%%=*}" = "$h" ] && m=${kv#*=}; done
+      echo "$h ansible_host=$addr ansible_port=$port pyrt_box_root=$fleet/$h/box pyrt_bin_path=$fleet/$h/bin/pyrt pyrt_mirror=$m"
+    done
+    echo
+    echo "[pyrt_hosts:vars]"
+    echo "ansible_user=root"
+    echo "ansible_ssh_private_key_file=$fleet/id_ed25519"
+    echo "pyrt_binary=$pyrt"
+    echo "pyrt_pins=$fx/pins.yaml"
+    echo "pyrt_cacert=$fx/ca.pem"
+    echo "pyrt_wheelhouse=$fleet/www/good/wheels"
+  } >"$file"
+}
+
+# fleet_play OUT ARGS...: ansible-playbook with the fleet's config; the JSON
+# callback's output in OUT; sets $rc.
+fleet_play() {
+  local out=$1
+  shift
+  ANSIBLE_CONFIG=$fleet/ansible.cfg HOME=$fleet/home \
+    ansible-playbook "$src/ansible/playbook.yml" "$@" >"$out" 2>"$out.err"
+  rc=$?
+}
