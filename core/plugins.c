@@ -1002,15 +1002,16 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 		nspecs_distinct++;
 	if (memo) {
 		snprintf(memo_path, sizeof memo_path, "%s/%s",
-			 pyrt_box_runtime_dir(box), PYRT_PLUGINS_MEMO_FILE);
+			 pyrt_box_runtime_dir(box), PYRT_PLUGINS_MEMO_DIR);
 		memo_id = pyrt_plugins_memo_id(st);
 		doc = pyrt_plugins_memo_load(memo_path, memo_id, specs,
 					     nspecs_distinct);
 		if (doc) {
 			rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "the "
 					     "requirements of %zu plugins "
-					     "answered from %s, nothing changed",
-					     p->n, memo_path);
+					     "answered from %s/%s, nothing "
+					     "changed", p->n, memo_path,
+					     PYRT_PLUGINS_MEMO_FILE);
 			if (!rc)
 				rc = check_apply(p, doc, why, whylen);
 			goto cleanup;

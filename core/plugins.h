@@ -66,7 +66,7 @@ void pyrt_plugins_free(pyrt_plugins *p);
 
 /**
  * As pyrt_plugins_check, and the checker's answer is remembered in the box
- * (<box>/runtime/python/plugins-check.json, 0600) with everything it
+ * (<box>/runtime/python/cache/plugins-check.json, 0600) with everything it
  * depends on: the runtime, each requirement asked about, and the
  * distributions on the checker's sys.path (plugins_memo.h).  Asking again
  * when none of that changed reads the file and a few stats instead of

@@ -226,13 +226,26 @@ static int results_complete(json_t *results, const char *const *specs,
 	return 1;
 }
 
-json_t *pyrt_plugins_memo_load(const char *path, const char *id,
+/* dir/PYRT_PLUGINS_MEMO_FILE when dir is private (ours, not a symlink,
+ * not writable by others); 0 or -1. */
+static int memo_path(const char *dir, char *path, size_t len)
+{
+	int missing = 0;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_fs_check_private_dir(dir, &missing, &err) != 0 || missing)
+		return -1;
+	int n = snprintf(path, len, "%s/%s", dir, PYRT_PLUGINS_MEMO_FILE);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+json_t *pyrt_plugins_memo_load(const char *dir, const char *id,
 			       const char *const *specs, size_t nspecs)
 {
-	char *data = NULL;
+	char *data = NULL, path[4200];
 	size_t len = 0;
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (!id || pyrt_fs_read_state(path, MEMO_MAX, &data, &len, &err) != 0)
+	if (!id || memo_path(dir, path, sizeof path) != 0 ||
+	    pyrt_fs_read_state(path, MEMO_MAX, &data, &len, &err) != 0)
 		return NULL;
 	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
 	free(data);
@@ -254,13 +267,18 @@ done:
 	return out;
 }
 
-void pyrt_plugins_memo_store(const char *path, const char *id,
+void pyrt_plugins_memo_store(const char *dir, const char *id,
 			     const char *const *specs, size_t nspecs,
 			     json_t *doc)
 {
 	json_t *seen = json_object_get(doc, "seen");
 	json_t *results = json_object_get(doc, "results");
+	char path[4200];
 	if (!id || !json_is_string(seen) || !json_is_object(results))
+		return;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return;
+	if (memo_path(dir, path, sizeof path) != 0)
 		return;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < nspecs; i++)

@@ -27,6 +27,9 @@
 
 #include "status.h"
 
+/* In a directory of its own under <box>/runtime/python, so writing it does
+ * not touch the runtime directory the TUI watches for changes. */
+#define PYRT_PLUGINS_MEMO_DIR "cache"
 #define PYRT_PLUGINS_MEMO_FILE "plugins-check.json"
 
 /** The runtime's identity as text (malloc'd), or NULL when it cannot be
@@ -34,13 +37,16 @@
 char *pyrt_plugins_memo_id(const pyrt_status *st);
 
 /** The remembered checker document ({"results": …}) for exactly these
- *  specs (sorted, distinct), or NULL on any miss.  New reference. */
-json_t *pyrt_plugins_memo_load(const char *path, const char *id,
+ *  specs (sorted, distinct), or NULL on any miss.  New reference.  dir is
+ *  <box>/runtime/python/cache: a private directory (ours, 0700, not a
+ *  symlink) or nothing is read. */
+json_t *pyrt_plugins_memo_load(const char *dir, const char *id,
 			       const char *const *specs, size_t nspecs);
 
 /** Remember doc (the checker's answer, with its "seen" text) for id and
- *  specs.  Best effort: a box this user cannot write is no error. */
-void pyrt_plugins_memo_store(const char *path, const char *id,
+ *  specs in dir (made 0700 when missing).  Best effort: a box this user
+ *  cannot write is no error. */
+void pyrt_plugins_memo_store(const char *dir, const char *id,
 			     const char *const *specs, size_t nspecs,
 			     json_t *doc);
 

@@ -692,7 +692,7 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
 		       "requires_pip: [demo-pkg>=1.0]\n");
 	char memo[PATH_MAX];
-	snprintf(memo, sizeof memo, "%s/runtime/python/plugins-check.json", box);
+	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
 
 	/* Doctor's path writes nothing into the box. */
 	pyrt_plugins_free(check());
@@ -715,6 +715,13 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
 	cr_assert_eq(count_lines(log), 3);
 
+	/* Writing it leaves the runtime directory as it was: the TUI watches
+	 * that directory, and must not see its own refresh as a change. */
+	char rt[PATH_MAX];
+	snprintf(rt, sizeof rt, "%s/runtime/python", box);
+	struct stat before, after;
+	cr_assert_eq(stat(rt, &before), 0);
+
 	/* Installed again, an older version. */
 	cr_assert_eq(pt_sh("mkdir -p '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
 			   "printf 'Metadata-Version: 2.1\\nName: demo-pkg\\n"
@@ -722,6 +729,10 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 			   "/demo_pkg-0.9.dist-info/METADATA'", box, box), 0);
 	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, "0.9");
 	cr_assert_eq(count_lines(log), 4, "an installed package is seen");
+	cr_assert_eq(stat(rt, &after), 0);
+	cr_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+		  before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
+		  "a new answer is written without touching %s", rt);
 
 	/* The same name and version reinstalled: pip writes its files anew. */
 	cr_assert_eq(pt_sh("cd '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
@@ -749,7 +760,7 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
 		       "requires_pip: [demo-pkg>=1.0]\n");
 	char memo[PATH_MAX];
-	snprintf(memo, sizeof memo, "%s/runtime/python/plugins-check.json", box);
+	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
 	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
 	cr_assert_eq(count_lines(log), 1);
 
@@ -776,11 +787,31 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
 	cr_assert_eq(count_lines(log), 3, "a foreign-owned file is not read");
 
+	/* Its directory someone else's: not read either. */
+	cr_assert_eq(pt_sh("rm -f '%s' && true", memo), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 4);
+	text = pt_read(memo);
+	at = strstr(text, "\"installed\":\"1.2.0\"");
+	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	pt_write(memo, text);
+	free(text);
+	cr_assert_eq(pt_sh("chown 65534 '%s/runtime/python/cache'", box), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 5, "a foreign cache directory is not read");
+	cr_assert_eq(pt_sh("chown 0 '%s/runtime/python/cache' && rm -f '%s'",
+			   box, memo), 0);
+
 	/* Malformed, or a symlink: computed again, answer right. */
 	pt_write(memo, "{\"schema\":1,\"id\":");
 	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
-	cr_assert_eq(count_lines(log), 4, "a malformed file is not used");
+	cr_assert_eq(count_lines(log), 6, "a malformed file is not used");
 	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
-	cr_assert_eq(count_lines(log), 4, "and is replaced by a good one");
+	cr_assert_eq(count_lines(log), 6, "and is replaced by a good one");
+
+	/* Uninstall takes it with the runtime it describes. */
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_uninstall(box, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(access(memo, F_OK), -1, "uninstall removes %s", memo);
 	free(log);
 }
