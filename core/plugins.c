@@ -1088,13 +1088,17 @@ static int row_verdict(plugin_row *r, int ready, const char *not_ready_fix,
 /* Requirements, then verdicts, once the manifests are read. */
 static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 			 const pyrt_pins *pins, const char *platform_key,
-			 int memo, const pyrt_events *ev, pyrt_error *err)
+			 int memo, const pyrt_status *known,
+			 const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_status *st = calloc(1, sizeof *st);
+	/* The caller's status when it has one: reading it again hashes the
+	 * manifest again. */
+	pyrt_status *own = known ? NULL : calloc(1, sizeof *own);
+	const pyrt_status *st = known ? known : own;
 	if (!st)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_status_read(pyrt_box_root(box), pins, platform_key, 0,
-				  st, err);
+	int rc = known ? 0 : pyrt_status_read(pyrt_box_root(box), pins,
+					      platform_key, 0, own, err);
 	char why[PYRT_ERROR_MSG_MAX] = "", check_error[PYRT_ERROR_MSG_MAX + 64];
 	const char *fix = NULL;
 	if (rc)
@@ -1131,7 +1135,7 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 				why[0] ? check_error : NULL))
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 cleanup:
-	free(st);
+	free(own);
 	return rc;
 }
 
@@ -1153,7 +1157,8 @@ int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 
 static int plugins_check(pyrt_plugins **out, const char *box_root,
 			 const pyrt_pins *pins, const char *platform_key,
-			 int memo, const pyrt_events *ev, pyrt_error *err)
+			 int memo, const pyrt_status *known,
+			 const pyrt_events *ev, pyrt_error *err)
 {
 	*out = NULL;
 	pyrt_plugins *p = calloc(1, sizeof *p);
@@ -1166,7 +1171,8 @@ static int plugins_check(pyrt_plugins **out, const char *box_root,
 	if (!rc && pyrt_events_cancelled(ev))
 		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (!rc)
-		rc = plugins_judge(p, box, pins, platform_key, memo, ev, err);
+		rc = plugins_judge(p, box, pins, platform_key, memo, known, ev,
+				   err);
 	pyrt_box_free(box);
 	if (rc) {
 		pyrt_plugins_free(p);
@@ -1180,12 +1186,15 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 		       const pyrt_pins *pins, const char *platform_key,
 		       const pyrt_events *ev, pyrt_error *err)
 {
-	return plugins_check(out, box_root, pins, platform_key, 0, ev, err);
+	return plugins_check(out, box_root, pins, platform_key, 0, NULL, ev,
+			     err);
 }
 
 int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
 			    const pyrt_pins *pins, const char *platform_key,
-			    const pyrt_events *ev, pyrt_error *err)
+			    const pyrt_status *st, const pyrt_events *ev,
+			    pyrt_error *err)
 {
-	return plugins_check(out, box_root, pins, platform_key, 1, ev, err);
+	return plugins_check(out, box_root, pins, platform_key, 1, st, ev,
+			     err);
 }

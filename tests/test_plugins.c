@@ -664,7 +664,7 @@ static pyrt_plugins *check_memo(void)
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	cr_assert_eq(pyrt_plugins_check_memo(&p, box, pins, pt_host_key(),
-					     NULL, &err), 0, "%s", err.msg);
+					     NULL, NULL, &err), 0, "%s", err.msg);
 	cr_assert_not_null(p);
 	return p;
 }
