@@ -213,8 +213,9 @@ static int plugins_load(plugins_ctx *c)
 	rc = pyrt_status_read(c->opts->box_root, c->pins, c->platform.key, 0,
 			      c->status, &err);
 	if (rc == 0)
-		rc = pyrt_plugins_check(&c->plugins, c->opts->box_root, c->pins,
-					c->platform.key, &ev, &err);
+		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
+					     c->pins, c->platform.key,
+					     c->status, &ev, &err);
 	if (rc < 0)
 		snprintf(c->msg, sizeof c->msg, "plugins: %s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));

@@ -186,9 +186,12 @@ static int check_url(const char *url, const char *opt, char *msg,
 		     size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_fetch_url_check(url, opt, &err) != 0)
-		return fail(msg, msglen, "%s", err.msg);
-	return 0;
+	if (pyrt_fetch_url_check(url, opt, &err) == 0)
+		return 0;
+	int rc = fail(msg, msglen, "%s", err.msg);
+	/* libcurl missing (it parses URLs) is this machine's lack, not a
+	 * usage mistake. */
+	return err.code == PYRT_E_UNSUPPORTED ? err.code : rc;
 }
 
 /* Options that cannot both apply: refused, not one silently ignored. */

@@ -32,6 +32,7 @@
 
 #include "box.h"
 #include "fs.h"
+#include "lazylib.h"
 #include "lock.h"
 #include "manifest.h"
 #include "marker.h"
@@ -1100,6 +1101,9 @@ static int bundle_members(struct archive *a, const pyrt_doctor *d,
 static int bundle_write(int fd, const pyrt_doctor *d, const char *doctor_json,
 			pyrt_error *err)
 {
+	int lrc = pyrt_lazy_archive(err);
+	if (lrc != 0)
+		return lrc;
 	struct archive *a = archive_write_new();
 	if (!a)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -37,6 +37,7 @@
 #include <archive_entry.h>
 
 #include "gunzip.h"
+#include "lazylib.h"
 #include "sha256.h"
 #include "testhook.h"
 
@@ -1114,6 +1115,8 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "extract: options version %u unknown",
 				      st.opts->version);
+	if ((rc = pyrt_lazy_archive(err)) != 0)
+		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &st.start);
 	st.last_tick = st.start;
 	if ((rc = x_set_top(&st)) != 0)

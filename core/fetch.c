@@ -18,6 +18,7 @@
  * initialises itself.
  */
 #include "fetch.h"
+#include "lazylib.h"
 
 #include "fs.h"
 
@@ -1023,6 +1024,8 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pyrt_fetch: missing arguments or "
 				      "unknown options version");
+	if ((rc = pyrt_lazy_curl(err)) != 0)
+		return rc;
 	memset(result, 0, sizeof *result);
 	memset(&f, 0, sizeof f);
 	f.opts = opts;
@@ -1143,6 +1146,9 @@ int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
 	int rc = 0;
 	CURLU *m = NULL;
 
+	if ((rc = pyrt_lazy_curl(err)) != 0)
+		return rc;
+
 	if (out)
 		*out = NULL;
 	if (!url || !mirror || !out)
@@ -1208,6 +1214,8 @@ void pyrt_fetch_url_host(const char *url, char *buf, size_t len)
 	if (!buf || len == 0)
 		return;
 	buf[0] = '\0';
+	if (pyrt_lazy_curl(NULL) != 0)
+		return;
 	u = url_parse(url);
 	if (!u)
 		return;
@@ -1222,6 +1230,9 @@ int pyrt_fetch_url_check(const char *url, const char *what, pyrt_error *err)
 	char shown[2048];
 	int loopback = 0;
 	pyrt_error why = PYRT_ERROR_INIT;
+	int rc = pyrt_lazy_curl(err);
+	if (rc != 0)
+		return rc;
 	pyrt_redact_url(url ? url : "", shown, sizeof shown);
 	if (!url || !*url || url_check(url, shown, &loopback, &why) != 0)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s: %s", what,

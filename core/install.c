@@ -27,6 +27,7 @@
 #include "lock.h"
 #include "manifest.h"
 #include "marker.h"
+#include "plugins_memo.h"
 #include "proc.h"
 #include "sha256.h"
 #include "testhook.h"
@@ -1059,6 +1060,12 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 			       pyrt_box_downloads_dir(box) };
 	for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
 		rc = pyrt_fs_remove_tree(dirs[i], NULL, err);
+	/* The plugin check's remembered answer names a runtime now gone. */
+	char memo[PATH_MAX];
+	snprintf(memo, sizeof memo, "%s/" PYRT_PLUGINS_MEMO_DIR,
+		 pyrt_box_runtime_dir(box));
+	if (!rc)
+		pyrt_fs_remove_tree(memo, NULL, NULL);
 	if (!rc)
 		pyrt_events_log(ev, PYRT_LOG_INFO, "removed the runtime under %s",
 				pyrt_box_runtime_dir(box));

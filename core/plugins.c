@@ -46,6 +46,7 @@
 #include "box.h"
 #include "fs.h"
 #include "lock.h"
+#include "plugins_memo.h"
 #include "proc.h"
 #include "requirement.h"
 #include "status.h"
@@ -60,6 +61,7 @@
 #define CHECK_OUTPUT_MAX (4 * 1024 * 1024)
 #define CHECK_ARGS_MAX (1024 * 1024)
 #define RESULT_TAG "PYRT-PLUGINS "
+#define CHECK_ARGV_FIRST 5 /* interpreter, -I, -S, -c, program */
 
 /*
  * The requirement checker run inside the managed interpreter; argv[1:] are
@@ -118,8 +120,31 @@ static const char check_program[] =
 	"        r['ok'] = v is not None and (req is None or\n"
 	"                   req.specifier.contains(v, prereleases=True))\n"
 	"    return {'results': out}\n"
+	"def seen():\n"
+	"    import os\n"
+	"    out = []\n"
+	"    for p in sys.path:\n"
+	"        if not p.startswith('/'):\n"
+	"            continue\n"
+	"        lines = []\n"
+	"        try:\n"
+	"            if os.path.isdir(p):\n"
+	"                for n in sorted(e.name for e in os.scandir(p)\n"
+	"                                if e.name.endswith(('.dist-info', '.egg-info'))):\n"
+	"                    s = os.stat(os.path.join(p, n), follow_symlinks=False)\n"
+	"                    lines.append('E %s %d %d' % (n, s.st_ino, s.st_mtime_ns))\n"
+	"            else:\n"
+	"                s = os.stat(p)\n"
+	"                lines.append('F %d %d %d' % (s.st_ino, s.st_size, s.st_mtime_ns))\n"
+	"        except OSError:\n"
+	"            lines = ['M']\n"
+	"        out += ['P ' + p] + lines\n"
+	"    return ''.join(l + '\\n' for l in out)\n"
 	"try:\n"
+	"    before = seen()\n"
 	"    res = check(sys.argv[1:])\n"
+	"    if 'results' in res:\n"
+	"        res['seen'] = before\n"
 	"except Exception as e:\n"
 	"    res = {'error': '%s: %s' % (type(e).__name__, e)}\n"
 	"import json\n"
@@ -765,7 +790,7 @@ static const char **check_argv(const pyrt_plugins *p, const char *interp,
 	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = check_program;
-	const size_t first = k;
+	const size_t first = k; /* CHECK_ARGV_FIRST */
 	for (size_t i = 0; i < p->n; i++) {
 		const plugin_row *r = &p->rows[i];
 		if (r->pub.verdict == PYRT_VERDICT_INVALID)
@@ -949,9 +974,10 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
 /* The one interpreter run for all rows.  Returns 0, PYRT_E_CANCELLED, or
  * another code with why filled (the runtime could not answer). */
 static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
-			      const char *interp, const pyrt_events *ev,
-			      char *why, size_t whylen)
+			      const pyrt_status *st, int memo,
+			      const pyrt_events *ev, char *why, size_t whylen)
 {
+	const char *interp = st->interpreter;
 	size_t nspecs = specs_to_check(p), bytes = 0;
 	if (!nspecs)
 		return 0;
@@ -960,7 +986,8 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 		snprintf(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
-	char home[4096];
+	char home[4096], memo_path[4200];
+	char *memo_id = NULL;
 	json_t *doc = NULL;
 	int rc = 0;
 	if (bytes > CHECK_ARGS_MAX) {
@@ -968,6 +995,27 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			 "%d KiB", CHECK_ARGS_MAX / 1024);
 		rc = PYRT_E_USAGE;
 		goto cleanup;
+	}
+	const char *const *specs = argv + CHECK_ARGV_FIRST;
+	size_t nspecs_distinct = 0;
+	while (specs[nspecs_distinct])
+		nspecs_distinct++;
+	if (memo) {
+		snprintf(memo_path, sizeof memo_path, "%s/%s",
+			 pyrt_box_runtime_dir(box), PYRT_PLUGINS_MEMO_DIR);
+		memo_id = pyrt_plugins_memo_id(st);
+		doc = pyrt_plugins_memo_load(memo_path, memo_id, specs,
+					     nspecs_distinct);
+		if (doc) {
+			rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "the "
+					     "requirements of %zu plugins "
+					     "answered from %s/%s, nothing "
+					     "changed", p->n, memo_path,
+					     PYRT_PLUGINS_MEMO_FILE);
+			if (!rc)
+				rc = check_apply(p, doc, why, whylen);
+			goto cleanup;
+		}
 	}
 	rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "checking the requirements "
 			     "of %zu plugins with one run of %s", p->n, interp);
@@ -978,10 +1026,14 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 		goto cleanup;
 	rc = check_run(argv, home, ev, &doc, why, whylen);
 	pyrt_fs_remove_tree(home, NULL, NULL);
+	if (!rc && memo)
+		pyrt_plugins_memo_store(memo_path, memo_id, specs,
+					nspecs_distinct, doc);
 	if (!rc)
 		rc = check_apply(p, doc, why, whylen);
 cleanup:
 	json_decref(doc);
+	free(memo_id);
 	free(argv);
 	return rc;
 }
@@ -1036,13 +1088,17 @@ static int row_verdict(plugin_row *r, int ready, const char *not_ready_fix,
 /* Requirements, then verdicts, once the manifests are read. */
 static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 			 const pyrt_pins *pins, const char *platform_key,
+			 int memo, const pyrt_status *known,
 			 const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_status *st = calloc(1, sizeof *st);
+	/* The caller's status when it has one: reading it again hashes the
+	 * manifest again. */
+	pyrt_status *own = known ? NULL : calloc(1, sizeof *own);
+	const pyrt_status *st = known ? known : own;
 	if (!st)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_status_read(pyrt_box_root(box), pins, platform_key, 0,
-				  st, err);
+	int rc = known ? 0 : pyrt_status_read(pyrt_box_root(box), pins,
+					      platform_key, 0, own, err);
 	char why[PYRT_ERROR_MSG_MAX] = "", check_error[PYRT_ERROR_MSG_MAX + 64];
 	const char *fix = NULL;
 	if (rc)
@@ -1050,7 +1106,7 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 	p->runtime_ready = st->state == PYRT_STATE_READY;
 	fix = runtime_fix(st->state);
 	if (p->runtime_ready) {
-		rc = plugins_check_deps(p, box, st->interpreter, ev, why,
+		rc = plugins_check_deps(p, box, st, memo, ev, why,
 					sizeof why);
 		if (rc == PYRT_E_CANCELLED) {
 			pyrt_error_set(err, rc, "cancelled");
@@ -1079,7 +1135,7 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 				why[0] ? check_error : NULL))
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 cleanup:
-	free(st);
+	free(own);
 	return rc;
 }
 
@@ -1099,9 +1155,10 @@ int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 	return 0;
 }
 
-int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
-		       const pyrt_pins *pins, const char *platform_key,
-		       const pyrt_events *ev, pyrt_error *err)
+static int plugins_check(pyrt_plugins **out, const char *box_root,
+			 const pyrt_pins *pins, const char *platform_key,
+			 int memo, const pyrt_status *known,
+			 const pyrt_events *ev, pyrt_error *err)
 {
 	*out = NULL;
 	pyrt_plugins *p = calloc(1, sizeof *p);
@@ -1114,7 +1171,8 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 	if (!rc && pyrt_events_cancelled(ev))
 		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (!rc)
-		rc = plugins_judge(p, box, pins, platform_key, ev, err);
+		rc = plugins_judge(p, box, pins, platform_key, memo, known, ev,
+				   err);
 	pyrt_box_free(box);
 	if (rc) {
 		pyrt_plugins_free(p);
@@ -1122,4 +1180,21 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 	}
 	*out = p;
 	return 0;
+}
+
+int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
+		       const pyrt_pins *pins, const char *platform_key,
+		       const pyrt_events *ev, pyrt_error *err)
+{
+	return plugins_check(out, box_root, pins, platform_key, 0, NULL, ev,
+			     err);
+}
+
+int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
+			    const pyrt_pins *pins, const char *platform_key,
+			    const pyrt_status *st, const pyrt_events *ev,
+			    pyrt_error *err)
+{
+	return plugins_check(out, box_root, pins, platform_key, 1, st, ev,
+			     err);
 }

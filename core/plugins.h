@@ -23,6 +23,7 @@
 #include "error.h"
 #include "events.h"
 #include "pins.h"
+#include "status.h"
 
 typedef enum pyrt_verdict {
 	PYRT_VERDICT_READY = 0,
@@ -63,6 +64,22 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 		       const pyrt_pins *pins, const char *platform_key,
 		       const pyrt_events *ev, pyrt_error *err);
 void pyrt_plugins_free(pyrt_plugins *p);
+
+/**
+ * As pyrt_plugins_check, and the checker's answer is remembered in the box
+ * (<box>/runtime/python/cache/plugins-check.json, 0600) with everything it
+ * depends on: the runtime, each requirement asked about, and the
+ * distributions on the checker's sys.path (plugins_memo.h).  Asking again
+ * when none of that changed reads the file and a few stats instead of
+ * starting the interpreter.  For the commands that may write the box
+ * (plugins, the TUI); doctor, which never writes, uses pyrt_plugins_check.
+ * st: the box's status as the caller just read it (same box, pins and
+ * platform), so it is not read twice; NULL to have it read here.
+ */
+int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
+			    const pyrt_pins *pins, const char *platform_key,
+			    const pyrt_status *st, const pyrt_events *ev,
+			    pyrt_error *err);
 
 /**
  * One manifest's bytes read as plugins/<name>/plugin.yaml is, into a table

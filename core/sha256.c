@@ -1,8 +1,15 @@
 /*
- * Streaming SHA-256 over OpenSSL's EVP interface, and the digest checks the
- * verifier relies on: a strict hex syntax test and a comparison whose time
- * does not depend on where two digests differ.
+ * Streaming SHA-256 over OpenSSL's SHA256_* functions, and the digest checks
+ * the verifier relies on: a strict hex syntax test and a comparison whose
+ * time does not depend on where two digests differ.
+ *
+ * Not EVP: the first EVP digest initialises OpenSSL 3's provider machinery
+ * (algorithm tables, the default provider, openssl.cnf), a few milliseconds
+ * that `pyrt status` would pay to hash a marker and a manifest.  SHA256_*
+ * (deprecated in 3.0, still shipped) run the same assembly (SHA-NI where
+ * the CPU has it) with no initialisation.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "sha256.h"
 
 #include <errno.h>
@@ -12,12 +19,12 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #define SHA256_FILE_BUF (1024 * 1024)
 
 struct pyrt_sha256 {
-	EVP_MD_CTX *md;
+	SHA256_CTX md;
 };
 
 pyrt_sha256 *pyrt_sha256_new(void)
@@ -25,8 +32,7 @@ pyrt_sha256 *pyrt_sha256_new(void)
 	pyrt_sha256 *ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return NULL;
-	ctx->md = EVP_MD_CTX_new();
-	if (!ctx->md || EVP_DigestInit_ex(ctx->md, EVP_sha256(), NULL) != 1) {
+	if (SHA256_Init(&ctx->md) != 1) {
 		pyrt_sha256_free(ctx);
 		return NULL;
 	}
@@ -37,13 +43,13 @@ void pyrt_sha256_free(pyrt_sha256 *ctx)
 {
 	if (!ctx)
 		return;
-	EVP_MD_CTX_free(ctx->md);
+	OPENSSL_cleanse(&ctx->md, sizeof ctx->md);
 	free(ctx);
 }
 
 int pyrt_sha256_reset(pyrt_sha256 *ctx)
 {
-	if (!ctx || EVP_DigestInit_ex(ctx->md, EVP_sha256(), NULL) != 1)
+	if (!ctx || SHA256_Init(&ctx->md) != 1)
 		return PYRT_E_INTERNAL;
 	return 0;
 }
@@ -54,7 +60,7 @@ int pyrt_sha256_update(pyrt_sha256 *ctx, const void *data, size_t len)
 		return PYRT_E_INTERNAL;
 	if (len == 0)
 		return 0;
-	if (EVP_DigestUpdate(ctx->md, data, len) != 1)
+	if (SHA256_Update(&ctx->md, data, len) != 1)
 		return PYRT_E_INTERNAL;
 	return 0;
 }
@@ -66,13 +72,12 @@ int pyrt_sha256_update(pyrt_sha256 *ctx, const void *data, size_t len)
 int pyrt_sha256_final_hex(pyrt_sha256 *ctx, char hex[PYRT_SHA256_HEX_LEN + 1])
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	const unsigned int n = SHA256_DIGEST_LENGTH;
 
 	if (!ctx || !hex)
 		return PYRT_E_INTERNAL;
-	if (EVP_DigestFinal_ex(ctx->md, md, &n) != 1 ||
-	    n * 2 != PYRT_SHA256_HEX_LEN)
+	if (SHA256_Final(md, &ctx->md) != 1 || n * 2 != PYRT_SHA256_HEX_LEN)
 		return PYRT_E_INTERNAL;
 	for (unsigned int i = 0; i < n; i++) {
 		hex[2 * i] = digits[md[i] >> 4];

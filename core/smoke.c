@@ -23,6 +23,7 @@
 
 #include "box.h"
 #include "fs.h"
+#include "lazylib.h"
 #include "proc.h"
 
 #define SMOKE_TIMEOUT_S 60.0
@@ -263,6 +264,9 @@ static int smoke_read_entry(struct archive *a, char **out, size_t *len,
 static int smoke_check_docx(const char *path, const char *paragraph,
 			    pyrt_error *err)
 {
+	int lrc = pyrt_lazy_archive(err);
+	if (lrc != 0)
+		return lrc;
 	struct archive *a = archive_read_new();
 	if (!a)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -7,7 +7,7 @@ pkgs=(
   libcurl4-openssl-dev libarchive-dev libssl-dev libyaml-dev libjansson-dev zlib1g-dev
   libncurses-dev libcriterion-dev
   openssl ca-certificates python3 python3.11 python3-pip-whl
-  libarchive-tools tmux
+  libarchive-tools tmux hyperfine
   clang valgrind
   libmicrohttpd-dev python3-jsonschema python3-yaml curl systemd wrk
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil

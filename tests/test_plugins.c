@@ -656,3 +656,162 @@ Test(plugins, matrix_reads_site_packages_without_running_pth_files,
 	cr_assert_eq(access(mark, F_OK), 0);
 	free(mark);
 }
+
+/* ---- the remembered answer (pyrt_plugins_check_memo) ---- */
+
+static pyrt_plugins *check_memo(void)
+{
+	pyrt_plugins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_plugins_check_memo(&p, box, pins, pt_host_key(),
+					     NULL, NULL, &err), 0, "%s", err.msg);
+	cr_assert_not_null(p);
+	return p;
+}
+
+/* The one plugin "cw"'s verdict and its first requirement's version. */
+static void expect(pyrt_plugins *p, pyrt_verdict v, const char *installed)
+{
+	const pyrt_plugin *pl = find(p, "cw");
+	assert_verdict(pl, v);
+	if (installed)
+		cr_assert_str_eq(pl->requires[0].installed, installed);
+	else
+		cr_assert_null(pl->requires[0].installed);
+	pyrt_plugins_free(p);
+}
+
+#define DEMO_DIR "%s/runtime/python/current/local/lib/python3.11/dist-packages"
+
+Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [demo-pkg>=1.0]\n");
+	char memo[PATH_MAX];
+	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
+
+	/* Doctor's path writes nothing into the box. */
+	pyrt_plugins_free(check());
+	cr_assert_eq(access(memo, F_OK), -1, "pyrt_plugins_check remembers nothing");
+
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 2);
+	struct stat sb;
+	cr_assert_eq(stat(memo, &sb), 0);
+	cr_assert_eq(sb.st_mode & 07777, 0600, "mode %o", sb.st_mode & 07777);
+	cr_assert_eq(sb.st_uid, geteuid());
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 2, "a repeat starts no interpreter");
+
+	/* Removed by hand (as pip uninstall does). */
+	cr_assert_eq(pt_sh("rm -rf '" DEMO_DIR "/demo_pkg-1.2.0.dist-info'",
+			   box), 0);
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
+	cr_assert_eq(count_lines(log), 3, "a removed package is seen");
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
+	cr_assert_eq(count_lines(log), 3);
+
+	/* Writing it leaves the runtime directory as it was: the TUI watches
+	 * that directory, and must not see its own refresh as a change. */
+	char rt[PATH_MAX];
+	snprintf(rt, sizeof rt, "%s/runtime/python", box);
+	struct stat before, after;
+	cr_assert_eq(stat(rt, &before), 0);
+
+	/* Installed again, an older version. */
+	cr_assert_eq(pt_sh("mkdir -p '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
+			   "printf 'Metadata-Version: 2.1\\nName: demo-pkg\\n"
+			   "Version: 0.9\\n' > '" DEMO_DIR
+			   "/demo_pkg-0.9.dist-info/METADATA'", box, box), 0);
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, "0.9");
+	cr_assert_eq(count_lines(log), 4, "an installed package is seen");
+	cr_assert_eq(stat(rt, &after), 0);
+	cr_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+		  before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
+		  "a new answer is written without touching %s", rt);
+
+	/* The same name and version reinstalled: pip writes its files anew. */
+	cr_assert_eq(pt_sh("cd '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
+			   "sed 's/0.9/0.9.1/' METADATA > M2 && mv M2 METADATA",
+			   box), 0);
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, "0.9.1");
+	cr_assert_eq(count_lines(log), 5, "a rewritten dist-info is seen");
+
+	/* plugin.yaml changed. */
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [demo-pkg<1.0]\n");
+	expect(check_memo(), PYRT_VERDICT_READY, "0.9.1");
+	cr_assert_eq(count_lines(log), 6, "a changed plugin.yaml is seen");
+	expect(check_memo(), PYRT_VERDICT_READY, "0.9.1");
+	cr_assert_eq(count_lines(log), 6);
+	free(log);
+}
+
+Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [demo-pkg>=1.0]\n");
+	char memo[PATH_MAX];
+	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 1);
+
+	/* A remembered answer that lies (demo-pkg missing), owned by someone
+	 * else: never read. */
+	char *text = pt_read(memo);
+	char *at = strstr(text, "\"installed\":\"1.2.0\"");
+	cr_assert_not_null(at, "%s", text);
+	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	pt_write(memo, text);
+	free(text);
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
+	cr_assert_eq(count_lines(log), 1, "the file is ours: it is read");
+	cr_assert_eq(pt_sh("rm -f '%s' && true", memo), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 2);
+
+	text = pt_read(memo);
+	at = strstr(text, "\"installed\":\"1.2.0\"");
+	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	pt_write(memo, text);
+	free(text);
+	cr_assert_eq(chown(memo, 65534, 65534), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 3, "a foreign-owned file is not read");
+
+	/* Its directory someone else's: not read either. */
+	cr_assert_eq(pt_sh("rm -f '%s' && true", memo), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 4);
+	text = pt_read(memo);
+	at = strstr(text, "\"installed\":\"1.2.0\"");
+	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	pt_write(memo, text);
+	free(text);
+	cr_assert_eq(pt_sh("chown 65534 '%s/runtime/python/cache'", box), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 5, "a foreign cache directory is not read");
+	cr_assert_eq(pt_sh("chown 0 '%s/runtime/python/cache' && rm -f '%s'",
+			   box, memo), 0);
+
+	/* Malformed, or a symlink: computed again, answer right. */
+	pt_write(memo, "{\"schema\":1,\"id\":");
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 6, "a malformed file is not used");
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(count_lines(log), 6, "and is replaced by a good one");
+
+	/* Uninstall takes it with the runtime it describes. */
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_install_uninstall(box, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(access(memo, F_OK), -1, "uninstall removes %s", memo);
+	free(log);
+}

@@ -3,9 +3,10 @@
  *
  * The UI thread polls three things together: the keyboard, the view
  * model's self-pipe (the worker recorded something) and a signal pipe.  It
- * draws at most once per TUI_FRAME_S and only when something changed or a
- * spinner turns, and flushes once per frame (wnoutrefresh + doupdate), so
- * a download over a slow SSH link costs a few hundred bytes a second.
+ * draws at most once per TUI_FRAME_S (a key or a job's end at once) and
+ * only when something changed or a spinner turns, and flushes once per
+ * frame (wnoutrefresh + doupdate), so a download over a slow SSH link
+ * costs a few hundred bytes a second.
  */
 #include "tui.h"
 
@@ -678,8 +679,11 @@ static void loop(tui_app *a, int sig_rd)
 		if (n > 0 && (fds[1].revents & POLLIN))
 			tui_model_drain(a->model);
 		a->dirty |= tui_model_take(a->model, &a->view);
-		if (a->job_running && a->view.done)
+		int finished = 0;
+		if (a->job_running && a->view.done) {
 			finish_job(a);
+			finished = 1;
+		}
 		watch_tick(a, now_s());
 		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
 		int ch, keyed = 0;
@@ -689,9 +693,12 @@ static void loop(tui_app *a, int sig_rd)
 		}
 		now = now_s();
 		/* A key is answered at once (keys come at human rate, so this
-		 * cannot flood a slow link); engine events wait for the tick. */
+		 * cannot flood a slow link), and so is a job's end (one per
+		 * job): the dashboard's first full frame follows the first
+		 * refresh instead of the next tick.  Engine events wait for the
+		 * tick. */
 		if ((a->full || a->dirty || tui_app_animating(a)) &&
-		    (keyed || now >= next_frame)) {
+		    (keyed || finished || now >= next_frame)) {
 			frame(a);
 			next_frame = now + TUI_FRAME_S;
 		}

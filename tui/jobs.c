@@ -233,8 +233,9 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 	int rc = pyrt_status_read(j->opts->box_root, j->pins, j->platform_key,
 				  j->opts->deep, j->status, &err);
 	if (rc == 0)
-		rc = pyrt_plugins_check(&j->plugins, j->opts->box_root, j->pins,
-					j->platform_key, ev, &err);
+		rc = pyrt_plugins_check_memo(&j->plugins, j->opts->box_root,
+					     j->pins, j->platform_key,
+					     j->status, ev, &err);
 	if (rc < 0)
 		snprintf(j->refresh_error, sizeof j->refresh_error, "%s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));

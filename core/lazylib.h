@@ -1,0 +1,31 @@
+/*
+ * libcurl and libarchive, loaded on first use.
+ *
+ * Linking them pulls about 37 more shared libraries (Kerberos, LDAP, GnuTLS,
+ * ICU, libxml2, ...) into every start, ~20 ms of the dynamic loader's time,
+ * while status, plugins, --help and --version never download or extract.
+ * So pyrt is not linked against either: core/lazy_curl.c and
+ * core/lazy_archive.c define the few functions core/ calls, with the
+ * headers' own prototypes, and forward each to the library dlopen()ed the
+ * first time one is needed.  fetch.h, extract.h and the other module
+ * interfaces are unchanged; their entry points call pyrt_lazy_*() first so
+ * a missing library is a refusal naming it and its Debian package, not a
+ * crash.
+ */
+#ifndef PYRT_LAZYLIB_H
+#define PYRT_LAZYLIB_H
+
+#include "error.h"
+
+/** Load libcurl (once, thread-safe); PYRT_E_UNSUPPORTED naming the library
+ *  and the Debian package when it cannot be loaded. */
+int pyrt_lazy_curl(pyrt_error *err);
+
+/** The same for libarchive. */
+int pyrt_lazy_archive(pyrt_error *err);
+
+/** Whether the library is in the process already (for tests and --version). */
+int pyrt_lazy_curl_loaded(void);
+int pyrt_lazy_archive_loaded(void);
+
+#endif

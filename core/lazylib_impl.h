@@ -1,0 +1,37 @@
+/*
+ * Shared by core/lazy_curl.c and core/lazy_archive.c (private to them): one
+ * library, opened once, every symbol resolved up front so a library that
+ * lacks one fails at load, with a message, not at a later call.
+ */
+#ifndef PYRT_LAZYLIB_IMPL_H
+#define PYRT_LAZYLIB_IMPL_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+struct lazy_lib {
+	const char *soname;   /* what dlopen() is given */
+	const char *test_env; /* test builds: env var that overrides soname */
+	const char *package;  /* the Debian package that ships soname */
+	const char *const *names; /* symbol names, in table order */
+	void **table;         /* filled by lazy_lib_load */
+	size_t count;
+	int state;            /* 0 not tried, 1 loaded, 2 failed (sticky) */
+	char why[512];        /* dlerror() of a failed load */
+};
+
+/** Open lib once; 1 when every symbol resolved. */
+int lazy_lib_load(struct lazy_lib *lib);
+
+/** For a stub whose caller skipped pyrt_lazy_*(): load or abort(), naming
+ *  the library on stderr (a bug in pyrt, never a user's mistake). */
+void lazy_lib_need(struct lazy_lib *lib);
+
+/** The refusal for a library that did not load. */
+int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err);
+
+/* A table slot as the function it holds: T(lib, name) has name's type. */
+#define LAZY_FN(table, name) ((__typeof__(&name))(table)[LAZY_I_##name])
+
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ctest: e2e_lazylib
+# End to end: libcurl and libarchive are loaded only by the commands that
+# download or extract (core/lazylib.h).  status, status --json, plugins,
+# --help and --version on a ready box never map them (the dynamic loader's
+# own account, LD_DEBUG=files); an install does.  A library that cannot be
+# loaded is a refusal naming it and its Debian package (exit 8), never a
+# crash: PYRT_TEST_LIBCURL / PYRT_TEST_LIBARCHIVE (test builds only, like
+# the crash points) name a library that does not exist.
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup lazylib fixtures
+
+box=$work/box
+common=(--box-root "$box" --pins "$fx/pins.yaml")
+# loaded LIB ARGS...: did pyrt ARGS map a shared object named LIB*?
+loaded() {
+  local lib=$1; shift
+  # grep -c reads all: -q would stop early and fail the pipe (pipefail).
+  [ "$(LD_DEBUG=files "$pyrt" "$@" </dev/null 2>&1 >/dev/null | grep -c "file=$lib")" -gt 0 ]
+}
+
+"$pyrt" install "${common[@]}" --yes --no-baseline --from-file "$fx/runtime.tar.gz" \
+  >"$work/out" 2>&1
+check "the fixture runtime installs" [ $? -eq 0 ]
+cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
+
+check "LD_DEBUG=files shows what is mapped (libc)" loaded libc.so status "${common[@]}"
+for args in "status" "status --json" "plugins --json" "--help" "--version" "--version --json"; do
+  # shellcheck disable=SC2086  # args are words
+  check "pyrt $args maps no libcurl" eval '! loaded libcurl $args "${common[@]}"'
+  # shellcheck disable=SC2086
+  check "pyrt $args maps no libarchive" eval '! loaded libarchive $args "${common[@]}"'
+done
+check "an install maps libarchive (it extracts)" loaded libarchive \
+  install --box-root "$work/box2" --pins "$fx/pins.yaml" --yes --no-baseline \
+  --from-file "$fx/runtime.tar.gz"
+run --version
+check "--version still names both libraries" eval 'has "libcurl:" out && has "libarchive:" out'
+
+# A library that cannot be loaded: the refusal names it and the package.
+PYRT_TEST_LIBARCHIVE=libpyrt-absent.so.13 "$pyrt" install --box-root "$work/box3" \
+  --pins "$fx/pins.yaml" --yes --no-baseline --from-file "$fx/runtime.tar.gz" \
+  </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
+  check "missing libarchive: exit 8 (unsupported)" rc_is 8
+  check "missing libarchive: names libarchive.so.13 and the package" \
+    eval 'has "libarchive.so.13 could not be loaded" err && has "apt-get install libarchive13" err'
+  check "missing libarchive: nothing was activated" [ ! -e "$work/box3/runtime/python/current" ]
+  PYRT_TEST_LIBCURL=libpyrt-absent.so.4 "$pyrt" install --box-root "$work/box4" \
+    --pins "$fx/pins.yaml" --yes --no-baseline --mirror https://127.0.0.1:9/pbs \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libcurl: exit 8 (unsupported)" rc_is 8
+  check "missing libcurl: names libcurl.so.4 and the package" \
+    eval 'has "libcurl.so.4 could not be loaded" err && has "apt-get install libcurl4" err'
+  check "missing libcurl: status still answers" eval \
+    'PYRT_TEST_LIBCURL=libpyrt-absent.so.4 "$pyrt" status "${common[@]}" >/dev/null'
+else
+  echo "# skipped the missing-library cases: built without -DPYRT_TEST_HOOKS=ON"
+fi
+
+e2e_finish
