@@ -22,7 +22,15 @@ set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # pyrt_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "${PYRT_DEB_EXTRA_DEPENDS}")
+# The libraries pyrt dlopen()s on first use (core/lazylib.h,
+# serve/lazy_mhd.c): shlibdeps cannot see them, their sonames pin the ABI.
+set(PYRT_DEB_DLOPEN_DEPENDS "libcurl4, libarchive13, libmicrohttpd12")
+if(PYRT_DEB_EXTRA_DEPENDS)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "${PYRT_DEB_DLOPEN_DEPENDS}, ${PYRT_DEB_EXTRA_DEPENDS}")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${PYRT_DEB_DLOPEN_DEPENDS}")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ca-certificates")

@@ -13,10 +13,16 @@
 #include <sys/types.h>
 
 #include "args.h"
+#include "error.h"
 #include "pins.h"
 #include "status.h"
 
 #define SRV_TOKEN_HEX 64
+
+/* ---- lazy_mhd.c ---- */
+/** Load libmicrohttpd (once); PYRT_E_UNSUPPORTED naming the library and its
+ *  Debian package when it cannot be loaded. */
+int srv_lazy_mhd(pyrt_error *err);
 #define SRV_BODY_MAX 16384
 #define SRV_SSE_MAX 32
 #define SRV_JOBS_KEPT 64

@@ -90,6 +90,11 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 	if (srv_listen_check(opts, s->msg, sizeof s->msg) != 0)
 		return PYRT_E_USAGE;
 	pyrt_error err = PYRT_ERROR_INIT;
+	rc = srv_lazy_mhd(&err);
+	if (rc < 0) {
+		snprintf(s->msg, sizeof s->msg, "%s", err.msg);
+		return rc;
+	}
 	rc = pyrt_box_open(&s->box, opts->box_root, 1, &err);
 	if (rc < 0) {
 		snprintf(s->msg, sizeof s->msg, "%s", err.msg);

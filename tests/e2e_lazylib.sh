@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest: e2e_lazylib
-# End to end: libcurl and libarchive are loaded only by the commands that
+# End to end: libcurl, libarchive and libmicrohttpd are loaded only by the commands that
 # download or extract (core/lazylib.h).  status, status --json, plugins,
 # --help and --version on a ready box never map them (the dynamic loader's
 # own account, LD_DEBUG=files); an install does.  A library that cannot be
@@ -30,6 +30,8 @@ for args in "status" "status --json" "plugins --json" "--help" "--version" "--ve
   check "pyrt $args maps no libcurl" eval '! loaded libcurl $args "${common[@]}"'
   # shellcheck disable=SC2086
   check "pyrt $args maps no libarchive" eval '! loaded libarchive $args "${common[@]}"'
+  # shellcheck disable=SC2086
+  check "pyrt $args maps no libmicrohttpd (nor its GnuTLS)" eval '! loaded libmicrohttpd $args "${common[@]}" && ! loaded libgnutls $args "${common[@]}"'
 done
 check "an install maps libarchive (it extracts)" loaded libarchive \
   install --box-root "$work/box2" --pins "$fx/pins.yaml" --yes --no-baseline \
@@ -56,6 +58,12 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
     eval 'has "libcurl.so.4 could not be loaded" err && has "apt-get install libcurl4" err'
   check "missing libcurl: status still answers" eval \
     'PYRT_TEST_LIBCURL=libpyrt-absent.so.4 "$pyrt" status "${common[@]}" >/dev/null'
+  PYRT_TEST_LIBMHD=libpyrt-absent.so.12 "$pyrt" serve "${common[@]}" \
+    --listen 127.0.0.1:0 </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libmicrohttpd: serve exits 8" rc_is 8
+  check "missing libmicrohttpd: names libmicrohttpd.so.12 and the package" \
+    eval 'has "libmicrohttpd.so.12 could not be loaded" err && has "apt-get install libmicrohttpd12" err'
 else
   echo "# skipped the missing-library cases: built without -DPYRT_TEST_HOOKS=ON"
 fi
