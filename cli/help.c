@@ -258,9 +258,12 @@ static const command_usage usages[] = {
 	  "  --deep   also start the interpreter and check its version\n"
 	  "  --json   one JSON object\n" },
 	{ CLI_CMD_ROLLBACK,
-	  "usage: pyrt rollback [--no-wait] [--json] [OPTIONS]\n"
+	  "usage: pyrt rollback [--force] [--no-wait] [--json] [OPTIONS]\n"
 	  "Make the previous install active again (the current one becomes the\n"
-	  "rollback target).\n"
+	  "rollback target).  The target must first pass the checks status\n"
+	  "runs (marker, manifest, interpreter, platform): a broken one is\n"
+	  "refused, exit 1, naming what is broken; the active runtime is kept.\n"
+	  "  --force     switch to the previous install even when it is broken\n"
 	  "  --no-wait   exit 7 instead of waiting for an installer\n"
 	  "  --json      NDJSON events on stdout\n" },
 	{ CLI_CMD_UNINSTALL,

@@ -29,6 +29,7 @@
 #include "marker.h"
 #include "proc.h"
 #include "sha256.h"
+#include "status.h"
 #include "testhook.h"
 #include "redact.h"
 
@@ -993,12 +994,43 @@ static int install_open_locked(const char *box_root, int no_wait,
 	return 0;
 }
 
-int pyrt_install_rollback(const char *box_root, int no_wait,
-			  const pyrt_events *ev, pyrt_error *err)
+/*
+ * Switching to a broken install would trade a runtime for a dead one and
+ * call it done: the target must pass the quick checks status runs on
+ * current, unless the operator insists.  Returns 0 or PYRT_E_NOT_READY.
+ */
+static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
+			      const pyrt_events *ev, pyrt_error *err)
+{
+	pyrt_status *st = calloc(1, sizeof *st);
+	if (!st)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	pyrt_status_check_link(box, pyrt_box_previous(box), o->pins,
+			       o->platform_key, st);
+	int rc = 0;
+	if (st->state == PYRT_STATE_BROKEN && o->force)
+		pyrt_events_log(ev, PYRT_LOG_WARN, "rolling back to a broken "
+				"install (--force): %s: %s", st->failed_check,
+				st->failed_why);
+	else if (st->state == PYRT_STATE_BROKEN)
+		rc = pyrt_error_set(err, PYRT_E_NOT_READY,
+				    "the rollback target %s is broken (%s: %s) — "
+				    "keep the active runtime, run \"pyrt "
+				    "install --force\" for a fresh one, or "
+				    "\"pyrt rollback --force\" to switch "
+				    "anyway", pyrt_box_previous(box),
+				    st->failed_check, st->failed_why);
+	free(st);
+	return rc;
+}
+
+int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
+			  pyrt_error *err)
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(box_root, no_wait, ev, &box, &lock, err);
+	int rc = install_open_locked(o->box_root, o->no_wait, ev, &box, &lock,
+				     err);
 	if (rc)
 		return rc;
 	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
@@ -1009,6 +1041,8 @@ int pyrt_install_rollback(const char *box_root, int no_wait,
 		rc = pyrt_error_set(err, PYRT_E_NOT_READY,
 				    "no previous runtime to roll back to");
 	}
+	if (!rc)
+		rc = rollback_target_ok(o, box, ev, err);
 	if (rc)
 		goto cleanup;
 	install_link_target(pyrt_box_current(box), cur, sizeof cur);

@@ -59,4 +59,36 @@ restore "$binary"
 run verify "${opts[@]}"
 check "restored: verify passes again" rc_is 0
 
+# --- 3. rollback checks its target -------------------------------------------------
+box=$work/box-rb
+opts=(--box-root "$box" --pins "$pins")
+rt=$box/runtime/python
+run install --yes --no-baseline "${opts[@]}" --from-file "$fx/runtime.tar.gz"
+check "first install" rc_is 0
+sleep 1 # install ids carry a timestamp
+run install --yes --no-baseline --force "${opts[@]}" --from-file "$fx/runtime.tar.gz"
+check "second install keeps the first as the rollback target" eval 'rc_is 0 && [ -L "$rt/previous" ]'
+cur_before=$(readlink "$rt/current") prev_before=$(readlink "$rt/previous")
+target=$(readlink -f "$rt/previous")
+rm "$target/bin/python3"
+run rollback "${opts[@]}"
+cat "$work/out" "$work/err" >"$work/all"
+check "rollback to a broken install is refused (rc $rc)" eval '! rc_is 0 && rc_is 1'
+check "the refusal names what is broken" eval 'has "rollback target" all && has "interpreter" all && has "bin/python3 is missing" all'
+check "the refusal gives the fixes" eval 'has "pyrt install --force" all && has "pyrt rollback --force" all'
+check "the refusal says the active runtime was not changed" has "not changed" all
+check "current and previous are exactly as they were" \
+  eval '[ "$(readlink "$rt/current")" = "$cur_before" ] && [ "$(readlink "$rt/previous")" = "$prev_before" ]'
+run status "${opts[@]}"
+check "status still ready after the refusal" rc_is 0
+run rollback --json "${opts[@]}"
+check "rollback --json: refused, result not ok" eval 'rc_is 1 && tail -1 "$work/out" | grep -q "\"ok\": *false"'
+run rollback --force "${opts[@]}"
+check "rollback --force insists (rc $rc)" rc_is 0
+check "current now names the broken install" [ "$(readlink "$rt/current")" = "$prev_before" ]
+run status "${opts[@]}"
+check "and status says broken, naming the interpreter" eval 'rc_is 1 && has "interpreter" out'
+run rollback "${opts[@]}"
+check "rolling back to the sound install is allowed" eval 'rc_is 0 && [ "$(readlink "$rt/current")" = "$cur_before" ]'
+
 e2e_finish
