@@ -26,6 +26,7 @@
 typedef struct verify_ctx {
 	const cli_opts *opts;
 	json_t *problems; /* --json: collected; otherwise printed at once */
+	char first[1024]; /* -q: the first difference, for the result line */
 	char install_dir[4096];
 	char manifest_path[4200];
 	char msg[PYRT_ERROR_MSG_MAX + 4400];
@@ -40,8 +41,10 @@ static void on_problem(const char *path, const char *what, void *payload)
 				      json_pack("{s:o, s:o}", "path",
 						app_text_json(path), "problem",
 						app_text_json(what)));
-	else
+	else if (!v->opts->quiet)
 		app_text_printf(stdout, "%s: %s\n", path, what);
+	else if (!v->first[0])
+		snprintf(v->first, sizeof v->first, "%s: %s", path, what);
 }
 
 /* current → installs/<id>/python; the manifest lives in installs/<id>. */
@@ -123,8 +126,9 @@ static void summarize(verify_ctx *v, int problems, size_t entries)
 			 entries, v->install_dir);
 	else
 		snprintf(v->msg, sizeof v->msg,
-			 "%d of %zu entries differ from the install manifest of %s — run \"pyrt install --force\" to reinstall",
-			 problems, entries, v->install_dir);
+			 "%d of %zu entries differ from the install manifest of %s%s%s — run \"pyrt install --force\" to reinstall",
+			 problems, entries, v->install_dir,
+			 v->first[0] ? "; first: " : "", v->first);
 }
 
 /* One object: ok, message, install_dir, manifest, entries, problems[]. */

@@ -19,6 +19,10 @@
 typedef struct json_state {
 	FILE *out;
 	int verbose;
+	/* "plugins install" runs pip through the baseline's step: its events
+	 * say "plugins", so a script never reads a plugin's pip run as the
+	 * baseline's. */
+	const char *pip_step;
 	double start;
 	double last_progress; /* < 0: none emitted yet */
 } json_state;
@@ -62,6 +66,12 @@ static void emit(json_state *s, json_t *obj)
 	json_decref(obj);
 }
 
+static const char *json_step_name(const json_state *s, pyrt_step step)
+{
+	return step == PYRT_STEP_BASELINE && s->pip_step ? s->pip_step
+							 : pyrt_step_name(step);
+}
+
 /* {"event":"step",...} for every step change, unthinned. */
 static int json_step(pyrt_step step, pyrt_step_state st, const char *detail,
 		     void *state)
@@ -70,7 +80,7 @@ static int json_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	const char *sn = (unsigned)st <= PYRT_STEP_SKIP ? step_state_names[st]
 							 : "unknown";
 	emit(s, json_pack("{s:s, s:s, s:s, s:o, s:o}", "event", "step",
-			  "step", pyrt_step_name(step), "state", sn,
+			  "step", json_step_name(s, step), "state", sn,
 			  "detail", str_or_null(detail), "t", elapsed(s)));
 	return 0;
 }
@@ -85,7 +95,7 @@ static int json_progress(pyrt_step step, const pyrt_progress *p, void *state)
 		return 0;
 	s->last_progress = now;
 	emit(s, json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "event", "progress",
-			  "step", pyrt_step_name(step),
+			  "step", json_step_name(s, step),
 			  "done", (json_int_t)p->done,
 			  "total", (json_int_t)p->total,
 			  "rate", (json_int_t)(p->rate > 0 ? p->rate : 0),
@@ -186,6 +196,8 @@ cli_front *cli_front_json_new(const cli_opts *opts)
 		return NULL;
 	s->out = stdout;
 	s->verbose = opts->verbose;
+	if (opts->command == CLI_CMD_PLUGINS)
+		s->pip_step = "plugins";
 	s->start = cli_now();
 	s->last_progress = -1.0;
 	return cli_front_wrap(&json_ops, s);

@@ -40,6 +40,9 @@ py_file=lib/$lib/string.py
 printf '# changed\n' >>"$cur/$py_file"
 run verify "${opts[@]}"
 check "a changed stdlib .py fails verify, named" eval 'rc_is 1 && has "$py_file: size" out'
+run verify -q "${opts[@]}"
+check "verify -q: one line, the result naming the first difference and the fix" \
+  eval 'rc_is 1 && [ "$(wc -l <"$work/out")" -eq 1 ] && has "^verify: 1 of .*; first: python/$py_file: size .*pyrt install --force" out && [ ! -s "$work/err" ]'
 run doctor --json "${opts[@]}"
 check "a changed stdlib .py fails doctor's marker check" eval 'verdict marker fail && fix_of marker "pyrt install --force"'
 restore "$py_file"
