@@ -288,7 +288,9 @@ static const command_usage usages[] = {
 	  "Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 	  "files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
 	  "CA bundle, proxy variables, stale staging) and print each verdict with\n"
-	  "its fix.  Exit 0 only when no check failed, 1 otherwise.\n"
+	  "its fix.  The interpreter must start and import ssl and the installed\n"
+	  "baseline's modules; the baseline check reads the installed packages,\n"
+	  "not only the marker.  Exit 0 only when no check failed, 1 otherwise.\n"
 	  "  --json          one JSON object: ok and the checks\n"
 	  "  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
 	  "                  FILE \"-\" writes it to stdout\n" },

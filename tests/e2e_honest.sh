@@ -62,6 +62,46 @@ restore "$binary"
 run verify "${opts[@]}"
 check "restored: verify passes again" rc_is 0
 
+# --- 2. the baseline and interpreter checks look at what is installed ----------
+box=$work/box-bl
+opts=(--box-root "$box" --pins "$pins" --cacert "$fx/ca.pem")
+run install --yes "${opts[@]}" --from-file "$fx/runtime.tar.gz" --wheelhouse "$fx/wheelhouse"
+check "install with the baseline (rc $rc)" rc_is 0
+cur=$box/runtime/python/current
+site=$(cd "$cur/" && find . -type d -name python_docx-*.dist-info -printf '%h\n' | head -1)
+site=$cur/${site#./}
+check "python-docx is installed" [ -d "$site/docx" ]
+run doctor --json "${opts[@]}"
+check "doctor passes with the baseline installed (rc $rc)" eval 'rc_is 0 && verdict baseline pass && verdict interpreter pass'
+check "the interpreter check imported ssl and the baseline" \
+  json "'imports ssl and the installed baseline' in {c['id']: c['detail'] for c in d['checks']}['interpreter']"
+# A baseline module that no longer imports fails the interpreter check.
+cp -p "$site/docx/__init__.py" "$work/docx-init.py"
+printf 'raise ImportError("planted by the test")\n' >>"$site/docx/__init__.py"
+run doctor --json "${opts[@]}"
+check "a baseline module that fails to import fails the interpreter check, named" \
+  eval '! rc_is 0 && verdict interpreter fail && json "\"docx of python-docx (ImportError: planted by the test)\" in {c[\"id\"]: c[\"detail\"] for c in d[\"checks\"]}[\"interpreter\"]"'
+cp -p "$work/docx-init.py" "$site/docx/__init__.py"
+# ssl removed: the runtime starts but pip could not reach an index.
+ssl_so=$(cd "$cur/" && ls lib/python3.*/lib-dynload/_ssl.*.so | head -1)
+mv "$cur/$ssl_so" "$work/ssl.so"
+run doctor "${opts[@]}"
+check "without _ssl the interpreter check fails naming ssl (rc $rc)" \
+  eval '! rc_is 0 && grep -A1 "Interpreter" "$work/out" | grep -q "cannot import: ssl (ModuleNotFoundError"'
+mv "$work/ssl.so" "$cur/$ssl_so"
+# python-docx deleted behind the marker's back.
+rm -rf "$site/docx" "$site"/python_docx-*.dist-info
+run doctor "${opts[@]}"
+check "doctor fails (rc $rc)" eval '! rc_is 0 && rc_is 1'
+check "the baseline check names python-docx" eval 'grep "Doc baseline" "$work/out" | grep -q "missing python-docx"'
+check "with the fix pyrt baseline" eval 'grep -A1 "Doc baseline" "$work/out" | grep -q "fix: pyrt baseline$"'
+run doctor --json "${opts[@]}"
+check "doctor --json: baseline fail, fix pyrt baseline" eval 'verdict baseline fail && fix_of baseline "pyrt baseline"'
+run baseline "${opts[@]}" --wheelhouse "$fx/wheelhouse"
+check "pyrt baseline puts it back (rc $rc)" rc_is 0
+run doctor --json "${opts[@]}"
+check "and doctor passes again" eval 'rc_is 0 && verdict baseline pass'
+
 # --- 3. rollback checks its target -------------------------------------------------
 box=$work/box-rb
 opts=(--box-root "$box" --pins "$pins")
