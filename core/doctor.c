@@ -451,14 +451,15 @@ static const char interp_program[] =
 	"                attempt(mod, ' of ' + name)\n"
 	"print('\\n" IMPORTS_TAG "' + ('; '.join(bad) if bad else 'ok'))\n";
 
-/* The failures after IMPORTS_TAG in output into out ("" when "ok");
- * -1 when the line is missing. */
+/* The failures after the last IMPORTS_TAG line of output into out (""
+ * when "ok"); -1 when there is none.  The last: a module imported before
+ * it may print anything, the tag included, but never after it. */
 static int interp_imports(const char *output, char *out, size_t len)
 {
-	const char *tag = output;
-	while ((tag = strstr(tag, IMPORTS_TAG)) && tag != output &&
-	       tag[-1] != '\n')
-		tag++;
+	const char *tag = NULL;
+	for (const char *p = output; (p = strstr(p, IMPORTS_TAG)); p++)
+		if (p == output || p[-1] == '\n')
+			tag = p;
 	if (!tag)
 		return -1;
 	tag += strlen(IMPORTS_TAG);
@@ -500,7 +501,7 @@ static int run_interpreter(doctor_ctx *x, const char *python,
 	po.envp = (const char *const *)envp;
 	po.cwd = x->d->install_dir;
 	po.timeout_s = DOCTOR_INTERP_TIMEOUT_S;
-	po.capture_max = 8192;
+	po.capture_max = 256 * 1024; /* room for what imports may print */
 	po.cancel = x->ev ? x->ev->cancel : NULL;
 	pyrt_proc_result pr;
 	memset(&pr, 0, sizeof pr);

@@ -338,6 +338,16 @@ Test(doctor, interpreter_that_cannot_import_ssl_fails_naming_it)
 	d = run_doctor();
 	assert_verdict(d, "interpreter", PYRT_CHECK_PASS);
 	pyrt_doctor_free(d);
+
+	/* A module that prints the tag while imported forges nothing: the
+	 * check's own line is the last. */
+	fake_install_imports(pyrt_pins_version(pins), prefix,
+			     "ok'\necho 'PYRT-IMPORTS docx of python-docx (E: x)");
+	d = run_doctor();
+	assert_verdict(d, "interpreter", PYRT_CHECK_FAIL);
+	cr_assert(strstr(find(d, "interpreter")->detail, "cannot import: docx"),
+		  "%s", find(d, "interpreter")->detail);
+	pyrt_doctor_free(d);
 }
 
 Test(doctor, interpreter_reporting_another_version_fails)
