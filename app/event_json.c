@@ -38,19 +38,25 @@ const char *app_step_state_name(pyrt_step_state st)
 	return (unsigned)st <= PYRT_STEP_SKIP ? step_state_names[st] : "unknown";
 }
 
-json_t *app_event_step(pyrt_step step, pyrt_step_state st, const char *detail,
+const char *app_event_step_name(pyrt_step step, int plugin)
+{
+	return step == PYRT_STEP_BASELINE && plugin ? "plugins"
+						     : pyrt_step_name(step);
+}
+
+json_t *app_event_step(const char *step, pyrt_step_state st, const char *detail,
 		       double t)
 {
 	return json_pack("{s:s, s:s, s:s, s:o, s:o}", "event", "step",
-			 "step", pyrt_step_name(step),
+			 "step", step,
 			 "state", app_step_state_name(st),
 			 "detail", str_or_null(detail), "t", elapsed(t));
 }
 
-json_t *app_event_progress(pyrt_step step, const pyrt_progress *p, double t)
+json_t *app_event_progress(const char *step, const pyrt_progress *p, double t)
 {
 	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "event", "progress",
-			 "step", pyrt_step_name(step),
+			 "step", step,
 			 "done", (json_int_t)p->done,
 			 "total", (json_int_t)p->total,
 			 "rate", (json_int_t)(p->rate > 0 ? p->rate : 0),

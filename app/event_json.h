@@ -15,9 +15,13 @@
 /** "begin", "end", "fail", "skip". */
 const char *app_step_state_name(pyrt_step_state st);
 
-json_t *app_event_step(pyrt_step step, pyrt_step_state st, const char *detail,
+/** The step's name in events: pip's step is "plugins" when a plugin install
+ *  runs it (plugin is non-zero), else pyrt_step_name(step). */
+const char *app_event_step_name(pyrt_step step, int plugin);
+
+json_t *app_event_step(const char *step, pyrt_step_state st, const char *detail,
 		       double t);
-json_t *app_event_progress(pyrt_step step, const pyrt_progress *p, double t);
+json_t *app_event_progress(const char *step, const pyrt_progress *p, double t);
 /** "level": "debug", "info" or "warn". */
 json_t *app_event_log(pyrt_log_level level, const char *line, double t);
 /** The final {"event":"result",...}. */

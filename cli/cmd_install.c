@@ -265,15 +265,34 @@ static void rollback_summary(const char *box_root, char *buf, size_t len)
 
 int cli_cmd_rollback(const cli_opts *opts)
 {
+	/* The pins and platform the target's quick checks need. */
+	pyrt_pins *pins = NULL;
+	pyrt_platform platform;
+	char msg[PYRT_ERROR_MSG_MAX];
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc == 0)
+		rc = cli_detect_platform(&platform, msg, sizeof msg);
+	if (rc < 0) {
+		cli_errorf("%s", msg);
+		pyrt_pins_free(pins);
+		return cli_exit_code(rc);
+	}
 	cli_front *front = cli_front_for(opts);
 	if (!front || cli_signals_install(!opts->quiet) != 0) {
 		cli_front_free(front);
+		pyrt_pins_free(pins);
 		cli_errorf("cannot start: out of memory or no signal handlers");
 		return cli_exit_code(PYRT_E_INTERNAL);
 	}
 	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_rollback(opts->box_root, opts->no_wait, &ev, &err);
+	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
+	io.box_root = opts->box_root;
+	io.pins = pins;
+	io.platform_key = platform.key;
+	io.no_wait = opts->no_wait;
+	io.force = opts->force;
+	rc = pyrt_install_rollback(&io, &ev, &err);
 	char summary[8192];
 	cli_outcome o = { .command = "rollback", .code = rc };
 	if (rc == 0) {
@@ -285,6 +304,7 @@ int cli_cmd_rollback(const cli_opts *opts)
 	}
 	cli_front_result(front, &o);
 	cli_front_free(front);
+	pyrt_pins_free(pins);
 	return cli_exit_code(rc);
 }
 

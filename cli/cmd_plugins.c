@@ -177,16 +177,44 @@ static void print_table(const plugins_ctx *c)
 	}
 }
 
+/* A plugin that works now (or is off): nothing for anyone to fix. */
+static int plugin_works(const pyrt_plugin *pl)
+{
+	return pl->verdict == PYRT_VERDICT_READY ||
+	       pl->verdict == PYRT_VERDICT_DISABLED ||
+	       pl->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED;
+}
+
 /* Every enabled plugin works now: ready, or needs no runtime. */
 static int matrix_exit(const pyrt_plugins *p)
 {
-	for (size_t i = 0; i < pyrt_plugins_count(p); i++) {
-		pyrt_verdict v = pyrt_plugins_at(p, i)->verdict;
-		if (v != PYRT_VERDICT_READY && v != PYRT_VERDICT_DISABLED &&
-		    v != PYRT_VERDICT_NO_RUNTIME_NEEDED)
+	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
+		if (!plugin_works(pyrt_plugins_at(p, i)))
 			return CLI_EXIT_NOT_READY;
-	}
 	return CLI_EXIT_OK;
+}
+
+static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
+			     char *buf, size_t len);
+
+/* -q, as doctor -q: only the plugins that need a fix (one line each, with
+ * the fix and any error) and one line of result. */
+static void print_quiet(const plugins_ctx *c)
+{
+	size_t n = pyrt_plugins_count(c->plugins), failing = 0;
+	char sentence[DEPS_MAX + 512];
+	for (size_t i = 0; i < n; i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
+		if (plugin_works(pl))
+			continue;
+		failing++;
+		verdict_sentence(c, pl, sentence, sizeof sentence);
+		app_text_printf(stdout, "%s\n", sentence);
+		if (pl->error)
+			app_text_printf(stdout, "  error: %s\n", pl->error);
+	}
+	app_text_printf(stdout, "plugins: %zu of %zu need a fix; runtime %s\n",
+			failing, n, pyrt_state_name(c->status->state));
 }
 
 /* Pins, platform, the runtime's status and the matrix into c.  Returns 0
@@ -233,6 +261,8 @@ static int cmd_matrix(plugins_ctx *c)
 		rc = print_json(c);
 		if (rc < 0)
 			return cli_exit_code(rc);
+	} else if (c->opts->quiet) {
+		print_quiet(c);
 	} else {
 		print_table(c);
 	}

@@ -1,7 +1,7 @@
 /*
  * `pyrt verify`: re-check the active install against the manifest written
  * when it was extracted (type, mode, size, digest, link target of every
- * entry).  The manifest must first be the one marker.json recorded (its
+ * entry but the bytecode caches CPython and pip rewrite).  The manifest must first be the one marker.json recorded (its
  * digest and entry count), so a manifest cut short or emptied cannot pass
  * as a smaller tree.  Reads only.  Exit 0 when the tree matches, 1 when
  * anything differs, the marker or manifest is not sound, or the install
@@ -26,6 +26,7 @@
 typedef struct verify_ctx {
 	const cli_opts *opts;
 	json_t *problems; /* --json: collected; otherwise printed at once */
+	char first[1024]; /* -q: the first difference, for the result line */
 	char install_dir[4096];
 	char manifest_path[4200];
 	char msg[PYRT_ERROR_MSG_MAX + 4400];
@@ -40,8 +41,10 @@ static void on_problem(const char *path, const char *what, void *payload)
 				      json_pack("{s:o, s:o}", "path",
 						app_text_json(path), "problem",
 						app_text_json(what)));
-	else
+	else if (!v->opts->quiet)
 		app_text_printf(stdout, "%s: %s\n", path, what);
+	else if (!v->first[0])
+		snprintf(v->first, sizeof v->first, "%s: %s", path, what);
 }
 
 /* current → installs/<id>/python; the manifest lives in installs/<id>. */
@@ -105,7 +108,8 @@ static int run_verify(verify_ctx *v, size_t *entries)
 		/* A missing or garbled record is a finding, not a crash. */
 		return rc == PYRT_E_NOMEM ? rc : PYRT_E_NOT_READY;
 	}
-	*entries = pyrt_manifest_count(m);
+	/* Bytecode caches are left out of the check and of the count. */
+	*entries = pyrt_manifest_checked_count(m);
 	rc = pyrt_manifest_verify(m, v->install_dir, on_problem, v, &err);
 	if (rc < 0)
 		snprintf(v->msg, sizeof v->msg, "verify could not run: %s",
@@ -118,12 +122,13 @@ static void summarize(verify_ctx *v, int problems, size_t entries)
 {
 	if (problems == 0)
 		snprintf(v->msg, sizeof v->msg,
-			 "%zu entries match the install manifest of %s",
+			 "%zu entries match the install manifest of %s (bytecode caches not checked)",
 			 entries, v->install_dir);
 	else
 		snprintf(v->msg, sizeof v->msg,
-			 "%d of %zu entries differ from the install manifest of %s — run \"pyrt install --force\" to reinstall",
-			 problems, entries, v->install_dir);
+			 "%d of %zu entries differ from the install manifest of %s%s%s — run \"pyrt install --force\" to reinstall",
+			 problems, entries, v->install_dir,
+			 v->first[0] ? "; first: " : "", v->first);
 }
 
 /* One object: ok, message, install_dir, manifest, entries, problems[]. */

@@ -81,7 +81,9 @@ static const char manual_head[] =
 	"                     (credentials and query values hidden), HTTP\n"
 	"                     status, proxy and time\n"
 	"    -q, --quiet      only errors and the one-line result (status: its\n"
-	"                     first line; doctor: the failed checks and the tally)\n"
+	"                     first line; doctor: the failed checks and the tally;\n"
+	"                     plugins: the plugins that need a fix and a tally;\n"
+	"                     verify: the result, naming the first difference)\n"
 	"    -h, --help       this manual; after a command, that command's usage\n"
 	"    -V, --version    pyrt's version and commit, the platform, the pins in\n"
 	"                     use (--pins honoured) and the library versions;\n"
@@ -279,9 +281,12 @@ static const command_usage usages[] = {
 	  "  --deep   also start the interpreter and check its version\n"
 	  "  --json   one JSON object\n" },
 	{ CLI_CMD_ROLLBACK,
-	  "usage: pyrt rollback [--no-wait] [--json] [OPTIONS]\n"
+	  "usage: pyrt rollback [--force] [--no-wait] [--json] [OPTIONS]\n"
 	  "Make the previous install active again (the current one becomes the\n"
-	  "rollback target).\n"
+	  "rollback target).  The target must first pass the checks status\n"
+	  "runs (marker, manifest, interpreter, platform): a broken one is\n"
+	  "refused, exit 1, naming what is broken; the active runtime is kept.\n"
+	  "  --force     switch to the previous install even when it is broken\n"
 	  "  --no-wait   exit 7 instead of waiting for an installer\n"
 	  "  --json      NDJSON events on stdout\n" },
 	{ CLI_CMD_UNINSTALL,
@@ -295,14 +300,18 @@ static const command_usage usages[] = {
 	{ CLI_CMD_VERIFY,
 	  "usage: pyrt verify [--json] [OPTIONS]\n"
 	  "Re-check every file of the active install against the manifest written\n"
-	  "at install time (type, mode, size, SHA-256, link target).  Prints one\n"
-	  "line per difference; exit 0 when none, 1 otherwise.\n" },
+	  "at install time (type, mode, size, SHA-256, link target).  Bytecode\n"
+	  "caches (__pycache__/, *.pyc), which CPython and pip rewrite, and what\n"
+	  "pip added later are not part of the check.  Prints one line per\n"
+	  "difference; exit 0 when none, 1 otherwise.\n" },
 	{ CLI_CMD_DOCTOR,
 	  "usage: pyrt doctor [--json] [--bundle FILE] [OPTIONS]\n"
 	  "Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 	  "files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
 	  "CA bundle, proxy variables, stale staging) and print each verdict with\n"
-	  "its fix.  Exit 0 only when no check failed, 1 otherwise.\n"
+	  "its fix.  The interpreter must start and import ssl and the installed\n"
+	  "baseline's modules; the baseline check reads the installed packages,\n"
+	  "not only the marker.  Exit 0 only when no check failed, 1 otherwise.\n"
 	  "  --json          one JSON object: ok and the checks\n"
 	  "  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
 	  "                  FILE \"-\" writes it to stdout\n" },

@@ -20,6 +20,10 @@
 typedef struct json_state {
 	FILE *out;
 	int verbose;
+	/* "plugins install" runs pip through the baseline's step: its events
+	 * say "plugins", so a script never reads a plugin's pip run as the
+	 * baseline's. */
+	int plugin_install; /* pip's step is named "plugins" */
 	double start;
 	double last_progress; /* < 0: none emitted yet */
 } json_state;
@@ -43,12 +47,17 @@ static void emit(json_state *s, json_t *obj)
 	json_decref(obj);
 }
 
+static const char *json_step_name(const json_state *s, pyrt_step step)
+{
+	return app_event_step_name(step, s->plugin_install);
+}
+
 /* {"event":"step",...} for every step change, unthinned. */
 static int json_step(pyrt_step step, pyrt_step_state st, const char *detail,
 		     void *state)
 {
 	json_state *s = state;
-	emit(s, app_event_step(step, st, detail, elapsed(s)));
+	emit(s, app_event_step(json_step_name(s, step), st, detail, elapsed(s)));
 	return 0;
 }
 
@@ -61,7 +70,7 @@ static int json_progress(pyrt_step step, const pyrt_progress *p, void *state)
 	    now - s->last_progress < JSON_PROGRESS_INTERVAL_S)
 		return 0;
 	s->last_progress = now;
-	emit(s, app_event_progress(step, p, elapsed(s)));
+	emit(s, app_event_progress(json_step_name(s, step), p, elapsed(s)));
 	return 0;
 }
 
@@ -115,6 +124,8 @@ cli_front *cli_front_json_new(const cli_opts *opts)
 		return NULL;
 	s->out = stdout;
 	s->verbose = opts->verbose;
+	if (opts->command == CLI_CMD_PLUGINS)
+		s->plugin_install = 1;
 	s->start = cli_now();
 	s->last_progress = -1.0;
 	return cli_front_wrap(&json_ops, s);

@@ -381,7 +381,8 @@ static int check_marker(doctor_ctx *x)
 		return check_add(x->d, "marker", title, PYRT_CHECK_FAIL, fix,
 				 "%s", err.msg);
 	verify_tally t = { 0, "" };
-	size_t entries = pyrt_manifest_count(man);
+	/* Bytecode caches are left out of the check and of the count. */
+	size_t entries = pyrt_manifest_checked_count(man);
 	rc = pyrt_manifest_verify(man, x->d->install_dir, on_problem, &t, &err);
 	pyrt_manifest_free(man);
 	if (rc < 0)
@@ -390,35 +391,118 @@ static int check_marker(doctor_ctx *x)
 	if (t.problems > 0)
 		return check_add(x->d, "marker", title, PYRT_CHECK_FAIL, fix,
 				 "%d of %zu manifest entries differ from the "
-				 "files; first: %s", t.problems, entries,
+				 "files (bytecode caches not checked); first: "
+				 "%s", t.problems, entries,
 				 t.first);
 	return check_add(x->d, "marker", title, PYRT_CHECK_PASS, NULL,
 			 "marker.json, manifest.tsv and all %zu entries match "
-			 "the files", entries);
+			 "the files (bytecode caches not checked)", entries);
 }
 
-/* Start the interpreter: version and where it thinks it lives.  -B: doctor
- * leaves no bytecode behind in the install it is checking.  -S: the stdlib
- * is all this needs, and site's start-up would run every .pth file a
- * package installed, as whoever runs doctor. */
+/* The baseline's modules are imported once the marker says pip ran. */
+static int interp_checks_baseline(const doctor_ctx *x)
+{
+	const pyrt_marker *m = &x->st.marker;
+	return x->have_status && x->st.have_marker &&
+	       (strcmp(m->baseline_state, "complete") == 0 ||
+		strcmp(m->baseline_state, "partial") == 0);
+}
+
+#define IMPORTS_TAG "PYRT-IMPORTS "
+
+/*
+ * The interpreter check's program: version and sys.prefix, then whether the
+ * runtime can do its job, not only start: ssl (pip needs it for any index)
+ * and, for each baseline requirement in argv[1:] that is installed, the
+ * top-level modules of its distribution.  Its last line is IMPORTS_TAG
+ * followed by "ok" or "; "-joined failures, each "module (Error: text)".
+ * site-packages go on sys.path by hand: -S keeps site's start-up, and the
+ * .pth files it would run, out (importing the baseline does run its code,
+ * as pyrt smoke does).
+ */
+static const char interp_program[] =
+	"import os, platform, sys\n"
+	"print(platform.python_version())\n"
+	"print(os.path.realpath(sys.prefix))\n"
+	"bad = []\n"
+	"def attempt(mod, what=''):\n"
+	"    try:\n"
+	"        __import__(mod)\n"
+	"    except BaseException as e:\n"
+	"        text = (str(e).splitlines() or [''])[0][:160]\n"
+	"        bad.append('%s%s (%s: %s)' % (mod, what, type(e).__name__, text))\n"
+	"attempt('ssl')\n"
+	"if sys.argv[1:]:\n"
+	"    import re, site\n"
+	"    sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n"
+	"    norm = lambda n: re.sub(r'[-_.]+', '-', n).lower()\n"
+	"    tops = {}\n"
+	"    try:\n"
+	"        from importlib import metadata\n"
+	"        for mod, dists in metadata.packages_distributions().items():\n"
+	"            for d in dists:\n"
+	"                tops.setdefault(norm(d), set()).add(mod)\n"
+	"    except BaseException as e:\n"
+	"        bad.append('importlib.metadata (%s: %s)' % (type(e).__name__, e))\n"
+	"    for spec in sys.argv[1:]:\n"
+	"        m = re.match(r'\\s*([A-Za-z0-9][A-Za-z0-9._-]*)', spec)\n"
+	"        name = norm(m.group(1)) if m else ''\n"
+	"        for mod in sorted(tops.get(name, ())):\n"
+	"            if mod.isidentifier() and not mod.startswith('_') and mod not in ('test', 'tests'):\n"
+	"                attempt(mod, ' of ' + name)\n"
+	"print('\\n" IMPORTS_TAG "' + ('; '.join(bad) if bad else 'ok'))\n";
+
+/* The failures after the last IMPORTS_TAG line of output into out (""
+ * when "ok"); -1 when there is none.  The last: a module imported before
+ * it may print anything, the tag included, but never after it. */
+static int interp_imports(const char *output, char *out, size_t len)
+{
+	const char *tag = NULL;
+	for (const char *p = output; (p = strstr(p, IMPORTS_TAG)); p++)
+		if (p == output || p[-1] == '\n')
+			tag = p;
+	if (!tag)
+		return -1;
+	tag += strlen(IMPORTS_TAG);
+	size_t n = strcspn(tag, "\n");
+	if (n == 2 && strncmp(tag, "ok", 2) == 0)
+		n = 0;
+	snprintf(out, len, "%.*s", (int)n, tag);
+	return 0;
+}
+
+/* Start the interpreter: version, where it thinks it lives, and what it
+ * cannot import (see interp_program).  -B: doctor leaves no bytecode
+ * behind in the install it is checking.  -S: see interp_program. */
 static int run_interpreter(doctor_ctx *x, const char *python,
 			   char version[32], char *prefix, size_t plen,
-			   char *why, size_t wlen)
+			   char *imports, size_t ilen, char *why, size_t wlen)
 {
-	const char *argv[] = {
-		python, "-I", "-S", "-B", "-c",
-		"import os, platform, sys; print(platform.python_version()); "
-		"print(os.path.realpath(sys.prefix))",
-		NULL };
-	char **envp = pyrt_proc_scrubbed_env(x->d->install_dir);
-	if (!envp)
+	size_t nb = interp_checks_baseline(x)
+			    ? pyrt_pins_baseline_count(x->o->pins) : 0;
+	const char **argv = calloc(nb + 8, sizeof *argv);
+	if (!argv)
 		return PYRT_E_NOMEM;
+	size_t k = 0;
+	argv[k++] = python;
+	argv[k++] = "-I";
+	argv[k++] = "-S";
+	argv[k++] = "-B";
+	argv[k++] = "-c";
+	argv[k++] = interp_program;
+	for (size_t i = 0; i < nb; i++)
+		argv[k++] = pyrt_pins_baseline_at(x->o->pins, i);
+	char **envp = pyrt_proc_scrubbed_env(x->d->install_dir);
+	if (!envp) {
+		free(argv);
+		return PYRT_E_NOMEM;
+	}
 	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
 	po.argv = argv;
 	po.envp = (const char *const *)envp;
 	po.cwd = x->d->install_dir;
 	po.timeout_s = DOCTOR_INTERP_TIMEOUT_S;
-	po.capture_max = 8192;
+	po.capture_max = 256 * 1024; /* room for what imports may print */
 	po.cancel = x->ev ? x->ev->cancel : NULL;
 	pyrt_proc_result pr;
 	memset(&pr, 0, sizeof pr);
@@ -442,8 +526,12 @@ static int run_interpreter(doctor_ctx *x, const char *python,
 		const char *nl = strchr(pr.output, '\n');
 		snprintf(prefix, plen, "%s", nl ? nl + 1 : "");
 		prefix[strcspn(prefix, "\n")] = '\0';
+		if (interp_imports(pr.output, imports, ilen) != 0)
+			snprintf(imports, ilen, "(the import check printed "
+				 "no result)");
 	}
 	pyrt_proc_result_clear(&pr);
+	free(argv);
 	return rc == PYRT_E_NOMEM || rc == PYRT_E_CANCELLED ? rc : 0;
 }
 
@@ -474,9 +562,10 @@ static int check_interpreter(doctor_ctx *x)
 				 "interpreter (layout: none)");
 	char python[PATH_MAX + 256];
 	char version[32] = "", prefix[PATH_MAX] = "", why[512] = "";
+	char imports[1024] = "";
 	snprintf(python, sizeof python, "%s/%s", x->d->install_dir, layout);
 	int rc = run_interpreter(x, python, version, prefix, sizeof prefix,
-				 why, sizeof why);
+				 imports, sizeof imports, why, sizeof why);
 	if (rc)
 		return rc;
 	const pyrt_marker *m = &x->st.marker;
@@ -492,13 +581,20 @@ static int check_interpreter(doctor_ctx *x)
 				 fix, "%s runs with sys.prefix %s, outside its "
 				 "install %s", python, prefix,
 				 x->d->install_dir);
+	if (imports[0])
+		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
+				 fix, "CPython %s starts but cannot import: %s",
+				 version, imports);
 	if (strcmp(version, pyrt_pins_version(x->o->pins)) != 0)
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_WARN,
 				 "pyrt install", "CPython %s starts; the pins "
 				 "say %s", version,
 				 pyrt_pins_version(x->o->pins));
 	return check_add(x->d, "interpreter", title, PYRT_CHECK_PASS, NULL,
-			 "CPython %s starts from %s", version, prefix);
+			 "CPython %s starts from %s and imports ssl%s", version,
+			 prefix, interp_checks_baseline(x) &&
+			 pyrt_pins_baseline_count(x->o->pins)
+			 ? " and the installed baseline" : "");
 }
 
 /* PEP 668: pip refuses to install into an interpreter whose stdlib
@@ -546,7 +642,48 @@ static void join_missing(const pyrt_marker *m, char *buf, size_t len)
 					 m->baseline_missing[i]);
 }
 
-/* The baseline outcome the marker recorded (pyrt baseline writes it). */
+static void describe_requirements(const pyrt_plugin *p, char *buf,
+				  size_t len);
+
+/*
+ * What the runtime really holds of the pins' baseline: the installed
+ * distributions (dist-info), by the matrix's checker.  0 with
+ * lacking filled ("" when everything is there), PYRT_E_NOMEM /
+ * PYRT_E_CANCELLED, or another code with lacking holding why the check
+ * could not run.
+ */
+static int baseline_installed(doctor_ctx *x, char *lacking, size_t len)
+{
+	size_t n = pyrt_pins_baseline_count(x->o->pins);
+	const char **specs = calloc(n + 1, sizeof *specs);
+	if (!specs)
+		return PYRT_E_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		specs[i] = pyrt_pins_baseline_at(x->o->pins, i);
+	pyrt_plugins *ps = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_plugins_check_requirements(&ps, "baseline",
+						 x->st.interpreter, specs, n,
+						 x->ev, &err);
+	free(specs);
+	lacking[0] = '\0';
+	if (rc) {
+		snprintf(lacking, len, "%s", err.msg);
+		return rc;
+	}
+	const pyrt_plugin *row = pyrt_plugins_at(ps, 0);
+	if (row->verdict == PYRT_VERDICT_INVALID)
+		snprintf(lacking, len, "%s", row->error ? row->error
+			 : "a requirement could not be read");
+	else if (row->verdict != PYRT_VERDICT_READY)
+		describe_requirements(row, lacking, len);
+	pyrt_plugins_free(ps);
+	return 0;
+}
+
+/* The baseline: what the marker recorded (pyrt baseline writes it), then,
+ * when it says pip ran, what is really installed: a package deleted since
+ * is named, not hidden behind "complete". */
 static int check_baseline(doctor_ctx *x)
 {
 	const char *title = "Doc baseline";
@@ -556,6 +693,26 @@ static int check_baseline(doctor_ctx *x)
 				 "runtime)");
 	const pyrt_marker *m = &x->st.marker;
 	size_t want = pyrt_pins_baseline_count(x->o->pins);
+	if (strcmp(m->baseline_state, "complete") == 0 && want &&
+	    x->runtime_ready) {
+		char lacking[2048];
+		int rc = baseline_installed(x, lacking, sizeof lacking);
+		if (rc == PYRT_E_NOMEM || rc == PYRT_E_CANCELLED)
+			return rc;
+		if (rc)
+			return check_add(x->d, "baseline", title,
+					 PYRT_CHECK_FAIL, "pyrt install --force",
+					 "the installed packages could not be "
+					 "checked: %s", lacking);
+		if (lacking[0])
+			return check_add(x->d, "baseline", title,
+					 PYRT_CHECK_FAIL, "pyrt baseline",
+					 "the marker says complete, but in the "
+					 "runtime: %s", lacking);
+		return check_add(x->d, "baseline", title, PYRT_CHECK_PASS, NULL,
+				 "complete: all %zu requirement(s) installed",
+				 want);
+	}
 	if (strcmp(m->baseline_state, "complete") == 0)
 		return check_add(x->d, "baseline", title, PYRT_CHECK_PASS, NULL,
 				 "complete");

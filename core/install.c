@@ -30,6 +30,7 @@
 #include "plugins_memo.h"
 #include "proc.h"
 #include "sha256.h"
+#include "status.h"
 #include "testhook.h"
 #include "redact.h"
 
@@ -341,22 +342,37 @@ done:
 	return rc;
 }
 
-/* Under the box lock no other run is copying: any from-file copy left in
- * downloads/ belongs to a run that died, and goes. */
-static void install_sweep_copies(const pyrt_box *box)
+/*
+ * Remove what a killed run left in dir: every entry whose name starts with
+ * prefix and, when links_only, is a symlink (else anything but a
+ * directory).  Each removal is logged as "removed <what> <name>" when what
+ * is given.  Only under the box lock: no other run is between steps.
+ */
+static void install_sweep_prefix(const char *dir, const char *prefix,
+				 int links_only, const char *what,
+				 const pyrt_events *ev)
 {
-	int dfd = open(pyrt_box_downloads_dir(box),
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
 		return;
 	}
+	size_t plen = strlen(prefix);
 	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, "from-file.", 10) == 0)
-			unlinkat(dfd, e->d_name, 0);
+	struct stat st;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, plen) != 0)
+			continue;
+		if (links_only &&
+		    (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		     !S_ISLNK(st.st_mode)))
+			continue;
+		if (unlinkat(dfd, e->d_name, 0) == 0 && what)
+			pyrt_events_log(ev, PYRT_LOG_INFO, "removed %s %s",
+					what, e->d_name);
+	}
 	closedir(d);
 }
 
@@ -392,7 +408,8 @@ static int install_local(install_run *r, pyrt_error *err)
 		close(in);
 		return pyrt_error_set(err, PYRT_E_USAGE, "box path too long");
 	}
-	install_sweep_copies(r->box);
+	/* A copy left by a killed run was removed with the lock taken
+	 * (install_repair). */
 	int out = pyrt_fs_open_state(r->archive_path,
 				     O_WRONLY | O_CREAT | O_EXCL, 0600, err);
 	if (out < 0) {
@@ -779,39 +796,21 @@ static void install_settle_pending(const pyrt_box *box, const pyrt_events *ev)
 	unlink(pending);
 }
 
-/* Temporary links of a run killed between symlink(2) and rename(2). */
-static void install_sweep_links(const pyrt_box *box, const pyrt_events *ev)
-{
-	int dfd = open(pyrt_box_runtime_dir(box),
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		return;
-	}
-	struct dirent *e;
-	struct stat st;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, ".link.", 6) == 0 &&
-		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode) && unlinkat(dfd, e->d_name, 0) == 0)
-			pyrt_events_log(ev, PYRT_LOG_INFO,
-					"removed the stray link %s", e->d_name);
-	closedir(d);
-}
-
 /*
  * Under the box lock no other run is between steps, so whatever a killed
  * run left is ours to settle: the rollback target it had not recorded yet,
- * its temporary links, its from-file copy, and installs that neither link
- * names (moved but never swapped, or superseded).
+ * its temporary links (killed between symlink(2) and rename(2)), its
+ * from-file copy, and installs that neither link names (moved but never
+ * swapped, or superseded).  Every install runs this once it holds the
+ * lock, before it copies a --from-file archive.
  */
 static void install_repair(const pyrt_box *box, const pyrt_events *ev)
 {
 	install_settle_pending(box, ev);
-	install_sweep_links(box, ev);
-	install_sweep_copies(box);
+	install_sweep_prefix(pyrt_box_runtime_dir(box), ".link.", 1,
+			     "the stray link", ev);
+	install_sweep_prefix(pyrt_box_downloads_dir(box), "from-file.", 0,
+			     NULL, ev);
 	install_prune(box, ev);
 }
 
@@ -994,12 +993,43 @@ static int install_open_locked(const char *box_root, int no_wait,
 	return 0;
 }
 
-int pyrt_install_rollback(const char *box_root, int no_wait,
-			  const pyrt_events *ev, pyrt_error *err)
+/*
+ * Switching to a broken install would trade a runtime for a dead one and
+ * call it done: the target must pass the quick checks status runs on
+ * current, unless the operator insists.  Returns 0 or PYRT_E_NOT_READY.
+ */
+static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
+			      const pyrt_events *ev, pyrt_error *err)
+{
+	pyrt_status *st = calloc(1, sizeof *st);
+	if (!st)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	pyrt_status_check_link(box, pyrt_box_previous(box), o->pins,
+			       o->platform_key, st);
+	int rc = 0;
+	if (st->state == PYRT_STATE_BROKEN && o->force)
+		pyrt_events_log(ev, PYRT_LOG_WARN, "rolling back to a broken "
+				"install (--force): %s: %s", st->failed_check,
+				st->failed_why);
+	else if (st->state == PYRT_STATE_BROKEN)
+		rc = pyrt_error_set(err, PYRT_E_NOT_READY,
+				    "the rollback target %s is broken (%s: %s) — "
+				    "keep the active runtime, run \"pyrt "
+				    "install --force\" for a fresh one, or "
+				    "\"pyrt rollback --force\" to switch "
+				    "anyway", pyrt_box_previous(box),
+				    st->failed_check, st->failed_why);
+	free(st);
+	return rc;
+}
+
+int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
+			  pyrt_error *err)
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(box_root, no_wait, ev, &box, &lock, err);
+	int rc = install_open_locked(o->box_root, o->no_wait, ev, &box, &lock,
+				     err);
 	if (rc)
 		return rc;
 	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
@@ -1010,6 +1040,8 @@ int pyrt_install_rollback(const char *box_root, int no_wait,
 		rc = pyrt_error_set(err, PYRT_E_NOT_READY,
 				    "no previous runtime to roll back to");
 	}
+	if (!rc)
+		rc = rollback_target_ok(o, box, ev, err);
 	if (rc)
 		goto cleanup;
 	install_link_target(pyrt_box_current(box), cur, sizeof cur);

@@ -65,8 +65,14 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 		     pyrt_install_result *result, pyrt_error *err);
 
-/** Swap current and previous. PYRT_E_NOT_READY when there is no previous. */
-int pyrt_install_rollback(const char *box_root, int no_wait,
+/**
+ * Swap current and previous (opts: box_root, pins, platform_key, no_wait,
+ * force).  The target first passes the quick checks status runs
+ * (pyrt_status_check_link): a broken one is refused with PYRT_E_NOT_READY
+ * naming what is broken, current untouched, unless opts->force.
+ * PYRT_E_NOT_READY too when there is no previous.
+ */
+int pyrt_install_rollback(const pyrt_install_opts *opts,
 			  const pyrt_events *ev, pyrt_error *err);
 
 /** Remove everything under <box>/runtime/python (takes the lock). */

@@ -702,6 +702,37 @@ int pyrt_manifest_read(pyrt_manifest **out, const char *path, pyrt_error *err)
 
 /* ---- verification ---- */
 
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+int pyrt_manifest_is_cache(const char *path)
+{
+	for (const char *c = path; *c;) {
+		size_t len = strcspn(c, "/");
+		if (len == 11 && memcmp(c, "__pycache__", 11) == 0)
+			return 1;
+		if (!c[len] && (ends_with(c, len, ".pyc") ||
+				ends_with(c, len, ".pyo")))
+			return 1;
+		c += len;
+		if (*c == '/')
+			c++;
+	}
+	return 0;
+}
+
+size_t pyrt_manifest_checked_count(const pyrt_manifest *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; m && i < m->n; i++)
+		if (!pyrt_manifest_is_cache(manifest_str(m, m->v[i].path)))
+			n++;
+	return n;
+}
+
 /* The state of one verify run: the open root and the last parent opened. */
 typedef struct verify_ctx {
 	int rootfd;
@@ -985,7 +1016,8 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 		pyrt_manifest_entry e;
 		char hex[PYRT_SHA256_HEX_LEN + 1];
 		pyrt_manifest_get(m, i, &e, hex);
-		verify_entry(&v, &e);
+		if (!pyrt_manifest_is_cache(e.path))
+			verify_entry(&v, &e);
 	}
 	rc = v.problems;
 cleanup:

@@ -95,10 +95,34 @@ int pyrt_manifest_load(pyrt_manifest **out, const char *path,
 		       char digest[PYRT_SHA256_HEX_LEN + 1], pyrt_error *err);
 
 /**
+ * Whether path (relative to the install) is a bytecode cache: a component
+ * named __pycache__, or a name ending in .pyc or .pyo.  CPython rewrites a
+ * cache whose recorded source mtime or size no longer matches the source
+ * (extraction gives the sources new times) and pip compiles what it
+ * installs, so a cache that differs from the archive is routine, never
+ * damage: the integrity check leaves caches out.
+ */
+int pyrt_manifest_is_cache(const char *path);
+
+/** The entries pyrt_manifest_verify checks: all but the caches. */
+size_t pyrt_manifest_checked_count(const pyrt_manifest *m);
+
+/**
  * Check the tree under root against the manifest: every entry present with
  * its type, mode, size, and content digest / link target.  Calls on_problem
  * once per mismatch (path, what is wrong); returns the number of problems, or
  * a negative pyrt_code when the check itself could not run.
+ *
+ * What the check covers: every entry the archive shipped except bytecode
+ * caches (pyrt_manifest_is_cache), so a changed .py, a missing file, a
+ * changed binary, mode or link still fail it.  What pip adds later (the
+ * baseline's and plugins' packages, their scripts, new caches) is in no
+ * manifest and is never looked at here; the baseline check reads it.
+ * Files the archive itself shipped under site-packages (python-build-
+ * standalone's pip) are checked like the rest: pip runs as root at every
+ * baseline, pyrt never asks it to upgrade itself, so a change there is
+ * damage or tampering.  A requirement that makes pip replace them (a
+ * plugin asking for pip>=N) shows up here as changed files.
  */
 int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 			 void (*on_problem)(const char *path, const char *what,

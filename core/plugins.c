@@ -1139,6 +1139,74 @@ cleanup:
 	return rc;
 }
 
+/* One row named name holding specs, as a manifest's requires_pip would.
+ * Returns 0, PYRT_E_NOMEM or PYRT_E_USAGE (a spec with no name). */
+static int requirements_row(pyrt_plugins *p, const char *name,
+			    const char *const *specs, size_t n,
+			    pyrt_error *err)
+{
+	plugin_row *r = row_add(p, "", name);
+	if (!r || !(r->reqs = calloc(n ? n : 1, sizeof *r->reqs)) ||
+	    !(r->req_lines = calloc(n ? n : 1, sizeof *r->req_lines)))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	r->pub.requires = r->reqs;
+	r->pub.enabled = 1;
+	r->pub.needs_runtime = 1;
+	for (size_t i = 0; i < n; i++) {
+		pyrt_requirement *q = &r->reqs[r->pub.require_count];
+		if (!(q->spec = strdup(specs[i])))
+			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		r->pub.require_count++;
+		if (!(q->name = requirement_name(specs[i])))
+			return pyrt_error_set(err, PYRT_E_USAGE, "requirement "
+					      "\"%s\" does not start with a "
+					      "package name", specs[i]);
+	}
+	return 0;
+}
+
+int pyrt_plugins_check_requirements(pyrt_plugins **out, const char *name,
+				    const char *interp,
+				    const char *const *specs, size_t n,
+				    const pyrt_events *ev, pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_plugins *p = calloc(1, sizeof *p);
+	char why[PYRT_ERROR_MSG_MAX] = "";
+	if (!p)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = requirements_row(p, name, specs, n, err);
+	if (!rc) {
+		/* Not remembered: doctor asks this once, and the memo is the
+		 * matrix's. */
+		pyrt_status *st = calloc(1, sizeof *st);
+		if (!st) {
+			pyrt_plugins_free(p);
+			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		}
+		snprintf(st->interpreter, sizeof st->interpreter, "%s", interp);
+		rc = plugins_check_deps(p, NULL, st, 0, ev, why, sizeof why);
+		free(st);
+		if (rc)
+			pyrt_error_set(err, rc, "%s", why[0] ? why
+				       : pyrt_strerror(rc));
+	}
+	if (rc) {
+		pyrt_plugins_free(p);
+		return rc;
+	}
+	p->runtime_ready = 1;
+	plugin_row *r = &p->rows[0];
+	if (r->pub.verdict != PYRT_VERDICT_INVALID) {
+		r->pub.verdict = PYRT_VERDICT_READY;
+		for (size_t j = 0; j < r->pub.require_count; j++)
+			if (!r->reqs[j].installed || r->reqs[j].conflict)
+				r->pub.verdict = PYRT_VERDICT_MISSING_DEPS;
+	}
+	*out = p;
+	return 0;
+}
+
 int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 				const char *data, size_t len, pyrt_error *err)
 {

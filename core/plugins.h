@@ -90,6 +90,21 @@ int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
 int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 				const char *data, size_t len, pyrt_error *err);
 
+/**
+ * Requirement strings checked against the runtime behind interp, by the
+ * same one checker run as the matrix (installed distributions, PEP 440
+ * specifiers): a table of one row named name, whose requires say what is
+ * installed, verdict ready or missing_deps (fix NULL: the caller knows
+ * it), or invalid when a string is no requirement.  Doctor's baseline
+ * check uses it.  Returns 0, or a negative code with err set when the
+ * interpreter could not answer (PYRT_E_INTERPRETER), PYRT_E_CANCELLED,
+ * PYRT_E_NOMEM.
+ */
+int pyrt_plugins_check_requirements(pyrt_plugins **out, const char *name,
+				    const char *interp,
+				    const char *const *specs, size_t n,
+				    const pyrt_events *ev, pyrt_error *err);
+
 /** Whether the runtime was ready when checked. */
 int pyrt_plugins_runtime_ready(const pyrt_plugins *p);
 size_t pyrt_plugins_count(const pyrt_plugins *p);

@@ -39,6 +39,7 @@ static int status_broken(pyrt_status *st, const char *check, const char *why)
 {
 	st->state = PYRT_STATE_BROKEN;
 	snprintf(st->failed_check, sizeof st->failed_check, "%s", check);
+	snprintf(st->failed_why, sizeof st->failed_why, "%s", why);
 	snprintf(st->message, sizeof st->message,
 		 "managed Python runtime is broken (%s: %s) — run \"pyrt install "
 		 "--force\" to reinstall it", check, why);
@@ -114,9 +115,9 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 {
 	const pyrt_marker *m = &st->marker;
 	st->state = PYRT_STATE_READY;
-	if (strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
+	if (pin && (strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
 	    strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
-	    !pyrt_sha256_hex_equal(m->sha256, pin->sha256))
+	    !pyrt_sha256_hex_equal(m->sha256, pin->sha256)))
 		snprintf(st->message, sizeof st->message,
 			 "managed CPython %s (build %s) is ready; the pins now "
 			 "say %s (build %s) — run \"pyrt install\" to update",
@@ -255,6 +256,31 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	return 0;
 }
 
+/* The link checked and the interpreter inside it: the layout path minus
+ * "python/". */
+static void status_paths(pyrt_status *st, const char *link,
+			 const pyrt_pins *pins)
+{
+	snprintf(st->path, sizeof st->path, "%s", link);
+	const char *interp = pins ? pyrt_pins_layout_interpreter(pins) : NULL;
+	const char *inner = interp && strchr(interp, '/') ? strchr(interp, '/') + 1
+							 : "bin/python3";
+	snprintf(st->interpreter, sizeof st->interpreter, "%s/%s", st->path,
+		 inner);
+}
+
+void pyrt_status_check_link(const pyrt_box *box, const char *link,
+			    const pyrt_pins *pins, const char *platform_key,
+			    pyrt_status *st)
+{
+	memset(st, 0, sizeof *st);
+	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
+	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	status_paths(st, link, pins);
+	status_installed(st, box, pins, pyrt_pins_find(pins, platform_key), 0,
+			 NULL);
+}
+
 /*
  * An installer holds the lock.  `current` always resolves to a complete
  * install, so a runtime that is ready stays ready (an upgrade is running
@@ -313,13 +339,7 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 	}
 	if (rc)
 		return pyrt_error_set(err, rc, "%s", berr.msg);
-	snprintf(st->path, sizeof st->path, "%s", pyrt_box_current(box));
-	const char *interp = pyrt_pins_layout_interpreter(pins);
-	/* The interpreter inside current: the layout path minus "python/". */
-	const char *inner = interp && strchr(interp, '/') ? strchr(interp, '/') + 1
-							 : "bin/python3";
-	snprintf(st->interpreter, sizeof st->interpreter, "%s/%s", st->path,
-		 inner);
+	status_paths(st, pyrt_box_current(box), pins);
 
 	const pyrt_pin_archive *pin = pyrt_pins_find(pins, platform_key);
 	pyrt_lock_holder holder;

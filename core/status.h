@@ -9,6 +9,7 @@
 #ifndef PYRT_STATUS_H
 #define PYRT_STATUS_H
 
+#include "box.h"
 #include "error.h"
 #include "marker.h"
 #include "pins.h"
@@ -32,6 +33,7 @@ typedef struct pyrt_status {
 	int have_marker;
 	pyrt_marker marker;      /**< valid when have_marker */
 	char failed_check[64];   /**< for broken: which check failed */
+	char failed_why[768];    /**< for broken: what that check saw */
 	long installer_pid;      /**< an installer holds the box lock (0: none
 				      or not recorded) */
 	int upgrade_in_progress; /**< ready, and an installer holds the lock */
@@ -68,5 +70,17 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 			    const char *platform_key, int deep,
 			    pyrt_status_cache *cache, pyrt_status *out,
 			    pyrt_error *err);
+
+/**
+ * The quick checks pyrt_status_read runs on current, run on the install
+ * behind another link of the box (rollback checks its target with them):
+ * the link leads to an install, its marker reads, the manifest is the one
+ * the marker recorded, the interpreter is there and executable, the
+ * platform matches.  st->state is READY, or BROKEN with failed_check and a
+ * message.  Reads only; starts nothing.
+ */
+void pyrt_status_check_link(const pyrt_box *box, const char *link,
+			    const pyrt_pins *pins, const char *platform_key,
+			    pyrt_status *st);
 
 #endif

@@ -157,8 +157,9 @@ static int job_step(pyrt_step step, pyrt_step_state st, const char *detail,
 {
 	srv_job *j = state;
 	pthread_mutex_lock(&j->owner->mu);
-	snprintf(j->step, sizeof j->step, "%s", pyrt_step_name(step));
-	record(j, app_event_step(step, st, detail, cli_now() - j->start));
+	const char *name = app_event_step_name(step, j->kind == SRV_KIND_PLUGIN);
+	snprintf(j->step, sizeof j->step, "%s", name);
+	record(j, app_event_step(name, st, detail, cli_now() - j->start));
 	pthread_mutex_unlock(&j->owner->mu);
 	return 0;
 }
@@ -170,7 +171,9 @@ static int job_progress(pyrt_step step, const pyrt_progress *p, void *state)
 	if (j->last_progress >= 0 && now - j->last_progress < PROGRESS_INTERVAL_S)
 		return 0;
 	j->last_progress = now;
-	json_t *ev = app_event_progress(step, p, now - j->start);
+	json_t *ev = app_event_progress(
+		app_event_step_name(step, j->kind == SRV_KIND_PLUGIN), p,
+		now - j->start);
 	pthread_mutex_lock(&j->owner->mu);
 	json_decref(j->progress);
 	j->progress = json_incref(ev);

@@ -85,6 +85,15 @@ run plugins "${common[@]}"
 check "with the runtime: careercoach is missing python-docx" \
   eval 'row careercoach | grep -Eq "0/1 ok; missing: python-docx +missing_deps +pyrt plugins install careercoach$"'
 check "the runtime line says ready" eval 'head -1 "$work/out" | grep -q "^runtime ready: "'
+run plugins -q "${common[@]}"
+n_plugins=$(ls "$box/plugins" | wc -l)
+check "-q: exit 1 still" rc_is 1
+check "-q: no table, no runtime line" eval '! has "^PLUGIN" out && ! has "^runtime " out'
+check "-q: careercoach's line with its fix" \
+  has "^plugin careercoach: missing_deps (deps: 0/1 ok; missing: python-docx) — fix: pyrt plugins install careercoach$" out
+check "-q: the broken plugin's line with its error" eval 'has "^plugin broken: invalid" out && has "^  error: .*requires_pip must be a list of strings" out'
+check "-q: the one-line result last" eval 'tail -1 "$work/out" | grep -Eq "^plugins: [0-9]+ of $n_plugins need a fix; runtime ready$"'
+check "-q: nothing on stderr" [ ! -s "$work/err" ]
 
 run plugins install careercoach --wheelhouse "$fx/wheelhouse" "${common[@]}"
 check "plugins install careercoach exits 0" rc_is 0
@@ -104,6 +113,13 @@ assert p["name"] == "cowork" and p["verdict"] == "missing_deps", p
 assert p["missing"] == ["python-pptx"], p
 assert evs[-1]["ok"] is False and "python-pptx" in evs[-1]["error"], evs[-1]
 assert evs[-1]["code"] == "plugin" and evs[-1]["exit_code"] == 15, evs[-1]
+' "$work/out"
+check "its NDJSON names the pip step plugins, never baseline" python3 -c '
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+steps = [e["step"] for e in evs if e["event"] in ("step", "progress")]
+assert steps and set(steps) == {"plugins"}, steps
+assert "baseline" not in open(sys.argv[1]).read(), "baseline named"
 ' "$work/out"
 
 run plugins --json "${common[@]}"

@@ -11,6 +11,7 @@ MIRROR (the loopback HTTPS mirror's --mirror base), PORT (its port).
 import atexit
 import http.client
 import json
+import shutil
 import os
 import re
 import signal
@@ -520,6 +521,16 @@ def scenario_unix_full_flow():
     status, evs = api.events(h["location"] + "/events") if code == 202 else (0, [])
     check("POST plugins/<unknown>/install: a job that fails naming the plugin",
           evs and evs[-1][1]["ok"] is False and "nosuchplugin" in evs[-1][1]["error"], evs[-1:])
+    # A plugin's pip step is named for the plugin, as in plugins install --json.
+    shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sample-box", "plugins", "cowork"),
+                    os.path.join(box, "plugins", "cowork"))
+    code, h, job = api.request("POST", "/api/plugins/cowork/install",
+                               body={"wheelhouse": os.path.join(FX, "wheelhouse")})
+    status, cevs = api.events(h["location"] + "/events") if code == 202 else (0, [])
+    steps = {o["step"] for n, o in cevs if n in ("step", "progress")}
+    check("POST plugins/cowork/install: its pip step is named plugins, never baseline",
+          steps == {"plugins"} and cevs[-1][1]["ok"] is False and "python-pptx" in cevs[-1][1]["error"],
+          (steps, cevs[-1:]))
     # A second subscriber after the end still gets everything, then EOF.
     status, evs2 = api.events(h["location"] + "/events")
     check("a subscriber after the end reads the whole job", evs2 and evs2[-1][1]["event"] == "result")

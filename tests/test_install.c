@@ -358,7 +358,9 @@ Test(install, local_archive_force_rollback_and_uninstall)
 	cr_assert_neq(res.previous[0], '\0', "the old install is kept");
 
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_rollback(box, 1, NULL, &err), 0, "%s", err.msg);
+	o.force = 0;
+	o.no_wait = 1;
+	cr_assert_eq(pyrt_install_rollback(&o, NULL, &err), 0, "%s", err.msg);
 	current_target(now, sizeof now);
 	cr_assert_str_eq(now, first);
 	cr_assert_eq(pt_sh("'%s/runtime/python/current/bin/python3' -I -c pass",

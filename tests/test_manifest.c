@@ -322,6 +322,50 @@ Test(manifest, verify_passes_on_intact_tree)
 	pyrt_manifest_free(m);
 }
 
+Test(manifest, caches_are_named_by_pycache_or_suffix)
+{
+	cr_assert(pyrt_manifest_is_cache("lib/python3.11/__pycache__"));
+	cr_assert(pyrt_manifest_is_cache(
+		"lib/python3.11/__pycache__/os.cpython-311.pyc"));
+	cr_assert(pyrt_manifest_is_cache("__pycache__/x.txt"));
+	cr_assert(pyrt_manifest_is_cache("lib/old.pyc"));
+	cr_assert(pyrt_manifest_is_cache("lib/old.pyo"));
+	cr_assert_not(pyrt_manifest_is_cache("lib/python3.11/os.py"));
+	cr_assert_not(pyrt_manifest_is_cache("lib/x.pyc/inner.py"));
+	cr_assert_not(pyrt_manifest_is_cache("lib/__pycache__x/y.py"));
+	cr_assert_not(pyrt_manifest_is_cache("lib/a__pycache__/y.py"));
+	cr_assert_not(pyrt_manifest_is_cache("bin/python3.11"));
+	cr_assert_not(pyrt_manifest_is_cache("lib/pyc"));
+}
+
+/* CPython rewrites a cache whose recorded source mtime no longer matches,
+ * and may drop one: neither is damage.  The source next to it still is. */
+Test(manifest, verify_leaves_bytecode_caches_out)
+{
+	pyrt_manifest *m = make_tree();
+	cr_assert_eq(mkdir(ROOT("d/__pycache__"), 0755), 0);
+	cr_assert_eq(chmod(ROOT("d/__pycache__"), 0755), 0);
+	pt_write(ROOT("d/__pycache__/f.cpython-311.pyc"), "old cache");
+	pt_write(ROOT("d/g.pyc"), "old");
+	cr_assert_eq(pyrt_manifest_add(m, 'd', 0755, 0, "-", "d/__pycache__"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 9,
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"d/__pycache__/f.cpython-311.pyc"), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 3,
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"d/g.pyc"), 0);
+	cr_assert_eq(pyrt_manifest_count(m), 8);
+	cr_assert_eq(pyrt_manifest_checked_count(m), 5);
+	pt_write(ROOT("d/__pycache__/f.cpython-311.pyc"), "a rewritten cache");
+	cr_assert_eq(unlink(ROOT("d/g.pyc")), 0);
+	problems pr;
+	cr_assert_eq(verify(m, &pr), 0, "%s", pr.text);
+	pt_write(ROOT("d/f"), "jello\n");
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert_str_eq(pr.text, "d/f: content changed (sha256 differs)\n");
+	pyrt_manifest_free(m);
+}
+
 Test(manifest, verify_reports_changed_content_of_same_size)
 {
 	pyrt_manifest *m = make_tree();

@@ -329,7 +329,12 @@ static void job_rollback(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_rollback(j->opts->box_root, 1, &ev, &err);
+	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
+	io.box_root = j->opts->box_root;
+	io.pins = j->pins;
+	io.platform_key = j->platform_key;
+	io.no_wait = 1;
+	int rc = pyrt_install_rollback(&io, &ev, &err);
 	if (rc)
 		result_fail(&j->result, rc, &err,
 			    "the active runtime was not changed");

@@ -22,7 +22,8 @@ _pyrt_command_opts() {
     plugins) REPLY="--wheelhouse --index-url" ;;
     serve) REPLY="--listen --token-file" ;;
     mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
-    rollback | uninstall) REPLY="--no-wait" ;;
+    rollback) REPLY="--no-wait --force" ;;
+    uninstall) REPLY="--no-wait" ;;
     "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
     *) REPLY="" ;;
   esac
