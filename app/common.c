@@ -101,3 +101,22 @@ double cli_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+const char *cli_cacert(const cli_opts *opts)
+{
+	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
+	if (opts->cacert)
+		return opts->cacert;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+const char *cli_impl_name(const pyrt_pins *pins)
+{
+	const char *impl = pyrt_pins_implementation(pins);
+	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
+}

@@ -40,6 +40,13 @@ void cli_cat(char *buf, size_t len, const char *fmt, ...)
  * every front end. */
 void cli_human_bytes(uint64_t n, char *buf, size_t len);
 
+/** The CA bundle a download would use: --cacert, else CURL_CA_BUNDLE, else
+ * SSL_CERT_FILE; NULL for the system store. */
+const char *cli_cacert(const cli_opts *opts);
+
+/** The pins' implementation as people write it ("CPython"). */
+const char *cli_impl_name(const pyrt_pins *pins);
+
 /** Seconds on a monotonic clock. */
 double cli_now(void);
 

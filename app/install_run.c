@@ -8,18 +8,13 @@
 #include <sys/stat.h>
 
 #include "baseline_step.h"
+#include "common.h"
 #include "error.h"
 
 static int path_exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0;
-}
-
-static const char *impl_name(const pyrt_pins *pins)
-{
-	const char *impl = pyrt_pins_implementation(pins);
-	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
 }
 
 /*
@@ -52,16 +47,16 @@ static void summary(const app_install_run *r, const pyrt_install_result *res,
 	if (res->already_current && !baseline_ran)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s; nothing to do (%s)",
-			 impl_name(r->pins), p->version, p->build, where,
+			 cli_impl_name(r->pins), p->version, p->build, where,
 			 r->reinstall_hint);
 	else if (res->already_current)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s%s",
-			 impl_name(r->pins), p->version, p->build, where,
+			 cli_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 	else
 		snprintf(buf, len, "installed %s %s (build %s) at %s%s",
-			 impl_name(r->pins), p->version, p->build, where,
+			 cli_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 }
 

@@ -18,10 +18,7 @@ static json_t *str_or_null(const char *s)
 	return nonempty(s) ? app_text_json(s) : json_null();
 }
 
-/* An interpreter path is only reported where an install exists, and
- * only when it exists: a first install in progress, or a broken one, must
- * not hand a script a path it cannot run. */
-static const char *status_interpreter(const pyrt_status *st)
+const char *app_status_interpreter(const pyrt_status *st)
 {
 	if (st->state == PYRT_STATE_NOT_PROVISIONED ||
 	    st->state == PYRT_STATE_UNSUPPORTED ||
@@ -30,7 +27,7 @@ static const char *status_interpreter(const pyrt_status *st)
 	return st->interpreter;
 }
 
-static const char *baseline_state(const pyrt_status *st)
+const char *app_status_baseline_state(const pyrt_status *st)
 {
 	if (!st->have_marker || !st->marker.baseline_state[0])
 		return "none";
@@ -44,7 +41,7 @@ static json_t *baseline_json(const pyrt_status *st)
 			i < st->marker.baseline_missing_count; i++)
 		json_array_append_new(missing,
 				      app_text_json(st->marker.baseline_missing[i]));
-	return json_pack("{s:o, s:o}", "state", app_text_json(baseline_state(st)),
+	return json_pack("{s:o, s:o}", "state", app_text_json(app_status_baseline_state(st)),
 			 "missing", missing ? missing : json_array());
 }
 
@@ -68,7 +65,7 @@ json_t *app_status_json(const pyrt_status *st)
 		"build", str_or_null(m ? m->build : NULL),
 		"platform", str_or_null(st->platform),
 		"path", str_or_null(st->path),
-		"interpreter", str_or_null(status_interpreter(st)),
+		"interpreter", str_or_null(app_status_interpreter(st)),
 		"sha256", str_or_null(m ? m->sha256 : NULL),
 		"installed_at", str_or_null(m ? m->installed_at : NULL),
 		"pins", str_or_null(st->pins),

@@ -10,6 +10,14 @@
 #include "plugins.h"
 #include "status.h"
 
+/** The interpreter path to show, or NULL: only where an install exists
+ * and the file does (a first install in progress, or a broken one, must
+ * not hand a script a path it cannot run). */
+const char *app_status_interpreter(const pyrt_status *st);
+
+/** The marker's baseline state, or "none". */
+const char *app_status_baseline_state(const pyrt_status *st);
+
 /** The status object; NULL when out of memory. */
 json_t *app_status_json(const pyrt_status *st);
 

@@ -72,20 +72,6 @@ static void print_table(const pyrt_doctor *d, const cli_opts *opts, FILE *out)
 	       tally[PYRT_CHECK_SKIP]);
 }
 
-/* The bundle install would use: --cacert, else the environment's. */
-static const char *doctor_cacert(const cli_opts *opts)
-{
-	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
-	if (opts->cacert)
-		return opts->cacert;
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return v;
-	}
-	return NULL;
-}
-
 /* Print the answer (and write the bundle); returns the exit status. */
 static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 {
@@ -155,7 +141,7 @@ int cli_cmd_doctor(const cli_opts *opts)
 	dopts.box_root = opts->box_root;
 	dopts.pins = pins;
 	dopts.platform_key = platform.key;
-	dopts.cacert = doctor_cacert(opts);
+	dopts.cacert = cli_cacert(opts);
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = pyrt_doctor_run(&d, &dopts, &ev, &err);

@@ -25,25 +25,6 @@ static const char *nonempty(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* An interpreter path is only reported where an install exists, and
- * only when it exists: a first install in progress, or a broken one, must
- * not hand a script a path it cannot run. */
-static const char *status_interpreter(const pyrt_status *st)
-{
-	if (st->state == PYRT_STATE_NOT_PROVISIONED ||
-	    st->state == PYRT_STATE_UNSUPPORTED ||
-	    !nonempty(st->interpreter) || access(st->interpreter, F_OK) != 0)
-		return NULL;
-	return st->interpreter;
-}
-
-static const char *baseline_state(const pyrt_status *st)
-{
-	if (!st->have_marker || !st->marker.baseline_state[0])
-		return "none";
-	return st->marker.baseline_state;
-}
-
 /* The DESIGN.md "status --json" object (app/status_json.c). */
 static int print_json(const pyrt_status *st)
 {
@@ -78,7 +59,7 @@ static void print_human(const pyrt_status *st, int quiet)
 	}
 	field("platform:", st->platform);
 	field("path:", st->path);
-	field("interpreter:", status_interpreter(st));
+	field("interpreter:", app_status_interpreter(st));
 	if (m) {
 		field("sha256:", m->sha256);
 		field("installed at:", m->installed_at);
@@ -93,7 +74,7 @@ static void print_human(const pyrt_status *st, int quiet)
 		printf("  %-14s %ld\n", "installer pid:", st->installer_pid);
 	char baseline[4096];
 	size_t used = (size_t)snprintf(baseline, sizeof baseline, "%s",
-				       baseline_state(st));
+				       app_status_baseline_state(st));
 	for (int i = 0; m && i < m->baseline_missing_count &&
 			used < sizeof baseline; i++)
 		used += (size_t)snprintf(baseline + used, sizeof baseline - used,

@@ -51,19 +51,6 @@ typedef struct serve_state {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 } serve_state;
 
-static const char *env_cacert(const cli_opts *opts)
-{
-	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
-	if (opts->cacert)
-		return opts->cacert;
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return v;
-	}
-	return NULL;
-}
-
 static int load_token(serve_state *s, const cli_opts *opts)
 {
 	char path[4200];
@@ -108,7 +95,7 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 	s->ctx.opts = opts;
 	s->ctx.pins = s->pins;
 	s->ctx.platform_key = s->platform.key;
-	s->ctx.cacert = env_cacert(opts);
+	s->ctx.cacert = cli_cacert(opts);
 	s->ctx.lock_path = pyrt_box_lock_path(s->box);
 	s->ctx.status_cache = pyrt_status_cache_new();
 	s->jobs = srv_jobs_new(&s->ctx);

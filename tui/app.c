@@ -111,8 +111,7 @@ const char *tui_app_spinner(const tui_app *a)
 static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 {
 	const pyrt_pins *p = a->pins;
-	const char *impl = pyrt_pins_implementation(p);
-	impl = (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
+	const char *impl = cli_impl_name(p);
 	if (kind == TUI_JOB_INSTALL) {
 		snprintf(a->run_title, sizeof a->run_title,
 			 "Installing %s %s (build %s)", impl,
@@ -236,7 +235,7 @@ static int make_plan(tui_app *a, char *msg, size_t msglen)
 	a->iopts.pins = a->pins;
 	a->iopts.platform_key = a->platform.key;
 	a->iopts.mirror = o->mirror;
-	a->iopts.cacert = tui_job_cacert(o);
+	a->iopts.cacert = cli_cacert(o);
 	a->iopts.from_file = o->from_file;
 	a->iopts.no_wait = o->no_wait;
 	a->iopts.force = o->force || a->force_reinstall ||

@@ -29,25 +29,6 @@ static int path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-static const char *impl_name(const pyrt_pins *pins)
-{
-	const char *impl = pyrt_pins_implementation(pins);
-	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
-}
-
-const char *tui_job_cacert(const cli_opts *opts)
-{
-	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
-	if (opts->cacert)
-		return opts->cacert;
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return v;
-	}
-	return NULL;
-}
-
 /* Record a failure's words into the result. */
 static void result_fail(tui_result *r, int rc, const pyrt_error *err,
 			const char *unchanged)
@@ -131,15 +112,15 @@ static void install_summary(tui_job *j, const pyrt_install_result *res,
 	size_t len = sizeof j->result.summary;
 	if (res->already_current && !baseline_ran)
 		snprintf(out, len, "%s %s (build %s) is already installed and active at %s; nothing to do (I on the dashboard reinstalls it)",
-			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
 			 where);
 	else if (res->already_current)
 		snprintf(out, len, "%s %s (build %s) is already installed and active at %s%s",
-			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
 			 where, baseline);
 	else
 		snprintf(out, len, "installed %s %s (build %s) at %s%s",
-			 impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
+			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
 			 where, baseline);
 }
 
@@ -317,7 +298,7 @@ static void job_doctor(tui_job *j)
 	dopts.box_root = j->opts->box_root;
 	dopts.pins = j->pins;
 	dopts.platform_key = j->platform_key;
-	dopts.cacert = tui_job_cacert(j->opts);
+	dopts.cacert = cli_cacert(j->opts);
 	int rc = pyrt_doctor_run(&j->doctor, &dopts, &ev, &err);
 	if (rc)
 		result_fail(&j->result, rc, &err, NULL);

@@ -84,8 +84,4 @@ void tui_job_join(tui_job *job);
 /* Free the outputs the UI did not take and forget the job. */
 void tui_job_clear(tui_job *job);
 
-/* The CA bundle an install or doctor uses: --cacert, else the
- * environment's (CURL_CA_BUNDLE, SSL_CERT_FILE), else NULL. */
-const char *tui_job_cacert(const cli_opts *opts);
-
 #endif

@@ -43,12 +43,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *impl_name(const pyrt_pins *pins)
-{
-	const char *impl = pyrt_pins_implementation(pins);
-	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
-}
-
 static const char *step_label(const tui_app *a, pyrt_step s)
 {
 	if (s == PYRT_STEP_BASELINE && a->run_kind == TUI_JOB_PLUGIN)
@@ -182,7 +176,7 @@ void tui_consent_draw(tui_app *a)
 	int by = l.by;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
-	snprintf(buf, sizeof buf, "%s %s (build %s)%s", impl_name(a->pins),
+	snprintf(buf, sizeof buf, "%s %s (build %s)%s", cli_impl_name(a->pins),
 		 p->version, p->build,
 		 p->already_current ? " (reinstall)" : "");
 	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
