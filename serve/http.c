@@ -277,33 +277,47 @@ static uint64_t fnv1a(const char *s, size_t n)
 	return x;
 }
 
+/* ?deep=1 starts the interpreter: never from memory. */
+static char *status_deep(srv_http *h, size_t *len, char etag[24],
+			 pyrt_error *err)
+{
+	pyrt_status *st = calloc(1, sizeof *st);
+	int rc = st ? pyrt_status_read_cached(h->ctx->opts->box_root, h->ctx->pins,
+					      h->ctx->platform_key, 1,
+					      h->ctx->status_cache, st, err)
+		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
+	free(st);
+	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
+			 : NULL;
+	json_decref(obj);
+	if (!text) {
+		if (rc == 0)
+			pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	*len = strlen(text);
+	text[(*len)++] = '\n'; /* over the NUL: the length says where it ends */
+	snprintf(etag, 24, "\"%016llx\"", (unsigned long long)fnv1a(text, *len));
+	return text;
+}
+
 static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 {
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
-	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = st ? pyrt_status_read_cached(h->ctx->opts->box_root, h->ctx->pins,
-				       h->ctx->platform_key,
-				       deep && strcmp(deep, "1") == 0,
-				       h->ctx->status_cache, st, &err)
-		    : PYRT_E_NOMEM;
-	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
-	free(st);
-	if (!obj)
-		return send_error(c, 500, "status", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
-	char *text = json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
-	json_decref(obj);
-	if (!text)
-		return MHD_NO;
-	size_t n = strlen(text);
-	text[n] = '\n';
+	size_t n = 0;
 	char etag[24];
-	snprintf(etag, sizeof etag, "\"%016llx\"", (unsigned long long)fnv1a(text, n));
+	char *text = deep && strcmp(deep, "1") == 0
+		? status_deep(h, &n, etag, &err)
+		: srv_status_memo_get(h->ctx->status_memo, h->ctx, &n, etag, &err);
+	if (!text)
+		return send_error(c, 500, "status", err.msg[0] ? err.msg : "out of memory", "run pyrt doctor");
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	int same = inm && strcmp(inm, etag) == 0;
 	struct MHD_Response *r = same
 		? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
-		: MHD_create_response_from_buffer(n + 1, text, MHD_RESPMEM_MUST_FREE);
+		: MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
 	if (same)
 		free(text);
 	if (!r) {

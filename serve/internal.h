@@ -86,7 +86,18 @@ typedef struct srv_ctx {
 	const char *cacert;
 	const char *lock_path;
 	pyrt_status_cache *status_cache; /* the manifest digest, per file */
+	struct srv_status_memo *status_memo; /* the last answer, watched */
 } srv_ctx;
+
+/* ---- status_memo.c ---- */
+typedef struct srv_status_memo srv_status_memo;
+srv_status_memo *srv_status_memo_new(void);
+void srv_status_memo_free(srv_status_memo *m);
+/** The GET /api/runtime/python body (malloc'd, '\n'-ended, *len bytes) and
+ *  its ETag, from memory while nothing it was made from changed; NULL with
+ *  err when the box cannot be read. */
+char *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx, size_t *len,
+			  char etag[24], pyrt_error *err);
 
 srv_jobs *srv_jobs_new(const srv_ctx *ctx);
 /** Cancel the running job, join it, end every subscriber's stream. */

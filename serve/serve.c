@@ -98,8 +98,9 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 	s->ctx.cacert = cli_cacert(opts);
 	s->ctx.lock_path = pyrt_box_lock_path(s->box);
 	s->ctx.status_cache = pyrt_status_cache_new();
+	s->ctx.status_memo = srv_status_memo_new();
 	s->jobs = srv_jobs_new(&s->ctx);
-	if (!s->jobs || !s->ctx.status_cache) {
+	if (!s->jobs || !s->ctx.status_cache || !s->ctx.status_memo) {
 		snprintf(s->msg, sizeof s->msg, "out of memory");
 		return PYRT_E_NOMEM;
 	}
@@ -166,6 +167,7 @@ int serve_main(const cli_opts *opts)
 	srv_listen_close(&s->l);
 	srv_jobs_free(s->jobs);
 	pyrt_status_cache_free(s->ctx.status_cache);
+	srv_status_memo_free(s->ctx.status_memo);
 	pyrt_box_free(s->box);
 	pyrt_pins_free(s->pins);
 	if (status == 0)

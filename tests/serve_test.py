@@ -549,6 +549,69 @@ def scenario_unix_full_flow():
         f.write(orig)
     code, _, st = api.request("GET", "/api/runtime/python")
     check("the manifest restored: ready again", st["state"] == "ready", st)
+
+    # GET status is answered from memory while nothing changed (inotify on
+    # what it reads): every change below must show on the very next GET,
+    # exactly as pyrt status --json says it.
+    def same_as_cli(what, want_state):
+        code, _, st = api.request("GET", "/api/runtime/python")
+        rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
+        check(f"{what}: the next GET says {want_state}, as pyrt status --json does",
+              code == 200 and st["state"] == want_state and st == json.loads(out), (st, out))
+    for _ in range(3):
+        api.request("GET", "/api/runtime/python")
+    bindir = os.path.join(cur, "bin")
+    real_py = os.path.realpath(os.path.join(bindir, "python3"))
+    os.rename(real_py, real_py + ".gone")
+    same_as_cli("the interpreter renamed away", "broken")
+    os.rename(real_py + ".gone", real_py)
+    same_as_cli("the interpreter back", "ready")
+    os.chmod(real_py, 0o644)
+    same_as_cli("the interpreter no longer executable", "broken")
+    os.chmod(real_py, 0o755)
+    same_as_cli("executable again", "ready")
+    marker = os.path.join(os.path.dirname(cur), "marker.json")
+    morig = open(marker, "rb").read()
+    with open(marker, "r+b") as f:
+        f.seek(len(morig) // 2)
+        f.write(b"#")
+    same_as_cli("the marker damaged in place", "broken")
+    with open(marker, "wb") as f:
+        f.write(morig)
+    same_as_cli("the marker restored", "ready")
+    os.chmod(box, 0o720)
+    same_as_cli("the box made group-writable", "untrusted")
+    os.chmod(box, 0o700)
+    same_as_cli("the box private again", "ready")
+    parent = os.path.dirname(box)
+    pmode = os.stat(parent).st_mode & 0o7777
+    os.chmod(parent, (pmode | 0o002) & ~0o1000)
+    same_as_cli("a folder above the box made writable by others", "untrusted")
+    os.chmod(parent, pmode)
+    same_as_cli("that folder restored", "ready")
+    # A CLI install holding the lock (paused at a crash point): status says
+    # an upgrade is in progress with its pid; killed, the lock is free again.
+    hookf = os.path.join(WORK, "memo-hook")
+    env = dict(os.environ, PYRT_TEST_HOOK="locked:pause", PYRT_TEST_HOOK_FILE=hookf)
+    holder = subprocess.Popen([PYRT, "install", "--box-root", box, "--pins", pins, "--yes",
+                               "--force", "--no-baseline", "--from-file", os.path.join(FX, "runtime.tar.gz")],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, env=env)
+    for _ in range(200):
+        if os.path.exists(hookf):
+            break
+        time.sleep(0.05)
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("a CLI install holding the lock: the next GET names it",
+          os.path.exists(hookf) and st.get("upgrade_in_progress") is True
+          and st.get("installer_pid") == holder.pid, st)
+    holder.kill()
+    holder.wait()
+    os.unlink(hookf)
+    code, _, st = api.request("GET", "/api/runtime/python")
+    check("its holder killed: the next GET says the lock is free",
+          st.get("upgrade_in_progress") is False and st.get("installer_pid") is None, st)
+    same_as_cli("after the killed install", "ready")
     rc = s.stop()
     check("SIGTERM when idle: exit 0", rc == 0, rc)
     check("the socket file is removed at exit", not os.path.exists(sock))
