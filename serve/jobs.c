@@ -193,15 +193,29 @@ static int job_log(pyrt_log_level level, const char *line, void *state)
 	return 0;
 }
 
+/* The job's final state; called with mu held. */
+static void settle(srv_job *j, int rc)
+{
+	j->state = rc == 0 ? SRV_JOB_SUCCEEDED
+		 : rc == PYRT_E_CANCELLED ? SRV_JOB_CANCELLED : SRV_JOB_FAILED;
+	if (j->owner->running == j)
+		j->owner->running = NULL;
+}
+
 static void job_result(const cli_outcome *o, void *state)
 {
 	srv_job *j = state;
 	json_t *ev = app_event_result(o, cli_now() - j->start);
-	pthread_mutex_lock(&j->owner->mu);
+	srv_jobs *jobs = j->owner;
+	pthread_mutex_lock(&jobs->mu);
+	/* Settled before anyone sees the result: a client that reads it and
+	 * posts the next job at once must not get "busy" (the box lock is
+	 * free by now), nor GET the job still running. */
+	settle(j, o->code);
 	json_decref(j->result);
 	j->result = json_incref(ev);
 	record(j, ev);
-	pthread_mutex_unlock(&j->owner->mu);
+	pthread_mutex_unlock(&jobs->mu);
 }
 
 static void job_front_destroy(void *state)
@@ -374,15 +388,19 @@ static void *job_main(void *arg)
 		else
 			rc = run_plugin(j, front);
 	}
-	pthread_mutex_lock(&jobs->mu);
-	j->state = rc == 0 ? SRV_JOB_SUCCEEDED
-		 : rc == PYRT_E_CANCELLED ? SRV_JOB_CANCELLED : SRV_JOB_FAILED;
-	if (jobs->running == j)
-		jobs->running = NULL;
-	wake(jobs, j, 0);
-	pthread_mutex_unlock(&jobs->mu);
+	/* Only this thread settles j, so reading its state needs no lock.
+	 * Once settled, another thread may join this one while holding mu
+	 * (make_room): mu must not be taken again here. */
+	srv_job_state done = j->state;
+	if (!terminal(done)) { /* it ended without a result */
+		pthread_mutex_lock(&jobs->mu);
+		settle(j, rc);
+		done = j->state;
+		wake(jobs, j, 0);
+		pthread_mutex_unlock(&jobs->mu);
+	}
 	srv_logf("job %s (%s) %s", j->id, kind_names[j->kind],
-		 state_names[j->state]);
+		 state_names[done]);
 	return NULL;
 }
 

@@ -520,7 +520,16 @@ def scenario_unix_full_flow():
     code, h, job = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
     status, evs = api.events(h["location"] + "/events") if code == 202 else (0, [])
     check("POST plugins/<unknown>/install: a job that fails naming the plugin",
-          evs and evs[-1][1]["ok"] is False and "nosuchplugin" in evs[-1][1]["error"], evs[-1:])
+          evs and evs[-1][1]["ok"] is False and "nosuchplugin" in evs[-1][1]["error"], (code, status, evs[-1:]))
+    # The job is settled before its result is sent: read at once, it is
+    # failed (not running), and the next POST is not refused as busy.
+    code, _, jj = api.request("GET", h["location"]) if evs else (0, None, {})
+    check("the job read right after its result event: failed, not running",
+          code == 200 and jj.get("state") == "failed", jj)
+    code, h, job = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
+    check("a POST right after a job's result: 202, not busy", code == 202, (code, job))
+    if code == 202:
+        api.events(h["location"] + "/events")
     # A plugin's pip step is named for the plugin, as in plugins install --json.
     shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sample-box", "plugins", "cowork"),
                     os.path.join(box, "plugins", "cowork"))
