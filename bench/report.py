@@ -529,12 +529,11 @@ def report(d):
                       " (the checker imports importlib.metadata and pip's vendored "
                       "packaging; only the repeat answer is served without them)"))
         p("- (issue 13.4) nothing to a verified .docx (install with the wheelhouse baseline, "
-          "then `pyrt smoke`) ≤ 0.8× the shell script doing the same — **NOT measured**: "
-          "bench/run has no such contender yet (not done in issue 13's time; see the "
-          "README in bench/ for what was done instead)")
+          "then `pyrt smoke`) ≤ 0.8× the shell script doing the same — not run by "
+          "bench/run: `bench/docx.sh` measures it (bench/results-docx.md)")
         p("- (issue 13.5) 250k-file synthetic tree, pyrt ≤ 0.9× `tar -xzf` on tmpfs — "
-          "**NOT measured**: no such archive in bench/run yet (the 1x/2x/4x curve above "
-          "is kept)")
+          "not run by bench/run: `bench/scale250k.sh` measures it "
+          "(bench/results-scale250k.md)")
         if d.paint and d.paint.get("median_ms") is not None:
             v = d.paint["median_ms"]
             p("- (issue 13.3) the TUI paints a complete dashboard ≤ 100 ms after start: "
