@@ -68,7 +68,7 @@ check "lintian reports no errors" eval '! grep -q "^E:" "$work/lintian"'
 dpkg-deb -f "$deb" Depends >"$work/depends"
 dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/copyright >"$work/copyright"
 check "Depends are computed from the shared libraries" \
-  eval 'grep -q "libssl3 (>=" "$work/depends" && grep -q "libyaml-0-2 (>=" "$work/depends"'
+  eval 'grep -q "libssl3 (>=" "$work/depends" && grep -q "libjansson4 (>=" "$work/depends" && grep -q "libyaml-0-2" "$work/depends"'
 # libcurl, libarchive and libmicrohttpd are dlopen()ed (core/lazylib.h):
 # shlibdeps cannot see them, cmake/package.cmake names them.
 check "Depends name the libraries pyrt dlopen()s" \
