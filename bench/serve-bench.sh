@@ -28,9 +28,20 @@ cleanup() {
 trap cleanup EXIT
 box=$work/box
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Server and load generator each on its own CPUs, as on two machines: on
+# shared CPUs the tail is the scheduler's turn-taking, not the server's.
+# The server sizes its thread pool to the CPUs it may use.
+pin_server="" pin_client="" wrk_threads=2
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+  half=$(( $(nproc) / 2 ))
+  pin_server="taskset -c 0-$((half - 1))"
+  pin_client="taskset -c $half-$(( $(nproc) - 1 ))"
+  wrk_threads=$(( $(nproc) - half ))
+  echo "# server on CPUs 0-$((half - 1)), wrk on CPUs $half-$(( $(nproc) - 1 ))"
+fi
 "$pyrt" install --box-root "$box" --pins "$fx/pins.yaml" \
   --from-file "$fx/runtime.tar.gz" --no-baseline --yes -q >/dev/null
-"$pyrt" serve --box-root "$box" --pins "$fx/pins.yaml" --listen 127.0.0.1:0 \
+$pin_server "$pyrt" serve --box-root "$box" --pins "$fx/pins.yaml" --listen 127.0.0.1:0 \
   --token-file "$work/tok" 2>"$work/serve.log" &
 spid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$work/serve.log" && break; sleep 0.05; done
@@ -40,7 +51,7 @@ rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$spid/status"; }
 echo "state: $(curl -s -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/api/runtime/python" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')"
 cpu() { awk '{print $14 + $15}' "/proc/$spid/stat"; }  # utime+stime, ticks
 echo "RSS at start: $(rss)"
-cmd=(wrk -t2 -c64 -d10s --latency -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/api/runtime/python")
+cmd=($pin_client wrk -t$wrk_threads -c64 -d10s --latency -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/api/runtime/python")
 echo "\$ ${cmd[*]/$tok/<token>}"
 c0=$(cpu)
 "${cmd[@]}" | tee "$work/wrk1" | sed -n '/Latency Distribution/,/requests in/p;/Requests\/sec/p;/Non-2xx/p'

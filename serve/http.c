@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <microhttpd.h>
 #include <openssl/crypto.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #include "status_json.h"
 #include "text.h"
 
-#define POOL_THREADS 2
+#define POOL_THREADS_MAX 8
 #define CONN_LIMIT 256
 #define CONN_TIMEOUT_S 30
 #define SRV_BODY_DRAIN_MAX (1024 * 1024)
@@ -267,6 +268,17 @@ static enum MHD_Result post_simple(srv_http *h, struct MHD_Connection *c,
 		out = start_job(h, c, &p);
 	json_decref(o);
 	return out;
+}
+
+/* One thread per CPU the process may run on: more only queue behind each
+ * other (and behind a client on the same machine) and stretch the tail. */
+static unsigned pool_threads(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 2;
+	int n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned)n;
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -563,7 +575,7 @@ srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, l->fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)POOL_THREADS,
+		MHD_OPTION_THREAD_POOL_SIZE, pool_threads(),
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
