@@ -1,3 +1,4 @@
+/* ctest: test_mirror */
 /*
  * Where a pinned URL's archive goes in a mirror (core/mirror.h): the last
  * two path segments, percent-decoded as a web server decodes a request,
