@@ -281,39 +281,6 @@ static unsigned pool_threads(void)
 	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned)n;
 }
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t x = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		x = (x ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return x;
-}
-
-/* ?deep=1 starts the interpreter: never from memory. */
-static char *status_deep(srv_http *h, size_t *len, char etag[24],
-			 pyrt_error *err)
-{
-	pyrt_status *st = calloc(1, sizeof *st);
-	int rc = st ? pyrt_status_read_cached(h->ctx->opts->box_root, h->ctx->pins,
-					      h->ctx->platform_key, 1,
-					      h->ctx->status_cache, st, err)
-		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
-	free(st);
-	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
-			 : NULL;
-	json_decref(obj);
-	if (!text) {
-		if (rc == 0)
-			pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-		return NULL;
-	}
-	*len = strlen(text);
-	text[(*len)++] = '\n'; /* over the NUL: the length says where it ends */
-	snprintf(etag, 24, "\"%016llx\"", (unsigned long long)fnv1a(text, *len));
-	return text;
-}
-
 static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 {
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
@@ -321,7 +288,7 @@ static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 	size_t n = 0;
 	char etag[24];
 	char *text = deep && strcmp(deep, "1") == 0
-		? status_deep(h, &n, etag, &err)
+		? srv_status_read_text(h->ctx, 1, &n, etag, &err)
 		: srv_status_memo_get(h->ctx->status_memo, h->ctx, &n, etag, &err);
 	if (!text)
 		return send_error(c, 500, "status", err.msg[0] ? err.msg : "out of memory", "run pyrt doctor");

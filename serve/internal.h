@@ -98,6 +98,9 @@ void srv_status_memo_free(srv_status_memo *m);
  *  err when the box cannot be read. */
 char *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx, size_t *len,
 			  char etag[24], pyrt_error *err);
+/** The same body read from the box now (deep: also start the interpreter). */
+char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
+			   char etag[24], pyrt_error *err);
 
 srv_jobs *srv_jobs_new(const srv_ctx *ctx);
 /** Cancel the running job, join it, end every subscriber's stream. */

@@ -215,29 +215,39 @@ static int watch_box(srv_status_memo *m, const char *box_root)
 	return 0;
 }
 
-static int read_answer(srv_status_memo *m, const srv_ctx *ctx, pyrt_error *err)
+char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
+			   char etag[24], pyrt_error *err)
 {
 	pyrt_status *st = calloc(1, sizeof *st);
-	if (!st)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_status_read_cached(ctx->opts->box_root, ctx->pins,
-					 ctx->platform_key, 0,
-					 ctx->status_cache, st, err);
+	int rc = st ? pyrt_status_read_cached(ctx->opts->box_root, ctx->pins,
+					      ctx->platform_key, deep,
+					      ctx->status_cache, st, err)
+		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
 	free(st);
-	if (rc < 0)
-		return rc;
 	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
 			 : NULL;
 	json_decref(obj);
+	if (!text) {
+		if (rc == 0)
+			pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	*len = strlen(text);
+	text[(*len)++] = '\n'; /* over the NUL: the length says where it ends */
+	snprintf(etag, 24, "\"%016llx\"", (unsigned long long)fnv1a(text, *len));
+	return text;
+}
+
+static int read_answer(srv_status_memo *m, const srv_ctx *ctx, pyrt_error *err)
+{
+	size_t len = 0;
+	char *text = srv_status_read_text(ctx, 0, &len, m->etag, err);
 	if (!text)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		return err->code ? err->code : PYRT_E_NOMEM;
 	free(m->body);
-	m->len = strlen(text);
-	text[m->len++] = '\n'; /* over the NUL: the length says where it ends */
 	m->body = text;
-	snprintf(m->etag, sizeof m->etag, "\"%016llx\"",
-		 (unsigned long long)fnv1a(text, m->len));
+	m->len = len;
 	return 0;
 }
 
