@@ -46,6 +46,17 @@ static void hook_pause(const char *point)
 		nanosleep(&tick, NULL);
 }
 
+/* Only when the test armed it by creating the file: say where in it and
+ * wait the same way.  A point passed many times (a TUI's refresh) then
+ * stops just once, when the test asks. */
+static void hook_hold(const char *point)
+{
+	const char *file = getenv("PYRT_TEST_HOOK_FILE");
+	if (!file || access(file, F_OK) != 0)
+		return;
+	hook_pause(point);
+}
+
 void pyrt_testhook(const char *point)
 {
 	char action[16];
@@ -56,6 +67,8 @@ void pyrt_testhook(const char *point)
 		raise(SIGKILL);
 	else if (strcmp(action, "pause") == 0)
 		hook_pause(point);
+	else if (strcmp(action, "hold") == 0)
+		hook_hold(point);
 }
 #else
 typedef int pyrt_testhook_empty; /* ISO C: no empty translation unit */

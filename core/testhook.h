@@ -4,7 +4,8 @@
  * environment variable PYRT_TEST_HOOK="<point>:pause" makes the process
  * stop at that point, announce it by creating the file PYRT_TEST_HOOK_FILE
  * ("<pid> <point>" inside), and wait until the test removes the file (or
- * kills or signals it); "<point>:kill" raises SIGKILL there.  Several
+ * kills or signals it); "<point>:hold" does the same only when the test
+ * created that file first; "<point>:kill" raises SIGKILL there.  Several
  * points may be listed, comma-separated ("before-move:pause,cleanup:pause").
  * In any other build a crash point compiles to nothing.
  *
@@ -21,6 +22,8 @@
  *   cleanup        a failed or cancelled install is about to clean up
  *   baseline-begin the baseline step has begun, pip not started yet
  *   mid-baseline   pip has run, the marker does not yet say so
+ * and in the TUI:
+ *   tui-refresh    the dashboard's check has begun, nothing read yet
  */
 #ifndef PYRT_TESTHOOK_H
 #define PYRT_TESTHOOK_H

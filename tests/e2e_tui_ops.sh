@@ -39,7 +39,10 @@ state() { "$pyrt" status --json --box-root "$box" --pins "$work/pins.yaml" 2>/de
   </dev/null >"$work/bg.out" 2>&1 &
 bg=$!
 for _ in $(seq 200); do [ "$(state)" = installing ] && break; sleep 0.1; done
-size=80x23 start dash -- --box-root "$box" --pins "$work/pins.yaml" "${common[@]}"
+# tui-refresh:hold stops a dashboard check only when $work/hold exists
+# (a test-hooks build), so the test can hold one check deterministically.
+size=80x23 start dash PYRT_TEST_HOOK=tui-refresh:hold PYRT_TEST_HOOK_FILE="$work/hold" \
+  -- --box-root "$box" --pins "$work/pins.yaml" "${common[@]}"
 check "80x23: the dashboard opened during another's install says installing" \
   wait_for dash 20 'State +. installing'
 check "... in TUI words: the card updates by itself" shows 'this card updates by itself'
@@ -189,14 +192,30 @@ before=$(readlink "$current")
 prev=$(readlink "$box/runtime/python/previous")
 check "a reinstall elsewhere keeps the old runtime as previous" [ "$prev" = "$before" ]
 wait_for dash 15 'State +✓ ready' >/dev/null
+idle() { screen dash >"$work/screen"; ! grep -q 'checking…' "$work/screen"; }
+for _ in $(seq 100); do idle && break; sleep 0.1; done
+# A check that begins between the question and the y (the watcher's, as
+# after the install above) must not drop the y: hold one check open.
+: >"$work/hold"
+T send-keys -t dash r
+for _ in $(seq 100); do grep -q tui-refresh "$work/hold" 2>/dev/null && break; sleep 0.1; done
 T send-keys -t dash R
 check "R asks, naming the runtime that becomes active" wait_for dash 10 'Roll back to the previous runtime'
 T send-keys -t dash y
-check "y rolls back" wait_for dash 20 'rolled back: the previous runtime is active again'
+check "y while a check runs: the rollback is queued, and says so" \
+  wait_for dash 10 'queued: rolling back once checking has finished'
+check "... the card says what waits" shows 'checking, then rolling back'
+check "... and nothing moved yet" [ "$(readlink "$current")" != "$prev" ]
+T send-keys -t dash R
+wait_for dash 10 'Roll back to the previous runtime' >/dev/null
+T send-keys -t dash y
+check "a second y while one waits is refused, naming what waits" \
+  wait_for dash 10 'busy: rolling back waits already'
+rm -f "$work/hold"
+check "y rolls back once the check ends" wait_for dash 20 'rolled back: the previous runtime is active again'
 check "current points where previous did" [ "$(readlink "$current")" = "$prev" ]
 # The dashboard reads the state again after the rollback; one job at a
 # time, so B waits for that.
-idle() { screen dash >"$work/screen"; ! grep -q 'checking…' "$work/screen"; }
 for _ in $(seq 100); do idle && break; sleep 0.1; done
 T send-keys -t dash B
 check "B runs doctor, then asks where the bundle goes" wait_for dash 60 'Write a support bundle'

@@ -186,15 +186,64 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	case TUI_JOB_UNINSTALL:
 	case TUI_JOB_BUNDLE:
 		snprintf(a->op_label, sizeof a->op_label, "%s",
-			 kind == TUI_JOB_ROLLBACK ? "rolling back"
-			 : kind == TUI_JOB_UNINSTALL ? "uninstalling"
-						     : "writing the bundle");
+			 tui_app_job_doing(kind));
 		a->full = 1;
 		break;
 	case TUI_JOB_NONE:
 		break;
 	}
 	return 0;
+}
+
+const char *tui_app_job_doing(tui_job_kind kind)
+{
+	switch (kind) {
+	case TUI_JOB_ROLLBACK: return "rolling back";
+	case TUI_JOB_UNINSTALL: return "uninstalling";
+	case TUI_JOB_BUNDLE: return "writing the bundle";
+	case TUI_JOB_PLUGIN: return "installing the plugin's requirements";
+	case TUI_JOB_BASELINE: return "installing the baseline";
+	case TUI_JOB_INSTALL: return "installing";
+	case TUI_JOB_SMOKE: return "running the smoke test";
+	case TUI_JOB_DOCTOR: return "running doctor";
+	case TUI_JOB_REFRESH: return "checking";
+	case TUI_JOB_NONE: break;
+	}
+	return "working";
+}
+
+/* A y is a decision already made: refusing it because the watcher began
+ * a check a moment earlier would drop it.  One waits; a second is
+ * refused, so nothing piles up unseen. */
+void tui_app_run_confirmed(tui_app *a, tui_job_kind kind, const char *arg)
+{
+	if (!a->job_running) {
+		tui_app_run(a, kind, arg);
+		return;
+	}
+	if (a->queued != TUI_JOB_NONE) {
+		tui_app_notice(a, TUI_ROLE_WARN,
+			       "busy: %s waits already; try again when it has started",
+			       tui_app_job_doing(a->queued));
+		return;
+	}
+	a->queued = kind;
+	snprintf(a->queued_arg, sizeof a->queued_arg, "%s", arg ? arg : "");
+	tui_app_notice(a, TUI_ROLE_ACCENT, "queued: %s once %s has finished",
+		       tui_app_job_doing(kind), tui_app_job_doing(a->job.kind));
+}
+
+/* The job before it ended: start what the operator said yes to. */
+static void run_queued(tui_app *a)
+{
+	if (a->queued == TUI_JOB_NONE || a->job_running)
+		return;
+	tui_job_kind kind = a->queued;
+	char arg[sizeof a->queued_arg];
+	snprintf(arg, sizeof arg, "%s", a->queued_arg);
+	a->queued = TUI_JOB_NONE;
+	a->queued_arg[0] = '\0';
+	tui_app_run(a, kind, arg[0] ? arg : NULL);
 }
 
 void tui_app_open_log(tui_app *a, const char *path)
@@ -349,6 +398,7 @@ static void finish_job(tui_app *a)
 	/* No tui_job_clear here: the switch may have started the next job in
 	 * j (the dashboard's refresh); tui_app_run clears what is left. */
 	a->full = 1;
+	run_queued(a);
 }
 
 /* Leaving with a job running (q on a check, SIGTERM, a hung-up terminal)

@@ -88,6 +88,10 @@ typedef struct tui_app {
 	int dlg_top;              /* first wrapped line shown */
 	int dlg_lines;            /* wrapped lines, from the last draw */
 	char op_label[64];        /* "rolling back": the card's busy word */
+	/* A question answered y while a job ran: it starts when that job
+	 * ends (the watcher's refresh can begin between the question and y). */
+	tui_job_kind queued;
+	char queued_arg[4096];
 	int bundle_after_doctor;  /* B before doctor ran: ask when it ends */
 	int force_reinstall;      /* I on a ready runtime: consent to reinstall */
 
@@ -143,6 +147,10 @@ void tui_app_titlebar(tui_app *a, const char *title);
 void tui_app_wizard(tui_app *a);
 /* Start a job of kind (plugin: the plugin's name); 0 or -1 (noticed). */
 int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin);
+/* What the operator said yes to: run now, or after the running job. */
+void tui_app_run_confirmed(tui_app *a, tui_job_kind kind, const char *arg);
+/* The card's busy words for an operation ("rolling back"). */
+const char *tui_app_job_doing(tui_job_kind kind);
 /* Open the log viewer on path; "": this session's lines; NULL: the
  * newest log under the box (the session's when there is none). */
 void tui_app_open_log(tui_app *a, const char *path);

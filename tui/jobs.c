@@ -22,6 +22,7 @@
 #include "pip.h"
 #include "plugin_ops.h"
 #include "plugin_text.h"
+#include "testhook.h"
 
 static int path_exists(const char *path)
 {
@@ -278,6 +279,7 @@ static void job_plugin(tui_job *j, cli_front *front)
 static void job_refresh(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
+	pyrt_testhook("tui-refresh");
 	j->result.code = read_state(j, &ev);
 }
 

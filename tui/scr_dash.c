@@ -143,12 +143,20 @@ static void card_field(tui_app *a, int i, int y, int x, int w)
  * started from the dashboard. */
 static void card_busy(tui_app *a)
 {
-	char line[128];
+	char line[160];
 	if (a->refreshing <= 0 && !a->op_label[0])
 		return;
-	snprintf(line, sizeof line, " %s %s%s ", tui_app_spinner(a),
-		 a->op_label[0] ? a->op_label : "checking", a->paint.g->ellipsis);
+	snprintf(line, sizeof line, " %s %s%s%s%s ", tui_app_spinner(a),
+		 a->op_label[0] ? a->op_label : "checking",
+		 a->queued ? ", then " : "",
+		 a->queued ? tui_app_job_doing(a->queued) : "",
+		 a->paint.g->ellipsis);
 	int w = (int)tui_format_columns(line);
+	if (w > COLS - 20) { /* keep the card's title in view */
+		snprintf(line, sizeof line, " %s %s%s ", tui_app_spinner(a),
+			 a->queued ? "1 queued" : "busy", a->paint.g->ellipsis);
+		w = (int)tui_format_columns(line);
+	}
 	tui_draw_text(&a->paint, 1, COLS - 4 - w, w, TUI_ROLE_DIM, line);
 }
 

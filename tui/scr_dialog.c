@@ -123,19 +123,19 @@ void tui_ask_yes(tui_app *a, tui_ask ask)
 {
 	switch (ask) {
 	case TUI_ASK_PLUGIN:
-		tui_app_run(a, TUI_JOB_PLUGIN, a->ask_arg);
+		tui_app_run_confirmed(a, TUI_JOB_PLUGIN, a->ask_arg);
 		break;
 	case TUI_ASK_BASELINE:
-		tui_app_run(a, TUI_JOB_BASELINE, NULL);
+		tui_app_run_confirmed(a, TUI_JOB_BASELINE, NULL);
 		break;
 	case TUI_ASK_ROLLBACK:
-		tui_app_run(a, TUI_JOB_ROLLBACK, NULL);
+		tui_app_run_confirmed(a, TUI_JOB_ROLLBACK, NULL);
 		break;
 	case TUI_ASK_UNINSTALL:
-		tui_app_run(a, TUI_JOB_UNINSTALL, NULL);
+		tui_app_run_confirmed(a, TUI_JOB_UNINSTALL, NULL);
 		break;
 	case TUI_ASK_BUNDLE:
-		tui_app_run(a, TUI_JOB_BUNDLE, a->ask_arg);
+		tui_app_run_confirmed(a, TUI_JOB_BUNDLE, a->ask_arg);
 		break;
 	case TUI_ASK_NONE:
 		break;
