@@ -238,8 +238,8 @@ static int plugins_load(plugins_ctx *c)
 	ev.on_log = matrix_log;
 	ev.payload = (void *)c->opts;
 	ev.cancel = cli_cancel_flag();
-	rc = pyrt_status_read(c->opts->box_root, c->pins, c->platform.key, 0,
-			      c->status, &err);
+	rc = pyrt_status_read_memo(c->opts->box_root, c->pins,
+				   c->platform.key, 0, c->status, &err);
 	if (rc == 0)
 		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
 					     c->pins, c->platform.key,

@@ -100,8 +100,8 @@ int cli_cmd_status(const cli_opts *opts)
 	}
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = st ? pyrt_status_read(opts->box_root, pins, platform.key,
-				   opts->deep, st, &err)
+	rc = st ? pyrt_status_read_memo(opts->box_root, pins, platform.key,
+					opts->deep, st, &err)
 		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
 	if (rc < 0) {

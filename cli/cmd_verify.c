@@ -101,6 +101,10 @@ static int run_verify(verify_ctx *v, size_t *entries)
 	rc = pyrt_marker_read(marker_path, &marker, &err);
 	if (rc == 0)
 		rc = pyrt_marker_load_manifest(&marker, v->install_dir, &m, &err);
+	if (rc == PYRT_E_UNSUPPORTED) { /* no libcrypto: nothing is known */
+		snprintf(v->msg, sizeof v->msg, "%s", err.msg);
+		return rc;
+	}
 	if (rc < 0) {
 		snprintf(v->msg, sizeof v->msg,
 			 "cannot trust the install's record: %s — run \"pyrt install --force\" to reinstall",

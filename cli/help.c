@@ -6,7 +6,7 @@
 #include <archive.h>
 #include <curl/curl.h>
 #include <jansson.h>
-#include <openssl/crypto.h>
+#include <openssl/opensslv.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -452,7 +452,7 @@ int cli_help_version(const cli_opts *opts, const char *curses)
 	 * (they are dlopen()ed on first use, core/lazylib.h). */
 	v.curl = LIBCURL_VERSION " (loaded when used)";
 	v.archive = "libarchive " ARCHIVE_VERSION_ONLY_STRING " (loaded when used)";
-	v.openssl = OpenSSL_version(OPENSSL_VERSION);
+	v.openssl = OPENSSL_VERSION_TEXT " (loaded when used)";
 	v.curses = curses ? curses : "unknown";
 	pyrt_platform platform;
 	if (cli_detect_platform(&platform, msg, sizeof msg) == 0)

@@ -9,9 +9,13 @@
  *   downloads/         <file>.partial while downloading (resumable)
  *   logs/              install logs
  *   lock               the box-wide installer lock
+ *   cache/             answers remembered by readers (plugins-check.json,
+ *                      digests): any of it may go at any time
  */
 #ifndef PYRT_BOX_H
 #define PYRT_BOX_H
+
+#define PYRT_BOX_CACHE_DIR "cache"
 
 #include <stddef.h>
 

@@ -1125,6 +1125,8 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 		rc = x_nomem(&st);
 		goto cleanup;
 	}
+	if (st.opts->hash_files && (rc = pyrt_sha256_ready(err)) != 0)
+		goto cleanup;
 	if (st.opts->hash_files && !(st.sha = pyrt_sha256_new())) {
 		rc = x_nomem(&st);
 		goto cleanup;

@@ -1042,6 +1042,9 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	rc = url_check(opts->url, f.shown, &f.loopback, err);
 	if (rc < 0)
 		return rc;
+	rc = pyrt_sha256_ready(err);
+	if (rc < 0)
+		return rc;
 	f.sha = pyrt_sha256_new();
 	f.batch = malloc(FETCH_WRITE_BATCH);
 	if (!f.sha || !f.batch) {

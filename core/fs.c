@@ -503,7 +503,7 @@ cleanup:
 /* Read an open file whole, refusing anything longer than max_len; the
  * descriptor is closed. */
 static int fs_read_fd(int fd, const char *path, size_t max_len, char **out,
-		      size_t *len, pyrt_error *err)
+		      size_t *len, struct stat *sb, pyrt_error *err)
 {
 	int rc = 0;
 	if (max_len == SIZE_MAX)
@@ -545,6 +545,11 @@ static int fs_read_fd(int fd, const char *path, size_t max_len, char **out,
 			goto cleanup;
 		}
 	}
+	if (sb && fstat(fd, sb) != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot stat %s", path);
+		goto cleanup;
+	}
 	/* used <= max_len < cap here, so the terminator fits. */
 	buf[used] = '\0';
 	*out = buf;
@@ -575,7 +580,7 @@ int pyrt_fs_read_file(const char *path, size_t max_len, char **out,
 		return pyrt_error_set(err, PYRT_E_IO,
 				      "%s is not a regular file", path);
 	}
-	return fs_read_fd(fd, path, max_len, out, len, err);
+	return fs_read_fd(fd, path, max_len, out, len, NULL, err);
 }
 
 int pyrt_fs_read_state(const char *path, size_t max_len, char **out,
@@ -587,7 +592,19 @@ int pyrt_fs_read_state(const char *path, size_t max_len, char **out,
 	int fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
 	if (fd < 0)
 		return fd;
-	return fs_read_fd(fd, path, max_len, out, len, err);
+	return fs_read_fd(fd, path, max_len, out, len, NULL, err);
+}
+
+int pyrt_fs_read_state_stat(const char *path, size_t max_len, char **out,
+			    size_t *len, struct stat *sb, pyrt_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
+	if (fd < 0)
+		return fd;
+	return fs_read_fd(fd, path, max_len, out, len, sb, err);
 }
 
 /* f_bavail, not f_bfree: root's reserve is not ours to count on. */

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "error.h"
 
@@ -45,6 +46,11 @@ int pyrt_fs_read_file(const char *path, size_t max_len, char **out,
  * pyrt_fs_open_state's rules (no symlink, regular, owned by us). */
 int pyrt_fs_read_state(const char *path, size_t max_len, char **out,
 		       size_t *len, pyrt_error *err);
+
+/** pyrt_fs_read_state, and *sb: the file's fstat once read whole (what a
+ *  digest of this content may be remembered under, digest_memo.h). */
+int pyrt_fs_read_state_stat(const char *path, size_t max_len, char **out,
+			    size_t *len, struct stat *sb, pyrt_error *err);
 
 /**
  * Open a state file of the box (marker, manifest, partial download, lock,

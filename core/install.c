@@ -289,8 +289,10 @@ static int install_copy_hash(install_run *r, int in, int out, uint64_t cap,
 {
 	enum { CHUNK = 256 * 1024 };
 	unsigned char *buf = malloc(CHUNK);
-	pyrt_sha256 *sha = pyrt_sha256_new();
-	int rc = 0;
+	int rc = pyrt_sha256_ready(err);
+	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
+	if (rc)
+		goto done;
 	if (!buf || !sha) {
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto done;

@@ -1,11 +1,13 @@
 /*
- * libcurl and libarchive, loaded on first use.
+ * libcurl, libarchive and libcrypto, loaded on first use.
  *
  * Linking them pulls about 37 more shared libraries (Kerberos, LDAP, GnuTLS,
  * ICU, libxml2, ...) into every start, ~20 ms of the dynamic loader's time,
- * while status, plugins, --help and --version never download or extract.
- * So pyrt is not linked against either: core/lazy_curl.c and
- * core/lazy_archive.c define the few functions core/ calls, with the
+ * while status, plugins, --help and --version never download or extract;
+ * libcrypto alone is half the loader's remaining work (lazy_crypto.c).
+ * So pyrt is not linked against any of them: core/lazy_curl.c,
+ * core/lazy_archive.c and core/lazy_crypto.c define the few functions
+ * core/ calls, with the
  * headers' own prototypes, and forward each to the library dlopen()ed the
  * first time one is needed.  fetch.h, extract.h and the other module
  * interfaces are unchanged; their entry points call pyrt_lazy_*() first so
@@ -24,8 +26,12 @@ int pyrt_lazy_curl(pyrt_error *err);
 /** The same for libarchive. */
 int pyrt_lazy_archive(pyrt_error *err);
 
+/** The same for libcrypto (SHA-256; see core/lazy_crypto.c for why). */
+int pyrt_lazy_crypto(pyrt_error *err);
+
 /** Whether the library is in the process already (for tests and --version). */
 int pyrt_lazy_curl_loaded(void);
 int pyrt_lazy_archive_loaded(void);
+int pyrt_lazy_crypto_loaded(void);
 
 #endif

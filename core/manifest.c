@@ -669,6 +669,9 @@ int pyrt_manifest_load(pyrt_manifest **out, const char *path,
 	l.fd = pyrt_fs_open_state(path, O_RDONLY, 0, err);
 	if (l.fd < 0)
 		return l.fd;
+	rc = pyrt_sha256_ready(err);
+	if (rc)
+		goto cleanup;
 	l.sha = pyrt_sha256_new();
 	l.buf = malloc(MANIFEST_MAX_LINE + MANIFEST_READ_BUF);
 	l.m = out ? pyrt_manifest_new() : NULL;
@@ -1006,6 +1009,9 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 	if (v.rootfd < 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot open %s", root);
+	rc = pyrt_sha256_ready(err);
+	if (rc)
+		goto cleanup;
 	v.sha = pyrt_sha256_new();
 	v.buf = malloc(MANIFEST_READ_BUF);
 	if (!v.sha || !v.buf) {

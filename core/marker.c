@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest_memo.h"
 #include "fs.h"
 #include "manifest.h"
 #include "pins.h"
@@ -247,8 +248,11 @@ static int marker_read_baseline(json_t *doc, pyrt_marker *m, char *why,
 	return 0;
 }
 
-/* The digest member against the rest; 0, or -1 with why set. */
-static int marker_check_digest(json_t *doc, char *why, size_t wlen)
+/* The digest member against the rest; 0, or -1 with why set.  known: the
+ * digest this very file was checked to carry before (digest_memo.h), or
+ * NULL. */
+static int marker_check_digest(json_t *doc, const char *known, char *why,
+			       size_t wlen)
 {
 	json_t *d = json_object_get(doc, "digest");
 	char want[PYRT_SHA256_HEX_LEN + 1], got[PYRT_SHA256_HEX_LEN + 1];
@@ -258,6 +262,8 @@ static int marker_check_digest(json_t *doc, char *why, size_t wlen)
 	}
 	snprintf(want, sizeof want, "%s", json_string_value(d));
 	json_object_del(doc, "digest");
+	if (known && pyrt_sha256_hex_equal(want, known))
+		return 0;
 	if (marker_digest(doc, got) != 0) {
 		snprintf(why, wlen, "its digest cannot be computed");
 		return -1;
@@ -271,8 +277,8 @@ static int marker_check_digest(json_t *doc, char *why, size_t wlen)
 }
 
 /* Every member of a parsed marker into m; 0, or -1 with why set. */
-static int marker_from_json(json_t *doc, pyrt_marker *m, char *why,
-			    size_t wlen)
+static int marker_from_json(json_t *doc, pyrt_marker *m, const char *known,
+			    char *why, size_t wlen)
 {
 	json_t *schema = json_object_get(doc, "schema");
 	if (!json_is_integer(schema) || json_integer_value(schema) < 1 ||
@@ -283,7 +289,7 @@ static int marker_from_json(json_t *doc, pyrt_marker *m, char *why,
 	}
 	m->schema = (int)json_integer_value(schema);
 	if ((m->schema >= 2 || json_object_get(doc, "digest")) &&
-	    marker_check_digest(doc, why, wlen))
+	    marker_check_digest(doc, known, why, wlen))
 		return -1;
 	char source[sizeof m->source];
 	int v2 = m->schema >= 2;
@@ -313,12 +319,27 @@ static int marker_from_json(json_t *doc, pyrt_marker *m, char *why,
 
 int pyrt_marker_read(const char *path, pyrt_marker *m, pyrt_error *err)
 {
+	return pyrt_marker_read_memo(path, m, NULL, err);
+}
+
+int pyrt_marker_read_memo(const char *path, pyrt_marker *m,
+			  pyrt_digest_memo *memo, pyrt_error *err)
+{
 	memset(m, 0, sizeof *m);
-	char *text = NULL;
+	char *text = NULL, known[PYRT_SHA256_HEX_LEN + 1];
 	size_t len = 0;
-	int rc = pyrt_fs_read_state(path, MARKER_MAX_BYTES, &text, &len, err);
+	struct stat sb;
+	int rc = pyrt_fs_read_state_stat(path, MARKER_MAX_BYTES, &text, &len,
+					 &sb, err);
 	if (rc)
 		return rc;
+	int hit = pyrt_digest_memo_get(memo, path, &sb, known);
+	/* Without libcrypto the digest cannot be checked: say that, not
+	 * "not a valid marker". */
+	if (!hit && (rc = pyrt_sha256_ready(err)) != 0) {
+		free(text);
+		return rc;
+	}
 	json_error_t jerr;
 	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(text);
@@ -328,9 +349,14 @@ int pyrt_marker_read(const char *path, pyrt_marker *m, pyrt_error *err)
 				      "%s is not a valid marker: %s", path,
 				      doc ? "not a JSON object" : jerr.text);
 	}
-	char why[256];
-	rc = marker_from_json(doc, m, why, sizeof why);
+	char why[256], digest[PYRT_SHA256_HEX_LEN + 1] = "";
+	json_t *d = json_object_get(doc, "digest");
+	if (json_is_string(d))
+		snprintf(digest, sizeof digest, "%s", json_string_value(d));
+	rc = marker_from_json(doc, m, hit ? known : NULL, why, sizeof why);
 	json_decref(doc);
+	if (!rc && !hit && m->schema >= 2)
+		pyrt_digest_memo_put(memo, path, &sb, digest);
 	if (rc) {
 		memset(m, 0, sizeof *m);
 		return pyrt_error_set(err, PYRT_E_NOT_READY,

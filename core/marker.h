@@ -53,6 +53,14 @@ int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err);
  */
 int pyrt_marker_read(const char *path, pyrt_marker *m, pyrt_error *err);
 
+struct pyrt_digest_memo;
+
+/** pyrt_marker_read, trusting the digest check memo remembers for this very
+ *  file (digest_memo.h), and remembering it there once made.  memo may be
+ *  NULL. */
+int pyrt_marker_read_memo(const char *path, pyrt_marker *m,
+			  struct pyrt_digest_memo *memo, pyrt_error *err);
+
 struct pyrt_manifest;
 
 /**

@@ -582,9 +582,11 @@ static int copy_hashed(const char *src, const char *final, char *hex,
 		close(in);
 		return out;
 	}
-	pyrt_sha256 *sha = pyrt_sha256_new();
+	int rc = pyrt_sha256_ready(err);
+	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
 	char buf[64 * 1024];
-	int rc = sha ? 0 : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (!rc && !sha)
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	*bytes = 0;
 	while (!rc) {
 		ssize_t n = read(in, buf, sizeof buf);

@@ -25,11 +25,12 @@
 
 #include <jansson.h>
 
+#include "box.h"
 #include "status.h"
 
 /* In a directory of its own under <box>/runtime/python, so writing it does
  * not touch the runtime directory the TUI watches for changes. */
-#define PYRT_PLUGINS_MEMO_DIR "cache"
+#define PYRT_PLUGINS_MEMO_DIR PYRT_BOX_CACHE_DIR
 #define PYRT_PLUGINS_MEMO_FILE "plugins-check.json"
 
 /** The runtime's identity as text (malloc'd), or NULL when it cannot be

@@ -21,14 +21,23 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
+#include "lazylib.h"
+
 #define SHA256_FILE_BUF (1024 * 1024)
 
 struct pyrt_sha256 {
 	SHA256_CTX md;
 };
 
+int pyrt_sha256_ready(pyrt_error *err)
+{
+	return pyrt_lazy_crypto(err);
+}
+
 pyrt_sha256 *pyrt_sha256_new(void)
 {
+	if (pyrt_lazy_crypto(NULL) != 0)
+		return NULL;
 	pyrt_sha256 *ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return NULL;
@@ -170,5 +179,16 @@ int pyrt_sha256_hex_equal(const char *a, const char *b)
 {
 	if (!pyrt_sha256_hex_valid(a) || !pyrt_sha256_hex_valid(b))
 		return 0;
-	return CRYPTO_memcmp(a, b, PYRT_SHA256_HEX_LEN) == 0;
+	return pyrt_bytes_equal_ct(a, b, PYRT_SHA256_HEX_LEN);
+}
+
+/* Not CRYPTO_memcmp: comparing the digests status remembered must not
+ * load libcrypto for this alone. */
+int pyrt_bytes_equal_ct(const void *a, const void *b, size_t n)
+{
+	const volatile unsigned char *x = a, *y = b;
+	unsigned char diff = 0;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(x[i] ^ y[i]);
+	return diff == 0;
 }

@@ -13,6 +13,11 @@
 typedef struct pyrt_sha256 pyrt_sha256;
 
 /** A fresh context, or NULL when out of memory. */
+/** libcrypto loaded (core/lazy_crypto.c): 0, or PYRT_E_UNSUPPORTED naming
+ *  the library and its package.  Call before pyrt_sha256_new where a
+ *  refusal can be reported; pyrt_sha256_new alone returns NULL then. */
+int pyrt_sha256_ready(pyrt_error *err);
+
 pyrt_sha256 *pyrt_sha256_new(void);
 void pyrt_sha256_free(pyrt_sha256 *ctx);
 
@@ -34,5 +39,9 @@ int pyrt_sha256_hex_valid(const char *s);
  * same time wherever they differ.
  */
 int pyrt_sha256_hex_equal(const char *a, const char *b);
+
+/** 1 when the n bytes at a and b are equal, in a time that does not depend
+ *  on where they differ (tokens, digests). */
+int pyrt_bytes_equal_ct(const void *a, const void *b, size_t n);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "digest_memo.h"
 #include "lock.h"
 #include "size.h"
 #include "manifest.h"
@@ -135,6 +136,7 @@ struct pyrt_status_cache {
 	struct stat sb;
 	char hex[PYRT_SHA256_HEX_LEN + 1];
 	int valid;
+	int in_box; /* also the box's digest memo (digest_memo.h) */
 };
 
 pyrt_status_cache *pyrt_status_cache_new(void)
@@ -142,6 +144,14 @@ pyrt_status_cache *pyrt_status_cache_new(void)
 	pyrt_status_cache *c = calloc(1, sizeof *c);
 	if (c)
 		pthread_mutex_init(&c->mu, NULL);
+	return c;
+}
+
+pyrt_status_cache *pyrt_status_cache_new_in_box(void)
+{
+	pyrt_status_cache *c = pyrt_status_cache_new();
+	if (c)
+		c->in_box = 1;
 	return c;
 }
 
@@ -163,14 +173,19 @@ static int same_file(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* The digest of path: from the cache when the file is the one hashed
- * before, else hashed (and remembered when it did not change meanwhile). */
-static int manifest_digest(pyrt_status_cache *c, const char *path,
+/* The digest of path: from the cache or the box's memo when the file is
+ * the one hashed before, else hashed (and remembered when it did not change
+ * meanwhile). */
+static int manifest_digest(pyrt_status_cache *c, pyrt_digest_memo *memo,
+			   const char *path,
 			   char hex[PYRT_SHA256_HEX_LEN + 1], pyrt_error *err)
 {
 	struct stat before, after;
-	int have = c && lstat(path, &before) == 0 && S_ISREG(before.st_mode);
-	if (have) {
+	int have = (c || memo) && lstat(path, &before) == 0 &&
+		   S_ISREG(before.st_mode);
+	if (have && pyrt_digest_memo_get(memo, path, &before, hex))
+		return 0;
+	if (have && c) {
 		pthread_mutex_lock(&c->mu);
 		int hit = c->valid && strcmp(c->path, path) == 0 &&
 			  same_file(&c->sb, &before);
@@ -184,6 +199,9 @@ static int manifest_digest(pyrt_status_cache *c, const char *path,
 	if (rc != 0 || !have || lstat(path, &after) != 0 ||
 	    !same_file(&before, &after))
 		return rc;
+	pyrt_digest_memo_put(memo, path, &before, hex);
+	if (!c)
+		return 0;
 	pthread_mutex_lock(&c->mu);
 	snprintf(c->path, sizeof c->path, "%s", path);
 	c->sb = before;
@@ -200,14 +218,18 @@ static int manifest_digest(pyrt_status_cache *c, const char *path,
  * no digest; verify and doctor say so.  Broken: returns 1.
  */
 static int status_manifest(pyrt_status *st, const char *dir,
-			   pyrt_status_cache *cache)
+			   pyrt_status_cache *cache, pyrt_digest_memo *memo,
+			   pyrt_error *fail)
 {
 	if (!st->marker.manifest_sha256[0])
 		return 0;
 	char path[PATH_MAX], hex[PYRT_SHA256_HEX_LEN + 1], why[PATH_MAX + 64];
 	snprintf(path, sizeof path, "%s/manifest.tsv", dir);
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (manifest_digest(cache, path, hex, &err) != 0) {
+	int rc = manifest_digest(cache, memo, path, hex, &err);
+	if (rc == PYRT_E_UNSUPPORTED) /* no libcrypto: nothing is known */
+		return pyrt_error_set(fail, rc, "%s", err.msg);
+	if (rc != 0) {
 		status_broken(st, "manifest", err.msg);
 		return 1;
 	}
@@ -219,10 +241,12 @@ static int status_manifest(pyrt_status *st, const char *dir,
 	return 1;
 }
 
-/* The checks that need an install on disk, in the order they can fail. */
+/* The checks that need an install on disk, in the order they can fail.
+ * Negative (fail set) only when they could not be made at all. */
 static int status_installed(pyrt_status *st, const pyrt_box *box,
 			    const pyrt_pins *pins, const pyrt_pin_archive *pin,
-			    int deep, pyrt_status_cache *cache)
+			    int deep, pyrt_status_cache *cache,
+			    pyrt_digest_memo *memo, pyrt_error *fail)
 {
 	char dir[PATH_MAX];
 	pyrt_error lerr = PYRT_ERROR_INIT;
@@ -231,11 +255,15 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/marker.json", dir);
 	pyrt_error merr = PYRT_ERROR_INIT;
-	if (pyrt_marker_read(path, &st->marker, &merr) != 0)
+	int rc = pyrt_marker_read_memo(path, &st->marker, memo, &merr);
+	if (rc == PYRT_E_UNSUPPORTED)
+		return pyrt_error_set(fail, rc, "%s", merr.msg);
+	if (rc != 0)
 		return status_broken(st, "marker", merr.msg);
 	st->have_marker = 1;
-	if (status_manifest(st, dir, cache) != 0)
-		return 0;
+	rc = status_manifest(st, dir, cache, memo, fail);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	struct stat sb;
 	if (stat(st->interpreter, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    access(st->interpreter, X_OK) != 0) {
@@ -277,8 +305,10 @@ void pyrt_status_check_link(const pyrt_box *box, const char *link,
 	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
 	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
 	status_paths(st, link, pins);
-	status_installed(st, box, pins, pyrt_pins_find(pins, platform_key), 0,
-			 NULL);
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (status_installed(st, box, pins, pyrt_pins_find(pins, platform_key),
+			     0, NULL, NULL, &err) < 0)
+		status_broken(st, "marker", err.msg);
 }
 
 /*
@@ -312,12 +342,37 @@ static void status_busy(pyrt_status *st, const pyrt_lock_holder *h)
 		 "it finishes", who);
 }
 
+/* The box's digest memo, when the caller asked for it. */
+static pyrt_digest_memo *status_memo(const pyrt_box *box,
+				     const pyrt_status_cache *cache)
+{
+	char dir[PATH_MAX];
+	if (!cache || !cache->in_box ||
+	    snprintf(dir, sizeof dir, "%s/%s", pyrt_box_runtime_dir(box),
+		     PYRT_BOX_CACHE_DIR) >= (int)sizeof dir)
+		return NULL;
+	return pyrt_digest_memo_new(dir);
+}
+
 int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 		     const char *platform_key, int deep, pyrt_status *st,
 		     pyrt_error *err)
 {
 	return pyrt_status_read_cached(box_root, pins, platform_key, deep, NULL,
 				       st, err);
+}
+
+int pyrt_status_read_memo(const char *box_root, const pyrt_pins *pins,
+			  const char *platform_key, int deep,
+			  pyrt_status *st, pyrt_error *err)
+{
+	pyrt_status_cache *c = pyrt_status_cache_new_in_box();
+	if (!c)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = pyrt_status_read_cached(box_root, pins, platform_key, deep, c,
+					 st, err);
+	pyrt_status_cache_free(c);
+	return rc;
 }
 
 int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
@@ -349,13 +404,17 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 	} else {
 		int busy = pyrt_lock_probe(pyrt_box_lock_path(box), &holder,
 					   NULL) == 1;
-		if (lstat(st->path, &sb) != 0 && errno == ENOENT)
+		if (lstat(st->path, &sb) != 0 && errno == ENOENT) {
 			status_not_provisioned(st, pin);
-		else
-			status_installed(st, box, pins, pin, deep, cache);
-		if (busy)
+		} else {
+			pyrt_digest_memo *memo = status_memo(box, cache);
+			rc = status_installed(st, box, pins, pin, deep, cache,
+					      memo, err);
+			pyrt_digest_memo_free(memo);
+		}
+		if (busy && rc >= 0)
 			status_busy(st, &holder);
 	}
 	pyrt_box_free(box);
-	return 0;
+	return rc < 0 ? rc : 0;
 }

@@ -63,7 +63,19 @@ int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
 typedef struct pyrt_status_cache pyrt_status_cache;
 
 pyrt_status_cache *pyrt_status_cache_new(void);
+/** A cache that also keeps the digests it checked in the box (the file
+ *  digest_memo.h describes), so that the next process's status need not
+ *  hash marker.json and manifest.tsv, nor load libcrypto, again: for the
+ *  short-lived readers (status, plugins, the TUI). */
+pyrt_status_cache *pyrt_status_cache_new_in_box(void);
 void pyrt_status_cache_free(pyrt_status_cache *cache);
+
+/** pyrt_status_read with pyrt_status_cache_new_in_box's memo, for one
+ *  read (pyrt status, pyrt plugins, the TUI's refresh; doctor and verify
+ *  hash everything every time). */
+int pyrt_status_read_memo(const char *box_root, const pyrt_pins *pins,
+			  const char *platform_key, int deep,
+			  pyrt_status *out, pyrt_error *err);
 
 /** pyrt_status_read with a digest cache (NULL: none). */
 int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,

@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <microhttpd.h>
-#include <openssl/crypto.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "error.h"
 #include "internal.h"
 #include "plugins.h"
+#include "sha256.h"
 #include "status.h"
 #include "status_json.h"
 #include "text.h"
@@ -143,7 +143,7 @@ static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	int ok = auth && strncmp(auth, "Bearer ", 7) == 0 &&
 		 strlen(auth + 7) == SRV_TOKEN_HEX &&
-		 CRYPTO_memcmp(auth + 7, h->token, SRV_TOKEN_HEX) == 0;
+		 pyrt_bytes_equal_ct(auth + 7, h->token, SRV_TOKEN_HEX);
 	if (!ok) {
 		*out = send_error(c, 401, "unauthorized", auth ? "the bearer token is wrong" : "this TCP listener needs a bearer token",
 				  "send Authorization: Bearer <the token in the --token-file>");

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ctest: e2e_lazylib
 # End to end: libcurl, libarchive and libmicrohttpd are loaded only by the commands that
-# download or extract (core/lazylib.h).  status, status --json, plugins,
-# --help and --version on a ready box never map them (the dynamic loader's
-# own account, LD_DEBUG=files); an install does.  A library that cannot be
+# download or extract (core/lazylib.h), libcrypto only by those that hash.
+# status, status --json, plugins, --help and --version on a ready box never
+# map them (the dynamic loader's own account, LD_DEBUG=files; status once
+# the box remembers its digests, core/digest_memo.h); an install does.  A library that cannot be
 # loaded is a refusal naming it and its Debian package (exit 8), never a
 # crash: PYRT_TEST_LIBCURL / PYRT_TEST_LIBARCHIVE (test builds only, like
 # the crash points) name a library that does not exist.
@@ -23,6 +24,9 @@ loaded() {
   >"$work/out" 2>&1
 check "the fixture runtime installs" [ $? -eq 0 ]
 cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
+# A status once the install's files are 2 s old remembers their digests.
+sleep 3
+"$pyrt" status "${common[@]}" </dev/null >/dev/null 2>&1
 
 check "LD_DEBUG=files shows what is mapped (libc)" loaded libc.so status "${common[@]}"
 for args in "status" "status --json" "plugins --json" "--help" "--version" "--version --json"; do
@@ -32,7 +36,10 @@ for args in "status" "status --json" "plugins --json" "--help" "--version" "--ve
   check "pyrt $args maps no libarchive" eval '! loaded libarchive $args "${common[@]}"'
   # shellcheck disable=SC2086
   check "pyrt $args maps no libmicrohttpd (nor its GnuTLS)" eval '! loaded libmicrohttpd $args "${common[@]}" && ! loaded libgnutls $args "${common[@]}"'
+  # shellcheck disable=SC2086
+  check "pyrt $args maps no libcrypto" eval '! loaded libcrypto $args "${common[@]}"'
 done
+check "pyrt verify maps libcrypto (it hashes every file)" loaded libcrypto verify "${common[@]}"
 check "an install maps libarchive (it extracts)" loaded libarchive \
   install --box-root "$work/box2" --pins "$fx/pins.yaml" --yes --no-baseline \
   --from-file "$fx/runtime.tar.gz"
@@ -64,6 +71,26 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
   check "missing libmicrohttpd: serve exits 8" rc_is 8
   check "missing libmicrohttpd: names libmicrohttpd.so.12 and the package" \
     eval 'has "libmicrohttpd.so.12 could not be loaded" err && has "apt-get install libmicrohttpd12" err'
+  PYRT_TEST_LIBCRYPTO=libpyrt-absent.so.3 "$pyrt" install --box-root "$work/box5" \
+    --pins "$fx/pins.yaml" --yes --no-baseline --from-file "$fx/runtime.tar.gz" \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libcrypto: exit 8 (unsupported)" rc_is 8
+  check "missing libcrypto: names libcrypto.so.3 and the package" \
+    eval 'has "libcrypto.so.3 could not be loaded" err && has "apt-get install libssl3" err'
+  check "missing libcrypto: nothing was activated" [ ! -e "$work/box5/runtime/python/current" ]
+  check "missing libcrypto: status of a remembered box still answers" eval \
+    'PYRT_TEST_LIBCRYPTO=libpyrt-absent.so.3 "$pyrt" status "${common[@]}" >/dev/null'
+  rm -f "$box/runtime/python/cache/digests"
+  PYRT_TEST_LIBCRYPTO=libpyrt-absent.so.3 "$pyrt" status "${common[@]}" \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libcrypto, nothing remembered: status exits 8 naming it (not \"broken\")" \
+    eval 'rc_is 8 && has "libcrypto.so.3 could not be loaded" err && ! has broken out'
+  PYRT_TEST_LIBCRYPTO=libpyrt-absent.so.3 "$pyrt" verify "${common[@]}" \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libcrypto: verify exits 8 naming it" eval 'rc_is 8 && has "libcrypto.so.3 could not be loaded" err'
 else
   echo "# skipped the missing-library cases: built without -DPYRT_TEST_HOOKS=ON"
 fi

@@ -212,8 +212,9 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 		snprintf(j->refresh_error, sizeof j->refresh_error, "out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int rc = pyrt_status_read(j->opts->box_root, j->pins, j->platform_key,
-				  j->opts->deep, j->status, &err);
+	int rc = pyrt_status_read_memo(j->opts->box_root, j->pins,
+				       j->platform_key, j->opts->deep,
+				       j->status, &err);
 	if (rc == 0)
 		rc = pyrt_plugins_check_memo(&j->plugins, j->opts->box_root,
 					     j->pins, j->platform_key,

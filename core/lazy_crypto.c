@@ -1,0 +1,83 @@
+/*
+ * The few libcrypto functions pyrt calls, forwarded to libcrypto.so.3 loaded
+ * on first use (see lazylib.h).  libcrypto is bound at load time in full
+ * (BIND_NOW: ~4,000 symbol look-ups, ~17,000 relocations) and runs its
+ * initialisers, about half of what the dynamic loader spent on every pyrt
+ * start, while `pyrt status` on a box it has seen before hashes nothing
+ * (core/status.c remembers the digests it checked).  Each definition takes
+ * its prototype from OpenSSL's headers, so a drifting signature fails to
+ * compile.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include "lazylib.h"
+#include "lazylib_impl.h"
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+/* The ABI of OpenSSL 3.x is soname 3. */
+#if OPENSSL_VERSION_MAJOR != 3
+#error "lazy_crypto.c knows libcrypto.so.3 (OpenSSL 3)"
+#endif
+
+#define CRYPTO_SYMS(X) \
+	X(SHA256_Init) X(SHA256_Update) X(SHA256_Final) X(OPENSSL_cleanse) \
+	X(CRYPTO_memcmp) X(OpenSSL_version)
+
+#define AS_INDEX(n) LAZY_I_##n,
+#define AS_NAME(n) #n,
+enum { CRYPTO_SYMS(AS_INDEX) LAZY_CRYPTO_N };
+static const char *const crypto_names[] = { CRYPTO_SYMS(AS_NAME) };
+static void *crypto_table[LAZY_CRYPTO_N];
+
+static struct lazy_lib crypto_lib = {
+	.soname = "libcrypto.so.3",
+	.test_env = "PYRT_TEST_LIBCRYPTO",
+	.package = "libssl3",
+	.names = crypto_names,
+	.table = crypto_table,
+	.count = LAZY_CRYPTO_N,
+};
+
+int pyrt_lazy_crypto(pyrt_error *err)
+{
+	return lazy_lib_load(&crypto_lib) ? 0
+					  : lazy_lib_error(&crypto_lib, err);
+}
+
+int pyrt_lazy_crypto_loaded(void)
+{
+	return __atomic_load_n(&crypto_lib.state, __ATOMIC_ACQUIRE) == 1;
+}
+
+#define F(name) (lazy_lib_need(&crypto_lib), LAZY_FN(crypto_table, name))
+
+int SHA256_Init(SHA256_CTX *c)
+{
+	return F(SHA256_Init)(c);
+}
+
+int SHA256_Update(SHA256_CTX *c, const void *data, size_t len)
+{
+	return F(SHA256_Update)(c, data, len);
+}
+
+int SHA256_Final(unsigned char *md, SHA256_CTX *c)
+{
+	return F(SHA256_Final)(md, c);
+}
+
+void OPENSSL_cleanse(void *ptr, size_t len)
+{
+	F(OPENSSL_cleanse)(ptr, len);
+}
+
+int CRYPTO_memcmp(const void *a, const void *b, size_t len)
+{
+	return F(CRYPTO_memcmp)(a, b, len);
+}
+
+const char *OpenSSL_version(int type)
+{
+	return F(OpenSSL_version)(type);
+}
