@@ -21,12 +21,17 @@
  * symlinked plugin directory is reported rather than followed, so nothing
  * outside the box is read.
  *
- * When the runtime is ready, every requirement of every plugin is checked by
- * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout): a
- * small program that parses each requirement with pip's vendored packaging,
- * asks importlib.metadata for the installed version and tests it against
- * the specifier and markers, then prints one JSON line.  C parses the names
- * too (PEP 503 normalisation) so rows make sense without a runtime.
+ * When the runtime is ready, what C can decide exactly as Python would (a
+ * bare name, or plain version clauses: pep440.h; the installed version from
+ * the dist-info in the directories the install's interpreter reported:
+ * dists.h) is decided here, afresh on every call.  The rest is checked by
+ * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout):
+ * a small program that parses each requirement with pip's vendored
+ * packaging, asks importlib.metadata for the installed version and tests it
+ * against the specifier and markers, then prints one JSON line; when
+ * nothing is left, no interpreter starts.  Both answers have one shape, so
+ * the rows do not depend on which gave them.  C parses the names too (PEP
+ * 503 normalisation) so rows make sense without a runtime.
  */
 #include "plugins.h"
 
