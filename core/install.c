@@ -58,6 +58,11 @@ typedef struct install_run {
 	char unswapped[PATH_MAX];     /* in installs/, current not yet swapped */
 	char sha256[PYRT_SHA256_HEX_LEN + 1];
 	uint64_t archive_bytes;
+	/* What the check reported the plugin checker will search (relative
+	 * to the python/ prefix); known 0: not recorded. */
+	int search_known;
+	int search_count;
+	char search[PYRT_MARKER_SEARCH_MAX][PYRT_MARKER_SEARCH_LEN];
 } install_run;
 
 static void install_repair(const pyrt_box *box, const pyrt_events *ev);
@@ -539,6 +544,70 @@ static int install_extract(install_run *r, pyrt_error *err)
 }
 
 /*
+ * The version check's program: the version on the first line, then the
+ * directories the plugin checker (plugins.c) will search for
+ * distributions, built the same way: the absolute sys.path entries under
+ * -I -S after site.getsitepackages() is appended.  "P <path>" each, or
+ * one "U" when some path could not be read back as a line.  Only the
+ * stdlib's site is imported, and its start-up does not run (-S).
+ */
+#define CHECK_PROGRAM \
+	"import sys, site\n" \
+	"print(sys.version.split()[0])\n" \
+	"sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n" \
+	"ps = [p for p in sys.path if p.startswith('/')]\n" \
+	"ok = all(p.isascii() and p.isprintable() for p in ps)\n" \
+	"print('\\n'.join('P ' + p for p in ps) if ok else 'U')\n"
+
+/* Path p made relative to one of the prefixes; NULL when under none. */
+static const char *search_rel(const char *p, const char *const *prefixes,
+			      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(prefixes[i]);
+		if (k && strncmp(p, prefixes[i], k) == 0 && p[k] == '/')
+			return p + k + 1;
+	}
+	return NULL;
+}
+
+/* The "P " lines after the version into r->search; any line it cannot
+ * record (outside the prefix, too many, odd) leaves it unknown. */
+static void install_search_path(install_run *r, const char *rel_interp,
+				const char *output)
+{
+	char lit[PATH_MAX], real[PATH_MAX], stage_real[PATH_MAX];
+	size_t top = strcspn(rel_interp, "/");
+	snprintf(lit, sizeof lit, "%s/%.*s", r->staging, (int)top, rel_interp);
+	real[0] = '\0';
+	if (realpath(r->staging, stage_real))
+		snprintf(real, sizeof real, "%s/%.*s", stage_real, (int)top,
+			 rel_interp);
+	const char *prefixes[] = { lit, real };
+	const char *l = strchr(output, '\n');
+	int n = 0;
+	r->search_known = 0;
+	while (l && *++l) {
+		size_t len = strcspn(l, "\n");
+		char line[PATH_MAX];
+		if (len < 3 || len >= sizeof line || strncmp(l, "P ", 2) != 0 ||
+		    n == PYRT_MARKER_SEARCH_MAX)
+			return;
+		memcpy(line, l + 2, len - 2);
+		line[len - 2] = '\0';
+		const char *rel = search_rel(line, prefixes, 2);
+		if (!rel || !pyrt_marker_search_entry_ok(rel))
+			return;
+		snprintf(r->search[n++], sizeof r->search[0], "%s", rel);
+		l += len;
+		if (!*l)
+			break;
+	}
+	r->search_count = n;
+	r->search_known = n > 0;
+}
+
+/*
  * Start the staged interpreter the way execute_code will (-I, scrubbed
  * environment, hard timeout) and require the pinned version: an archive that
  * verifies but cannot run on this machine must never become current.
@@ -556,7 +625,7 @@ static int install_check(install_run *r, pyrt_error *err)
 		return pyrt_error_set(err, rc, "cancelled");
 	char interp[PATH_MAX];
 	snprintf(interp, sizeof interp, "%s/%s", r->staging, rel);
-	const char *argv[] = { interp, PYRT_PY_VERSION_ARGS,
+	const char *argv[] = { interp, "-I", "-S", "-B", "-c", CHECK_PROGRAM,
 			       NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
 	if (!envp)
@@ -567,7 +636,7 @@ static int install_check(install_run *r, pyrt_error *err)
 	po.cwd = r->staging;
 	po.timeout_s = r->opts->check_timeout_s > 0 ? r->opts->check_timeout_s
 						    : CHECK_TIMEOUT_DEFAULT_S;
-	po.capture_max = 4096;
+	po.capture_max = 64 * 1024;
 	po.cancel = r->ev ? r->ev->cancel : NULL;
 	pyrt_proc_result pr;
 	memset(&pr, 0, sizeof pr);
@@ -596,6 +665,8 @@ static int install_check(install_run *r, pyrt_error *err)
 				    "the staged interpreter reports Python %s but "
 				    "the pin says %s; nothing was activated",
 				    got, want);
+	if (!rc && pr.output)
+		install_search_path(r, rel, pr.output);
 	pyrt_proc_result_clear(&pr);
 	if (rc)
 		return step_fail(r, PYRT_STEP_CHECK, rc, err);
@@ -621,6 +692,9 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	m.archive_bytes = r->archive_bytes;
 	m.files = pyrt_manifest_count(r->manifest);
 	strcpy(m.baseline_state, "none");
+	m.search_path_known = r->search_known;
+	m.search_path_count = r->search_count;
+	memcpy(m.search_path, r->search, sizeof m.search_path);
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/manifest.tsv", r->staging);
 	int rc = pyrt_manifest_write(r->manifest, path, err);

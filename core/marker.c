@@ -62,6 +62,43 @@ static int marker_baseline_ok(const pyrt_marker *m, char *why, size_t len)
 	return 1;
 }
 
+int pyrt_marker_search_entry_ok(const char *rel)
+{
+	size_t n = strlen(rel);
+	if (!n || n >= PYRT_MARKER_SEARCH_LEN || rel[0] == '/' ||
+	    rel[n - 1] == '/' || strstr(rel, "//"))
+		return 0;
+	for (const char *c = rel; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			return 0;
+	for (const char *p = rel; *p;) {
+		size_t k = strcspn(p, "/");
+		if ((k == 1 && p[0] == '.') || (k == 2 && !strncmp(p, "..", 2)))
+			return 0;
+		p += k + (p[k] == '/');
+	}
+	return 1;
+}
+
+static int marker_search_ok(const pyrt_marker *m, char *why, size_t len)
+{
+	if (!m->search_path_known)
+		return 1;
+	if (m->search_path_count < 0 ||
+	    m->search_path_count > PYRT_MARKER_SEARCH_MAX) {
+		snprintf(why, len, "search_path has more than %d entries",
+			 PYRT_MARKER_SEARCH_MAX);
+		return 0;
+	}
+	for (int i = 0; i < m->search_path_count; i++)
+		if (!pyrt_marker_search_entry_ok(m->search_path[i])) {
+			snprintf(why, len, "search_path[%d] is not a relative "
+				 "path of plain components", i);
+			return 0;
+		}
+	return 1;
+}
+
 /* Every field against its rule; 1, or 0 with why set. */
 static int marker_fields_ok(const pyrt_marker *m, char *why, size_t len)
 {
@@ -98,7 +135,7 @@ static int marker_fields_ok(const pyrt_marker *m, char *why, size_t len)
 		snprintf(why, len, "%s is missing or not valid", bad);
 		return 0;
 	}
-	return marker_baseline_ok(m, why, len);
+	return marker_baseline_ok(m, why, len) && marker_search_ok(m, why, len);
 }
 
 /* SHA-256 of doc in the canonical form; 0 or -1. */
@@ -149,6 +186,15 @@ int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err)
 		"files", (json_int_t)w.files,
 		"baseline", marker_baseline_json(&w));
 	char digest[PYRT_SHA256_HEX_LEN + 1];
+	if (doc && w.search_path_known) {
+		json_t *sp = json_array();
+		for (int i = 0; sp && i < w.search_path_count; i++)
+			json_array_append_new(sp, json_string(w.search_path[i]));
+		if (!sp || json_object_set_new(doc, "search_path", sp) != 0) {
+			json_decref(doc);
+			doc = NULL;
+		}
+	}
 	if (doc && w.schema >= 2 &&
 	    json_object_set_new(doc, "manifest_sha256",
 				json_string(w.manifest_sha256)) != 0) {
@@ -248,6 +294,37 @@ static int marker_read_baseline(json_t *doc, pyrt_marker *m, char *why,
 	return 0;
 }
 
+/* The optional search_path: absent is "not recorded". */
+static int marker_read_search(json_t *doc, pyrt_marker *m, char *why,
+			      size_t wlen)
+{
+	json_t *sp = json_object_get(doc, "search_path");
+	if (!sp)
+		return 0;
+	if (!json_is_array(sp) ||
+	    json_array_size(sp) > PYRT_MARKER_SEARCH_MAX) {
+		snprintf(why, wlen, "search_path is not a list of at most %d "
+			 "paths", PYRT_MARKER_SEARCH_MAX);
+		return -1;
+	}
+	size_t i;
+	json_t *v;
+	json_array_foreach(sp, i, v) {
+		json_t *wrap = json_pack("{s:O}", "search_path", v);
+		int rc = wrap ? marker_copy(wrap, "search_path",
+					    m->search_path[i],
+					    sizeof m->search_path[0], 1, why,
+					    wlen)
+			      : -1;
+		json_decref(wrap);
+		if (rc)
+			return -1;
+	}
+	m->search_path_count = (int)json_array_size(sp);
+	m->search_path_known = 1;
+	return 0;
+}
+
 /* The digest member against the rest; 0, or -1 with why set.  known: the
  * digest this very file was checked to carry before (digest_memo.h), or
  * NULL. */
@@ -310,7 +387,8 @@ static int marker_from_json(json_t *doc, pyrt_marker *m, const char *known,
 			sizeof m->manifest_sha256, v2, why, wlen) ||
 	    marker_uint(doc, "archive_bytes", &m->archive_bytes, why, wlen) ||
 	    marker_uint(doc, "files", &m->files, why, wlen) ||
-	    marker_read_baseline(doc, m, why, wlen))
+	    marker_read_baseline(doc, m, why, wlen) ||
+	    marker_read_search(doc, m, why, wlen))
 		return -1;
 	/* A marker written before redaction may still hold a credential. */
 	pyrt_redact_url(source, m->source, sizeof m->source);

@@ -12,6 +12,8 @@
 #include "sha256.h"
 
 #define PYRT_MARKER_MISSING_MAX 32
+#define PYRT_MARKER_SEARCH_MAX 16
+#define PYRT_MARKER_SEARCH_LEN 256
 /** Written now: 2 adds the manifest digest and the marker's own digest.
  * 1 (older pyrt) is still read; verify and doctor then fail for want of
  * the manifest digest. */
@@ -35,7 +37,20 @@ typedef struct pyrt_marker {
 	char baseline_missing[PYRT_MARKER_MISSING_MAX][128];
 	int baseline_missing_count;
 	char baseline_error[512];    /**< pip's reason for a partial baseline */
+	/** Where the plugin checker's interpreter looks for distributions
+	 *  (its absolute sys.path under -I -S plus site.getsitepackages(), in
+	 *  that order), relative to the install's python/ directory, as the
+	 *  interpreter reported it at install.  Optional ("search_path"): 0
+	 *  when not recorded, and then only Python can answer. */
+	int search_path_known;
+	int search_path_count;
+	char search_path[PYRT_MARKER_SEARCH_MAX][PYRT_MARKER_SEARCH_LEN];
 } pyrt_marker;
+
+/** 1 when rel is a search_path entry a marker may hold: relative, plain
+ *  components (no ".", "..", empty), printable ASCII, shorter than
+ *  PYRT_MARKER_SEARCH_LEN. */
+int pyrt_marker_search_entry_ok(const char *rel);
 
 /**
  * Write marker JSON to path atomically (0600), with the digest of its own

@@ -21,12 +21,17 @@
  * symlinked plugin directory is reported rather than followed, so nothing
  * outside the box is read.
  *
- * When the runtime is ready, every requirement of every plugin is checked by
- * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout): a
- * small program that parses each requirement with pip's vendored packaging,
- * asks importlib.metadata for the installed version and tests it against
- * the specifier and markers, then prints one JSON line.  C parses the names
- * too (PEP 503 normalisation) so rows make sense without a runtime.
+ * When the runtime is ready, what C can decide exactly as Python would (a
+ * bare name, or plain version clauses: pep440.h; the installed version from
+ * the dist-info in the directories the install's interpreter reported:
+ * dists.h) is decided here, afresh on every call.  The rest is checked by
+ * ONE interpreter run (-I -S, scrubbed environment, private HOME, timeout):
+ * a small program that parses each requirement with pip's vendored
+ * packaging, asks importlib.metadata for the installed version and tests it
+ * against the specifier and markers, then prints one JSON line; when
+ * nothing is left, no interpreter starts.  Both answers have one shape, so
+ * the rows do not depend on which gave them.  C parses the names too (PEP
+ * 503 normalisation) so rows make sense without a runtime.
  */
 #include "plugins.h"
 
@@ -44,8 +49,12 @@
 #include <yaml.h>
 
 #include "box.h"
+#include "digest_memo.h"
+#include "dists.h"
 #include "fs.h"
 #include "lock.h"
+#include "marker.h"
+#include "pep440.h"
 #include "plugins_memo.h"
 #include "proc.h"
 #include "requirement.h"
@@ -971,8 +980,128 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
 	return PYRT_E_IO;
 }
 
-/* The one interpreter run for all rows.  Returns 0, PYRT_E_CANCELLED, or
- * another code with why filled (the runtime could not answer). */
+/*
+ * The reader of installed distributions for the active install, from the
+ * search path its interpreter reported at install (marker.json); NULL when
+ * there is none (no box, an older marker, no memory): then Python answers
+ * everything.  The install is resolved again from `current`, and its own
+ * marker read, so the directories and the path list belong together.
+ */
+static pyrt_dists *c_reader(const pyrt_box *box)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	if (!box || pyrt_box_link_install(box, pyrt_box_current(box), dir,
+					  sizeof dir, NULL) != 0)
+		return NULL;
+	pyrt_marker *m = malloc(sizeof *m);
+	pyrt_dists *d = NULL;
+	/* The digest status checked is remembered: reading the marker again
+	 * hashes nothing (digest_memo.h). */
+	snprintf(path, sizeof path, "%s/" PYRT_BOX_CACHE_DIR,
+		 pyrt_box_runtime_dir(box));
+	pyrt_digest_memo *memo = pyrt_digest_memo_new(path);
+	snprintf(path, sizeof path, "%s/marker.json", dir);
+	int read = m ? pyrt_marker_read_memo(path, m, memo, NULL) : -1;
+	pyrt_digest_memo_free(memo);
+	if (read == 0 && m->search_path_known) {
+		const char *rel[PYRT_MARKER_SEARCH_MAX];
+		for (int i = 0; i < m->search_path_count; i++)
+			rel[i] = m->search_path[i];
+		snprintf(path, sizeof path, "%s/python", dir);
+		d = pyrt_dists_new(path, rel, (size_t)m->search_path_count);
+	}
+	free(m);
+	return d;
+}
+
+/*
+ * The checker's answer for spec, decided in C ({name, installed, ok,
+ * applies, error} as check_program writes it), or NULL when only Python
+ * can say (see pep440.h and dists.h for what C decides).  *packaging is
+ * -1 until asked whether the checker could parse a specifier at all: when
+ * it could not, its answer is an error, and that stays Python's to give.
+ */
+static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
+{
+	char name[NAME_MAX_LEN], version[128];
+	const char *clauses = NULL;
+	pyrt_pep440_form form = pyrt_pep440_split(spec, name, sizeof name,
+						  &clauses);
+	if (form == PYRT_PEP440_OTHER)
+		return NULL;
+	if (form == PYRT_PEP440_SPEC) {
+		/* Python parses the requirement before it looks anything up. */
+		if (pyrt_pep440_satisfies(clauses, "0") < 0)
+			return NULL;
+		if (*packaging < 0)
+			*packaging = pyrt_dists_have_packaging(d);
+		if (!*packaging)
+			return NULL;
+	}
+	int found = pyrt_dists_version(d, name, version, sizeof version);
+	if (found < 0)
+		return NULL;
+	int ok = found;
+	if (found && form == PYRT_PEP440_SPEC &&
+	    (ok = pyrt_pep440_satisfies(clauses, version)) < 0)
+		return NULL;
+	char *norm = requirement_name(spec);
+	json_t *res = norm ? json_pack("{s:s, s:o, s:b, s:b, s:n}", "name",
+				       norm, "installed", found
+				       ? json_string(version) : json_null(),
+				       "ok", ok, "applies", 1, "error")
+			   : NULL;
+	free(norm);
+	return res;
+}
+
+/*
+ * Decide in C what it can: each decided spec's answer goes into *decided
+ * (an object keyed by spec) and leaves specs[], which keeps its order.
+ * Returns how many remain for Python; *decided NULL when none was.
+ */
+static size_t c_decide_all(const pyrt_box *box, const char **specs,
+			   size_t n, json_t **decided)
+{
+	*decided = NULL;
+	pyrt_dists *d = c_reader(box);
+	if (!d)
+		return n;
+	json_t *out = json_object();
+	int packaging = -1;
+	size_t left = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *res = out ? c_decide(d, specs[i], &packaging) : NULL;
+		if (res && json_object_set_new(out, specs[i], res) == 0)
+			continue;
+		specs[left++] = specs[i];
+	}
+	specs[left] = NULL;
+	pyrt_dists_free(d);
+	if (out && json_object_size(out))
+		*decided = out;
+	else
+		json_decref(out);
+	return left;
+}
+
+/* doc's results with the C answers added; a doc without results (the
+ * checker's error) is left as it is, so the error is what the rows say. */
+static int merge_decided(json_t **doc, json_t *decided)
+{
+	if (!decided)
+		return 0;
+	if (!*doc && !(*doc = json_pack("{s:o}", "results", json_object())))
+		return -1;
+	json_t *results = json_object_get(*doc, "results");
+	if (!json_is_object(results))
+		return 0;
+	return json_object_update(results, decided);
+}
+
+/* The one interpreter run for all rows (none when C decided every
+ * requirement).  Returns 0, PYRT_E_CANCELLED, or another code with why
+ * filled (the runtime could not answer). */
 static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			      const pyrt_status *st, int memo,
 			      const pyrt_events *ev, char *why, size_t whylen)
@@ -988,7 +1117,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	}
 	char home[4096], memo_path[4200];
 	char *memo_id = NULL;
-	json_t *doc = NULL;
+	json_t *doc = NULL, *decided = NULL;
 	int rc = 0;
 	if (bytes > CHECK_ARGS_MAX) {
 		snprintf(why, whylen, "the requirements add up to more than "
@@ -996,10 +1125,21 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 		rc = PYRT_E_USAGE;
 		goto cleanup;
 	}
-	const char *const *specs = argv + CHECK_ARGV_FIRST;
+	const char **specs = argv + CHECK_ARGV_FIRST;
 	size_t nspecs_distinct = 0;
 	while (specs[nspecs_distinct])
 		nspecs_distinct++;
+	size_t all = nspecs_distinct;
+	nspecs_distinct = c_decide_all(box, specs, nspecs_distinct, &decided);
+	if (nspecs_distinct < all) {
+		rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu "
+				     "requirements decided without Python",
+				     all - nspecs_distinct, all);
+		if (rc)
+			goto cleanup;
+	}
+	if (!nspecs_distinct)
+		goto apply;
 	if (memo) {
 		snprintf(memo_path, sizeof memo_path, "%s/%s",
 			 pyrt_box_runtime_dir(box), PYRT_PLUGINS_MEMO_DIR);
@@ -1013,7 +1153,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 					     "changed", p->n, memo_path,
 					     PYRT_PLUGINS_MEMO_FILE);
 			if (!rc)
-				rc = check_apply(p, doc, why, whylen);
+				goto apply;
 			goto cleanup;
 		}
 	}
@@ -1029,9 +1169,17 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	if (!rc && memo)
 		pyrt_plugins_memo_store(memo_path, memo_id, specs,
 					nspecs_distinct, doc);
-	if (!rc)
-		rc = check_apply(p, doc, why, whylen);
+	if (rc)
+		goto cleanup;
+apply:
+	if (merge_decided(&doc, decided) != 0) {
+		snprintf(why, whylen, "out of memory");
+		rc = PYRT_E_NOMEM;
+		goto cleanup;
+	}
+	rc = check_apply(p, doc, why, whylen);
 cleanup:
+	json_decref(decided);
 	json_decref(doc);
 	free(memo_id);
 	free(argv);

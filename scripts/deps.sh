@@ -8,6 +8,8 @@ pkgs=(
   libncurses-dev libcriterion-dev
   openssl ca-certificates python3 python3.11 python3-pip-whl
   libarchive-tools tmux hyperfine
+  # strace: e2e_plugins proves `pyrt plugins` starts no interpreter
+  strace
   clang valgrind
   libmicrohttpd-dev python3-jsonschema python3-yaml curl systemd wrk
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil

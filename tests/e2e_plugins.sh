@@ -135,4 +135,57 @@ assert set(cw["installed"]) == {"python-docx", "openpyxl", "reportlab"}, cw
 check "no private HOME is left behind" \
   eval '! ls "$box/runtime/python/staging" | grep -q plugins-check'
 
+# --- decided in C, without starting Python (issue 13) -------------------------
+# traced RUN_NAME: pyrt plugins --json under strace; out, err and the trace.
+traced() {
+  strace -f -qq -e trace=execve -o "$work/trace.$1" \
+    "$pyrt" plugins --json "${common[@]}" </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  cp "$work/out" "$work/json.$1"
+}
+# execs NAME: how many programs other than pyrt itself the run started.
+execs() { grep 'execve(' "$work/trace.$1" | grep -v -c "execve(\"$pyrt\""; }
+memo=$box/runtime/python/cache/plugins-check.json
+marker=$(ls "$box"/runtime/python/installs/*/marker.json)
+cp "$marker" "$work/marker.saved"
+# An older pyrt's marker: the same without search_path, its digest redone.
+old_marker() {
+  python3 - "$marker" <<'PY'
+import hashlib, json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("digest"); d.pop("search_path")
+canon = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+d["digest"] = hashlib.sha256(canon.encode()).hexdigest()
+open(sys.argv[1], "w").write(json.dumps(d, indent=2, sort_keys=True))
+PY
+}
+check "the install recorded the checker's search path" \
+  python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["search_path"]
+assert "local/lib/python3.11/dist-packages" in p and all(not x.startswith("/") for x in p), p' "$marker"
+
+rm -f "$memo"
+traced c
+check "plugins --json, memo removed: exit 1 (cowork misses python-pptx)" rc_is 1
+check "plugins --json, memo removed: no interpreter started" eval '[ "$(execs c)" -eq 0 ]'
+check "... and nothing remembered: there was nothing for Python" eval '[ ! -e "$memo" ]'
+
+old_marker
+rm -f "$memo"
+traced py
+check "an older marker without search_path still works (exit 1)" rc_is 1
+check "... by starting the interpreter" eval 'grep -q "execve(\".*python3" "$work/trace.py"'
+check "the JSON is byte-identical whichever decided" cmp -s "$work/json.c" "$work/json.py"
+
+# A removed dist-info is seen by C at once, and Python agrees.
+cp "$work/marker.saved" "$marker"
+rm -rf "$box"/runtime/python/current/local/lib/python3.11/dist-packages/python_docx-*.dist-info
+traced c2
+check "a removed dist-info: careercoach missing_deps, no interpreter" eval '
+  [ "$(execs c2)" -eq 0 ] && json_check "assert rows[\"careercoach\"][\"missing\"] == [\"python-docx\"], rows"'
+old_marker
+rm -f "$memo"
+traced py2
+check "... and Python says the same, byte for byte" cmp -s "$work/json.c2" "$work/json.py2"
+cp "$work/marker.saved" "$marker"
+
 e2e_finish

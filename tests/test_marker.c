@@ -316,3 +316,51 @@ Test(marker, load_manifest_requires_the_recorded_one)
 		  "%s", err.msg);
 	free(man_path);
 }
+
+/* search_path (where the plugin checker looks for distributions) is
+ * optional: absent reads as not recorded, present round-trips, and only
+ * relative paths of plain components are written or read. */
+Test(marker, search_path_is_optional_and_checked)
+{
+	write_valid();
+	pyrt_marker m = valid();
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_marker_read(mpath, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(m.search_path_known, 0, "a marker without it: unknown");
+	char *text = pt_read(mpath);
+	cr_assert_null(strstr(text, "search_path"));
+	free(text);
+
+	m = valid();
+	m.search_path_known = 1;
+	m.search_path_count = 2;
+	strcpy(m.search_path[0], "lib/python3.12");
+	strcpy(m.search_path[1], "lib/python3.12/site-packages");
+	cr_assert_eq(pyrt_marker_write(mpath, &m, &err), 0, "%s", err.msg);
+	pyrt_marker back;
+	cr_assert_eq(pyrt_marker_read(mpath, &back, &err), 0, "%s", err.msg);
+	cr_assert_eq(back.schema, PYRT_MARKER_SCHEMA, "no new schema");
+	cr_assert_eq(back.search_path_known, 1);
+	cr_assert_eq(back.search_path_count, 2);
+	cr_assert_str_eq(back.search_path[1], "lib/python3.12/site-packages");
+	/* Rewritten as read (pyrt baseline does): kept. */
+	cr_assert_eq(pyrt_marker_write(mpath, &back, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_marker_read(mpath, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(m.search_path_count, 2);
+	/* Covered by the digest like every field. */
+	edit("site-packages", "site-packageX");
+	expect_invalid("does not match its digest");
+
+	const char *const bad[] = { "/abs", "../up", "a/../b", "a//b", "a/",
+				    "./a", "", "a/./b", "tab\there" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		m = valid();
+		m.search_path_known = 1;
+		m.search_path_count = 1;
+		strcpy(m.search_path[0], bad[i]);
+		cr_assert_eq(pyrt_marker_write(mpath, &m, NULL),
+			     PYRT_E_INTERNAL, "[%s] written", bad[i]);
+		cr_assert_eq(pyrt_marker_search_entry_ok(bad[i]), 0);
+	}
+	cr_assert(pyrt_marker_search_entry_ok("local/lib/python3.11/dist-packages"));
+}

@@ -520,6 +520,71 @@ Test(plugins, matrix_with_the_real_runtime_in_one_interpreter_run,
 	free(log);
 }
 
+/* Every row as text: what the table and the JSON are made of. */
+static char *rows_text(const pyrt_plugins *p)
+{
+	char *out = strdup("");
+	for (size_t i = 0; i < pyrt_plugins_count(p); i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(p, i);
+		char *line = NULL;
+		cr_assert(asprintf(&line, "%s%s %s fix=%s error=%s\n", out,
+				   pl->name, pyrt_verdict_name(pl->verdict),
+				   pl->fix ? pl->fix : "-",
+				   pl->error ? pl->error : "-") > 0);
+		free(out);
+		out = line;
+		for (size_t j = 0; j < pl->require_count; j++) {
+			const pyrt_requirement *q = &pl->requires[j];
+			cr_assert(asprintf(&line, "%s  %s name=%s installed=%s "
+					   "conflict=%d\n", out, q->spec,
+					   q->name, q->installed ? q->installed
+					   : "-", q->conflict) > 0);
+			free(out);
+			out = line;
+		}
+	}
+	return out;
+}
+
+/* A distribution installed by hand in dist-packages: entry/METADATA. */
+static void fake_dist(const char *entry, const char *name,
+		      const char *version)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/runtime/python/current/local/lib/"
+		 "python3.11/dist-packages/%s", box, entry);
+	cr_assert_eq(pt_sh("mkdir -p '%s'", dir), 0);
+	char *meta = pt_join(dir, "METADATA");
+	char text[512];
+	snprintf(text, sizeof text, "Metadata-Version: 2.1\nName: %s\n"
+		 "Version: %s\nSummary: test\n\nBody\nVersion: 9\n", name,
+		 version);
+	pt_write(meta, text);
+	free(meta);
+}
+
+/* The active install's marker rewritten as an older pyrt wrote it: no
+ * search_path. */
+static void forget_search_path(void)
+{
+	char link[PATH_MAX], target[PATH_MAX], path[2 * PATH_MAX];
+	snprintf(link, sizeof link, "%s/runtime/python/current", box);
+	ssize_t n = readlink(link, target, sizeof target - 1);
+	cr_assert_gt(n, 7);
+	target[n - 7] = '\0'; /* "/python" */
+	snprintf(path, sizeof path, "%s/runtime/python/%s/marker.json", box,
+		 target);
+	pyrt_marker m;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_marker_read(path, &m, &err), 0, "%s", err.msg);
+	cr_assert(m.search_path_known, "the install recorded its search path");
+	m.search_path_known = 0;
+	cr_assert_eq(pyrt_marker_write(path, &m, &err), 0, "%s", err.msg);
+	char *text = pt_read(path);
+	cr_assert_null(strstr(text, "search_path"));
+	free(text);
+}
+
 Test(plugins, sample_box_with_the_real_runtime, .timeout = 600)
 {
 	install_fixture_runtime();
@@ -537,8 +602,31 @@ Test(plugins, sample_box_with_the_real_runtime, .timeout = 600)
 	cr_assert_eq(cw->require_count, 4);
 	assert_verdict(find(p, "execute_code"), PYRT_VERDICT_DISABLED);
 	assert_verdict(find(p, "github"), PYRT_VERDICT_NO_RUNTIME_NEEDED);
+	char *by_c = rows_text(p);
+	pyrt_plugins_free(p);
+	cr_assert_eq(access(log, F_OK), -1, "C decided every requirement: no "
+		     "interpreter start");
+
+	/* Some installed, one too old: still C's, and Python agrees. */
+	fake_dist("python_docx-0.8.11.dist-info", "python-docx", "0.8.11");
+	fake_dist("openpyxl-3.0.9.dist-info", "openpyxl", "3.0.9");
+	p = check();
+	free(by_c);
+	by_c = rows_text(p);
+	cr_assert_str_eq(find(p, "careercoach")->requires[0].installed,
+			 "0.8.11");
+	pyrt_plugins_free(p);
+	cr_assert_eq(access(log, F_OK), -1, "no interpreter start");
+
+	/* A marker written before search_path: Python answers, the same. */
+	forget_search_path();
+	p = check();
+	char *by_python = rows_text(p);
 	pyrt_plugins_free(p);
 	cr_assert_eq(count_lines(log), 1, "seven plugins, one interpreter start");
+	cr_assert_str_eq(by_c, by_python);
+	free(by_c);
+	free(by_python);
 	free(log);
 }
 
@@ -683,6 +771,9 @@ static void expect(pyrt_plugins *p, pyrt_verdict v, const char *installed)
 
 #define DEMO_DIR "%s/runtime/python/current/local/lib/python3.11/dist-packages"
 
+/* A requirement with a marker: C leaves it to Python (and so to the memo). */
+#define MEMO_REQ(spec) "demo-pkg" spec "; python_version >= '3'"
+
 Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 {
 	install_fixture_runtime();
@@ -690,7 +781,7 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	char *log = pt_join(work, "starts.log");
 	count_interpreter_starts(log);
 	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
-		       "requires_pip: [demo-pkg>=1.0]\n");
+		       "requires_pip: [\"" MEMO_REQ(">=1.0") "\"]\n");
 	char memo[PATH_MAX];
 	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
 
@@ -743,7 +834,7 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 
 	/* plugin.yaml changed. */
 	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
-		       "requires_pip: [demo-pkg<1.0]\n");
+		       "requires_pip: [\"" MEMO_REQ("<1.0") "\"]\n");
 	expect(check_memo(), PYRT_VERDICT_READY, "0.9.1");
 	cr_assert_eq(count_lines(log), 6, "a changed plugin.yaml is seen");
 	expect(check_memo(), PYRT_VERDICT_READY, "0.9.1");
@@ -758,7 +849,7 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	char *log = pt_join(work, "starts.log");
 	count_interpreter_starts(log);
 	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
-		       "requires_pip: [demo-pkg>=1.0]\n");
+		       "requires_pip: [\"" MEMO_REQ(">=1.0") "\"]\n");
 	char memo[PATH_MAX];
 	snprintf(memo, sizeof memo, "%s/runtime/python/cache/plugins-check.json", box);
 	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
@@ -813,5 +904,67 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	pyrt_error err = PYRT_ERROR_INIT;
 	cr_assert_eq(pyrt_install_uninstall(box, 1, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(access(memo, F_OK), -1, "uninstall removes %s", memo);
+	free(log);
+}
+
+/*
+ * The C answer is read afresh on every call (it has no memo): a removed
+ * dist-info, a new one, a changed plugin.yaml are seen at once, with no
+ * interpreter start; what C cannot decide (a marker, an egg-info) still
+ * goes to Python and answers right.
+ */
+Test(plugins, c_answers_see_every_change_and_leave_the_rest_to_python,
+     .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char *log = pt_join(work, "starts.log");
+	count_interpreter_starts(log);
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [demo-pkg>=1.0, Demo.Pkg]\n");
+	expect(check_memo(), PYRT_VERDICT_READY, "1.2.0");
+	cr_assert_eq(access(log, F_OK), -1, "decided in C");
+
+	cr_assert_eq(pt_sh("rm -rf '" DEMO_DIR "/demo_pkg-1.2.0.dist-info'",
+			   box), 0);
+	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
+	cr_assert_eq(access(log, F_OK), -1);
+
+	fake_dist("demo_pkg-0.9.dist-info", "demo-pkg", "0.9");
+	pyrt_plugins *p = check_memo();
+	cr_assert_eq(find(p, "cw")->requires[0].conflict, 1);
+	cr_assert_str_eq(find(p, "cw")->requires[1].installed, "0.9");
+	expect(p, PYRT_VERDICT_MISSING_DEPS, "0.9");
+
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [\"demo-pkg ~= 0.8, != 0.9.1\"]\n");
+	expect(check_memo(), PYRT_VERDICT_READY, "0.9");
+	cr_assert_eq(access(log, F_OK), -1, "nothing asked Python so far");
+
+	/* A marker: Python's, and it drops the requirement that does not
+	 * apply. */
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [\"demo-pkg>=0.5; python_version >= '3'\","
+		       " \"absent-pkg; python_version < '3'\", demo-pkg]\n");
+	p = check_memo();
+	cr_assert_eq(count_lines(log), 1, "one start for the marked two");
+	const pyrt_plugin *cw = find(p, "cw");
+	cr_assert_eq(cw->require_count, 2, "the marker that is false drops it");
+	cr_assert_str_eq(cw->requires[1].installed, "0.9");
+	expect(p, PYRT_VERDICT_READY, "0.9");
+
+	/* An egg-info (what setup.py develop leaves): only Python reads it. */
+	manifest("cw", "name: cw\nrequires_tools: [execute_code]\n"
+		       "requires_pip: [demo-pkg]\n");
+	expect(check_memo(), PYRT_VERDICT_READY, "0.9");
+	cr_assert_eq(count_lines(log), 1);
+	cr_assert_eq(pt_sh("rm -rf '" DEMO_DIR "/demo_pkg-0.9.dist-info'",
+			   box), 0);
+	fake_dist("demo_pkg-0.7.egg-info", "demo-pkg", "0.7");
+	cr_assert_eq(pt_sh("mv '" DEMO_DIR "/demo_pkg-0.7.egg-info/METADATA' '"
+			   DEMO_DIR "/demo_pkg-0.7.egg-info/PKG-INFO'", box,
+			   box), 0);
+	expect(check_memo(), PYRT_VERDICT_READY, "0.7");
+	cr_assert_eq(count_lines(log), 2, "the egg-info went to Python");
 	free(log);
 }
