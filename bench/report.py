@@ -397,7 +397,11 @@ def report(d):
           "one hyperfine run; the first table alternates nothing (hyperfine runs each "
           "command's runs in a row), so compare within it. pyrt maps %s shared "
           "libraries at start; libcurl and libarchive (and their ~37 dependencies) "
-          "are dlopen()ed by the commands that download or extract." %
+          "are dlopen()ed by the commands that download or extract, libcrypto by "
+          "those that hash (status remembers the digests it checked in the box, "
+          "core/digest_memo.h, and hashes nothing on a box it has seen); the "
+          "plugin check decides bare names and plain version specifiers in C and "
+          "starts the runtime only for what C cannot decide (core/pep440.h)." %
           m.get("pyrt_libs", "?"))
         p("")
         p("| command | runs | median | min–max |")
@@ -526,8 +530,8 @@ def report(d):
                   "nothing remembered: %s against %s, %.2f× — %s%s" % (
                       fmt_ms(med["plugins_cold"]), fmt_ms(med["bare_cold"]), r,
                       verdict(r <= 1.5), "" if r <= 1.5 else
-                      " (the checker imports importlib.metadata and pip's vendored "
-                      "packaging; only the repeat answer is served without them)"))
+                      " (a requirement C could not decide started the checker, which "
+                      "imports importlib.metadata and pip's vendored packaging)"))
         p("- (issue 13.4) nothing to a verified .docx (install with the wheelhouse baseline, "
           "then `pyrt smoke`) ≤ 0.8× the shell script doing the same — not run by "
           "bench/run: `bench/docx.sh` measures it (bench/results-docx.md)")
