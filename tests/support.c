@@ -1,6 +1,7 @@
 /* Helpers shared by the criterion tests. */
 #include "support.h"
 
+#include "install.h"
 #include "manifest.h"
 #include "marker.h"
 
@@ -211,6 +212,23 @@ const char *pt_host_key(void)
 			   strcmp(u.machine, "amd64") == 0 ? "x86_64" : u.machine;
 	snprintf(key, sizeof key, "linux-%s-gnu", arch);
 	return key;
+}
+
+int pt_install_fixture(const char *box, const pyrt_pins *pins, char *msg,
+		       size_t msglen)
+{
+	char archive[4096];
+	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
+	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
+	o.box_root = box;
+	o.pins = pins;
+	o.platform_key = pt_host_key();
+	o.from_file = archive;
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_install_run(&o, NULL, &res, &err);
+	snprintf(msg, msglen, "%s", err.msg);
+	return rc;
 }
 
 /* Trim trailing whitespace of a fixture text file's content. */

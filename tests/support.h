@@ -65,6 +65,12 @@ void pt_lay_record(const char *install_dir, struct pyrt_marker *m);
 /** The fixture's host platform key ("linux-x86_64-gnu" on amd64). */
 const char *pt_host_key(void);
 
+struct pyrt_pins;
+/** Install the fixture runtime (pt_fixtures()/runtime.tar.gz, offline, no
+ *  baseline) into box under pins; 0, or pyrt's code with msg filled. */
+int pt_install_fixture(const char *box, const struct pyrt_pins *pins,
+		       char *msg, size_t msglen);
+
 /** Everything an events struct reported, for assertions. */
 typedef struct pt_recorder {
 	int steps_begun[PYRT_STEP__COUNT];

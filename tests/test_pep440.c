@@ -371,16 +371,9 @@ static size_t run_differential(const char *interp, const char *corpus,
 Test(pep440_differential, c_agrees_with_the_runtimes_packaging,
      .init = setup, .fini = teardown, .timeout = 600)
 {
-	char archive[PATH_MAX];
-	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
-	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
-	o.pins = pins;
-	o.platform_key = pt_host_key();
-	o.from_file = archive;
-	pyrt_install_result res;
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), 0, "%s", err.msg);
+	char msg[PYRT_ERROR_MSG_MAX];
+	cr_assert_eq(pt_install_fixture(box, pins, msg, sizeof msg), 0, "%s",
+		     msg);
 
 	char *corpus = pt_join(work, "corpus.tsv");
 	char **lines = NULL;

@@ -42,18 +42,11 @@ static void setup(void)
 	snprintf(wheelhouse, sizeof wheelhouse, "%s/wheelhouse", fx);
 	work = pt_tmpdir("pip");
 	box = pt_join(work, "box");
-	char pins_path[PATH_MAX], archive[PATH_MAX];
+	char pins_path[PATH_MAX], msg[PYRT_ERROR_MSG_MAX];
 	snprintf(pins_path, sizeof pins_path, "%s/pins.yaml", fx);
-	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", fx);
 	pyrt_pins *pins = load_pins(pins_path);
-	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
-	o.pins = pins;
-	o.platform_key = pt_host_key();
-	o.from_file = archive;
-	pyrt_install_result res;
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(pt_install_fixture(box, pins, msg, sizeof msg), 0, "%s",
+		     msg);
 	pyrt_pins_free(pins);
 	snprintf(current, sizeof current, "%s/runtime/python/current", box);
 	snprintf(site, sizeof site, "%s/local/lib/python3.11/dist-packages",

@@ -37,7 +37,6 @@ TestSuite(smoke, .init = setup, .fini = teardown, .timeout = 300);
 /* The fixture runtime, installed offline from its archive. */
 static void install_fixture(void)
 {
-	const char *fx = pt_fixtures();
 	char *pins_path = pt_fixture_pins(work, "pins.yaml",
 					  "https://upstream.invalid/r.tar.gz",
 					  NULL, NULL);
@@ -45,15 +44,9 @@ static void install_fixture(void)
 	pyrt_error err = PYRT_ERROR_INIT;
 	cr_assert_eq(pyrt_pins_load_file(&pins, pins_path, &err), 0, "%s",
 		     err.msg);
-	char archive[PATH_MAX];
-	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", fx);
-	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
-	o.pins = pins;
-	o.platform_key = pt_host_key();
-	o.from_file = archive;
-	pyrt_install_result res;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), 0, "%s", err.msg);
+	char msg[PYRT_ERROR_MSG_MAX];
+	cr_assert_eq(pt_install_fixture(box, pins, msg, sizeof msg), 0, "%s",
+		     msg);
 	pyrt_pins_free(pins);
 	free(pins_path);
 }
