@@ -83,6 +83,7 @@ static struct lazy_lib archive_lib = {
 
 int pyrt_lazy_archive(pyrt_error *err)
 {
+	pyrt_lazy_crypto(NULL); /* first: lazylib.h says why */
 	return lazy_lib_load(&archive_lib) ? 0
 					   : lazy_lib_error(&archive_lib, err);
 }

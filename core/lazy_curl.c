@@ -40,6 +40,9 @@ static struct lazy_lib curl_lib = {
 
 int pyrt_lazy_curl(pyrt_error *err)
 {
+	/* libcrypto first (lazylib.h says why); libcurl reports its own
+	 * failure if libcrypto is missing. */
+	pyrt_lazy_crypto(NULL);
 	return lazy_lib_load(&curl_lib) ? 0 : lazy_lib_error(&curl_lib, err);
 }
 

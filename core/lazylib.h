@@ -26,7 +26,12 @@ int pyrt_lazy_curl(pyrt_error *err);
 /** The same for libarchive. */
 int pyrt_lazy_archive(pyrt_error *err);
 
-/** The same for libcrypto (SHA-256; see core/lazy_crypto.c for why). */
+/** The same for libcrypto (SHA-256; see core/lazy_crypto.c for why).
+ *  pyrt_lazy_curl and pyrt_lazy_archive open it before their library:
+ *  both depend on it, and dlopen()ing an object that came in as another's
+ *  dependency, from a second thread, makes glibc replace its dependency
+ *  list and defer freeing the old one past exit (the TUI's install under
+ *  valgrind: 40 bytes definitely lost). */
 int pyrt_lazy_crypto(pyrt_error *err);
 
 /** Whether the library is in the process already (for tests and --version). */
