@@ -24,9 +24,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # pyrt_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The libraries pyrt dlopen()s on first use (core/lazylib.h,
 # serve/lazy_mhd.c): shlibdeps cannot see them, their sonames pin the ABI
-# (libcrypto.so.3 is in libssl3; SHA256_* are in every 3.x).
+# (libcrypto.so.3 is in libssl3; SHA256_* are in every 3.x; the TUI's
+# libncursesw.so.6 in libncursesw6, tui/lazy_curses.c).
 set(PYRT_DEB_DLOPEN_DEPENDS
-    "libcurl4, libarchive13, libmicrohttpd12, libssl3 (>= 3.0.0)")
+    "libcurl4, libarchive13, libmicrohttpd12, libssl3 (>= 3.0.0), libncursesw6 (>= 6)")
 if(PYRT_DEB_EXTRA_DEPENDS)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "${PYRT_DEB_DLOPEN_DEPENDS}, ${PYRT_DEB_EXTRA_DEPENDS}")

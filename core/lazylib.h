@@ -12,7 +12,7 @@
  * first time one is needed.  fetch.h, extract.h and the other module
  * interfaces are unchanged; their entry points call pyrt_lazy_*() first so
  * a missing library is a refusal naming it and its Debian package, not a
- * crash.
+ * crash.  tui/lazy_curses.c does the same for libncursesw (the TUI only).
  */
 #ifndef PYRT_LAZYLIB_H
 #define PYRT_LAZYLIB_H

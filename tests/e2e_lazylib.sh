@@ -38,6 +38,8 @@ for args in "status" "status --json" "plugins --json" "--help" "--version" "--ve
   check "pyrt $args maps no libmicrohttpd (nor its GnuTLS)" eval '! loaded libmicrohttpd $args "${common[@]}" && ! loaded libgnutls $args "${common[@]}"'
   # shellcheck disable=SC2086
   check "pyrt $args maps no libcrypto" eval '! loaded libcrypto $args "${common[@]}"'
+  # shellcheck disable=SC2086
+  check "pyrt $args maps no libncursesw (nor libtinfo)" eval '! loaded libncursesw $args "${common[@]}" && ! loaded libtinfo $args "${common[@]}"'
 done
 check "pyrt verify maps libcrypto (it hashes every file)" loaded libcrypto verify "${common[@]}"
 check "an install maps libarchive (it extracts)" loaded libarchive \
@@ -91,6 +93,15 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
     </dev/null >"$work/out" 2>"$work/err"
   rc=$?
   check "missing libcrypto: verify exits 8 naming it" eval 'rc_is 8 && has "libcrypto.so.3 could not be loaded" err'
+  # `pyrt` on a terminal without libncursesw: the status lines instead of
+  # the dashboard, and one line saying why (script(1) gives it a pty).
+  TERM=xterm PYRT_TEST_LIBNCURSES=libpyrt-absent.so.6 script -qec \
+    "$(printf '%q ' "$pyrt" "${common[@]}")" /dev/null </dev/null >"$work/out" 2>&1
+  rc=$?
+  check "missing libncursesw: pyrt on a terminal falls back to the status lines" \
+    eval 'has "^ready: " out || has "ready: managed" out'
+  check "... saying why, naming libncursesw.so.6 and the package" \
+    eval 'has "no terminal UI: libncursesw.so.6 could not be loaded" out && has "apt-get install libncursesw6" out'
 else
   echo "# skipped the missing-library cases: built without -DPYRT_TEST_HOOKS=ON"
 fi

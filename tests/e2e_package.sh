@@ -69,10 +69,10 @@ dpkg-deb -f "$deb" Depends >"$work/depends"
 dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/copyright >"$work/copyright"
 check "Depends are computed from the shared libraries" \
   eval 'grep -q "libjansson4 (>=" "$work/depends" && grep -q "libyaml-0-2" "$work/depends"'
-# libcurl, libarchive, libcrypto (libssl3) and libmicrohttpd are dlopen()ed
+# libcurl, libarchive, libcrypto (libssl3), libmicrohttpd and libncursesw are dlopen()ed
 # (core/lazylib.h): shlibdeps cannot see them, cmake/package.cmake names them.
 check "Depends name the libraries pyrt dlopen()s" \
-  eval 'grep -q "libcurl4" "$work/depends" && grep -q "libarchive13" "$work/depends" && grep -q "libmicrohttpd12" "$work/depends" && grep -q "libssl3 (>= 3.0.0)" "$work/depends"'
+  eval 'grep -q "libcurl4" "$work/depends" && grep -q "libarchive13" "$work/depends" && grep -q "libmicrohttpd12" "$work/depends" && grep -q "libssl3 (>= 3.0.0)" "$work/depends" && grep -q "libncursesw6 (>= 6)" "$work/depends"'
 check "the packaged binary names no build path" \
   eval '[ "$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/pyrt | grep -c -a "$src")" -eq 0 ]'
 check "the copyright file is machine-readable (DEP-5)" \
@@ -126,7 +126,7 @@ in_root ldd /usr/bin/pyrt >"$work/ldd-pyrt" 2>&1
 check "pyrt links against no missing library" \
   eval 'grep -q "libc.so.6 => /" "$work/ldd-pyrt" && ! grep "not found" "$work/ldd-pyrt" >&2'
 check "the dlopen()ed libraries are in the root" \
-  eval 'ls "$root"/usr/lib/*/libcurl.so.4 "$root"/usr/lib/*/libarchive.so.13 "$root"/usr/lib/*/libmicrohttpd.so.12 "$root"/usr/lib/*/libcrypto.so.3 >/dev/null'
+  eval 'ls "$root"/usr/lib/*/libcurl.so.4 "$root"/usr/lib/*/libarchive.so.13 "$root"/usr/lib/*/libmicrohttpd.so.12 "$root"/usr/lib/*/libcrypto.so.3 "$root"/usr/lib/*/libncursesw.so.6 >/dev/null'
 check "man -w pyrt finds the page" eval '[ "$(in_root man -w pyrt)" = /usr/share/man/man1/pyrt.1.gz ]'
 in_root man -P cat pyrt >"$work/man.txt" 2>/dev/null
 check "man pyrt renders" grep -q "EXIT STATUS" "$work/man.txt"

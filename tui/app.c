@@ -781,6 +781,12 @@ static void signals_restore(const struct sigaction *old)
 /* curses up: raw keys (Ctrl-C is a key), no echo, no cursor, quick Esc. */
 static SCREEN *screen_open(tui_app *a)
 {
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (tui_lazy_curses(&err) != 0) {
+		/* The caller goes on without the TUI: say why once. */
+		app_text_printf(stderr, "pyrt: no terminal UI: %s\n", err.msg);
+		return NULL;
+	}
 	SCREEN *scr = newterm(NULL, stdout, stdin);
 	if (!scr)
 		return NULL;

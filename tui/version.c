@@ -6,7 +6,14 @@
 
 #include "provide_curses.h"
 
+#define TUI_STR_(x) #x
+#define TUI_STR(x) TUI_STR_(x)
+#define NCURSES_VERSION_PATCH_STR TUI_STR(NCURSES_VERSION_PATCH)
+
+/* The version built against: asking the library would load it into a
+ * command that only prints (lazy_curses.c). */
 const char *tui_curses_version(void)
 {
-	return curses_version();
+	return "ncurses " NCURSES_VERSION "." NCURSES_VERSION_PATCH_STR
+	       " (loaded when used)";
 }
