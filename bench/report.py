@@ -551,8 +551,11 @@ def report(d):
                        "libraries about %s more (`pyrt --version`)" % (
                            fmt_ms(st.median(q["exec_true"])), m.get("pyrt_libs", "?"),
                            fmt_ms(st.median(q["pyrt_version"]) - st.median(q["exec_true"]))))
-            p("- `pyrt status` ≤ 5 ms median: %s (`--json` %s)%s — %s" % (
-                fmt_ms(v), fmt_ms(vj), why, verdict(v <= 0.005 and vj <= 0.005)))
+            # The issue measures with hyperfine (13.1 above); this loop's
+            # times include bash's own fork and exec, so no verdict here.
+            p("- `pyrt status` timed by the bash loop (fork and exec by bash "
+              "included; the target is judged on hyperfine's figure above): %s "
+              "(`--json` %s)%s" % (fmt_ms(v), fmt_ms(vj), why))
         pk = "plugins_cold" if "plugins_cold" in q else "plugins_json"
         if pk in q and "bare_python" in q:
             r = st.median(q[pk]) / st.median(q["bare_python"])
