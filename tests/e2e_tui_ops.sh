@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_tui_ops
 # End to end: the TUI for an operator over SSH, driven through tmux against
 # the loopback HTTPS mirror.  The dashboard watches the box (another
 # process's install ends, the card says so with no key pressed); every

@@ -375,16 +375,9 @@ Test(plugins, interpreter_that_cannot_check)
 /* Install the fixture runtime from its local archive. */
 static void install_fixture_runtime(void)
 {
-	char archive[PATH_MAX];
-	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
-	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
-	o.pins = pins;
-	o.platform_key = pt_host_key();
-	o.from_file = archive;
-	pyrt_install_result res;
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), 0, "%s", err.msg);
+	char msg[PYRT_ERROR_MSG_MAX];
+	cr_assert_eq(pt_install_fixture(box, pins, msg, sizeof msg), 0, "%s",
+		     msg);
 }
 
 /*
