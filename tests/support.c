@@ -214,6 +214,20 @@ const char *pt_host_key(void)
 	return key;
 }
 
+int pt_fixture_pins_load(const char *dir, pyrt_pins **out, char *msg,
+			 size_t msglen)
+{
+	char *path = pt_fixture_pins(dir, "pins.yaml",
+				     "https://upstream.invalid/pbs/fixture/runtime.tar.gz",
+				     NULL, NULL);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = path ? pyrt_pins_load_file(out, path, &err)
+		      : pyrt_error_set(&err, PYRT_E_IO, "cannot write pins");
+	snprintf(msg, msglen, "%s", err.msg);
+	free(path);
+	return rc;
+}
+
 int pt_install_fixture(const char *box, const pyrt_pins *pins, char *msg,
 		       size_t msglen)
 {

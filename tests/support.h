@@ -66,6 +66,12 @@ void pt_lay_record(const char *install_dir, struct pyrt_marker *m);
 const char *pt_host_key(void);
 
 struct pyrt_pins;
+/** The fixture pins (pt_fixture_pins with an unreachable URL: tests
+ *  install --from-file) written in dir and loaded; 0, or pyrt's code with
+ *  msg filled. */
+int pt_fixture_pins_load(const char *dir, struct pyrt_pins **out, char *msg,
+			 size_t msglen);
+
 /** Install the fixture runtime (pt_fixtures()/runtime.tar.gz, offline, no
  *  baseline) into box under pins; 0, or pyrt's code with msg filled. */
 int pt_install_fixture(const char *box, const struct pyrt_pins *pins,

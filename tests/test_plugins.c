@@ -27,12 +27,9 @@ static void setup(void)
 {
 	work = pt_tmpdir("plugins");
 	box = pt_join(work, "box");
-	char *path = pt_fixture_pins(work, "pins.yaml",
-				     "https://upstream.invalid/pbs/fixture/runtime.tar.gz",
-				     NULL, NULL);
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_pins_load_file(&pins, path, &err), 0, "%s", err.msg);
-	free(path);
+	char msg[PYRT_ERROR_MSG_MAX];
+	cr_assert_eq(pt_fixture_pins_load(work, &pins, msg, sizeof msg), 0,
+		     "%s", msg);
 }
 
 static void teardown(void)
