@@ -33,13 +33,34 @@ start() {
 # The screen now, as text (plain) or with its SGR escapes (-e).
 screen() { T capture-pane -p -t "$1" "${@:2}"; }
 
-# wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches;
-# on a timeout the last screen goes to stderr.
+# settle NAME ERE: after a read that matched, the pane read again until
+# two reads 50 ms apart agree (at most 1 s); $work/screen keeps the last
+# read that still matched.  tmux shows a redraw as the pty delivers it,
+# so one read can hold the new title and not yet the buttons below (CI
+# run 16: "Install cancelled" without "[ Retry ]").  A screen with a
+# spinner may never agree, and a passing state may go: the last matching
+# read stands.
+settle() {
+  local i
+  for ((i = 0; i < 20; i++)); do
+    sleep 0.05
+    screen "$1" >"$work/screen.next" 2>/dev/null
+    cmp -s "$work/screen" "$work/screen.next" && return 0
+    grep -qE -- "$2" "$work/screen.next" || return 0
+    mv "$work/screen.next" "$work/screen"
+  done
+}
+
+# wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches,
+# then let it settle; on a timeout the last screen goes to stderr.
 wait_for() {
   local name=$1 secs=$2 re=$3 i
   for ((i = 0; i < secs * 10; i++)); do
     screen "$name" >"$work/screen" 2>/dev/null
-    grep -qE -- "$re" "$work/screen" && return 0
+    if grep -qE -- "$re" "$work/screen"; then
+      settle "$name" "$re"
+      return 0
+    fi
     sleep 0.1
   done
   echo "# timed out after ${secs}s waiting for /$re/ on $name; the screen:" >&2
