@@ -1115,7 +1115,8 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "extract: options version %u unknown",
 				      st.opts->version);
-	if ((rc = pyrt_lazy_archive(err)) != 0)
+	if ((rc = pyrt_lazy_archive(err)) != 0 ||
+	    (rc = pyrt_lazy_zlib(err)) != 0)
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &st.start);
 	st.last_tick = st.start;

@@ -12,6 +12,7 @@
  * EINTR.
  */
 #include "gunzip.h"
+#include "lazylib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -269,6 +270,9 @@ int pyrt_gunzip_open(pyrt_gunzip **out, const char *path, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "gunzip: no output or path");
 	*out = NULL;
+	int lib_rc = pyrt_lazy_zlib(err);
+	if (lib_rc)
+		return lib_rc;
 	pyrt_gunzip *g = calloc(1, sizeof *g);
 	if (!g)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

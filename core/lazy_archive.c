@@ -66,34 +66,23 @@
 	X(archive_entry_set_mtime) \
 	X(archive_set_error)
 
-#define AS_INDEX(n) LAZY_I_##n,
-#define AS_NAME(n) #n,
-enum { ARCHIVE_SYMS(AS_INDEX) LAZY_ARCHIVE_N };
-static const char *const archive_names[] = { ARCHIVE_SYMS(AS_NAME) };
-static void *archive_table[LAZY_ARCHIVE_N];
-
-static struct lazy_lib archive_lib = {
-	.soname = "libarchive.so.13",
-	.test_env = "PYRT_TEST_LIBARCHIVE",
-	.package = "libarchive13",
-	.names = archive_names,
-	.table = archive_table,
-	.count = LAZY_ARCHIVE_N,
-};
+LAZY_LIB_DEFINE(archive_lib, ARCHIVE_SYMS, "libarchive.so.13", "PYRT_TEST_LIBARCHIVE",
+		"libarchive13");
 
 int pyrt_lazy_archive(pyrt_error *err)
 {
 	pyrt_lazy_crypto(NULL); /* first: lazylib.h says why */
+	pyrt_lazy_zlib(NULL);
 	return lazy_lib_load(&archive_lib) ? 0
 					   : lazy_lib_error(&archive_lib, err);
 }
 
 int pyrt_lazy_archive_loaded(void)
 {
-	return __atomic_load_n(&archive_lib.state, __ATOMIC_ACQUIRE) == 1;
+	return LAZY_LIB_LOADED(archive_lib);
 }
 
-#define F(name) (lazy_lib_need(&archive_lib), LAZY_FN(archive_table, name))
+#define F(name) (lazy_lib_need(&archive_lib), LAZY_FN(archive_lib_table, name))
 
 struct archive *archive_read_new(void)
 {

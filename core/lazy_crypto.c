@@ -24,20 +24,8 @@
 	X(SHA256_Init) X(SHA256_Update) X(SHA256_Final) X(OPENSSL_cleanse) \
 	X(CRYPTO_memcmp) X(OpenSSL_version)
 
-#define AS_INDEX(n) LAZY_I_##n,
-#define AS_NAME(n) #n,
-enum { CRYPTO_SYMS(AS_INDEX) LAZY_CRYPTO_N };
-static const char *const crypto_names[] = { CRYPTO_SYMS(AS_NAME) };
-static void *crypto_table[LAZY_CRYPTO_N];
-
-static struct lazy_lib crypto_lib = {
-	.soname = "libcrypto.so.3",
-	.test_env = "PYRT_TEST_LIBCRYPTO",
-	.package = "libssl3",
-	.names = crypto_names,
-	.table = crypto_table,
-	.count = LAZY_CRYPTO_N,
-};
+LAZY_LIB_DEFINE(crypto_lib, CRYPTO_SYMS, "libcrypto.so.3", "PYRT_TEST_LIBCRYPTO",
+		"libssl3");
 
 int pyrt_lazy_crypto(pyrt_error *err)
 {
@@ -47,10 +35,10 @@ int pyrt_lazy_crypto(pyrt_error *err)
 
 int pyrt_lazy_crypto_loaded(void)
 {
-	return __atomic_load_n(&crypto_lib.state, __ATOMIC_ACQUIRE) == 1;
+	return LAZY_LIB_LOADED(crypto_lib);
 }
 
-#define F(name) (lazy_lib_need(&crypto_lib), LAZY_FN(crypto_table, name))
+#define F(name) (lazy_lib_need(&crypto_lib), LAZY_FN(crypto_lib_table, name))
 
 int SHA256_Init(SHA256_CTX *c)
 {

@@ -23,35 +23,24 @@
 	X(curl_free) X(curl_global_init) X(curl_url) X(curl_url_cleanup) \
 	X(curl_url_get) X(curl_url_set) X(curl_version_info)
 
-#define AS_INDEX(n) LAZY_I_##n,
-#define AS_NAME(n) #n,
-enum { CURL_SYMS(AS_INDEX) LAZY_CURL_N };
-static const char *const curl_names[] = { CURL_SYMS(AS_NAME) };
-static void *curl_table[LAZY_CURL_N];
-
-static struct lazy_lib curl_lib = {
-	.soname = "libcurl.so.4",
-	.test_env = "PYRT_TEST_LIBCURL",
-	.package = "libcurl4",
-	.names = curl_names,
-	.table = curl_table,
-	.count = LAZY_CURL_N,
-};
+LAZY_LIB_DEFINE(curl_lib, CURL_SYMS, "libcurl.so.4", "PYRT_TEST_LIBCURL",
+		"libcurl4");
 
 int pyrt_lazy_curl(pyrt_error *err)
 {
 	/* libcrypto first (lazylib.h says why); libcurl reports its own
 	 * failure if libcrypto is missing. */
 	pyrt_lazy_crypto(NULL);
+	pyrt_lazy_zlib(NULL);
 	return lazy_lib_load(&curl_lib) ? 0 : lazy_lib_error(&curl_lib, err);
 }
 
 int pyrt_lazy_curl_loaded(void)
 {
-	return __atomic_load_n(&curl_lib.state, __ATOMIC_ACQUIRE) == 1;
+	return LAZY_LIB_LOADED(curl_lib);
 }
 
-#define F(name) (lazy_lib_need(&curl_lib), LAZY_FN(curl_table, name))
+#define F(name) (lazy_lib_need(&curl_lib), LAZY_FN(curl_lib_table, name))
 
 /* The names in parentheses: curl.h makes setopt and getinfo macros. */
 CURL *(curl_easy_init)(void)

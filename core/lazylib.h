@@ -1,5 +1,5 @@
 /*
- * libcurl, libarchive and libcrypto, loaded on first use.
+ * libcurl, libarchive, libcrypto, libyaml and zlib, loaded on first use.
  *
  * Linking them pulls about 37 more shared libraries (Kerberos, LDAP, GnuTLS,
  * ICU, libxml2, ...) into every start, ~20 ms of the dynamic loader's time,
@@ -34,9 +34,19 @@ int pyrt_lazy_archive(pyrt_error *err);
  *  valgrind: 40 bytes definitely lost). */
 int pyrt_lazy_crypto(pyrt_error *err);
 
+/** The same for libyaml (core/lazy_yaml.c); pyrt_yamldoc_load() calls it. */
+int pyrt_lazy_yaml(pyrt_error *err);
+
+/** The same for zlib (core/lazy_zlib.c); pyrt_gunzip_open() calls it, and
+ *  pyrt_lazy_curl and pyrt_lazy_archive before their library (both depend
+ *  on it; see pyrt_lazy_crypto for why the order matters). */
+int pyrt_lazy_zlib(pyrt_error *err);
+
 /** Whether the library is in the process already (for tests and --version). */
 int pyrt_lazy_curl_loaded(void);
 int pyrt_lazy_archive_loaded(void);
 int pyrt_lazy_crypto_loaded(void);
+int pyrt_lazy_yaml_loaded(void);
+int pyrt_lazy_zlib_loaded(void);
 
 #endif

@@ -31,6 +31,24 @@ void lazy_lib_need(struct lazy_lib *lib);
 /** The refusal for a library that did not load. */
 int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err);
 
+/* LAZY_LIB_DEFINE(var, SYMS, soname, env, package): the symbol table and
+ * the struct lazy_lib `var` for the X-macro list SYMS(X) of function names
+ * (each lazy_*.c had spelled these out the same way). */
+#define LAZY_AS_INDEX(n) LAZY_I_##n,
+#define LAZY_AS_NAME(n) #n,
+#define LAZY_LIB_DEFINE(var, SYMS, so, env, pkg) \
+	enum { SYMS(LAZY_AS_INDEX) var##_count }; \
+	static const char *const var##_names[] = { SYMS(LAZY_AS_NAME) }; \
+	static void *var##_table[var##_count]; \
+	static struct lazy_lib var = { \
+		.soname = so, .test_env = env, .package = pkg, \
+		.names = var##_names, .table = var##_table, \
+		.count = var##_count, \
+	}
+
+/* Whether lib is loaded (the *_loaded() functions). */
+#define LAZY_LIB_LOADED(lib) (__atomic_load_n(&(lib).state, __ATOMIC_ACQUIRE) == 1)
+
 /* A table slot as the function it holds: T(lib, name) has name's type. */
 #define LAZY_FN(table, name) ((__typeof__(&name))(table)[LAZY_I_##name])
 

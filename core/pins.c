@@ -682,7 +682,11 @@ int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 	doc_ok = pyrt_yamldoc_load(&doc, data, len, 1, &pb) == 0;
 	if (!doc_ok) {
 		rc = pb.nomem ? pins_nomem(&pp)
-			      : pins_fail(&pp, pb.line, "%s", pb.what);
+		   : pb.no_library
+			? pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+					 "%s: cannot read it: %s", source,
+					 pb.what)
+			: pins_fail(&pp, pb.line, "%s", pb.what);
 		goto cleanup;
 	}
 	rc = parse_root(&pp, yaml_document_get_root_node(&doc));

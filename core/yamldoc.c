@@ -8,6 +8,8 @@
  */
 #include "yamldoc.h"
 
+#include "lazylib.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -163,6 +165,12 @@ int pyrt_yamldoc_load(yaml_document_t *doc, const char *data, size_t len,
 	int ok;
 
 	memset(pb, 0, sizeof *pb);
+	pyrt_error lib_err = PYRT_ERROR_INIT;
+	if (pyrt_lazy_yaml(&lib_err) != 0) {
+		problem(pb, 1, "%s", lib_err.msg);
+		pb->no_library = 1;
+		return -1;
+	}
 	if (!data)
 		data = ""; /* libyaml insists on a buffer, even an empty one */
 	if (judge_stream(data, len, single, pb) != 0)

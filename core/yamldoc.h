@@ -21,11 +21,14 @@
 typedef struct pyrt_yaml_problem {
 	size_t line;    /**< 1-based */
 	int nomem;      /**< out of memory: what is empty */
+	int no_library; /**< libyaml could not be loaded: what names it and
+			     its Debian package (no line of the file is wrong) */
 	char what[384];
 } pyrt_yaml_problem;
 
 /**
- * Load the first document of data into doc.  One streaming pass first
+ * Load the first document of data into doc, loading libyaml first (see
+ * core/lazy_yaml.c).  One streaming pass first
  * refuses, at the first offence: invalid YAML ("invalid YAML: ..."),
  * collections nested deeper than PYRT_YAML_DEPTH_MAX, any alias, and when
  * single is set a second document.  Returns 0 (free doc with

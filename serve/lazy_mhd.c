@@ -22,27 +22,15 @@
 	X(MHD_create_response_from_buffer) X(MHD_destroy_response) \
 	X(MHD_add_response_header)
 
-#define AS_INDEX(n) LAZY_I_##n,
-#define AS_NAME(n) #n,
-enum { MHD_SYMS(AS_INDEX) LAZY_MHD_N };
-static const char *const mhd_names[] = { MHD_SYMS(AS_NAME) };
-static void *mhd_table[LAZY_MHD_N];
-
-static struct lazy_lib mhd_lib = {
-	.soname = "libmicrohttpd.so.12",
-	.test_env = "PYRT_TEST_LIBMHD",
-	.package = "libmicrohttpd12",
-	.names = mhd_names,
-	.table = mhd_table,
-	.count = LAZY_MHD_N,
-};
+LAZY_LIB_DEFINE(mhd_lib, MHD_SYMS, "libmicrohttpd.so.12", "PYRT_TEST_LIBMHD",
+		"libmicrohttpd12");
 
 int srv_lazy_mhd(pyrt_error *err)
 {
 	return lazy_lib_load(&mhd_lib) ? 0 : lazy_lib_error(&mhd_lib, err);
 }
 
-#define F(name) (lazy_lib_need(&mhd_lib), LAZY_FN(mhd_table, name))
+#define F(name) (lazy_lib_need(&mhd_lib), LAZY_FN(mhd_lib_table, name))
 
 /* The library's own variadic entry takes the options as a va_list. */
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ctest: e2e_lazylib
-# End to end: libcurl, libarchive and libmicrohttpd are loaded only by the commands that
-# download or extract (core/lazylib.h), libcrypto only by those that hash.
+# End to end: libcurl, libarchive, zlib and libmicrohttpd are loaded only by the commands that
+# download or extract (core/lazylib.h), libcrypto only by those that hash,
+# libyaml only by those that read a YAML file (the built-in pins are parsed
+# when pyrt is built).
 # status, status --json, plugins, --help and --version on a ready box never
 # map them (the dynamic loader's own account, LD_DEBUG=files; status once
 # the box remembers its digests, core/digest_memo.h); an install does.  A library that cannot be
@@ -40,7 +42,19 @@ for args in "status" "status --json" "plugins --json" "--help" "--version" "--ve
   check "pyrt $args maps no libcrypto" eval '! loaded libcrypto $args "${common[@]}"'
   # shellcheck disable=SC2086
   check "pyrt $args maps no libncursesw (nor libtinfo)" eval '! loaded libncursesw $args "${common[@]}" && ! loaded libtinfo $args "${common[@]}"'
+  # shellcheck disable=SC2086
+  check "pyrt $args maps no zlib" eval '! loaded libz.so $args "${common[@]}"'
 done
+# With the built-in pins (parsed when pyrt was built) nothing reads YAML.
+for args in "status" "status --json" "--help" "--version"; do
+  # shellcheck disable=SC2086
+  check "pyrt $args, built-in pins: maps no libyaml" eval '! loaded libyaml $args --box-root "$box"'
+done
+check "pyrt plugins maps libyaml (it reads plugin.yaml)" loaded libyaml plugins --box-root "$box"
+check "pyrt status --pins FILE maps libyaml (it reads the file)" loaded libyaml status "${common[@]}"
+check "an install maps zlib (it inflates)" loaded libz.so \
+  install --box-root "$work/box2z" --pins "$fx/pins.yaml" --yes --no-baseline \
+  --from-file "$fx/runtime.tar.gz"
 check "pyrt verify maps libcrypto (it hashes every file)" loaded libcrypto verify "${common[@]}"
 check "an install maps libarchive (it extracts)" loaded libarchive \
   install --box-root "$work/box2" --pins "$fx/pins.yaml" --yes --no-baseline \
@@ -93,6 +107,25 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
     </dev/null >"$work/out" 2>"$work/err"
   rc=$?
   check "missing libcrypto: verify exits 8 naming it" eval 'rc_is 8 && has "libcrypto.so.3 could not be loaded" err'
+  PYRT_TEST_LIBZ=libpyrt-absent.so.1 "$pyrt" install --box-root "$work/box6" \
+    --pins "$fx/pins.yaml" --yes --no-baseline --from-file "$fx/runtime.tar.gz" \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing zlib: exit 8 (unsupported)" rc_is 8
+  check "missing zlib: names libz.so.1 and the package" \
+    eval 'has "libz.so.1 could not be loaded" err && has "apt-get install zlib1g" err'
+  check "missing zlib: nothing was activated" [ ! -e "$work/box6/runtime/python/current" ]
+  PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" status "${common[@]}" \
+    </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  check "missing libyaml, --pins FILE: exit 8 naming libyaml-0.so.2 and the package (not 11, the file is fine)" \
+    eval 'rc_is 8 && has "libyaml-0.so.2 could not be loaded" err && has "apt-get install libyaml-0-2" err'
+  check "missing libyaml: status with the built-in pins still answers" eval \
+    'PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" status --box-root "$box" >/dev/null'
+  PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" plugins --box-root "$box" \
+    </dev/null >"$work/out" 2>"$work/err"
+  check "missing libyaml: plugins names it on the plugins' rows" \
+    eval 'has "libyaml-0.so.2 could not be loaded" out || has "libyaml-0.so.2 could not be loaded" err'
   # `pyrt` on a terminal without libncursesw: the status lines instead of
   # the dashboard, and one line saying why (script(1) gives it a pty).
   TERM=xterm PYRT_TEST_LIBNCURSES=libpyrt-absent.so.6 script -qec \

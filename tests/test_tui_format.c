@@ -72,6 +72,16 @@ Test(tui_format, eta_minutes_and_seconds)
 	cr_assert_str_eq(eta(7380), "2h03m");
 }
 
+Test(tui_format, ceil_of_non_negative_values)
+{
+	cr_assert_eq(tui_ceil_nonneg(0.0), 0);
+	cr_assert_eq(tui_ceil_nonneg(0.0001), 1);
+	cr_assert_eq(tui_ceil_nonneg(1.0), 1);
+	cr_assert_eq(tui_ceil_nonneg(1.5), 2);
+	cr_assert_eq(tui_ceil_nonneg(59.999), 60);
+	cr_assert_eq(tui_ceil_nonneg(1e9 + 0.25), 1000000001L);
+}
+
 Test(tui_format, eta_unknown_and_huge)
 {
 	cr_assert_str_eq(eta(-1), "--");

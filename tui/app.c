@@ -15,7 +15,6 @@
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -703,10 +702,10 @@ static void loop(tui_app *a, int sig_rd)
 		int timeout = -1;
 		if (want)
 			timeout = next_frame > now
-				? (int)ceil((next_frame - now) * 1000.0) : 0;
+				? (int)tui_ceil_nonneg((next_frame - now) * 1000.0) : 0;
 		if (watching(a)) {
 			int w = a->watch_next > now
-				? (int)ceil((a->watch_next - now) * 1000.0) : 0;
+				? (int)tui_ceil_nonneg((a->watch_next - now) * 1000.0) : 0;
 			timeout = timeout < 0 || w < timeout ? w : timeout;
 		}
 		struct pollfd fds[3] = {

@@ -33,6 +33,12 @@ static void format_clock(long s, char *buf, size_t len)
 		snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
 }
 
+long tui_ceil_nonneg(double x)
+{
+	long whole = (long)x;
+	return (double)whole < x ? whole + 1 : whole;
+}
+
 void tui_format_eta(double seconds, char *buf, size_t len)
 {
 	if (isnan(seconds) || isinf(seconds) || seconds < 0) {
@@ -44,7 +50,7 @@ void tui_format_eta(double seconds, char *buf, size_t len)
 		return;
 	}
 	/* Round up: "0s" left while bytes are still coming reads wrong. */
-	format_clock((long)ceil(seconds), buf, len);
+	format_clock(tui_ceil_nonneg(seconds), buf, len);
 }
 
 void tui_format_duration(double seconds, char *buf, size_t len)

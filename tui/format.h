@@ -24,6 +24,10 @@ void tui_format_rate(double bytes_per_s, char *buf, size_t len);
  * a number, infinite) and ">99h" beyond 99 hours. */
 void tui_format_eta(double seconds, char *buf, size_t len);
 
+/** The smallest whole number >= x, for 0 <= x < LONG_MAX (libm's ceil()
+ *  was pyrt's only use of libm: one library fewer mapped at every start). */
+long tui_ceil_nonneg(double x);
+
 /* How long a step took: "0.4s", "12.3s", "1m05s", "2h03m". */
 void tui_format_duration(double seconds, char *buf, size_t len);
 

@@ -20,20 +20,8 @@
 	X(wbkgdset) X(werase) X(wgetch) X(whline) X(wmove) X(wnoutrefresh) \
 	X(COLORS) X(COLS) X(LINES) X(curscr) X(stdscr)
 
-#define AS_INDEX(n) LAZY_I_##n,
-#define AS_NAME(n) #n,
-enum { CURSES_SYMS(AS_INDEX) LAZY_CURSES_N };
-static const char *const curses_names[] = { CURSES_SYMS(AS_NAME) };
-static void *curses_table[LAZY_CURSES_N];
-
-static struct lazy_lib curses_lib = {
-	.soname = "libncursesw.so.6",
-	.test_env = "PYRT_TEST_LIBNCURSES",
-	.package = "libncursesw6",
-	.names = curses_names,
-	.table = curses_table,
-	.count = LAZY_CURSES_N,
-};
+LAZY_LIB_DEFINE(curses_lib, CURSES_SYMS, "libncursesw.so.6", "PYRT_TEST_LIBNCURSES",
+		"libncursesw6");
 
 int tui_lazy_curses(pyrt_error *err)
 {
@@ -41,9 +29,9 @@ int tui_lazy_curses(pyrt_error *err)
 					  : lazy_lib_error(&curses_lib, err);
 }
 
-#define F(name) (lazy_lib_need(&curses_lib), LAZY_FN(curses_table, name))
+#define F(name) (lazy_lib_need(&curses_lib), LAZY_FN(curses_lib_table, name))
 #define V(type, name) \
-	(lazy_lib_need(&curses_lib), (type *)curses_table[LAZY_I_##name])
+	(lazy_lib_need(&curses_lib), (type *)curses_lib_table[LAZY_I_##name])
 
 int *tui_curses_COLS(void) { return V(int, COLS); }
 int *tui_curses_LINES(void) { return V(int, LINES); }
