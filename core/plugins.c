@@ -987,30 +987,40 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
  * everything.  The install is resolved again from `current`, and its own
  * marker read, so the directories and the path list belong together.
  */
-static pyrt_dists *c_reader(const pyrt_box *box, int memo)
+static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
+			    int memo)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	if (!box || pyrt_box_link_install(box, pyrt_box_current(box), dir,
 					  sizeof dir, NULL) != 0)
 		return NULL;
-	pyrt_marker *m = malloc(sizeof *m);
+	/* The status just read this install's marker: no second read
+	 * unless `current` has moved since. */
+	const pyrt_marker *m = st->have_marker &&
+			       strcmp(st->install_dir, dir) == 0
+			       ? &st->marker : NULL;
+	pyrt_marker *own = m ? NULL : malloc(sizeof *own);
 	pyrt_dists *d = NULL;
-	/* The digest status checked is remembered: reading the marker again
-	 * hashes nothing (digest_memo.h); doctor (memo 0) writes nothing. */
-	snprintf(path, sizeof path, "%s/" PYRT_BOX_CACHE_DIR,
-		 pyrt_box_runtime_dir(box));
-	pyrt_digest_memo *dm = memo ? pyrt_digest_memo_new(path) : NULL;
-	snprintf(path, sizeof path, "%s/marker.json", dir);
-	int read = m ? pyrt_marker_read_memo(path, m, dm, NULL) : -1;
-	pyrt_digest_memo_free(dm);
-	if (read == 0 && m->search_path_known) {
+	if (own) {
+		/* The digest status checked is remembered: reading the
+		 * marker again hashes nothing (digest_memo.h); doctor (memo
+		 * 0) writes nothing. */
+		snprintf(path, sizeof path, "%s/" PYRT_BOX_CACHE_DIR,
+			 pyrt_box_runtime_dir(box));
+		pyrt_digest_memo *dm = memo ? pyrt_digest_memo_new(path) : NULL;
+		snprintf(path, sizeof path, "%s/marker.json", dir);
+		if (pyrt_marker_read_memo(path, own, dm, NULL) == 0)
+			m = own;
+		pyrt_digest_memo_free(dm);
+	}
+	if (m && m->search_path_known) {
 		const char *rel[PYRT_MARKER_SEARCH_MAX];
 		for (int i = 0; i < m->search_path_count; i++)
 			rel[i] = m->search_path[i];
 		snprintf(path, sizeof path, "%s/python", dir);
 		d = pyrt_dists_new(path, rel, (size_t)m->search_path_count);
 	}
-	free(m);
+	free(own);
 	return d;
 }
 
@@ -1060,11 +1070,12 @@ static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
  * (an object keyed by spec) and leaves specs[], which keeps its order.
  * Returns how many remain for Python; *decided NULL when none was.
  */
-static size_t c_decide_all(const pyrt_box *box, int memo,
-			   const char **specs, size_t n, json_t **decided)
+static size_t c_decide_all(const pyrt_box *box, const pyrt_status *st,
+			   int memo, const char **specs, size_t n,
+			   json_t **decided)
 {
 	*decided = NULL;
-	pyrt_dists *d = c_reader(box, memo);
+	pyrt_dists *d = c_reader(box, st, memo);
 	if (!d)
 		return n;
 	json_t *out = json_object();
@@ -1130,7 +1141,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	while (specs[nspecs_distinct])
 		nspecs_distinct++;
 	size_t all = nspecs_distinct;
-	nspecs_distinct = c_decide_all(box, memo, specs, nspecs_distinct,
+	nspecs_distinct = c_decide_all(box, st, memo, specs, nspecs_distinct,
 				       &decided);
 	if (nspecs_distinct < all) {
 		rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu "

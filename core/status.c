@@ -261,6 +261,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (rc != 0)
 		return status_broken(st, "marker", merr.msg);
 	st->have_marker = 1;
+	snprintf(st->install_dir, sizeof st->install_dir, "%s", dir);
 	rc = status_manifest(st, dir, cache, memo, fail);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;

@@ -32,6 +32,8 @@ typedef struct pyrt_status {
 	char pins[1024];         /**< source of the pins in use */
 	int have_marker;
 	pyrt_marker marker;      /**< valid when have_marker */
+	char install_dir[4096];  /**< where `current` pointed when the marker
+				      was read (valid when have_marker) */
 	char failed_check[64];   /**< for broken: which check failed */
 	char failed_why[768];    /**< for broken: what that check saw */
 	long installer_pid;      /**< an installer holds the box lock (0: none
