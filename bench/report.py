@@ -532,6 +532,10 @@ def report(d):
                       verdict(r <= 1.5), "" if r <= 1.5 else
                       " (a requirement C could not decide started the checker, which "
                       "imports importlib.metadata and pip's vendored packaging)"))
+        p("- (issue 13) for each target above: what was tried and measured, by how much "
+          "one is missed, and what would close it — bench/README.md, \"Where issue 13 "
+          "stands\" (written by hand from this file's runs: a run measures, it cannot "
+          "say why)")
         p("- (issue 13.4) nothing to a verified .docx (install with the wheelhouse baseline, "
           "then `pyrt smoke`) ≤ 0.8× the shell script doing the same — not run by "
           "bench/run: `bench/docx.sh` measures it (bench/results-docx.md)")

@@ -34,16 +34,16 @@ start() {
 screen() { T capture-pane -p -t "$1" "${@:2}"; }
 
 # settle NAME ERE: after a read that matched, the pane read again until
-# two reads 50 ms apart agree (at most 1 s); $work/screen keeps the last
-# read that still matched.  tmux shows a redraw as the pty delivers it,
-# so one read can hold the new title and not yet the buttons below (CI
-# run 16: "Install cancelled" without "[ Retry ]").  A screen with a
-# spinner may never agree, and a passing state may go: the last matching
-# read stands.
+# two reads 20 ms apart agree (at most 5 more reads, ~0.1 s); $work/screen
+# keeps the last read that still matched.  tmux shows a redraw as the pty
+# delivers it, so one read can hold the new title and not yet the buttons
+# below (CI run 16: "Install cancelled" without "[ Retry ]").  A screen
+# that keeps changing (a progress bar, a spinner) never agrees: the wait is
+# kept short so that it does not move on past the state that matched.
 settle() {
   local i
-  for ((i = 0; i < 20; i++)); do
-    sleep 0.05
+  for ((i = 0; i < 5; i++)); do
+    sleep 0.02
     screen "$1" >"$work/screen.next" 2>/dev/null
     cmp -s "$work/screen" "$work/screen.next" && return 0
     grep -qE -- "$2" "$work/screen.next" || return 0
