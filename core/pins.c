@@ -20,13 +20,10 @@
 
 #include <yaml.h>
 
+#include "pins_table.h"
 #include "requirement.h"
 #include "sha256.h"
 #include "yamldoc.h"
-
-/* Generated from pins.yaml by cmake/embed.cmake. */
-extern const char pyrt_pins_builtin_yaml[];
-extern const size_t pyrt_pins_builtin_len;
 
 #define PINS_SCHEMA 1
 #define PINS_FILE_MAX (1024 * 1024)
@@ -764,10 +761,80 @@ int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err)
 	return rc;
 }
 
-int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err)
+/* strdup that keeps NULL, for the optional strings of a table. */
+static int dup_opt(char **out, const char *s)
 {
-	return pyrt_pins_parse(out, pyrt_pins_builtin_yaml,
-			       pyrt_pins_builtin_len, "builtin", err);
+	*out = s ? strdup(s) : NULL;
+	return !s || *out ? 0 : -1;
+}
+
+static int table_archives(pyrt_pins *pins, const pyrt_pins_table *t)
+{
+	if (t->n_archives == 0)
+		return 0;
+	pins->archives = calloc(t->n_archives, sizeof *pins->archives);
+	if (!pins->archives)
+		return -1;
+	for (size_t i = 0; i < t->n_archives; i++) {
+		const pyrt_pin_archive *src = &t->archives[i];
+		pyrt_pin_archive *a = &pins->archives[i];
+		char *key, *url, *sha256;
+
+		/* Counted first so pyrt_pins_free sees every string set. */
+		pins->n_archives = i + 1;
+		*a = *src;
+		a->key = a->url = a->sha256 = NULL;
+		if (dup_opt(&key, src->key) < 0)
+			return -1;
+		a->key = key;
+		if (dup_opt(&url, src->url) < 0)
+			return -1;
+		a->url = url;
+		if (dup_opt(&sha256, src->sha256) < 0)
+			return -1;
+		a->sha256 = sha256;
+	}
+	return 0;
+}
+
+static int table_baseline(pyrt_pins *pins, const pyrt_pins_table *t)
+{
+	if (t->n_baseline == 0)
+		return 0;
+	pins->baseline = calloc(t->n_baseline, sizeof *pins->baseline);
+	if (!pins->baseline)
+		return -1;
+	for (size_t i = 0; i < t->n_baseline; i++) {
+		pins->n_baseline = i + 1;
+		if (dup_opt(&pins->baseline[i], t->baseline[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int pyrt_pins_from_table(pyrt_pins **out, const pyrt_pins_table *table,
+			 const char *source, pyrt_error *err)
+{
+	pyrt_pins *pins;
+	const char *name = source ? source : "pins";
+
+	if (!out || !table)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_pins_from_table: missing argument");
+	*out = NULL;
+	pins = calloc(1, sizeof *pins);
+	if (!pins || dup_opt(&pins->source, name) < 0 ||
+	    dup_opt(&pins->implementation, table->implementation) < 0 ||
+	    dup_opt(&pins->version, table->version) < 0 ||
+	    dup_opt(&pins->build, table->build) < 0 ||
+	    dup_opt(&pins->interpreter, table->interpreter) < 0 ||
+	    table_archives(pins, table) < 0 || table_baseline(pins, table) < 0) {
+		pyrt_pins_free(pins);
+		return pyrt_error_set(err, PYRT_E_NOMEM,
+				      "%s: out of memory reading pins", name);
+	}
+	*out = pins;
+	return 0;
 }
 
 void pyrt_pins_free(pyrt_pins *pins)

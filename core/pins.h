@@ -1,7 +1,8 @@
 /*
  * The pinned interpreter table: which archive to fetch for which platform,
  * its SHA-256, and the doc-library baseline.  Parsed from pins.yaml with
- * libyaml; the default table is pins.yaml compiled into the binary.
+ * libyaml; the default table is pins.yaml, parsed at build time and
+ * compiled into the binary as C data.
  */
 #ifndef PYRT_PINS_H
 #define PYRT_PINS_H
@@ -55,7 +56,11 @@ typedef enum pyrt_pins_field {
 /** NULL when s is a valid value of field, else what was expected. */
 const char *pyrt_pins_field_check(pyrt_pins_field field, const char *s);
 
-/** Parse the table compiled in from pins.yaml; the source is "builtin". */
+/**
+ * The table compiled in from pins.yaml; the source is "builtin".  pins.yaml
+ * was parsed and checked at build time (tools/pins_embed.c), so this copies
+ * const data and never parses YAML.
+ */
 int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err);
 
 void pyrt_pins_free(pyrt_pins *pins);

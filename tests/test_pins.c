@@ -2,12 +2,18 @@
 /* pins: the compiled-in table, custom files, and every refusal's message. */
 #include <criterion/criterion.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pins.h"
+#include "pins_table.h"
 #include "support.h"
+
+/* Generated at build time from tests/fixtures/pins_table_*.yaml. */
+extern const pyrt_pins_table pt_pins_table_full;
+extern const pyrt_pins_table pt_pins_table_none;
 
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -166,29 +172,168 @@ Test(pins, builtin_table)
 	pyrt_pins_free(p);
 }
 
-/* The compiled-in bytes are the repository's pins.yaml. */
-Test(pins, builtin_is_the_source_file)
+static void expect_str_or_null(const char *want, const char *got,
+			       const char *what)
 {
-	char *path = pt_join(pt_source_dir(), "pins.yaml");
-	pyrt_pins *file = NULL, *builtin = NULL;
+	if (!want) {
+		cr_assert_null(got, "%s: want NULL, got '%s'", what, got);
+		return;
+	}
+	cr_assert_not_null(got, "%s: want '%s', got NULL", what, want);
+	cr_assert_str_eq(got, want, "%s", what);
+}
+
+/* Two tables hold the same pins, field by field (not the source). */
+static void expect_same(const pyrt_pins *want, const pyrt_pins *got)
+{
+	size_t n = pyrt_pins_archive_count(want);
+
+	expect_str_or_null(pyrt_pins_implementation(want),
+			   pyrt_pins_implementation(got), "implementation");
+	expect_str_or_null(pyrt_pins_version(want), pyrt_pins_version(got),
+			   "version");
+	expect_str_or_null(pyrt_pins_build(want), pyrt_pins_build(got),
+			   "build");
+	expect_str_or_null(pyrt_pins_layout_interpreter(want),
+			   pyrt_pins_layout_interpreter(got), "interpreter");
+	cr_assert_eq(pyrt_pins_archive_count(got), n);
+	for (size_t i = 0; i < n; i++) {
+		const pyrt_pin_archive *a = pyrt_pins_archive_at(want, i);
+		const pyrt_pin_archive *b = pyrt_pins_archive_at(got, i);
+		cr_assert_not_null(b, "archive %zu", i);
+		expect_str_or_null(a->key, b->key, "key");
+		expect_str_or_null(a->url, b->url, a->key);
+		expect_str_or_null(a->sha256, b->sha256, a->key);
+		cr_assert_eq(a->size, b->size, "%s size", a->key);
+		cr_assert_eq(a->unpacked_size, b->unpacked_size,
+			     "%s unpacked_size", a->key);
+		cr_assert_eq(a->entries, b->entries, "%s entries", a->key);
+	}
+	cr_assert_null(pyrt_pins_archive_at(got, n));
+	n = pyrt_pins_baseline_count(want);
+	cr_assert_eq(pyrt_pins_baseline_count(got), n);
+	for (size_t i = 0; i < n; i++)
+		expect_str_or_null(pyrt_pins_baseline_at(want, i),
+				   pyrt_pins_baseline_at(got, i), "baseline");
+	cr_assert_null(pyrt_pins_baseline_at(got, n));
+}
+
+/* Load a file of the source tree, relative path; the caller frees it. */
+static pyrt_pins *load_source_file(const char *rel)
+{
+	char *path = pt_join(pt_source_dir(), rel);
+	pyrt_pins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 
-	cr_assert_eq(pyrt_pins_load_file(&file, path, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_pins_load_file(&p, path, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(pyrt_pins_source(p), path);
+	free(path);
+	return p;
+}
+
+/*
+ * The compiled-in table is the repository's pins.yaml, parsed at build time
+ * (tools/pins_embed.c) into exactly what parsing it at run time gives.
+ */
+Test(pins, builtin_is_the_source_file)
+{
+	pyrt_pins *file = load_source_file("pins.yaml"), *builtin = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+
 	cr_assert_eq(pyrt_pins_load_builtin(&builtin, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(pyrt_pins_source(file), path);
+	cr_assert_str_eq(pyrt_pins_source(builtin), "builtin");
 	check_reference(file);
-	for (size_t i = 0; i < pyrt_pins_archive_count(file); i++) {
-		const pyrt_pin_archive *a = pyrt_pins_archive_at(file, i);
-		const pyrt_pin_archive *b = pyrt_pins_archive_at(builtin, i);
-		cr_assert_str_eq(a->key, b->key);
-		cr_assert_str_eq(a->url, b->url);
-		cr_assert_str_eq(a->sha256, b->sha256);
-		cr_assert_eq(a->size, b->size);
-	}
-	cr_assert_null(pyrt_pins_archive_at(file, pyrt_pins_archive_count(file)));
+	expect_same(file, builtin);
 	pyrt_pins_free(file);
 	pyrt_pins_free(builtin);
-	free(path);
+}
+
+/*
+ * pins.yaml leaves the sizes 0 and the layout default, and has no byte
+ * that needs escaping: a fixture with every field set and such bytes goes
+ * through the same generator, so a dropped or mangled field shows.
+ */
+Test(pins, generated_table_keeps_every_field)
+{
+	pyrt_pins *file = load_source_file("tests/fixtures/pins_table_full.yaml");
+	pyrt_pins *table = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	const pyrt_pin_archive *a = pyrt_pins_archive_at(file, 0);
+
+	/* The fixture is what this test needs: nothing 0, nothing default. */
+	cr_assert_eq(pyrt_pins_archive_count(file), 2);
+	cr_assert_eq(a->size, UINT64_MAX);
+	cr_assert_eq(a->unpacked_size, 4294967297u);
+	cr_assert_eq(a->entries, 999999);
+	cr_assert_not_null(strstr(a->url, "a\"b\\c?\?=d?\xc3\xa9" "7f"),
+			   "%s", a->url);
+	cr_assert_str_eq(pyrt_pins_layout_interpreter(file),
+			 "py\"th\\on/bin/p?\?=y?\xc3\xa9" "7");
+	cr_assert_eq(pyrt_pins_baseline_count(file), 3);
+
+	cr_assert_eq(pyrt_pins_from_table(&table, &pt_pins_table_full, "table",
+					  &err), 0, "%s", err.msg);
+	cr_assert_str_eq(pyrt_pins_source(table), "table");
+	expect_same(file, table);
+	pyrt_pins_free(file);
+	pyrt_pins_free(table);
+}
+
+/* No baseline and `layout: none`: NULL in the table, the same handle. */
+Test(pins, generated_table_empty_and_absent)
+{
+	pyrt_pins *file = load_source_file("tests/fixtures/pins_table_none.yaml");
+	pyrt_pins *table = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+
+	cr_assert_null(pyrt_pins_layout_interpreter(file));
+	cr_assert_eq(pyrt_pins_baseline_count(file), 0);
+	cr_assert_eq(pyrt_pins_from_table(&table, &pt_pins_table_none, NULL,
+					  &err), 0, "%s", err.msg);
+	expect_same(file, table);
+	pyrt_pins_free(file);
+	pyrt_pins_free(table);
+	cr_assert_eq(pyrt_pins_from_table(NULL, &pt_pins_table_none, NULL,
+					  &err), PYRT_E_INTERNAL);
+}
+
+/*
+ * An invalid pins.yaml fails the build: the generator exits 1 with the
+ * message pyrt gives for the same file at run time, and leaves no output
+ * that make could take as up to date.
+ */
+Test(pins, generator_refuses_invalid_pins)
+{
+	char *bad = write_case("bad.yaml", HEAD ARCHIVES "baseline: 7\n");
+	char *out = pt_join(tmp, "out.c"), *errf = pt_join(tmp, "err");
+	char *tool = pt_join(pt_binary_dir(), "pyrt_pins_embed");
+	pyrt_pins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char *said, want[PYRT_ERROR_MSG_MAX + 1];
+
+	cr_assert_eq(pyrt_pins_load_file(&p, bad, &err), PYRT_E_PINS);
+	cr_assert_eq(strncmp(err.msg, bad, strlen(bad)), 0, "%s", err.msg);
+	cr_assert_eq(strncmp(err.msg + strlen(bad), ":11: ", 5), 0, "%s",
+		     err.msg);
+	cr_assert_eq(pt_sh("'%s' '%s' '%s' 2>'%s'", tool, bad, out, errf), 1);
+	said = pt_read(errf);
+	snprintf(want, sizeof want, "%s\n", err.msg);
+	cr_assert_str_eq(said, want);
+	cr_assert_null(pt_read(out), "a refused table was written");
+	free(said);
+	/* The same file, valid, is written; a bad symbol is a usage error. */
+	pt_write(bad, HEAD ARCHIVES BASELINE);
+	cr_assert_eq(pt_sh("'%s' '%s' '%s' 2>'%s'", tool, bad, out, errf), 0);
+	said = pt_read(out);
+	cr_assert_not_null(strstr(said, "const pyrt_pins_table "
+					"pyrt_pins_builtin_table = {"));
+	free(said);
+	cr_assert_eq(pt_sh("'%s' '%s' '%s' 'a-b' 2>/dev/null", tool, bad, out),
+		     2);
+	free(bad);
+	free(out);
+	free(errf);
+	free(tool);
 }
 
 Test(pins, custom_file)
