@@ -680,10 +680,125 @@ static int plugin_row_load(pyrt_plugins *p, const char *plugins_dir,
 	return nomem ? pyrt_error_set(err, PYRT_E_NOMEM, "out of memory") : 0;
 }
 
+/* The manifests remembered by their bytes (plugins_memo.h) while a scan
+ * runs: old is what the file held, next what it will hold. */
+typedef struct manifest_memo {
+	json_t *old;
+	json_t *next;
+	int changed;
+} manifest_memo;
+
+/* One requirement of a remembered row: [spec, name or null, line]. */
+static int memo_req_ok(json_t *q)
+{
+	json_t *name = json_array_get(q, 1);
+	return json_is_array(q) && json_array_size(q) == 3 &&
+	       json_is_string(json_array_get(q, 0)) &&
+	       (json_is_null(name) || json_is_string(name)) &&
+	       json_is_integer(json_array_get(q, 2));
+}
+
+/* Whether entry is a well-formed row remembered for exactly these bytes. */
+static int memo_entry_matches(json_t *entry, const char *data, size_t len)
+{
+	json_t *yaml = json_object_get(entry, "yaml");
+	json_t *error = json_object_get(entry, "error");
+	json_t *reqs = json_object_get(entry, "requires");
+	if (!json_is_string(yaml) || json_string_length(yaml) != len ||
+	    memcmp(json_string_value(yaml), data, len) != 0 ||
+	    !json_is_boolean(json_object_get(entry, "enabled")) ||
+	    !json_is_boolean(json_object_get(entry, "needs_runtime")) ||
+	    !(json_is_null(error) || json_is_string(error)) ||
+	    !json_is_array(reqs) || json_array_size(reqs) > REQUIRES_MAX)
+		return 0;
+	for (size_t i = 0; i < json_array_size(reqs); i++)
+		if (!memo_req_ok(json_array_get(reqs, i)))
+			return 0;
+	return 1;
+}
+
+/* The row as the parse left it, from a matching entry; 1 when out of
+ * memory (the row is in p, freed with it). */
+static int row_from_memo(pyrt_plugins *p, const char *plugins_dir,
+			 const char *name, json_t *entry)
+{
+	plugin_row *r = row_add(p, plugins_dir, name);
+	if (!r)
+		return 1;
+	json_t *reqs = json_object_get(entry, "requires");
+	json_t *error = json_object_get(entry, "error");
+	size_t n = json_array_size(reqs);
+	r->pub.enabled = json_is_true(json_object_get(entry, "enabled"));
+	r->pub.needs_runtime =
+		json_is_true(json_object_get(entry, "needs_runtime"));
+	if (n) {
+		r->reqs = calloc(n, sizeof *r->reqs);
+		r->req_lines = calloc(n, sizeof *r->req_lines);
+		if (!r->reqs || !r->req_lines)
+			return 1;
+		r->pub.requires = r->reqs;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *q = json_array_get(reqs, i);
+		const char *qname = json_string_value(json_array_get(q, 1));
+		pyrt_requirement *req = &r->reqs[r->pub.require_count];
+		req->spec = strdup(json_string_value(json_array_get(q, 0)));
+		req->name = qname ? strdup(qname) : NULL;
+		r->req_lines[r->pub.require_count++] =
+			(size_t)json_integer_value(json_array_get(q, 2));
+		if (!req->spec || (qname && !req->name))
+			return 1;
+	}
+	return json_is_string(error) ? row_invalid(r, json_string_value(error))
+				     : 0;
+}
+
+/* The entry remembering row r, parsed from these bytes; NULL when the
+ * bytes cannot be kept exactly (a NUL, not UTF-8) or out of memory. */
+static json_t *row_to_memo(const plugin_row *r, const char *data, size_t len)
+{
+	if (memchr(data, '\0', len))
+		return NULL;
+	json_t *yaml = json_stringn(data, len); /* NULL unless UTF-8 */
+	json_t *reqs = yaml ? json_array() : NULL;
+	for (size_t i = 0; reqs && i < r->pub.require_count; i++) {
+		json_t *q = json_pack("[s, s?, I]", r->reqs[i].spec,
+				      r->reqs[i].name,
+				      (json_int_t)r->req_lines[i]);
+		if (!q || json_array_append_new(reqs, q) != 0) {
+			json_decref(reqs);
+			reqs = NULL;
+		}
+	}
+	if (!reqs) {
+		json_decref(yaml);
+		return NULL;
+	}
+	return json_pack("{s:o, s:b, s:b, s:s?, s:o}", "yaml", yaml,
+			 "enabled", r->pub.enabled, "needs_runtime",
+			 r->pub.needs_runtime, "error", r->pub.error,
+			 "requires", reqs);
+}
+
+/* The row of name from the memo when it holds these bytes: 1 taken, 0
+ * not there, -1 out of memory. */
+static int plugin_from_memo(pyrt_plugins *p, manifest_memo *mm,
+			    const char *plugins_dir, const char *name,
+			    const char *data, size_t len)
+{
+	json_t *entry = json_object_get(mm->old, name);
+	if (!entry || !memo_entry_matches(entry, data, len))
+		return 0;
+	if (row_from_memo(p, plugins_dir, name, entry))
+		return -1;
+	json_object_set(mm->next, name, entry);
+	return 1;
+}
+
 /* One entry of plugins/ that is a directory: a row when it holds a
  * manifest.  Returns 0, or PYRT_E_NOMEM. */
 static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
-		       const char *name, pyrt_error *err)
+		       const char *name, manifest_memo *mm, pyrt_error *err)
 {
 	int pfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
@@ -699,7 +814,21 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 	}
 	if (pfd >= 0)
 		close(pfd);
-	int rc = plugin_row_load(p, plugins_dir, name, data, len, why, err);
+	/* Only a manifest that was read, under a name it may have, is
+	 * remembered: the other rows cost nothing to make again. */
+	int memo = mm && mm->next && data && name_ok(name);
+	int hit = memo ? plugin_from_memo(p, mm, plugins_dir, name, data, len)
+		       : 0;
+	int rc = hit < 0 ? pyrt_error_set(err, PYRT_E_NOMEM, "out of memory")
+	       : hit ? 0
+		     : plugin_row_load(p, plugins_dir, name, data, len, why,
+				       err);
+	if (!rc && memo && !hit) {
+		json_t *entry = row_to_memo(&p->rows[p->n - 1], data, len);
+		if (entry)
+			json_object_set_new(mm->next, name, entry);
+		mm->changed = 1;
+	}
 	free(data);
 	return rc;
 }
@@ -728,7 +857,8 @@ static int row_cmp(const void *a, const void *b)
 
 /* Every manifest under plugins_dir; a missing directory is no plugins. */
 static int plugins_scan(pyrt_plugins *p, const char *plugins_dir,
-			const pyrt_events *ev, pyrt_error *err)
+			manifest_memo *mm, const pyrt_events *ev,
+			pyrt_error *err)
 {
 	int dfd = open(plugins_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 && (errno == ENOENT || errno == ENOTDIR))
@@ -759,7 +889,8 @@ static int plugins_scan(pyrt_plugins *p, const char *plugins_dir,
 		if (S_ISLNK(sb.st_mode))
 			rc = plugin_symlink(p, dfd, plugins_dir, de->d_name, err);
 		else if (S_ISDIR(sb.st_mode))
-			rc = plugin_load(p, dfd, plugins_dir, de->d_name, err);
+			rc = plugin_load(p, dfd, plugins_dir, de->d_name, mm,
+					 err);
 	}
 	closedir(d);
 	if (rc == PYRT_E_CANCELLED)
@@ -1383,6 +1514,33 @@ int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 	return 0;
 }
 
+/* The scan, with the manifests remembered by their bytes when memo is
+ * set (plugins, the TUI): unchanged manifests are not parsed again.
+ * doctor (memo 0) parses every one and writes nothing. */
+static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
+			     const pyrt_events *ev, pyrt_error *err)
+{
+	const char *plugins_dir = pyrt_box_plugins_dir(box);
+	if (!memo)
+		return plugins_scan(p, plugins_dir, NULL, ev, err);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/%s", pyrt_box_runtime_dir(box),
+		 PYRT_PLUGINS_MEMO_DIR);
+	manifest_memo mm = {
+		.old = pyrt_plugins_manifests_load(dir, plugins_dir),
+		.next = json_object(),
+	};
+	int rc = plugins_scan(p, plugins_dir, &mm, ev, err);
+	/* A plugin removed is a change too: its entry must go. */
+	size_t had = mm.old ? json_object_size(mm.old) : 0;
+	if (!rc && mm.next &&
+	    (mm.changed || had != json_object_size(mm.next)))
+		pyrt_plugins_manifests_store(dir, plugins_dir, mm.next);
+	json_decref(mm.old);
+	json_decref(mm.next);
+	return rc;
+}
+
 static int plugins_check(pyrt_plugins **out, const char *box_root,
 			 const pyrt_pins *pins, const char *platform_key,
 			 int memo, const pyrt_status *known,
@@ -1395,7 +1553,7 @@ static int plugins_check(pyrt_plugins **out, const char *box_root,
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	int rc = pyrt_box_open(&box, box_root, 0, err);
 	if (!rc)
-		rc = plugins_scan(p, pyrt_box_plugins_dir(box), ev, err);
+		rc = plugins_scan_memo(p, box, memo, ev, err);
 	if (!rc && pyrt_events_cancelled(ev))
 		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (!rc)

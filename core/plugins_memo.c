@@ -226,29 +226,71 @@ static int results_complete(json_t *results, const char *const *specs,
 	return 1;
 }
 
-/* dir/PYRT_PLUGINS_MEMO_FILE when dir is private (ours, not a symlink,
- * not writable by others); 0 or -1. */
-static int memo_path(const char *dir, char *path, size_t len)
+/* dir/file when dir is private (ours, not a symlink, not writable by
+ * others); 0 or -1. */
+static int memo_path(const char *dir, const char *file, char *path,
+		     size_t len)
 {
 	int missing = 0;
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (pyrt_fs_check_private_dir(dir, &missing, &err) != 0 || missing)
 		return -1;
-	int n = snprintf(path, len, "%s/%s", dir, PYRT_PLUGINS_MEMO_FILE);
+	int n = snprintf(path, len, "%s/%s", dir, file);
 	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* dir/file parsed, or NULL (missing, not ours, too big, not JSON). */
+static json_t *memo_read(const char *dir, const char *file)
+{
+	char *data = NULL, path[4200];
+	size_t len = 0;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (memo_path(dir, file, path, sizeof path) != 0 ||
+	    pyrt_fs_read_state(path, MEMO_MAX, &data, &len, &err) != 0)
+		return NULL;
+	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
+	free(data);
+	return root;
+}
+
+/* root written to dir/file: 0600 through O_CREAT|O_EXCL on a temporary
+ * name, then renamed over.  Best effort. */
+static void memo_write(const char *dir, const char *file, json_t *root)
+{
+	char path[4200];
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return;
+	if (memo_path(dir, file, path, sizeof path) != 0)
+		return;
+	char *buf = json_dumps(root, JSON_COMPACT);
+	if (!buf)
+		return;
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+	pyrt_error err = PYRT_ERROR_INIT;
+	int fd = pyrt_fs_open_state(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600,
+				    &err);
+	if (fd >= 0) {
+		size_t len = strlen(buf), off = 0;
+		while (off < len) {
+			ssize_t w = write(fd, buf + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		/* No fsync: a torn or empty file after a crash is a miss. */
+		if (close(fd) != 0 || off != len || rename(tmp, path) != 0)
+			unlink(tmp);
+	}
+	free(buf);
 }
 
 json_t *pyrt_plugins_memo_load(const char *dir, const char *id,
 			       const char *const *specs, size_t nspecs)
 {
-	char *data = NULL, path[4200];
-	size_t len = 0;
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (!id || memo_path(dir, path, sizeof path) != 0 ||
-	    pyrt_fs_read_state(path, MEMO_MAX, &data, &len, &err) != 0)
-		return NULL;
-	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
-	free(data);
+	json_t *root = id ? memo_read(dir, PYRT_PLUGINS_MEMO_FILE) : NULL;
 	json_t *seen = json_object_get(root, "seen");
 	json_t *sid = json_object_get(root, "id");
 	json_t *results = json_object_get(root, "results");
@@ -273,12 +315,7 @@ void pyrt_plugins_memo_store(const char *dir, const char *id,
 {
 	json_t *seen = json_object_get(doc, "seen");
 	json_t *results = json_object_get(doc, "results");
-	char path[4200];
 	if (!id || !json_is_string(seen) || !json_is_object(results))
-		return;
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return;
-	if (memo_path(dir, path, sizeof path) != 0)
 		return;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < nspecs; i++)
@@ -290,28 +327,32 @@ void pyrt_plugins_memo_store(const char *dir, const char *id,
 				       MEMO_SCHEMA, "id", id, "specs", arr,
 				       "seen", seen, "results", results)
 			   : NULL;
-	char *buf = root ? json_dumps(root, JSON_COMPACT) : NULL;
+	if (root)
+		memo_write(dir, PYRT_PLUGINS_MEMO_FILE, root);
 	json_decref(root);
-	if (!buf)
-		return;
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	pyrt_error err = PYRT_ERROR_INIT;
-	int fd = pyrt_fs_open_state(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600,
-				    &err);
-	if (fd >= 0) {
-		size_t len = strlen(buf), off = 0;
-		while (off < len) {
-			ssize_t w = write(fd, buf + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		/* No fsync: a torn or empty file after a crash is a miss. */
-		if (close(fd) != 0 || off != len || rename(tmp, path) != 0)
-			unlink(tmp);
-	}
-	free(buf);
+}
+
+json_t *pyrt_plugins_manifests_load(const char *dir, const char *plugins_dir)
+{
+	json_t *root = memo_read(dir, PYRT_PLUGINS_MANIFESTS_FILE);
+	json_t *pd = json_object_get(root, "plugins_dir");
+	json_t *entries = json_object_get(root, "manifests");
+	json_t *out = NULL;
+	if (json_integer_value(json_object_get(root, "schema")) == MEMO_SCHEMA &&
+	    json_is_string(pd) && strcmp(json_string_value(pd), plugins_dir) == 0 &&
+	    json_is_object(entries))
+		out = json_incref(entries);
+	json_decref(root);
+	return out;
+}
+
+void pyrt_plugins_manifests_store(const char *dir, const char *plugins_dir,
+				  json_t *entries)
+{
+	json_t *root = json_pack("{s:i, s:s, s:O}", "schema", MEMO_SCHEMA,
+				 "plugins_dir", plugins_dir, "manifests",
+				 entries);
+	if (root)
+		memo_write(dir, PYRT_PLUGINS_MANIFESTS_FILE, root);
+	json_decref(root);
 }

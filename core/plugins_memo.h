@@ -1,7 +1,7 @@
 /*
  * The plugin checker's last answer, remembered in the box so that asking
  * again when nothing changed costs a few stats instead of an interpreter
- * start (plugins.c is the only user).
+ * start, and the parsed manifests (below; plugins.c is the only user).
  *
  * The answer depends on three things, and the file records all three:
  *   id    the runtime: the interpreter's path and stat, what `current`
@@ -50,5 +50,23 @@ json_t *pyrt_plugins_memo_load(const char *dir, const char *id,
 void pyrt_plugins_memo_store(const char *dir, const char *id,
 			     const char *const *specs, size_t nspecs,
 			     json_t *doc);
+
+/*
+ * The parsed manifests, remembered by their exact bytes (plugins.c): a
+ * manifest's row is a function of the plugins directory, the plugin's
+ * directory name and the bytes of its plugin.yaml, so an entry whose stored
+ * bytes equal the bytes read now is that row, with no YAML parsed (nor
+ * libyaml loaded).  Nothing is keyed by time or inode: any change to the
+ * bytes is a miss.  Same file rules as the checker's memo.
+ */
+#define PYRT_PLUGINS_MANIFESTS_FILE "plugin-manifests.json"
+
+/** The remembered {dirname: entry} object for plugins_dir (new
+ *  reference), or NULL on any miss. */
+json_t *pyrt_plugins_manifests_load(const char *dir, const char *plugins_dir);
+
+/** Remember entries for plugins_dir in dir.  Best effort. */
+void pyrt_plugins_manifests_store(const char *dir, const char *plugins_dir,
+				  json_t *entries);
 
 #endif

@@ -50,7 +50,9 @@ for args in "status" "status --json" "--help" "--version"; do
   # shellcheck disable=SC2086
   check "pyrt $args, built-in pins: maps no libyaml" eval '! loaded libyaml $args --box-root "$box"'
 done
-check "pyrt plugins maps libyaml (it reads plugin.yaml)" loaded libyaml plugins --box-root "$box"
+rm -f "$box/runtime/python/cache/plugin-manifests.json"
+check "pyrt plugins, nothing remembered, maps libyaml (it parses plugin.yaml)" loaded libyaml plugins --box-root "$box"
+check "... and once they are remembered, does not" eval '! loaded libyaml plugins --box-root "$box"'
 check "pyrt status --pins FILE maps libyaml (it reads the file)" loaded libyaml status "${common[@]}"
 check "an install maps zlib (it inflates)" loaded libz.so \
   install --box-root "$work/box2z" --pins "$fx/pins.yaml" --yes --no-baseline \
@@ -122,9 +124,12 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
     eval 'rc_is 8 && has "libyaml-0.so.2 could not be loaded" err && has "apt-get install libyaml-0-2" err'
   check "missing libyaml: status with the built-in pins still answers" eval \
     'PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" status --box-root "$box" >/dev/null'
+  check "missing libyaml: plugins with the manifests remembered still answers" eval \
+    'PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" plugins --box-root "$box" >"$work/out" 2>&1; ! has "libyaml" out && has "careercoach" out'
+  rm -f "$box/runtime/python/cache/plugin-manifests.json"
   PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" plugins --box-root "$box" \
     </dev/null >"$work/out" 2>"$work/err"
-  check "missing libyaml: plugins names it on the plugins' rows" \
+  check "missing libyaml, nothing remembered: plugins names it on the plugins' rows" \
     eval 'has "libyaml-0.so.2 could not be loaded" out || has "libyaml-0.so.2 could not be loaded" err'
   # `pyrt` on a terminal without libncursesw: the status lines instead of
   # the dashboard, and one line saying why (script(1) gives it a pty).

@@ -188,4 +188,67 @@ traced py2
 check "... and Python says the same, byte for byte" cmp -s "$work/json.c2" "$work/json.py2"
 cp "$work/marker.saved" "$marker"
 
+# --- the manifests remembered by their bytes (core/plugins_memo.h) --------------
+# Each answer from the remembered rows must equal one with the memo removed
+# (every plugin.yaml parsed), whatever changed in between.
+manifests=$box/runtime/python/cache/plugin-manifests.json
+# same_as_parsed TAG: plugins --json twice, remembered then parsed afresh.
+same_as_parsed() {
+  "$pyrt" plugins --json "${common[@]}" </dev/null >"$work/mem.$1" 2>/dev/null
+  cp "$manifests" "$work/manifests.$1" 2>/dev/null
+  rm -f "$manifests"
+  "$pyrt" plugins --json "${common[@]}" </dev/null >"$work/fresh.$1" 2>/dev/null
+  cmp -s "$work/mem.$1" "$work/fresh.$1" || { diff "$work/mem.$1" "$work/fresh.$1" | head -5 >&2; return 1; }
+}
+"$pyrt" plugins --json --box-root "$box" </dev/null >/dev/null 2>&1
+check "plugins remembers the parsed manifests, owner-only" \
+  eval '[ "$(stat -c %a "$manifests")" = 600 ]'
+# --pins FILE loads libyaml for the pins; the built-in pins do not.
+check "nothing changed: no plugin.yaml parsed (libyaml never loaded)" \
+  eval '[ "$(LD_DEBUG=files "$pyrt" plugins --json --box-root "$box" </dev/null 2>&1 >/dev/null | grep -c "file=libyaml")" -eq 0 ]'
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+check "remembered rows answer as parsed ones do" same_as_parsed a
+# The same size and the same mtime: only the bytes differ.
+pl=$box/plugins/careercoach/plugin.yaml
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+t=$(stat -c %y "$pl")
+sed -i 's/enabled: true/enabled: fals/' "$pl" && touch -d "$t" "$pl"
+check "a manifest edited to the same size and mtime is parsed again" \
+  eval 'same_as_parsed b && grep -q "enabled must be true or false" "$work/mem.b"'
+sed -i 's/enabled: fals/enabled: true/' "$pl"
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+mkdir -p "$box/plugins/later"
+printf 'name: later\nenabled: true\nrequires_tools: [execute_code]\nrequires_pip: [reportlab]\n' >"$box/plugins/later/plugin.yaml"
+check "a plugin added is read" eval 'same_as_parsed c && grep -q "\"later\"" "$work/mem.c"'
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+rm -rf "$box/plugins/later"
+check "a plugin removed is gone" eval 'same_as_parsed d && ! grep -q "\"later\"" "$work/mem.d"'
+check "... and so is its remembered row" eval '! grep -q "\"later\"" "$manifests"'
+# A remembered row that lies about bytes it holds is never used: the
+# stored bytes must equal the file's.
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+python3 - "$manifests" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["manifests"]["careercoach"]["enabled"] = False
+d["manifests"]["cowork"]["yaml"] += "# not the file\n"
+d["manifests"]["cowork"]["enabled"] = False
+open(sys.argv[1], "w").write(json.dumps(d))
+PY
+"$pyrt" plugins --json "${common[@]}" </dev/null >"$work/out" 2>/dev/null
+check "a row stored for other bytes is not used" \
+  json_check 'assert rows["cowork"]["enabled"] is True, rows["cowork"]'
+check "... while a row stored for the very bytes is used (owner-only state, as every memo)" \
+  json_check 'assert rows["careercoach"]["enabled"] is False, rows["careercoach"]'
+printf '{not json' >"$manifests"
+check "a corrupt memo is a miss" same_as_parsed e
+"$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
+chown 12345 "$manifests"
+"$pyrt" plugins --json "${common[@]}" </dev/null >"$work/out" 2>/dev/null
+check "a memo another user owns is not read" \
+  eval '[ "$(LD_DEBUG=files "$pyrt" plugins --json "${common[@]}" </dev/null 2>&1 >/dev/null | grep -c "file=libyaml")" -gt 0 ]'
+rm -f "$manifests"
+"$pyrt" doctor "${common[@]}" </dev/null >/dev/null 2>&1
+check "doctor remembers nothing" [ ! -e "$manifests" ]
+
 e2e_finish
