@@ -420,6 +420,15 @@ static int read_tools(manifest *m, yaml_node_t *v)
 	return 0;
 }
 
+/* Room for n requirements in r; 1 when out of memory. */
+static int row_reqs_alloc(plugin_row *r, size_t n)
+{
+	r->reqs = calloc(n, sizeof *r->reqs);
+	r->req_lines = calloc(n, sizeof *r->req_lines);
+	r->pub.requires = r->reqs;
+	return r->reqs && r->req_lines ? 0 : 1;
+}
+
 /* Each requirement as written plus its normalised name; 1 on no memory. */
 static int read_pip(manifest *m, yaml_node_t *v)
 {
@@ -434,11 +443,8 @@ static int read_pip(manifest *m, yaml_node_t *v)
 				     "are read", n, REQUIRES_MAX);
 	if (!n)
 		return 0;
-	r->reqs = calloc(n, sizeof *r->reqs);
-	r->req_lines = calloc(n, sizeof *r->req_lines);
-	if (!r->reqs || !r->req_lines)
+	if (row_reqs_alloc(r, n))
 		return 1;
-	r->pub.requires = r->reqs;
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *it = yaml_document_get_node(m->doc, items[i]);
 		const char *spec = scalar_text(it);
@@ -731,13 +737,8 @@ static int row_from_memo(pyrt_plugins *p, const char *plugins_dir,
 	r->pub.enabled = json_is_true(json_object_get(entry, "enabled"));
 	r->pub.needs_runtime =
 		json_is_true(json_object_get(entry, "needs_runtime"));
-	if (n) {
-		r->reqs = calloc(n, sizeof *r->reqs);
-		r->req_lines = calloc(n, sizeof *r->req_lines);
-		if (!r->reqs || !r->req_lines)
-			return 1;
-		r->pub.requires = r->reqs;
-	}
+	if (n && row_reqs_alloc(r, n))
+		return 1;
 	for (size_t i = 0; i < n; i++) {
 		json_t *q = json_array_get(reqs, i);
 		const char *qname = json_string_value(json_array_get(q, 1));

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest: e2e_plugins
 # End to end: `pyrt plugins` on the sample box of the seed bug report — the
 # table and the DESIGN.md JSON shape, exit codes, usage errors of
 # `plugins install`, then with the fixture runtime installed offline:
