@@ -215,6 +215,7 @@ const char pyrt_fastwheel_program[] =
 	"            if not cands:\n"
 	"                raise Undecided('no wheel for %r' % origin)\n"
 	"            w = max(cands, key=lambda w: (w.ver, w.build, w.rank))\n"
+	"            notes.append('Processing %s' % w.path)\n"
 	"            chosen[name] = w.ver\n"
 	"            deps = open_wheel(w)\n"
 	"            w.requested = name in top\n"

@@ -79,6 +79,7 @@ typedef struct pip_run {
 	char **envp;
 	const char **argv;
 	const char **fast_argv;    /* the wheelhouse installer's, or NULL */
+	char **fast_envp;          /* its environment: no network settings */
 	const char *who;           /* "pip", or the installer: messages name it */
 	shown sh;
 	int stopped;               /* a front-end callback asked to cancel */
@@ -318,9 +319,13 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 static int fast_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
+	/* It reads a directory: no index, proxy or credential reaches it. */
+	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
 	const char **a = calloc(7 + o->requirement_count + 1, sizeof *a);
-	if (!a)
+	if (!a || !r->fast_envp) {
+		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
 	r->fast_argv = a;
 	size_t i = 0;
 	a[i++] = r->python;
@@ -707,7 +712,8 @@ static int pip_execute(pip_run *r, const char **argv, int *undecided,
 						: PIP_TIMEOUT_DEFAULT_S;
 	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
 	po.argv = argv;
-	po.envp = (const char *const *)r->envp;
+	po.envp = (const char *const *)(argv == r->fast_argv ? r->fast_envp
+							     : r->envp);
 	/* Not the operator's cwd: pip would take a directory there named
 	 * like a requirement for a local project. */
 	po.cwd = r->home;
@@ -772,6 +778,7 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 static void pip_cleanup(pip_run *r)
 {
 	free(r->fast_argv);
+	pyrt_proc_env_free(r->fast_envp);
 	if (r->log)
 		fclose(r->log);
 	free(r->sh.ring);
