@@ -19,8 +19,9 @@
  * scheme directory, realpath-checked; no symlink is followed); .data
  * schemes map to this interpreter's sysconfig paths; #!python shebangs and
  * console/gui launchers name the interpreter; the .py files are compiled
- * once; the .dist-info is written last, INSTALLER "pyrt" and a RECORD
- * listing every file written, so pip uninstalls it cleanly.
+ * once, after every wheel's files are written; each .dist-info comes last,
+ * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
+ * too), so pip uninstalls it cleanly.
  *
  * argv: python3 -I -B -c pyrt_fastwheel_program WHEELHOUSE -- REQ...
  */

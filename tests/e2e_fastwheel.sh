@@ -128,6 +128,14 @@ check "the log says the installer left it to pip, and pip ran" eval '
 check "so pip is python-docx's INSTALLER now" \
   [ "$(cat "$site"/python_docx-*.dist-info/INSTALLER)" = pip ]
 
+printf 'et-xmlfile<1\n' >"$work/downgrade.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/downgrade.txt"
+check "an installed version that does not satisfy: pip's to decide, and it refuses (exit 10)" eval '
+  rc_is 10 && grep -q "not decided (installed et-xmlfile 1.0.1 does not satisfy" "$(last_log)" &&
+  pip_ran && has "No matching distribution found for et-xmlfile<1" err'
+check "et_xmlfile 1.0.1 stays installed" "$py" -I -c '
+from importlib.metadata import version; assert version("et_xmlfile") == "1.0.1"'
+
 printf 'pillow<9\n' >"$work/conflict.txt"
 run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/conflict.txt"
 check "a version no wheel has: pip refuses it as before (exit 10)" rc_is 10
