@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "fastwheel.h"
 #include "fetch.h"
 #include "fs.h"
 #include "proc.h"
@@ -77,6 +78,9 @@ typedef struct pip_run {
 	FILE *log;
 	char **envp;
 	const char **argv;
+	const char **fast_argv;    /* the wheelhouse installer's, or NULL */
+	char **fast_envp;          /* its environment: no network settings */
+	const char *who;           /* "pip", or the installer: messages name it */
 	shown sh;
 	int stopped;               /* a front-end callback asked to cancel */
 	char last_line[512];       /* last non-empty line, when no ERROR: */
@@ -308,6 +312,47 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	return 0;
 }
 
+/*
+ * With a wheelhouse, the installer first (fastwheel.h): python3 -I -B -c
+ * PROGRAM WHEELHOUSE -- reqs.  After -c, every argument is sys.argv data.
+ */
+static int fast_argv(pip_run *r, pyrt_error *err)
+{
+	const pyrt_pip_opts *o = r->opts;
+	/* It reads a directory: no index, proxy or credential reaches it. */
+	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
+	const char **a = calloc(7 + o->requirement_count + 1, sizeof *a);
+	if (!a || !r->fast_envp) {
+		free(a);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	r->fast_argv = a;
+	size_t i = 0;
+	a[i++] = r->python;
+	a[i++] = "-I";
+	a[i++] = "-B";
+	a[i++] = "-c";
+	a[i++] = pyrt_fastwheel_program;
+	a[i++] = r->wheelhouse;
+	a[i++] = "--";
+	for (size_t k = 0; k < o->requirement_count; k++)
+		a[i++] = o->requirements[k];
+	a[i] = NULL;
+	return 0;
+}
+
+/* The installer left it to pip: what it said is no reason for pip's run,
+ * and the lines it showed are shown once. */
+static void pip_undecided(pip_run *r)
+{
+	r->res->exit_code = -1;
+	r->res->reason[0] = '\0';
+	r->res->failed_requirement[0] = '\0';
+	r->last_line[0] = '\0';
+	r->sh.len = r->sh.pos = 0;
+	r->sh.held = 0;
+}
+
 /* "plugin cowork" → "plugin-cowork": a purpose only ever names a file. */
 static void pip_sanitize(const char *in, char *out, size_t len)
 {
@@ -412,15 +457,20 @@ static int pip_open_log(pip_run *r, pyrt_error *err)
 			      dir);
 }
 
-/* The command line and start time head the log, for whoever reads it. */
-static void pip_log_header(pip_run *r)
+/* The command line and start time head the log, for whoever reads it
+ * (the installer's program by its name, not its text). */
+static void pip_log_header(pip_run *r, const char **argv)
 {
 	char when[40];
 	pyrt_fs_now_rfc3339(when, sizeof when);
 	fprintf(r->log, "# pyrt %s, started %s:", r->opts->purpose
 		? r->opts->purpose : "pip", when);
 	char clean[1024];
-	for (const char **a = r->argv; *a; a++) {
+	for (const char **a = argv; *a; a++) {
+		if (*a == pyrt_fastwheel_program) {
+			fputs(" <pyrt wheelhouse installer>", r->log);
+			continue;
+		}
 		/* --index-url may carry credentials: the log shows none. */
 		pyrt_sanitize(*a, 1, clean, sizeof clean);
 		pyrt_redact(clean);
@@ -620,12 +670,12 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (pr->timed_out)
 		return pyrt_error_set(err, PYRT_E_BASELINE,
-				      "pip did not finish within %.0f s and was "
-				      "stopped; see %s", timeout, log);
+				      "%s did not finish within %.0f s and was "
+				      "stopped; see %s", r->who, timeout, log);
 	if (!pr->exited)
 		return pyrt_error_set(err, PYRT_E_BASELINE,
-				      "pip was killed by signal %d; see %s",
-				      pr->term_signal, log);
+				      "%s was killed by signal %d; see %s",
+				      r->who, pr->term_signal, log);
 	if (r->res->index_unreachable) {
 		char proxy[300];
 		pip_proxy_named(r, proxy, sizeof proxy);
@@ -648,18 +698,22 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 				      r->res->failed_requirement,
 				      r->res->reason, log);
 	return pyrt_error_set(err, PYRT_E_BASELINE,
-			      "pip failed (exit %d): %s; see %s", pr->exit_code,
-			      r->res->reason, log);
+			      "%s failed (exit %d): %s; see %s", r->who,
+			      pr->exit_code, r->res->reason, log);
 }
 
-/* Start pip and wait for it; the outcome lands in r->res and err. */
-static int pip_execute(pip_run *r, pyrt_error *err)
+/* Start argv (pip, or the wheelhouse installer) and wait for it; the
+ * outcome lands in r->res and err.  *undecided: the installer left the
+ * requirements to pip (it wrote nothing), which is not a failure. */
+static int pip_execute(pip_run *r, const char **argv, int *undecided,
+		       pyrt_error *err)
 {
 	double timeout = r->opts->timeout_s > 0 ? r->opts->timeout_s
 						: PIP_TIMEOUT_DEFAULT_S;
 	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
-	po.argv = r->argv;
-	po.envp = (const char *const *)r->envp;
+	po.argv = argv;
+	po.envp = (const char *const *)(argv == r->fast_argv ? r->fast_envp
+							     : r->envp);
 	/* Not the operator's cwd: pip would take a directory there named
 	 * like a requirement for a local project. */
 	po.cwd = r->home;
@@ -678,13 +732,16 @@ static int pip_execute(pip_run *r, pyrt_error *err)
 	/* A stopped pip's status is the signal's doing, not pip's verdict. */
 	if (pr.exited && !pr.timed_out && !pr.cancelled && !r->stopped)
 		r->res->exit_code = pr.exit_code;
-	fprintf(r->log, "# %s\n",
-		pr.timed_out ? "pip stopped: timeout"
-		: pr.cancelled || r->stopped ? "pip stopped: cancelled"
-		: !pr.exited ? "pip killed by a signal"
-		: pr.exit_code ? "pip failed" : "pip succeeded");
+	*undecided = argv == r->fast_argv && r->res->exit_code ==
+		     PYRT_FASTWHEEL_UNDECIDED;
+	fprintf(r->log, "# %s %s\n", r->who,
+		pr.timed_out ? "stopped: timeout"
+		: pr.cancelled || r->stopped ? "stopped: cancelled"
+		: !pr.exited ? "killed by a signal"
+		: *undecided ? "left it to pip"
+		: pr.exit_code ? "failed" : "succeeded");
 	fflush(r->log);
-	if (!pr.exited || pr.exit_code != 0 || r->stopped)
+	if (!*undecided && (!pr.exited || pr.exit_code != 0 || r->stopped))
 		rc = pip_failure(r, &pr, timeout, err);
 	pyrt_proc_result_clear(&pr);
 	return rc;
@@ -709,6 +766,8 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 		rc = pip_env(r, err);
 	if (!rc)
 		rc = pip_argv(r, err);
+	if (!rc && o->wheelhouse)
+		rc = fast_argv(r, err);
 	if (!rc && shown_init(&r->sh) != 0)
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc)
@@ -718,6 +777,8 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 
 static void pip_cleanup(pip_run *r)
 {
+	free(r->fast_argv);
+	pyrt_proc_env_free(r->fast_envp);
 	if (r->log)
 		fclose(r->log);
 	free(r->sh.ring);
@@ -745,9 +806,18 @@ int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,
 	r.ev = ev;
 	r.res = result;
 	rc = pip_prepare(&r, err);
-	if (!rc) {
-		pip_log_header(&r);
-		rc = pip_execute(&r, err);
+	int undecided = 1;
+	if (!rc && r.fast_argv) {
+		r.who = "the wheelhouse installer";
+		pip_log_header(&r, r.fast_argv);
+		rc = pip_execute(&r, r.fast_argv, &undecided, err);
+		if (!rc && undecided)
+			pip_undecided(&r);
+	}
+	if (!rc && undecided) {
+		r.who = "pip";
+		pip_log_header(&r, r.argv);
+		rc = pip_execute(&r, r.argv, &undecided, err);
 	}
 	pip_cleanup(&r);
 	if (rc) {

@@ -12,6 +12,11 @@
  * requirement at a time.  pip is only ever given PEP 508 requirements
  * (requirement.h) after "--": never a requirements file, whose option
  * lines pip would obey.
+ *
+ * With a wheelhouse, pyrt_pip_install first runs pyrt's own wheelhouse
+ * installer (fastwheel.h) the same way, with the scrubbed environment: when
+ * it decides, pip never starts; when it leaves the case to pip (exit 3,
+ * nothing written), pip runs as it always did, into the same log.
  */
 #ifndef PYRT_PIP_H
 #define PYRT_PIP_H

@@ -9,7 +9,8 @@
 #
 #   - pyrt runs under umask 000 with PIP_INDEX_URL (credentials), a trusted
 #     host and proxies set: pip alone gets them; the interpreter check of
-#     the install, status --deep, doctor and the plugin matrix do not.
+#     the install, the wheelhouse installer (core/fastwheel.h), status
+#     --deep, doctor and the plugin matrix do not.
 #   - every child sees umask 022, and nothing in the runtime is
 #     world-writable after pip installed into it under umask 000.
 #   - status, status --deep, doctor, plugins (--json), verify and an
@@ -101,16 +102,24 @@ check "install under umask 000 exits 0" rc_is 0
 check "the probe is installed" test -f "$current/local/lib/python3.11/dist-packages/pyrt_pth_probe.pth"
 check "nothing in the runtime is world-writable" \
   eval '[ -z "$(find "$current/" -perm -0002 ! -type l | head -5)" ]'
-check "the version check and pip were recorded" records_check '
+check "the version check and the wheelhouse installer were recorded" records_check '
 kinds = [r["args"] for r in recs]
 assert any(a.startswith("-I -S -B") for a in kinds), kinds
-assert any(a.startswith("-I -m pip") for a in kinds), kinds'
+assert any(a.startswith("-I -B -c") for a in kinds), kinds'
+# A requirement with extras is pip's to install (the installer leaves it).
+printf 'python-docx[nosuchextra]\n' >"$work/extras.txt"
+(umask 000; exec "$pyrt" baseline "${common[@]}" --wheelhouse "$wh" \
+  --requirements "$work/extras.txt" </dev/null >"$work/out" 2>"$work/err")
+rc=$?
+check "baseline with an extra (pip's) exits 0" rc_is 0
+check "pip was recorded" records_check '
+assert any(r["args"].startswith("-I -m pip") for r in recs), [r["args"] for r in recs]'
 check "every child saw umask 0022" records_check '
 assert recs and all(r["umask"] == "0022" for r in recs), [r["umask"] for r in recs]'
 check "pip got the index, trusted host and proxies" records_check '
 pip = [r for r in recs if r["args"].startswith("-I -m pip")]
 assert pip and all(all(v in r["env"] for v in '"$net"') for r in pip), pip'
-check "the interpreter check got none of them" records_check '
+check "the interpreter check and the wheelhouse installer got none of them" records_check '
 chk = [r for r in recs if not r["args"].startswith("-I -m pip")]
 assert chk and not any(v in r["env"] for r in chk for v in '"$net"'), chk
 assert not any("s3cr3t" in "".join(r["env"].values()) for r in chk)'

@@ -1,0 +1,40 @@
+/*
+ * The wheelhouse fast path of pyrt_pip_install (pip.c): with --wheelhouse
+ * DIR, a small embedded Python program installs the requirements from DIR
+ * without starting pip, when the case is simple enough to decide without
+ * pip's resolver; otherwise it exits PYRT_FASTWHEEL_UNDECIDED before
+ * writing anything, and pip runs exactly as it would have.
+ *
+ * Decided here: the wheels in DIR whose tags this interpreter supports;
+ * requirements without extras or direct references; each name gets the
+ * highest version satisfying every specifier seen for it, breadth first,
+ * following Requires-Dist with their markers evaluated (extra == ""), with
+ * no backtracking; installed distributions that satisfy are kept.  Anything
+ * else (extras, a conflict, an installed version that does not satisfy, a
+ * missing distribution, unreadable metadata, a Wheel-Version other than
+ * 1.x, a .data/headers directory) is pip's.
+ *
+ * Installing: every member path is checked before anything is written (no
+ * absolute path, "..", backslash, NUL; the joined path stays under its
+ * scheme directory, realpath-checked; no symlink is followed); .data
+ * schemes map to this interpreter's sysconfig paths; #!python shebangs and
+ * console/gui launchers name the interpreter; the .py files are compiled
+ * once, after every wheel's files are written; each .dist-info comes last,
+ * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
+ * too), so pip uninstalls it cleanly.
+ *
+ * argv: python3 -I -B -c pyrt_fastwheel_program WHEELHOUSE -- REQ...
+ */
+#ifndef PYRT_FASTWHEEL_H
+#define PYRT_FASTWHEEL_H
+
+/** Exit codes besides 0 (installed, or nothing to install). */
+enum {
+	PYRT_FASTWHEEL_UNDECIDED = 3, /**< nothing written: run pip */
+	PYRT_FASTWHEEL_REFUSED = 4,   /**< a hostile wheel, named; nothing written */
+	PYRT_FASTWHEEL_FAILED = 5,    /**< writing failed midway ("ERROR: " line) */
+};
+
+extern const char pyrt_fastwheel_program[];
+
+#endif

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# ctest: e2e_fastwheel
+# End to end: the wheelhouse fast path of the baseline (core/fastwheel.h).
+# `pyrt install --wheelhouse` with the fixture pins' baseline (python-docx,
+# openpyxl) installs it without starting pip: INSTALLER says pyrt, the log
+# names the installer and no pip command, pip's own modules get no .pyc;
+# `pyrt smoke` writes a real .docx, `pip check` is clean, `pip uninstall`
+# removes python-docx by its RECORD, and the plugins matrix sees it.  A rerun
+# installs nothing.  A requirement the fast path does not decide (extras, a
+# version no wheel has) goes to pip, which decides as before.  A hostile
+# wheel (a member "../../x.py", an absolute member) is refused by name,
+# nothing of it is written, and the runtime stays active.
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_setup fastwheel fixtures
+
+box=$work/box
+mkdir -p "$box"
+cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
+py=$box/runtime/python/current/bin/python3
+common=(--box-root "$box" --pins "$fx/pins.yaml")
+logs=$box/runtime/python/logs
+last_log() { ls -t "$logs"/pip-baseline-*.log | head -1; }
+pip_ran() { grep -q -- " -m pip install " "$(last_log)"; }
+
+# --- install: the baseline by the fast path ----------------------------------
+run install "${common[@]}" --from-file "$fx/runtime.tar.gz" \
+  --wheelhouse "$fx/wheelhouse" --yes
+check "install with the wheelhouse exits 0" rc_is 0
+site=$("$py" -I -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+check "python-docx was installed by pyrt (INSTALLER)" \
+  [ "$(cat "$site"/python_docx-*.dist-info/INSTALLER)" = pyrt ]
+check "so were its dependencies (lxml, openpyxl, et_xmlfile)" eval '
+  [ "$(cat "$site"/{lxml,openpyxl,et_xmlfile}-*.dist-info/INSTALLER | sort | uniq -c | tr -s " ")" = " 3 pyrt" ]'
+check "the front end was told, pip-style" eval '
+  has "Installing python_docx-0.8.11 (wheelhouse, pyrt)" err &&
+  has "Successfully installed python-docx-0.8.11 openpyxl-3.0.9 lxml-4.9.2 et-xmlfile-1.0.1" err'
+check "the log names the installer and says it succeeded" eval '
+  head -1 "$(last_log)" | grep -q "<pyrt wheelhouse installer> .* -- python-docx openpyxl$" &&
+  grep -q "^# the wheelhouse installer succeeded$" "$(last_log)"'
+check "no pip ran: the log has no pip command" eval '! pip_ran'
+check "no pip ran: pip's own modules have no .pyc" [ ! -e "$site/pip/__pycache__" ]
+check "what it installed is compiled once" \
+  eval 'ls "$site"/docx/__pycache__/__init__.cpython-*.pyc >/dev/null'
+check "RECORD lists the .pyc and itself with an empty hash" eval '
+  rec=$(echo "$site"/python_docx-*.dist-info/RECORD) &&
+  grep -q "^docx/__pycache__/__init__.cpython-[0-9]*.pyc,sha256=" "$rec" &&
+  grep -q "^python_docx-0.8.11.dist-info/INSTALLER,sha256=.*,5$" "$rec" &&
+  grep -q "^python_docx-0.8.11.dist-info/RECORD,,$" "$rec"'
+check "a .py is written 0644" [ "$(stat -c %a "$site/docx/__init__.py")" = 644 ]
+
+run smoke --box-root "$box" --out "$work/out.docx"
+check "pyrt smoke passes" rc_is 0
+check "it wrote a real .docx" python3 -c '
+import sys, zipfile
+assert zipfile.ZipFile(sys.argv[1]).read("word/document.xml")' "$work/out.docx"
+check "pip check finds nothing broken" "$py" -I -m pip check
+
+run plugins --json "${common[@]}"
+check "the plugins matrix sees python-docx 0.8.11: careercoach ready" python3 -c '
+import json, sys
+d = {p["name"]: p for p in json.load(open(sys.argv[1]))["plugins"]}
+c = d["careercoach"]
+assert c["verdict"] == "ready", c
+assert "0.8.11" in json.dumps(c["installed"]), c' "$work/out"
+
+# --- a rerun with everything present installs nothing ------------------------
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse"
+check "a rerun exits 0" rc_is 0
+check "it installs nothing and says already satisfied" eval '
+  ! has "Installing collected packages" err &&
+  has "Requirement already satisfied: python-docx in .*/dist-packages (0.8.11)" err'
+check "the rerun started no pip either" eval '! pip_ran'
+
+# --- pip uninstall reads the RECORD the fast path wrote ----------------------
+check "pip uninstall -y python-docx succeeds" "$py" -I -m pip uninstall -y -q python-docx
+check "it removed python-docx whole" eval '
+  [ ! -e "$site/docx" ] && ! ls -d "$site"/python_docx-* 2>/dev/null'
+
+# --- scripts: .data/scripts, #!python, console and gui launchers, modes ------
+wht=$work/wh-tool
+mkdir -p "$wht"
+python3 - "$wht" <<'EOF'
+import sys, zipfile
+info = "pyrt_tool-1.0.dist-info"
+with zipfile.ZipFile(sys.argv[1] + "/pyrt_tool-1.0-py3-none-any.whl", "w") as z:
+    z.writestr("pyrt_tool/__init__.py", "def main():\n    print('tool ran')\n")
+    run = zipfile.ZipInfo("pyrt_tool/run.sh")
+    run.external_attr = 0o100755 << 16
+    z.writestr(run, "#!/bin/sh\necho run\n")
+    z.writestr("pyrt_tool-1.0.data/scripts/pyrt-legacy", "#!python\nprint('legacy ran')\n")
+    z.writestr("pyrt_tool-1.0.data/data/share/pyrt-tool.txt", "data\n")
+    z.writestr(info + "/entry_points.txt",
+               "[console_scripts]\npyrt-cli = pyrt_tool:main\n[gui_scripts]\npyrt-gui = pyrt_tool:main\n")
+    z.writestr(info + "/METADATA", "Metadata-Version: 2.1\nName: pyrt-tool\nVersion: 1.0\n")
+    z.writestr(info + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(info + "/RECORD", "")
+EOF
+printf 'pyrt-tool\n' >"$work/tool.txt"
+run baseline "${common[@]}" --wheelhouse "$wht" --requirements "$work/tool.txt"
+check "a wheel with scripts: installed by the fast path (exit 0)" eval '
+  rc_is 0 && ! pip_ran && [ "$(cat "$site"/pyrt_tool-1.0.dist-info/INSTALLER)" = pyrt ]'
+read -r bindir datadir < <("$py" -I -c 'import sysconfig; p = sysconfig.get_paths(); print(p["scripts"], p["data"])')
+# pyrt starts the interpreter by the install's own path, as pip would.
+exe=$(readlink -f "$box/runtime/python/current")/bin/python3
+check "the launchers run the interpreter's entry point, mode 0755" eval '
+  [ "$("$bindir/pyrt-cli")" = "tool ran" ] && [ "$("$bindir/pyrt-gui")" = "tool ran" ] &&
+  [ "$(stat -c %a "$bindir/pyrt-cli")" = 755 ] &&
+  [ "$(head -1 "$bindir/pyrt-cli")" = "#!$exe" ]'
+check "#!python is rewritten to the interpreter" eval '
+  [ "$(head -1 "$bindir/pyrt-legacy")" = "#!$exe" ] && [ "$("$bindir/pyrt-legacy")" = "legacy ran" ]'
+check "the zip's exec bit is kept: 0755 and 0644" eval '
+  [ "$(stat -c %a "$site/pyrt_tool/run.sh")" = 755 ] &&
+  [ "$(stat -c %a "$site/pyrt_tool/__init__.py")" = 644 ]'
+check ".data/data lands in the data scheme" [ -f "$datadir/share/pyrt-tool.txt" ]
+check "pip uninstall removes the scripts too (RECORD)" eval '
+  "$py" -I -m pip uninstall -y -q pyrt-tool 2>/dev/null &&
+  [ ! -e "$bindir/pyrt-cli" ] && [ ! -e "$bindir/pyrt-legacy" ] &&
+  [ ! -e "$datadir/share/pyrt-tool.txt" ] && [ ! -e "$site/pyrt_tool" ]'
+
+# --- what the fast path does not decide goes to pip --------------------------
+printf 'python-docx[nosuchextra]\n' >"$work/extras.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/extras.txt"
+check "a requirement with extras: pip installs it (exit 0)" rc_is 0
+check "the log says the installer left it to pip, and pip ran" eval '
+  grep -q "not decided (python-docx asks for extras \[nosuchextra\])" "$(last_log)" &&
+  grep -q "^# the wheelhouse installer left it to pip$" "$(last_log)" && pip_ran &&
+  grep -q "^# pip succeeded$" "$(last_log)"'
+check "so pip is python-docx's INSTALLER now" \
+  [ "$(cat "$site"/python_docx-*.dist-info/INSTALLER)" = pip ]
+
+printf 'et-xmlfile<1\n' >"$work/downgrade.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/downgrade.txt"
+check "an installed version that does not satisfy: pip's to decide, and it refuses (exit 10)" eval '
+  rc_is 10 && grep -q "not decided (installed et-xmlfile 1.0.1 does not satisfy" "$(last_log)" &&
+  pip_ran && has "No matching distribution found for et-xmlfile<1" err'
+check "et_xmlfile 1.0.1 stays installed" "$py" -I -c '
+from importlib.metadata import version; assert version("et_xmlfile") == "1.0.1"'
+
+printf 'pillow<9\n' >"$work/conflict.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/conflict.txt"
+check "a version no wheel has: pip refuses it as before (exit 10)" rc_is 10
+check "with pip's reason, from pip's run" eval '
+  has "No matching distribution found for pillow<9" err && pip_ran'
+
+# --- a hostile wheel is refused by name, nothing of it written ---------------
+wh=$work/wh-evil
+cp -R "$fx/wheelhouse" "$wh"
+python3 - "$wh" "$work/abs-evil.py" <<'EOF'
+import sys, zipfile
+wh, absolute = sys.argv[1], sys.argv[2]
+for name, bad in (("escape", "../../evil.py"), ("absolute", absolute)):
+    info = f"{name}-1.0.dist-info"
+    with zipfile.ZipFile(f"{wh}/{name}-1.0-py3-none-any.whl", "w") as z:
+        z.writestr(f"{name}/__init__.py", "")
+        z.writestr(bad, "print('pwned')\n")
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+EOF
+listing() { (cd "$box" && find . -not -path "./runtime/python/logs*" | sort | md5sum); }
+before=$(listing)
+for name in escape absolute; do
+  printf '%s\n' "$name" >"$work/evil.txt"
+  run baseline "${common[@]}" --wheelhouse "$wh" --requirements "$work/evil.txt"
+  check "$name member: a baseline failure (exit 10)" rc_is 10
+  check "$name member: refused naming the wheel and why" eval '
+    has "wheel $name-1.0-py3-none-any.whl refused: member .* is not a plain relative path" err'
+  check "$name member: pip never ran" eval '! pip_ran'
+done
+check "nothing was written outside site-packages" eval '
+  [ ! -e "$(realpath -m "$site/../../evil.py")" ] && [ ! -e "$work/abs-evil.py" ]'
+check "nothing of the wheels was written in the box at all" \
+  eval '[ "$(listing)" = "$before" ] && [ ! -e "$site/escape" ] &&
+        [ ! -e "$site/absolute" ] && ! ls -d "$site"/escape-* "$site"/absolute-* 2>/dev/null'
+run status "${common[@]}" --json
+check "the runtime stays active" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["state"] == "ready", d' "$work/out"
+check "and runs" "$py" -I -c 'import docx'
+
+e2e_finish
