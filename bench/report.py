@@ -43,7 +43,7 @@ HF_START = [
     ("plugins", "`pyrt plugins --json`, nothing changed since the last answer"),
 ]
 HF_COLD = [
-    ("plugins_cold", "`pyrt plugins --json`, nothing remembered (runtime started)"),
+    ("plugins_cold", "`pyrt plugins --json`, nothing remembered (every manifest parsed, every requirement decided)"),
     ("bare_cold", "`current/bin/python3 -S -c pass` (same run)"),
 ]
 MB = 1e6
@@ -396,10 +396,12 @@ def report(d):
         p("`hyperfine -N` (no shell), warm-up runs first, all commands of a table in "
           "one hyperfine run; the first table alternates nothing (hyperfine runs each "
           "command's runs in a row), so compare within it. pyrt maps %s shared "
-          "libraries at start; libcurl and libarchive (and their ~37 dependencies) "
+          "libraries at start; libcurl, libarchive and zlib (and their ~37 dependencies) "
           "are dlopen()ed by the commands that download or extract, libcrypto by "
           "those that hash (status remembers the digests it checked in the box, "
-          "core/digest_memo.h, and hashes nothing on a box it has seen); the "
+          "core/digest_memo.h, and hashes nothing on a box it has seen), libyaml by "
+          "those that parse a YAML file (the built-in pins are parsed when pyrt is "
+          "built; plugins remembers each plugin.yaml's parse with its bytes); the "
           "plugin check decides bare names and plain version specifiers in C and "
           "starts the runtime only for what C cannot decide (core/pep440.h)." %
           m.get("pyrt_libs", "?"))
