@@ -448,6 +448,24 @@ static void theme_dirs(tui_app *a)
 		a->theme_dirs[i] = a->theme_dir_buf[i];
 }
 
+/* The notice for a theme file that did not load.  Its message starts with
+ * the file's path, which can be longer than the row: the file's name and
+ * line come first and the directory last, so what was wrong is not cut
+ * off wherever the box or the themes live. */
+static void theme_notice(tui_app *a, const char *path, const char *msg)
+{
+	const char *slash = strrchr(path, '/');
+	size_t plen = strlen(path);
+	if (!slash || strncmp(msg, path, plen) != 0) {
+		tui_app_notice(a, TUI_ROLE_WARN, "using the default theme; %s",
+			       msg);
+		return;
+	}
+	tui_app_notice(a, TUI_ROLE_WARN,
+		       "using the default theme; %s%s (in %.*s)", slash + 1,
+		       msg + plen, (int)(slash - path), path);
+}
+
 /* Load theme name (a name in the theme dirs, or a path); a missing or
  * broken one leaves the default and a one-line notice. */
 static void load_theme(tui_app *a, const char *name, int quiet_missing)
@@ -462,8 +480,7 @@ static void load_theme(tui_app *a, const char *name, int quiet_missing)
 				       name);
 	} else if (tui_theme_load_file(&t, path, msg, sizeof msg) != 0) {
 		tui_theme_default(&a->theme);
-		tui_app_notice(a, TUI_ROLE_WARN,
-			       "using the default theme; %s", msg);
+		theme_notice(a, path, msg);
 	} else {
 		a->theme = t;
 	}
