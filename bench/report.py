@@ -352,7 +352,7 @@ def report(d):
     p("|---|---:|---:|---:|")
     for name, label in (("status", "`pyrt status`"), ("status_json", "`pyrt status --json`"),
                         ("plugins_json", "`pyrt plugins --json` (nothing changed since the last answer)"),
-                        ("plugins_cold", "`pyrt plugins --json` (nothing remembered: the runtime is started)"),
+                        ("plugins_cold", "`pyrt plugins --json` (nothing remembered: every manifest parsed, every requirement decided)"),
                         ("bare_python", "`current/bin/python3 -I -c pass`")):
         if name in q:
             v = q[name]
@@ -540,10 +540,10 @@ def report(d):
           "say why)")
         p("- (issue 13.4) nothing to a verified .docx (install with the wheelhouse baseline, "
           "then `pyrt smoke`) ≤ 0.8× the shell script doing the same — not run by "
-          "bench/run: `bench/docx.sh` measures it (bench/results-docx.md)")
+          "bench/run: `bench/docx.sh` measures it; %s" % standalone("results-docx.md"))
         p("- (issue 13.5) 250k-file synthetic tree, pyrt ≤ 0.9× `tar -xzf` on tmpfs — "
-          "not run by bench/run: `bench/scale250k.sh` measures it "
-          "(bench/results-scale250k.md)")
+          "not run by bench/run: `bench/scale250k.sh` measures it; %s"
+          % standalone("results-scale250k.md"))
         if d.paint and d.paint.get("median_ms") is not None:
             v = d.paint["median_ms"]
             p("- (issue 13.3) the TUI paints a complete dashboard ≤ 100 ms after start: "
@@ -645,6 +645,20 @@ def plot(d, dat, gp, png):
     lines.append("plot " + ", \\\n     ".join(plots))
     with open(gp, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def standalone(name):
+    """The verdict line of a standalone script's results file (bench/NAME),
+    with when it was written, as that file says it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError:
+        return "bench/%s is missing" % name
+    when = next((l for l in lines if l.startswith("Written by")), "")
+    verdict = next((l for l in lines if "target ≤" in l), "no verdict line")
+    stamp = when.split(" on ", 1)[1].split(";", 1)[0] if " on " in when else "?"
+    return "bench/%s (%s): %s" % (name, stamp, verdict)
 
 
 def main():
