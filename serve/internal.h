@@ -34,6 +34,7 @@ typedef struct srv_listener {
 	int activated;          /* passed by systemd */
 	char where[4200];       /* "unix:/path", "127.0.0.1:8080" */
 	char unlink_path[4096]; /* our socket file, removed at exit; "" */
+	int long_path;          /* over sun_path's 107 bytes: bound via /proc */
 } srv_listener;
 
 /** Refuse a --listen that names no loopback TCP address, before anything

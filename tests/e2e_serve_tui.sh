@@ -18,7 +18,9 @@ state() { "$pyrt" status --json --box-root "$box" --pins "$work/pins-slow.yaml" 
 "$pyrt" serve --box-root "$box" --pins "$work/pins-slow.yaml" --cacert "$fx/ca.pem" \
   2>"$work/serve.log" &
 spid=$!
-for _ in $(seq 100); do [ -S "$asock" ] && break; sleep 0.05; done
+e2e_wait_socket "$asock" "$spid" "$work/serve.log"
+ln -s "$asock" "$short/api.sock"
+asock=$short/api.sock
 curl -s -D "$work/h" -o "$work/job.json" --unix-socket "$asock" \
   -d "{\"consent\": true, \"wheelhouse\": \"$fx/wheelhouse\"}" \
   http://localhost/api/runtime/python/install
