@@ -787,15 +787,19 @@ def scenario_reach():
 
     rc = s.stop()
     check("reach server: SIGTERM exits 0", rc == 0, rc)
-    scenario_lock_after_202(box, pins)
 
 
-def scenario_lock_after_202(box, pins):
+def scenario_lock_after_202():
     """A lock taken between a job's 202 and the job's own lock (a CLI
     install starting in that instant): the job waits for it, cancellably,
     and then runs; it never fails "busy" after the client was told 202.
     The job is held at the job-start test hook while the CLI install takes
     the lock and pauses (the locked hook)."""
+    box = os.path.join(WORK, "box-lock202")
+    pins = os.path.join(FX, "pins.yaml")
+    rc, _, err = cli("install", "--yes", "--box-root", box, "--pins", pins,
+                     "--from-file", os.path.join(FX, "runtime.tar.gz"), "--no-baseline")
+    check("(setup) a runtime installed for the lock-after-202 case", rc == 0, err[-300:])
     jobhook = os.path.join(WORK, "job-hook")
     env = dict(os.environ, PYRT_TEST_HOOK="job-start:hold", PYRT_TEST_HOOK_FILE=jobhook)
     s = Server(["--box-root", box, "--pins", pins], env=env, name="lock202")
@@ -926,7 +930,7 @@ def scenario_slow_clients():
 
 if __name__ == "__main__":
     atexit.register(stop_all)
-    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "slow"]
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "slow"]
     if "refusals" in only:
         scenario_refusals()
     if "unix" in only:
@@ -939,6 +943,8 @@ if __name__ == "__main__":
         scenario_ipv6()
     if "reach" in only:
         scenario_reach()
+    if "lock202" in only:
+        scenario_lock_after_202()
     if "slow" in only:
         scenario_slow_clients()
     check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
