@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The API of `pyrt serve` through Python's http.client (the second client
 next to curl in e2e_serve.sh): every endpoint, the Host/Origin/token gate,
-bodies, jobs with their SSE stream, cancel, 409, SIGTERM, socket activation.
+bodies, jobs with their SSE stream, cancel, 409, SIGTERM, socket activation;
+the API's reach (no request field chooses where code comes from; what the
+CLI would refuse is 400 up front), a lock taken after a 202, and 300 slow
+clients against the header deadline and the untrusted-connection cap.
 Every JSON response received is validated against docs/api.yaml, so the
 document cannot drift from the server.
 
