@@ -848,6 +848,43 @@ def scenario_lock_after_202():
     check("lock-after-202 server: SIGTERM exits 0", s.stop() == 0)
 
 
+def scenario_activation_tcp():
+    """pyrt-serve-tcp.socket's path: systemd passes a loopback TCP socket
+    (systemd-socket-activate -l 127.0.0.1:PORT); the server takes it, wants
+    the token on it, and makes the token file at first start."""
+    box = os.path.join(WORK, "box-act-tcp")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(os.path.join(WORK, "act-tcp.log"), "w")
+    p = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", PYRT, "serve",
+                          "--box-root", box, "--pins", os.path.join(FX, "pins.yaml")],
+                         stdout=subprocess.DEVNULL, stderr=log)
+    code = 0
+    for _ in range(100):
+        try:
+            code, _, e = Api(tcp=("127.0.0.1", port)).request("GET", "/api/health", timeout=10)
+            break
+        except OSError:
+            time.sleep(0.05)
+    tok = os.path.join(box, "runtime", "python", "api.token")
+    check("a passed TCP socket: no token is 401", code == 401, code)
+    code2 = 0
+    if os.path.exists(tok):
+        code2, _, _ = Api(tcp=("127.0.0.1", port), token=open(tok).read().strip()).request("GET", "/api/health")
+    check("a passed TCP socket: the token made at first start is 200", code2 == 200, code2)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    log.close()
+    check("the log says the TCP socket came from systemd and needs the token",
+          re.search(r"listening on 127\.0\.0\.1:\d+, passed by systemd, bearer token required",
+                    open(os.path.join(WORK, "act-tcp.log")).read()) is not None)
+
+
 def scenario_slow_clients():
     """300 connections trickling a byte every 2 s (slowloris) on loopback
     TCP: an authenticated client is still answered within 3 s, and each slow
@@ -933,7 +970,7 @@ def scenario_slow_clients():
 
 if __name__ == "__main__":
     atexit.register(stop_all)
-    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "slow"]
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "activation_tcp", "slow"]
     if "refusals" in only:
         scenario_refusals()
     if "unix" in only:
@@ -948,6 +985,8 @@ if __name__ == "__main__":
         scenario_reach()
     if "lock202" in only:
         scenario_lock_after_202()
+    if "activation_tcp" in only:
+        scenario_activation_tcp()
     if "slow" in only:
         scenario_slow_clients()
     check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
