@@ -141,8 +141,8 @@ static int origin_ok(struct MHD_Connection *c)
 	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
 	if (!origin)
 		return 1;
-	/* A second Origin is not looked at by us but may be by a proxy or
-	 * the app: one answer for all, refuse. */
+	/* The lookup gives the first Origin only; a proxy or browser
+	 * component in between may act on the other: refuse both. */
 	if (header_times(c, "Origin") > 1)
 		return 0;
 	const char *rest = strncmp(origin, "http://", 7) == 0 ? origin + 7
