@@ -317,7 +317,9 @@ static const command_usage usages[] = {
 	  "                  FILE \"-\" writes it to stdout\n" },
 	{ CLI_CMD_SERVE,
 	  "usage: pyrt serve [--listen unix:PATH | 127.0.0.1:PORT | [::1]:PORT]\n"
-	  "                  [--token-file FILE] [OPTIONS]\n"
+	  "                  [--token-file FILE] [--mirror URL]\n"
+	  "                  [--wheelhouse DIR | --index-url URL]\n"
+	  "                  [--requirements FILE] [OPTIONS]\n"
 	  "Serve the runtime API (docs/api.yaml) in the foreground, logging to\n"
 	  "stderr, until SIGTERM or Ctrl-C (a running install job is cancelled\n"
 	  "and leaves the previous state).  The default listener is the Unix\n"
@@ -330,6 +332,12 @@ static const command_usage usages[] = {
 	  "  --listen ADDR      unix:PATH, 127.0.0.1:PORT or [::1]:PORT\n"
 	  "  --token-file FILE  the bearer token (default\n"
 	  "                     <box>/runtime/python/api.token, 0600)\n"
+	  "  --mirror URL, --wheelhouse DIR, --index-url URL, --requirements FILE\n"
+	  "                     where the jobs get code, as for install (and\n"
+	  "                     --cacert, PYRT_INDEX_URL): the server's choice,\n"
+	  "                     never a request's; a request naming one is 400\n"
+	  "A connection that has not sent a request passing the Host, Origin and\n"
+	  "token checks is closed 10 s after it opened; at most 64 are kept.\n"
 	  "Endpoints: GET /api/health, /api/runtime/python[?deep=1],\n"
 	  "/api/plugins, /api/doctor, /api/jobs/ID, /api/jobs/ID/events (SSE);\n"
 	  "POST /api/runtime/python/install {\"consent\": true},\n"

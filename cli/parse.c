@@ -53,22 +53,25 @@ static const opt_spec opt_table[] = {
 	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
 	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
 	/* CLI_CMD_NONE: `pyrt` on a terminal runs the wizard and the
-	 * dashboard's baseline and plugin installs with these. */
+	 * dashboard's baseline and plugin installs with these.  serve: its
+	 * jobs do, never a request field (the API cannot choose code). */
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
-	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
+	  CMD_BIT(CLI_CMD_SERVE) },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
-	  CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_NONE) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_MIRROR) },
+	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
-	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
+	  CMD_BIT(CLI_CMD_SERVE) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
@@ -447,7 +450,7 @@ static void apply_env(cli_opts *o)
 	 * --wheelhouse on the command line beats it. */
 	if (!o->index_url && !o->wheelhouse && env_nonempty("PYRT_INDEX_URL") &&
 	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
-	     o->command == CLI_CMD_NONE ||
+	     o->command == CLI_CMD_NONE || o->command == CLI_CMD_SERVE ||
 	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
