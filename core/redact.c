@@ -528,7 +528,7 @@ static size_t form_set(char *out, size_t cap, const char *s, size_t n,
 	size_t o = 0;
 	for (size_t i = 0; i < n && o + 1 < cap; i++) {
 		int hi, lo;
-		if (decode && s[i] == '%' && i + 2 < n + 1 &&
+		if (decode && s[i] == '%' && i + 2 < n &&
 		    (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
 			out[o++] = (char)(hi * 16 + lo);
 			i += 2;

@@ -171,7 +171,12 @@ check "no password or path token of the dead index anywhere" \
 # mirror URL (password and token) reaches pyrt in PYRT_MIRROR_URL, not on
 # its command line, and the module's result shows it as no_log.
 module=$src/ansible/roles/pyrt/library/pyrt_runtime.py
-if python3 -c 'import ansible.module_utils.basic' 2>/dev/null; then
+# The interpreter Ansible would run the module with: one that imports it.
+ans_py=
+for p in /usr/bin/python3 python3; do
+  "$p" -c 'import ansible.module_utils.basic' 2>/dev/null && { ans_py=$p; break; }
+done
+if [ -n "$ans_py" ]; then
   cat >"$work/pyrt-wrap" <<EOF
 #!/bin/sh
 printf '%s\\n' "\$*" >>"$work/wrap.argv"
@@ -189,7 +194,7 @@ json.dump({"ANSIBLE_MODULE_ARGS": {
     "index_url": "https://carol:idx-hunter2@127.0.0.1:9/Tok3nIdx/simple"}},
     open(path, "w"))
 PY
-  python3 "$module" "$work/args.json" >"$work/module.json" 2>"$work/module.err"
+  "$ans_py" "$module" "$work/args.json" >"$work/module.json" 2>"$work/module.err"
   check "the module installs from the secret mirror" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1]))
 assert not d.get("failed") and d["changed"] and d["rc"] == 0, d' "$work/module.json"
