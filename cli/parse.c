@@ -198,7 +198,8 @@ static int apply_option(parse_state *ps, const opt_spec *spec,
 	case O_WHEELHOUSE: o->wheelhouse = value; break;
 	case O_REQUIREMENTS: o->requirements = value; break;
 	case O_FROM_FILE: o->from_file = value; break;
-	case O_MIRROR: o->mirror = value; break;
+	case O_MIRROR: o->mirror = value;
+		o->mirror_from = "--mirror"; break;
 	case O_INDEX_URL: o->index_url = value;
 		o->index_url_from = "--index-url"; break;
 	case O_NO_BASELINE: o->no_baseline = 1; break;
@@ -447,13 +448,26 @@ static void apply_env(cli_opts *o)
 		o->theme = env_nonempty("PYRT_THEME");
 	/* The index is for the commands that run pip; elsewhere the
 	 * variable is ignored, as --index-url would be refused, and a
-	 * --wheelhouse on the command line beats it. */
-	if (!o->index_url && !o->wheelhouse && env_nonempty("PYRT_INDEX_URL") &&
+	 * --wheelhouse (or --no-baseline: no pip runs) on the command line
+	 * beats it. */
+	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
+	    env_nonempty("PYRT_INDEX_URL") &&
 	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
 	     o->command == CLI_CMD_NONE || o->command == CLI_CMD_SERVE ||
 	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
+	}
+	/* The mirror URL may carry credentials: in the environment it is
+	 * out of /proc/PID/cmdline, which every local user can read.  For
+	 * the commands --mirror serves; --from-file (nothing is downloaded)
+	 * and `mirror --verify` (nothing is fetched) ignore it. */
+	if (!o->mirror && !o->from_file && !o->mirror_verify &&
+	    env_nonempty("PYRT_MIRROR_URL") &&
+	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_NONE ||
+	     o->command == CLI_CMD_MIRROR)) {
+		o->mirror = getenv("PYRT_MIRROR_URL");
+		o->mirror_from = "PYRT_MIRROR_URL";
 	}
 	if (env_nonempty("NO_COLOR"))
 		o->no_color = 1;

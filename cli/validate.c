@@ -279,7 +279,8 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 	if (!rc && o->from_file)
 		rc = check_input_file(o->from_file, "--from-file", msg, msglen);
 	if (!rc && o->mirror)
-		rc = check_url(o->mirror, "--mirror", msg, msglen);
+		rc = check_url(o->mirror, o->mirror_from ? o->mirror_from
+				   : "--mirror", msg, msglen);
 	if (!rc && o->index_url)
 		rc = check_url(o->index_url, o->index_url_from, msg, msglen);
 	if (!rc && o->wheelhouse)

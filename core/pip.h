@@ -40,8 +40,10 @@ typedef struct pyrt_pip_opts {
 	/** CA bundle pip verifies the index with (--cert FILE), as --cacert
 	 * gives it to downloads; NULL: pip's own */
 	const char *cacert;
-	/** pip --index-url URL (https, or http to loopback; credentials in
-	 * it reach pip and never a log or a message); NULL: pip's default or
+	/** pip's index URL (https, or http to loopback), given to pip as
+	 * PIP_INDEX_URL in its environment, never on its command line;
+	 * credentials in it, and the URL's path and query wherever pip prints
+	 * them, never reach a log or a message.  NULL: pip's default or
 	 * PIP_INDEX_URL from the environment */
 	const char *index_url;
 } pyrt_pip_opts;

@@ -16,7 +16,7 @@ for cmd in install status verify rollback uninstall help version doctor plugins 
 done
 for opt in --box-root --pins --cacert --json --yes --no-color --theme --verbose --quiet \
            --version --wheelhouse --requirements --from-file --mirror --no-baseline \
-           --no-wait --force --deep --index-url --platform --wheelhouse-from PYRT_INDEX_URL PIP_CONFIG_FILE=/dev/null \
+           --no-wait --force --deep --index-url --platform --wheelhouse-from PYRT_INDEX_URL PYRT_MIRROR_URL PIP_CONFIG_FILE=/dev/null \
            PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
            NO_COLOR EXIT 'EXAMPLES' 'runtime/python/current'; do
   check "--help mentions $opt" has "$opt" out
@@ -171,6 +171,15 @@ usage_writes_nothing "plugins --index-url without install" "plugins install NAME
 PYRT_INDEX_URL=gopher://x run baseline --box-root "$vbox"
 check "PYRT_INDEX_URL is checked like --index-url, by name" \
   eval 'rc_is 2 && has "PYRT_INDEX_URL gopher://x" err && [ ! -e "$vbox" ]'
+PYRT_MIRROR_URL=gopher://x run install --yes --no-baseline --box-root "$vbox"
+check "PYRT_MIRROR_URL is checked like --mirror, by name" \
+  eval 'rc_is 2 && has "PYRT_MIRROR_URL gopher://x" err && [ ! -e "$vbox" ]'
+PYRT_MIRROR_URL=https://127.0.0.1:9/pbs run install --yes --from-file /nonexistent --box-root "$vbox"
+check "--from-file beats PYRT_MIRROR_URL (no conflict, the file is checked)" \
+  eval 'rc_is 2 && has "--from-file /nonexistent" err && ! has conflict err'
+PYRT_INDEX_URL=gopher://x run install --yes --no-baseline --from-file /nonexistent --box-root "$vbox"
+check "--no-baseline beats PYRT_INDEX_URL (no conflict)" \
+  eval 'rc_is 2 && has "--from-file /nonexistent" err && ! has PYRT_INDEX_URL err'
 run install --yes --index-url 'https://alice:s3cret@pypi.example/simple?token=t0k' --mirror ftp://x/y \
   --box-root "$vbox"
 check "a refused URL is shown without its credentials" eval 'rc_is 2 && ! has "s3cret" err && ! has "t0k" err'
