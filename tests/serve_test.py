@@ -749,7 +749,7 @@ def scenario_reach():
           open(s.log).read()[-500:])
     if not s.where:
         return
-    sock = s.where[len("unix:"):]
+    sock = short_link(s.where[len("unix:"):], "reach.sock")
     api = Api(unix=sock)
     other = os.path.join(WORK, "attacker-wheels")
     os.makedirs(other, exist_ok=True)
@@ -829,7 +829,7 @@ def scenario_lock_after_202():
     if not s.where:
         check("lock-after-202 server starts", False, open(s.log).read()[-300:])
         return
-    api = Api(unix=s.where[len("unix:"):])
+    api = Api(unix=short_link(s.where[len("unix:"):], "lock202.sock"))
     open(jobhook, "w").close()  # armed: the next job stops at job-start
     code, h, job = api.request("POST", "/api/runtime/python/install",
                                body={"consent": True, "no_baseline": True})
