@@ -237,6 +237,7 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.wheelhouse = r->opts->wheelhouse;
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
+	po.lock_fd = pyrt_lock_fd(r->lock);
 	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
 	int rc = pyrt_pip_install_each(&po, &r->inner,

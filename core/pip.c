@@ -782,6 +782,7 @@ static int pip_execute(pip_run *r, const char **argv, int *undecided,
 	po.on_line = pip_on_line;
 	po.payload = r;
 	po.cancel = r->ev ? r->ev->cancel : NULL;
+	po.keep_fd = r->opts->lock_fd;
 	pyrt_proc_result pr;
 	int rc = pyrt_proc_run(&po, &pr, err);
 	if (rc)

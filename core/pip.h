@@ -46,10 +46,14 @@ typedef struct pyrt_pip_opts {
 	 * them, never reach a log or a message.  NULL: pip's default or
 	 * PIP_INDEX_URL from the environment */
 	const char *index_url;
+	/** The box lock's descriptor (pyrt_lock_fd), inherited by pip and
+	 *  the wheelhouse installer so the lock is held while they write
+	 *  into the runtime, even after a pyrt killed by SIGKILL; -1: none */
+	int lock_fd;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL, NULL }
+	0, NULL, NULL, NULL, -1 }
 
 /** The fixes for a pip that could not reach its index, in one clause. */
 #define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \
