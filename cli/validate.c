@@ -313,8 +313,12 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 		rc = check_input_dir(o->wheelhouse, "--wheelhouse", msg, msglen);
 	if (!rc && o->requirements) {
 		pyrt_error err = PYRT_ERROR_INIT;
-		if (pyrt_baseline_check_file(o->requirements, NULL, &err) != 0)
+		int brc = pyrt_baseline_check_file(o->requirements, NULL, &err);
+		if (brc != 0)
 			rc = fail(msg, msglen, "%s", err.msg);
+		/* Someone else's file is exit 14, as for the box. */
+		if (brc == PYRT_E_UNTRUSTED)
+			rc = brc;
 	}
 	if (!rc && o->out)
 		rc = check_output_file(o->out, "--out", "smoke.docx", msg,

@@ -174,7 +174,7 @@ static int check_dir(const char *path, char *msg, size_t msglen)
 	/* As typed: a link or folder on the way that someone else controls
 	 * could lead clients to their socket (trust.h). */
 	pyrt_error terr = PYRT_ERROR_INIT;
-	if (pyrt_trust_path("--listen unix:", dir, PYRT_TRUST_MISSING_OK |
+	if (pyrt_trust_path("the socket folder", dir, PYRT_TRUST_MISSING_OK |
 			    PYRT_TRUST_NO_FINAL, NULL, 0, &terr) != 0)
 		return fail(msg, msglen, "%s", terr.msg);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
