@@ -81,9 +81,10 @@ static int normalise(const char *given, const char *opt, int trust,
 	}
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (trust) {
-		/* Walked as typed: a link in it is part of where it leads. */
+		/* Walked as typed: a link in it is part of where it leads.
+		 * Core walks the resolved path in full where it uses it. */
 		rc = pyrt_trust_path(opt, abs, PYRT_TRUST_MISSING_OK |
-				     PYRT_TRUST_NO_FINAL, real, sizeof real,
+				     PYRT_TRUST_LINKS_ONLY, real, sizeof real,
 				     &err);
 		if (rc == PYRT_E_UNTRUSTED) {
 			snprintf(msg, msglen, "%s", err.msg);

@@ -110,10 +110,11 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	char given[PATH_MAX], resolved[PATH_MAX];
 	int rc = box_absolute(given, root, err);
-	/* Walked as given: a link on the way decides which box this is. */
+	/* Walked as given: a link on the way decides which box this is.
+	 * The folders of the resolved path are checked just below. */
 	if (!rc) rc = pyrt_trust_path("box root", given,
 				      PYRT_TRUST_MISSING_OK |
-				      PYRT_TRUST_NO_FINAL, resolved,
+				      PYRT_TRUST_LINKS_ONLY, resolved,
 				      sizeof resolved, err);
 	if (!rc && !(box->root = strdup(resolved)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -188,7 +188,7 @@ static int follow_link(walk *w, const char *at, const struct stat *st,
 static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 		     const char *after, unsigned flags, int *links, int *done)
 {
-	int rc = check_folder(w);
+	int rc = flags & PYRT_TRUST_LINKS_ONLY ? 0 : check_folder(w);
 	if (rc)
 		return rc;
 	char at[PATH_MAX];
@@ -208,6 +208,8 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 					    "%s %s", w->label, w->given);
 	}
 	if (S_ISLNK(st.st_mode)) {
+		if ((rc = check_folder(w)) != 0)
+			return rc;
 		if (++*links > TRUST_MAX_LINKS)
 			return pyrt_error_set(w->err, PYRT_E_USAGE,
 					      "%s %s: too many symbolic links",
@@ -250,7 +252,7 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 		if (rc)
 			return rc;
 	}
-	if (done || (flags & PYRT_TRUST_NO_FINAL))
+	if (done || (flags & (PYRT_TRUST_NO_FINAL | PYRT_TRUST_LINKS_ONLY)))
 		return 0;
 	return check_final(w);
 }

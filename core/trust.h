@@ -27,6 +27,11 @@
 #define PYRT_TRUST_MISSING_OK 1u
 /** Leave the object itself to the caller (the box checks its own). */
 #define PYRT_TRUST_NO_FINAL 2u
+/** Check only the links on the way and the folders that hold them: what a
+ * walk of the resolved path (which has no links) cannot see.  For a front
+ * end that resolves a path once and hands core the result, which core then
+ * walks in full where it uses it. */
+#define PYRT_TRUST_LINKS_ONLY 4u
 
 /**
  * Walk path (relative to the working directory unless absolute) by the
