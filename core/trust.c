@@ -57,20 +57,23 @@ static int check_folder(walk *w)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
+	int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		     !(st.st_mode & S_ISVTX);
+	if (trusted_uid(st.st_uid) && !shared) {
+		w->cur_checked = 1;
+		return 0;
+	}
+	/* The owner's name only for the message: NSS is not free. */
 	pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
 	if (!trusted_uid(st.st_uid))
 		return refuse(w, "the folder %s is owned by %s, who could put "
 			      "another file in its place — keep it in a "
 			      "folder owned by you or root", w->cur, owner);
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-		return refuse(w, "the folder %s (owner %s) is writable by "
-			      "others (mode %04o) and not sticky, so anyone "
-			      "could put another file in its place — run "
-			      "\"chmod go-w %s\", or keep it elsewhere",
-			      w->cur, owner, (unsigned)(st.st_mode & 07777),
-			      w->cur);
-	w->cur_checked = 1;
-	return 0;
+	return refuse(w, "the folder %s (owner %s) is writable by others "
+		      "(mode %04o) and not sticky, so anyone could put another "
+		      "file in its place — run \"chmod go-w %s\", or keep it "
+		      "elsewhere", w->cur, owner, (unsigned)(st.st_mode & 07777),
+		      w->cur);
 }
 
 /* What the path names: nobody but root or us may change it. */
@@ -84,6 +87,8 @@ static int check_final(walk *w)
 					    w->given, w->cur);
 	/* "it" when the path led where it says, else where it led. */
 	const char *it = strcmp(w->cur, w->given) ? w->cur : "it";
+	if (trusted_uid(st.st_uid) && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
 	pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
 	if (!trusted_uid(st.st_uid)) {
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
@@ -92,12 +97,10 @@ static int check_final(walk *w)
 			      "one else", it, owner, geteuid() ? me : "root",
 			      geteuid() ? " or root" : "");
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return refuse(w, "%s (owner %s) is writable by %s (mode %04o) "
-			      "— run \"chmod go-w %s\"", it, owner,
-			      (st.st_mode & S_IWOTH) ? "everyone" : "its group",
-			      (unsigned)(st.st_mode & 07777), w->cur);
-	return 0;
+	return refuse(w, "%s (owner %s) is writable by %s (mode %04o) — run "
+		      "\"chmod go-w %s\"", it, owner,
+		      (st.st_mode & S_IWOTH) ? "everyone" : "its group",
+		      (unsigned)(st.st_mode & 07777), w->cur);
 }
 
 /* cur/name into cur; 0, or -1 when too long. */
