@@ -371,8 +371,8 @@ static int absolutize_box(parse_state *ps)
 {
 	cli_opts *o = ps->opts;
 	char *norm = NULL;
-	int rc = cli_path_normalise(o->box_root, o->box_root_from, &norm,
-				    ps->msg, ps->msglen);
+	int rc = cli_path_normalise_trusted(o->box_root, o->box_root_from,
+					    &norm, ps->msg, ps->msglen);
 	if (rc)
 		return rc;
 	free(o->box_root);

@@ -41,6 +41,7 @@
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
+#include "trust.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
 #define PIP_GRACE_S 5.0
@@ -820,6 +821,9 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 	if (!rc && o->wheelhouse)
 		rc = pip_absolute("--wheelhouse", o->wheelhouse, 1,
 				  r->wheelhouse, sizeof r->wheelhouse, err);
+	/* pip and the installer read every archive in the wheelhouse. */
+	if (!rc && o->wheelhouse)
+		rc = pyrt_trust_dir_entries("--wheelhouse", o->wheelhouse, err);
 	if (!rc)
 		rc = pip_home(r, err);
 	if (!rc && !o->wheelhouse)

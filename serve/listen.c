@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "trust.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -221,10 +222,16 @@ static int check_dir(const char *path, char *msg, size_t msglen)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
+	/* As typed: a link or folder on the way that someone else controls
+	 * could lead clients to their socket (trust.h). */
+	pyrt_error terr = PYRT_ERROR_INIT;
+	if (pyrt_trust_path("the socket folder", dir, PYRT_TRUST_MISSING_OK |
+			    PYRT_TRUST_NO_FINAL, NULL, 0, &terr) != 0)
+		return fail(msg, msglen, "%s", terr.msg);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return fail(msg, msglen, "cannot create %s: %s", dir, strerror(errno));
 	struct stat st;
-	if (stat(dir, &st) != 0)
+	if (lstat(dir, &st) != 0)
 		return fail(msg, msglen, "%s: %s", dir, strerror(errno));
 	if (st.st_uid != geteuid() || (st.st_mode & 0077))
 		return fail(msg, msglen, "%s must be a directory owned by you with mode 0700 (it is %o), so no one else can reach the socket; fix: chmod 700 %s, or pick another --listen unix:PATH",

@@ -40,7 +40,7 @@ done <<'EOF'
 11|pins file invalid
 12|interpreter check failed
 13|internal/out of memory
-14|box not trusted (someone else's, or writable by others)
+14|box or input not trusted (someone else's, or writable by others)
 15|plugin install (its requirements could not be installed)
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
