@@ -155,4 +155,30 @@ check "no child of theirs ran the .pth file" eval '[ -z "$(ls "$pth")" ]'
 "$current/bin/python3" -I -c pass
 check "a start with site's processing does run the .pth file" eval '[ -n "$(ls "$pth")" ]'
 
+# --- verify and start-up files (issue 19.6) --------------------------------
+# The probe's .pth is listed by its RECORD: verify stays quiet (above).  A
+# sitecustomize.py, a usercustomize.py and a .pth that nothing lists run at
+# every start too: verify names each with the fix, and passes again once
+# they are gone.
+site=$current/local/lib/python3.11/dist-packages
+stdlib=$current/lib/python3.11
+printf 'import os\n' >"$site/zz-added.pth"
+printf 'pass\n' >"$stdlib/sitecustomize.py"
+printf 'pass\n' >"$site/usercustomize.py"
+run verify "${common[@]}"
+check "verify fails on start-up files no RECORD or manifest lists (exit 1)" rc_is 1
+check "... naming the added .pth, sitecustomize.py and usercustomize.py with the fix" \
+  eval 'has "dist-packages/zz-added.pth: a start-up file" out && has "python3.11/sitecustomize.py: a start-up file" out &&
+        has "dist-packages/usercustomize.py: a start-up file" out && has "pyrt install --force" out'
+check "... but not the probe's .pth, which its RECORD lists" eval '! has "pyrt_pth_probe.pth" out'
+run verify --json "${common[@]}"
+check "verify --json lists the three as problems" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+paths = sorted(p["path"].rsplit("/", 1)[-1] for p in d["problems"])
+assert d["ok"] is False and paths == ["sitecustomize.py", "usercustomize.py", "zz-added.pth"], d' "$work/out"
+rm -f "$site/zz-added.pth" "$stdlib/sitecustomize.py" "$site/usercustomize.py"
+run verify "${common[@]}"
+check "with them removed, verify passes again" rc_is 0
+
 e2e_finish
