@@ -23,7 +23,8 @@
  * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
  * too), so pip uninstalls it cleanly.
  *
- * argv: python3 -I -B -c pyrt_fastwheel_program WHEELHOUSE -- REQ...
+ * The program is py/fastwheel.py (pyrt_py_fastwheel, py_programs.h).
+ * argv: python3 -I -B -c pyrt_py_fastwheel WHEELHOUSE -- REQ...
  */
 #ifndef PYRT_FASTWHEEL_H
 #define PYRT_FASTWHEEL_H
@@ -34,7 +35,5 @@ enum {
 	PYRT_FASTWHEEL_REFUSED = 4,   /**< a hostile wheel, named; nothing written */
 	PYRT_FASTWHEEL_FAILED = 5,    /**< writing failed midway ("ERROR: " line) */
 };
-
-extern const char pyrt_fastwheel_program[];
 
 #endif

@@ -38,6 +38,7 @@
 #include "fetch.h"
 #include "fs.h"
 #include "proc.h"
+#include "py_programs.h"
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
@@ -332,7 +333,7 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	a[i++] = "-I";
 	a[i++] = "-B";
 	a[i++] = "-c";
-	a[i++] = pyrt_fastwheel_program;
+	a[i++] = pyrt_py_fastwheel;
 	a[i++] = r->wheelhouse;
 	a[i++] = "--";
 	for (size_t k = 0; k < o->requirement_count; k++)
@@ -467,7 +468,7 @@ static void pip_log_header(pip_run *r, const char **argv)
 		? r->opts->purpose : "pip", when);
 	char clean[1024];
 	for (const char **a = argv; *a; a++) {
-		if (*a == pyrt_fastwheel_program) {
+		if (*a == pyrt_py_fastwheel) {
 			fputs(" <pyrt wheelhouse installer>", r->log);
 			continue;
 		}
