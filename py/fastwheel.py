@@ -41,6 +41,11 @@ def environment():
                'python_version': '.'.join(platform.python_version_tuple()[:2]),
                'sys_platform': sys.platform, 'extra': ''}
     return ENV
+def prerelease(v):
+    try:
+        return Version(v).is_prerelease
+    except InvalidVersion:
+        return False
 def marker_true(text):
     toks, pos = [], 0
     text = text.strip()
@@ -83,13 +88,18 @@ def marker_true(text):
         if op == 'not in':
             return l not in r
         try:
-            return Specifier(op + r).contains(l, prereleases=True)
+            spec = Specifier(op + r)
         except InvalidSpecifier:
             if op == '==':
                 return l == r
             if op == '!=':
                 return l != r
             raise Undecided('marker %r' % text)
+        # packaging 21.3 (pip 23) tests a pre-release on the left as outside
+        # every specifier, packaging 22+ as any version: pip's to decide
+        if prerelease(l):
+            raise Undecided('marker %r compares a pre-release' % text)
+        return spec.contains(l, prereleases=True)
     def conj():
         r = atom()
         while peek() == ('bool', 'and'):
@@ -219,7 +229,9 @@ def open_wheel(w):
     w.purelib = (whl['Root-Is-Purelib'] or '').strip().lower() == 'true'
     return meta.get_all('Requires-Dist') or []
 def preference(w):
-    return (w.ver, w.build, w.rank)
+    # pip 23's order (CandidateEvaluator._sort_key): version, then the tag
+    # sys_tags() ranks first, then the build tag
+    return (w.ver, w.rank, w.build)
 def resolve(reqs, wh, inst):
     specs, chosen, order, queue = {}, {}, [], []
     notes = []
