@@ -24,7 +24,8 @@
  * too), so pip uninstalls it cleanly.
  *
  * The program is py/fastwheel.py (pyrt_py_fastwheel, py_programs.h).
- * argv: python3 -I -B -c pyrt_py_fastwheel WHEELHOUSE -- REQ...
+ * argv: python3 -I -S -B -c pyrt_py_fastwheel WHEELHOUSE -- REQ...
+ * (-S: no site-packages .pth runs; the program adds the site folders.)
  */
 #ifndef PYRT_FASTWHEEL_H
 #define PYRT_FASTWHEEL_H

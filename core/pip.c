@@ -314,15 +314,17 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 }
 
 /*
- * With a wheelhouse, the installer first (fastwheel.h): python3 -I -B -c
+ * With a wheelhouse, the installer first (fastwheel.h): python3 -I -S -B -c
  * PROGRAM WHEELHOUSE -- reqs.  After -c, every argument is sys.argv data.
+ * -S: no .pth file in site-packages runs as whoever runs pyrt (the program
+ * puts the site folders on sys.path itself).
  */
 static int fast_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
 	/* It reads a directory: no index, proxy or credential reaches it. */
 	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
-	const char **a = calloc(7 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(8 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -331,6 +333,7 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "-S";
 	a[i++] = "-B";
 	a[i++] = "-c";
 	a[i++] = pyrt_py_fastwheel;

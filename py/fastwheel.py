@@ -1,5 +1,5 @@
 # The wheelhouse installer (core/fastwheel.h): pyrt runs it in the managed
-# interpreter as  python3 -I -B -c <this file> WHEELHOUSE -- REQUIREMENT...
+# interpreter as  python3 -I -S -B -c <this file> WHEELHOUSE -- REQUIREMENT...
 # so every string reaches it as data (sys.argv).
 #
 # It imports the standard library and pip._vendor.packaging's utils, tags,
@@ -415,6 +415,10 @@ def main():
     if len(sys.argv) < 3 or sys.argv[2] != '--':
         print('ERROR: usage: WHEELHOUSE -- REQUIREMENT...')
         return FAILED
+    # -S: site's start-up, and the .pth files it would run as whoever runs
+    # pyrt, stay out; its folders go on sys.path here, where pip lives
+    import site
+    sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)
     try:
         from pip._vendor.packaging import utils, tags, specifiers, version
         bind_packaging(utils, tags, specifiers, version)

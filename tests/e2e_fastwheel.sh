@@ -9,7 +9,8 @@
 # installs nothing.  A requirement the fast path does not decide (extras, a
 # version no wheel has) goes to pip, which decides as before.  A hostile
 # wheel (a member "../../x.py", an absolute member) is refused by name,
-# nothing of it is written, and the runtime stays active.
+# nothing of it is written, and the runtime stays active.  The installer
+# runs no .pth file of site-packages (-I -S -B).
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup fastwheel fixtures
 
@@ -96,9 +97,16 @@ with zipfile.ZipFile(sys.argv[1] + "/pyrt_tool-1.0-py3-none-any.whl", "w") as z:
     z.writestr(info + "/RECORD", "")
 EOF
 printf 'pyrt-tool\n' >"$work/tool.txt"
+# A .pth in site-packages runs at every interpreter start that runs site
+# (-S off): the installer must not be one of them.
+printf 'import os; open(%s, "w").close()\n' "'$work/pth-ran'" >"$site/pyrt-probe.pth"
 run baseline "${common[@]}" --wheelhouse "$wht" --requirements "$work/tool.txt"
 check "a wheel with scripts: installed by the fast path (exit 0)" eval '
   rc_is 0 && ! pip_ran && [ "$(cat "$site"/pyrt_tool-1.0.dist-info/INSTALLER)" = pyrt ]'
+check "the installer ran no .pth file of site-packages (-I -S -B)" [ ! -e "$work/pth-ran" ]
+check "the probe .pth does run where site runs (the probe is live)" eval '
+  "$py" -I -c pass && [ -e "$work/pth-ran" ]'
+rm -f "$site/pyrt-probe.pth" "$work/pth-ran"
 read -r bindir datadir < <("$py" -I -c 'import sysconfig; p = sysconfig.get_paths(); print(p["scripts"], p["data"])')
 # pyrt starts the interpreter by the install's own path, as pip would.
 exe=$(readlink -f "$box/runtime/python/current")/bin/python3
