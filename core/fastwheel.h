@@ -16,7 +16,13 @@
  *
  * Installing: every member path is checked before anything is written (no
  * absolute path, "..", backslash, NUL; the joined path stays under its
- * scheme directory, realpath-checked; no symlink is followed); .data
+ * scheme directory, realpath-checked; no symlink is followed), and so are
+ * the sizes the zip declares, before a member is read: a member over 1 MiB
+ * may unpack to at most 200 times its compressed size, a wheel to at most
+ * PYRT_EXTRACT_DEFAULT_BYTES (extract.h) in all, or the wheel is refused
+ * (PYRT_FASTWHEEL_REFUSED: a baseline failure, exit 10, naming the wheel
+ * and the member).  Members are copied in 1 MiB chunks, hashed as they are
+ * written, so memory does not grow with a member's size; .data
  * schemes map to this interpreter's sysconfig paths; #!python shebangs and
  * console/gui launchers name the interpreter; the .py files are compiled
  * once, after every wheel's files are written; each .dist-info comes last,

@@ -17,7 +17,20 @@
 import os, sys, re, zipfile, base64, hashlib, sysconfig
 UNDECIDED, REFUSED, FAILED = 3, 4, 5
 class Undecided(Exception): pass
-class Refused(Exception): pass
+class Refused(Exception):
+    def __init__(self, why, wheel=None):
+        Exception.__init__(self, why)
+        self.wheel = wheel
+# A member may unpack to at most RATIO times its compressed size once it is
+# over FLOOR: deflate tops out near 1032:1 on runs of one byte, while real
+# package files (code, data tables, fonts, test fixtures) stay far below
+# 200:1; the floor lets small, very repetitive files (a 100 KB file of
+# spaces) through, which cost nothing.  A wheel may unpack to at most
+# WHEEL_BYTES_MAX in all: pyrt's cap for a runtime archive without a pinned
+# size (PYRT_EXTRACT_DEFAULT_BYTES, core/extract.h), far above any wheel.
+RATIO, FLOOR = 200, 1 << 20
+WHEEL_BYTES_MAX = 1 << 30
+CHUNK = 1 << 20
 def canon(n): return re.sub(r'[-_.]+', '-', n).lower()
 NAME = re.compile(r'\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$', re.S)
 TOK = re.compile(r'\s*(?:(\()|(\))|(===|==|!=|<=|>=|~=|<|>|not\s+in\b|in\b)|(and\b|or\b)|(\'[^\']*\'|"[^"]*")|([A-Za-z_][A-Za-z0-9_.]*))')
@@ -205,8 +218,24 @@ def installed(dirs):
                 raise Undecided('%s is installed twice' % n)
             out[n] = Installed(where, meta)
     return out
+def check_sizes(path, z):
+    # from the central directory, before any member is read
+    total = 0
+    for zi in z.infolist():
+        total += zi.file_size
+        if zi.file_size > FLOOR and zi.file_size > RATIO * zi.compress_size:
+            raise Refused('member %r unpacks to %d bytes from %d, more than '
+                          '%d times its compressed size (a decompression '
+                          'bomb); remove the wheel from the wheelhouse'
+                          % (zi.filename, zi.file_size, zi.compress_size, RATIO),
+                          path)
+    if total > WHEEL_BYTES_MAX:
+        raise Refused('it unpacks to %d bytes, more than the %d-byte cap; '
+                      'remove the wheel from the wheelhouse'
+                      % (total, WHEEL_BYTES_MAX), path)
 def open_wheel(w):
     z = zipfile.ZipFile(w.path)
+    check_sizes(w.path, z)
     tops = {n.split('/', 1)[0] for n in z.namelist()}
     infos = [t for t in tops if t.endswith('.dist-info') and
              canon(t[:-10].rpartition('-')[0]) == w.name]
@@ -335,18 +364,38 @@ def plan(w, paths):
                         raise Refused('entry point name %r is not a plain file name' % k)
                     scripts.append((os.path.join(paths['scripts'], k), launcher(v)))
     w.site, w.files, w.scripts = site, files, scripts
+def member(w, zi, script=False):
+    # the member in chunks of CHUNK; a script's #!python names the interpreter
+    with w.zip.open(zi) as f:
+        head = f.read(CHUNK)
+        if script and head.startswith(b'#!python'):
+            while b'\n' not in head:
+                more = f.read(CHUNK)
+                if not more:
+                    break
+                head += more
+            nl = head.find(b'\n')
+            head = b'#!' + sys.executable.encode() + (head[8:nl] if nl > 0 else b'') + (head[nl:] if nl > 0 else b'\n')
+        while head:
+            yield head
+            head = f.read(CHUNK)
 def write(dest, data, mode, record, site):
+    # data: bytes, or chunks of them (member()), hashed as they are written
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    h, size = hashlib.sha256(), 0
     try:
         os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        for chunk in ([data] if isinstance(data, bytes) else data):
+            h.update(chunk)
+            size += len(chunk)
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
     finally:
         os.close(fd)
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
-    record.append((os.path.relpath(dest, site), 'sha256=' + digest, str(len(data))))
+    digest = base64.urlsafe_b64encode(h.digest()).rstrip(b'=').decode()
+    record.append((os.path.relpath(dest, site), 'sha256=' + digest, str(size)))
 def compile_some(pys):
     import py_compile
     for p in pys:
@@ -368,12 +417,8 @@ def install(w, paths):
         if info:
             later.append((zi, dest))
             continue
-        data = w.zip.read(zi)
         mode = 0o755 if script or (zi.external_attr >> 16) & 0o111 else 0o644
-        if script and data.startswith(b'#!python'):
-            nl = data.find(b'\n')
-            data = b'#!' + sys.executable.encode() + (data[8:nl] if nl > 0 else b'') + (data[nl:] if nl > 0 else b'\n')
-        write(dest, data, mode, record, w.site)
+        write(dest, member(w, zi, script), mode, record, w.site)
         if dest.endswith('.py') and not script:
             pys.append(dest)
     for dest, body in w.scripts:
@@ -393,7 +438,7 @@ def finish(w):
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
         record.append((os.path.relpath(c, w.site), 'sha256=' + digest, str(len(data))))
     for zi, dest in later:
-        write(dest, w.zip.read(zi), 0o644, record, w.site)
+        write(dest, member(w, zi), 0o644, record, w.site)
     infodir = os.path.join(w.site, w.info)
     write(os.path.join(infodir, 'INSTALLER'), b'pyrt\n', 0o644, record, w.site)
     if w.requested:
@@ -435,7 +480,7 @@ def main():
         print('pyrt fast path: not decided (%s); pip decides' % e)
         return UNDECIDED
     except Refused as e:
-        print('ERROR: wheel %s refused: %s' % (os.path.basename(w.path), e))
+        print('ERROR: wheel %s refused: %s' % (os.path.basename(e.wheel or w.path), e))
         return REFUSED
     except Exception as e:
         print('pyrt fast path: not decided (%s: %s); pip decides' % (type(e).__name__, e))

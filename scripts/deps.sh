@@ -10,6 +10,8 @@ pkgs=(
   libarchive-tools tmux hyperfine
   # strace: e2e_plugins proves `pyrt plugins` starts no interpreter
   strace
+  # time (GNU): e2e_fastwheel measures the installer's peak RSS
+  time
   clang valgrind
   libmicrohttpd-dev python3-jsonschema python3-yaml curl systemd wrk
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil

@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import itertools
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -251,6 +252,47 @@ class Record(unittest.TestCase):
             self.assertTrue(any(n.startswith('demo_pkg/sub/__pycache__/mod.cpython')
                                 for n in names))
             print('\nRECORD: %d rows re-hashed' % len(rows))
+
+
+class Sizes(unittest.TestCase):
+    """A wheel is refused from its central directory, before a member is
+    read: a member over FLOOR unpacking to more than RATIO times its
+    compressed size, or more than WHEEL_BYTES_MAX in all."""
+
+    def zipped(self, tmp, members):
+        path = os.path.join(tmp, 'sizes-1.0-py3-none-any.whl')
+        with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
+            for name, data in members:
+                z.writestr(name, data)
+        return zipfile.ZipFile(path)
+
+    def test_ratio_and_total(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bomb = self.zipped(tmp, [('a.py', ''), ('zeros.bin', bytes(4 << 20))])
+            with self.assertRaises(fastwheel.Refused) as cm:
+                fastwheel.check_sizes('x.whl', bomb)
+            self.assertIn("member 'zeros.bin' unpacks to 4194304 bytes", str(cm.exception))
+            self.assertEqual(cm.exception.wheel, 'x.whl')
+            # under the floor, any ratio: a small repetitive file is no bomb
+            fastwheel.check_sizes('x.whl', self.zipped(tmp, [('s.txt', b' ' * (1 << 20))]))
+            # over the floor at a real file's ratio
+            fastwheel.check_sizes('x.whl', self.zipped(tmp, [('r.bin', os.urandom(3 << 20))]))
+            saved = fastwheel.WHEEL_BYTES_MAX
+            try:
+                fastwheel.WHEEL_BYTES_MAX = 5 << 20
+                with self.assertRaisesRegex(fastwheel.Refused, 'more than the 5242880-byte cap'):
+                    fastwheel.check_sizes('x.whl', self.zipped(
+                        tmp, [('r1.bin', os.urandom(3 << 20)), ('r2.bin', os.urandom(3 << 20))]))
+            finally:
+                fastwheel.WHEEL_BYTES_MAX = saved
+
+    def test_total_cap_is_the_archive_cap(self):
+        with open(os.path.join(HERE, '..', '..', 'core', 'extract.h')) as f:
+            text = f.read()
+        m = re.search(r'#define PYRT_EXTRACT_DEFAULT_BYTES \((\d+)ull \* (\d+) \* (\d+)\)', text)
+        self.assertIsNotNone(m)
+        self.assertEqual(fastwheel.WHEEL_BYTES_MAX,
+                         int(m.group(1)) * int(m.group(2)) * int(m.group(3)))
 
 
 if __name__ == '__main__':
