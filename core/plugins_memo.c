@@ -6,18 +6,21 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache_seal.h"
 #include "fs.h"
 
-/* 2: the file starts with its body's checksum on a line of its own. */
-#define MEMO_SCHEMA 2
+/* 2: the file starts with its body's checksum on a line of its own;
+ * 3: each distribution's line names its METADATA's identity. */
+#define MEMO_SCHEMA 3
 #define MEMO_MAX (4 * 1024 * 1024)
 #define MEMO_PATHS_MAX 64
 
@@ -99,9 +102,97 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* " B <checksum>" of the file's first MiB (as the checker names it), or
+ * " B ?" when it cannot be read. */
+static void meta_bytes(text *t, int dfd, const char *rel)
+{
+	enum { CAP = 1 << 20 };
+	char sum[PYRT_CACHE_SUM_LEN + 1];
+	int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *buf = fd >= 0 ? malloc(CAP) : NULL;
+	size_t got = 0;
+	while (buf && got < CAP) {
+		ssize_t k = read(fd, buf + got, CAP - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k < 0) {
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+		got += (size_t)k;
+	}
+	if (buf) {
+		pyrt_cache_sum(buf, got, sum);
+		text_add(t, " B %s", sum);
+	} else {
+		text_add(t, " B ?");
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* 1 when the stored "seen" text's line for entry name names its bytes
+ * (" B "); 0 otherwise, or with no stored text. */
+static int named_bytes(const char *stored, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *l = stored; l && *l;) {
+		const char *end = strchr(l, '\n');
+		if (!end)
+			break;
+		if (strncmp(l, "E ", 2) == 0 && strncmp(l + 2, name, len) == 0 &&
+		    l[2 + len] == ' ') {
+			const char *b = strstr(l, " B ");
+			return b && b < end;
+		}
+		l = end + 1;
+	}
+	return 0;
+}
+
+/* A distribution's METADATA (PKG-INFO in an egg-info folder; the entry
+ * itself when it is a file) by inode, size, mtime and ctime, or "-", as
+ * the checker's meta_identity writes it (py/plugin_check.py): the answer
+ * about a distribution is computed from that file, and a rewrite in place
+ * changes its ctime whatever it does to the rest; its bytes too where
+ * the stored line names them (git's racily clean rule, see below). */
+static void meta_identity(text *t, int dfd, const char *name,
+			  const struct stat *entry, int bytes)
+{
+	struct stat sb = *entry;
+	char rel[NAME_MAX + 16];
+	snprintf(rel, sizeof rel, "%s", name);
+	if (S_ISDIR(entry->st_mode)) {
+		size_t len = strlen(name);
+		const char *file = len > 9 && strcmp(name + len - 9, ".egg-info") == 0
+					   ? "PKG-INFO" : "METADATA";
+		snprintf(rel, sizeof rel, "%s/%s", name, file);
+		if (fstatat(dfd, rel, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			text_add(t, "-\n");
+			return;
+		}
+	}
+	text_add(t, "%llu %lld %lld %lld", (unsigned long long)sb.st_ino,
+		 (long long)sb.st_size, mtime_ns(&sb),
+		 (long long)sb.st_ctim.tv_sec * 1000000000LL + sb.st_ctim.tv_nsec);
+	/* The bytes are named where the stored line names them: the checker
+	 * saw the file within 2 s of its change, when another write in the
+	 * same clock tick could leave its times as they were.  Equal bytes
+	 * under the same identity are the same answer; a file the checker saw
+	 * settled and that changed since has another ctime, a miss. */
+	if (bytes)
+		meta_bytes(t, dfd, rel);
+	text_add(t, "\n");
+}
+
 /* The dist entries of directory dir as the checker lists them ("E name ino
- * mtime_ns" lines, by name); 0, or -1 when the directory cannot be read. */
-static int seen_dir(text *t, const char *dir)
+ * mtime_ns META" lines, by name); 0, or -1 when the directory cannot be
+ * read. */
+static int seen_dir(text *t, const char *dir, const char *stored)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -136,11 +227,14 @@ static int seen_dir(text *t, const char *dir)
 	text sub = { 0 };
 	struct stat sb;
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (fstatat(dfd, names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		if (fstatat(dfd, names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = -1;
-		else
-			text_add(&sub, "E %s %llu %lld\n", names[i],
-				 (unsigned long long)sb.st_ino, mtime_ns(&sb));
+			break;
+		}
+		text_add(&sub, "E %s %llu %lld ", names[i],
+			 (unsigned long long)sb.st_ino, mtime_ns(&sb));
+		meta_identity(&sub, dfd, names[i], &sb,
+			      named_bytes(stored, names[i]));
 	}
 	if (sub.failed)
 		rc = -1;
@@ -155,7 +249,7 @@ static int seen_dir(text *t, const char *dir)
 }
 
 /* One sys.path entry's lines, as the checker writes them. */
-static void seen_path(text *t, const char *p)
+static void seen_path(text *t, const char *p, const char *stored)
 {
 	struct stat sb;
 	text_add(t, "P %s\n", p);
@@ -169,7 +263,7 @@ static void seen_path(text *t, const char *p)
 		return;
 	}
 	text lines = { 0 };
-	if (seen_dir(&lines, p) != 0 || lines.failed)
+	if (seen_dir(&lines, p, stored) != 0 || lines.failed)
 		text_add(t, "M\n");
 	else if (lines.s)
 		text_add(t, "%s", lines.s);
@@ -192,7 +286,7 @@ static char *seen_now(const char *stored)
 			if (!p)
 				t.failed = 1;
 			else
-				seen_path(&t, p);
+				seen_path(&t, p, stored);
 			free(p);
 		}
 		l = end + 1;

@@ -9,7 +9,9 @@
  *   specs every distinct requires_pip string asked about;
  *   seen  the distributions importlib.metadata could find: for each
  *         sys.path entry of the checker, the *.dist-info / *.egg-info
- *         names with inode and mtime (a file entry: inode, size, mtime).
+ *         names with inode and mtime, and their METADATA's inode, size,
+ *         mtime and ctime (a rewrite in place changes its ctime; one in
+ *         the last 2 s is never reused) (a file entry: inode, size, mtime).
  *         The checker lists them itself before it reads any metadata, so
  *         a change during its run makes the next look-up miss, never
  *         serve an old answer.

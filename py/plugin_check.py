@@ -54,8 +54,45 @@ def check(specs):
         r['ok'] = v is not None and (req is None or
                    req.specifier.contains(v, prereleases=True))
     return {'results': out}
+def fnv1a64(data):
+    """core/cache_seal.c's checksum, so both sides name bytes alike."""
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def meta_identity(path, s, now_ns):
+    """What an answer about one distribution is computed from: its
+    METADATA (PKG-INFO for an egg-info folder; the entry itself when it is
+    a file) by inode, size, mtime and ctime.  ctime changes on every write
+    and cannot be set back, so a rewrite in place with the old size and
+    mtime is seen.  A file changed in the last 2 s may yet change again
+    within the same clock tick (git's racily clean rule): its bytes are
+    named too, as core/plugins_memo.c does."""
+    import os
+    import stat
+    f = path
+    if stat.S_ISDIR(s.st_mode):
+        f = os.path.join(path, 'PKG-INFO' if path.endswith('.egg-info') else 'METADATA')
+        try:
+            s = os.stat(f, follow_symlinks=False)
+        except OSError:
+            return '-'
+    meta = '%d %d %d %d' % (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
+    if s.st_ctime_ns > now_ns - 2 * 10**9:
+        try:
+            with open(f, 'rb') as h:
+                meta += ' B %016x' % fnv1a64(h.read(1 << 20))
+        except OSError:
+            meta += ' B ?'
+    return meta
+
+
 def seen():
     import os
+    import time
+    now_ns = time.time_ns()
     out = []
     for p in sys.path:
         if not p.startswith('/'):
@@ -66,7 +103,8 @@ def seen():
                 for n in sorted(e.name for e in os.scandir(p)
                                 if e.name.endswith(('.dist-info', '.egg-info'))):
                     s = os.stat(os.path.join(p, n), follow_symlinks=False)
-                    lines.append('E %s %d %d' % (n, s.st_ino, s.st_mtime_ns))
+                    meta = meta_identity(os.path.join(p, n), s, now_ns)
+                    lines.append('E %s %d %d %s' % (n, s.st_ino, s.st_mtime_ns, meta))
             else:
                 s = os.stat(p)
                 lines.append('F %d %d %d' % (s.st_ino, s.st_size, s.st_mtime_ns))

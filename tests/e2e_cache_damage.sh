@@ -70,4 +70,34 @@ answers >"$work/now"
 answers >"$work/now"
 check "a damaged digests entry is computed and written again" \
   eval 'cmp -s "$work/truth" "$work/now" && [ "$(grep -c "^[0-9a-f]\{16\} [0-9a-f]\{64\} " "$cache/digests")" = 2 ]'
+# --- the memo and a METADATA rewritten in place (issue 19.3) ----------------
+# The Python checker's remembered answer was keyed on the dist-info folder's
+# inode and mtime only: a PKG-INFO rewritten in place (same size, its mtime
+# set back) kept a stale "ready".  It is keyed on the file's own identity
+# now (ctime included, which nobody can set back).
+pkginfo="$site/legacy_pkg-1.0.egg-info/PKG-INFO"
+answers >/dev/null   # the memo is current
+python3 -c '
+import os, sys
+p = sys.argv[1]
+st = os.stat(p)
+b = open(p, "rb").read()
+assert b"Version: 1.0" in b
+with open(p, "r+b") as f:  # in place: same inode, same size
+    f.write(b.replace(b"Version: 1.0", b"Version: 0.5"))
+os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime, to the ns
+st2 = os.stat(p)
+assert (st2.st_ino, st2.st_size, st2.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)' "$pkginfo"
+answers >"$work/rewritten"
+check "PKG-INFO rewritten in place (1.0 -> 0.5, same size and mtime): legacy is no longer ready" \
+  python3 -c '
+import json, sys
+st, pl = json.load(open(sys.argv[1]))
+rows = {p["name"]: p for p in pl["answer"]["plugins"]}
+assert rows["legacy"]["verdict"] != "ready", rows["legacy"]
+assert rows["legacy"]["installed"].get("legacy-pkg") == "0.5", rows["legacy"]' "$work/rewritten"
+rm -rf "$cache"
+answers >"$work/nocache"
+check "... the same answer as with no cache at all" cmp -s "$work/rewritten" "$work/nocache"
+
 e2e_finish
