@@ -271,7 +271,7 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	const pyrt_pip_opts *o = r->opts;
 	/* + wheelhouse (3) + --cert FILE (2) + --index-url URL (2) + "--" +
 	 * the list + NULL */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 1 + o->requirement_count + 1;
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 3 + o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -304,6 +304,15 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	if (o->cacert) {
 		a[i++] = "--cert";
 		a[i++] = r->cacert;
+	}
+	if (o->hashed_requirements) {
+		/* pyrt wrote this file from the lock: name==version and
+		 * --hash lines only, nothing pip would take as an option */
+		a[i++] = "--require-hashes";
+		a[i++] = "-r";
+		a[i++] = o->hashed_requirements;
+		a[i] = NULL;
+		return 0;
 	}
 	a[i++] = "--";
 	for (size_t k = 0; k < o->requirement_count; k++)
@@ -459,6 +468,21 @@ static int pip_open_log(pip_run *r, pyrt_error *err)
 
 /* The command line and start time head the log, for whoever reads it
  * (the installer's program by its name, not its text). */
+/* The requirements file pyrt wrote from the lock goes into the log as
+ * comments: it is removed with the private folder after the run. */
+static void pip_log_hashes(pip_run *r)
+{
+	FILE *f = fopen(r->opts->hashed_requirements, "re");
+	char line[1024];
+	if (!f)
+		return;
+	fprintf(r->log, "# %s:\n", r->opts->hashed_requirements);
+	while (fgets(line, sizeof line, f))
+		fprintf(r->log, "#   %s%s", line,
+			strchr(line, '\n') ? "" : "\n");
+	fclose(f);
+}
+
 static void pip_log_header(pip_run *r, const char **argv)
 {
 	char when[40];
@@ -477,6 +501,8 @@ static void pip_log_header(pip_run *r, const char **argv)
 		fprintf(r->log, " %s", clean);
 	}
 	fputc('\n', r->log);
+	if (argv == r->argv && r->opts->hashed_requirements)
+		pip_log_hashes(r);
 	fflush(r->log);
 }
 
@@ -569,7 +595,11 @@ static void pip_parse_error(pyrt_pip_result *res, const char *line)
 	if (strncmp(line, "ERROR: ", 7) != 0)
 		return;
 	const char *text = line + 7;
+	if (res->hash_mismatch)
+		return; /* keep the refusal as the reason */
 	snprintf(res->reason, sizeof res->reason, "%s", text);
+	if (strncmp(text, "THESE PACKAGES DO NOT MATCH THE HASHES", 38) == 0)
+		res->hash_mismatch = 1;
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
 		size_t plen = strlen(named[i]);
 		if (strncmp(text, named[i], plen) == 0)
@@ -689,6 +719,13 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 				      r->res->failed_requirement,
 				      PYRT_PIP_OFFLINE_FIX, log);
 	}
+	if (r->res->hash_mismatch)
+		return pyrt_error_set(err, PYRT_E_VERIFY,
+				      "pip refused a wheel whose SHA-256 is not "
+				      "the wheel lock's (%s); nothing of it was "
+				      "installed; the lines after it in %s name "
+				      "the file, the expected and the actual "
+				      "digest", r->res->reason, log);
 	if (!r->res->reason[0])
 		snprintf(r->res->reason, sizeof r->res->reason, "%s",
 			 r->last_line[0] ? r->last_line : "no output");
@@ -843,7 +880,8 @@ typedef struct each_run {
 static int each_wanted(const each_run *e, int rc)
 {
 	size_t n = e->opts->requirement_count;
-	return rc == PYRT_E_BASELINE && e->res->batch.exit_code > 0 && n > 0;
+	return rc == PYRT_E_BASELINE && e->res->batch.exit_code > 0 && n > 0 &&
+	       !e->opts->hashed_requirements;
 }
 
 /* A retry's failure that ends the operation instead of being noted. */

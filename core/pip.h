@@ -44,10 +44,16 @@ typedef struct pyrt_pip_opts {
 	 * it reach pip and never a log or a message); NULL: pip's default or
 	 * PIP_INDEX_URL from the environment */
 	const char *index_url;
+	/** a requirements file pyrt wrote from the wheel lock (wheellock.h):
+	 * pip gets --require-hashes -r FILE instead of the list, so it
+	 * installs the locked projects and checks every file's SHA-256; the
+	 * wheelhouse installer still gets the list.  A failed batch is then
+	 * not retried one by one (each run would install the same lock). */
+	const char *hashed_requirements;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL, NULL }
+	0, NULL, NULL, NULL, NULL }
 
 /** The fixes for a pip that could not reach its index, in one clause. */
 #define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \
@@ -68,6 +74,9 @@ typedef struct pyrt_pip_result {
 	/** 1: pip retried connections (network, proxy, TLS): its "no
 	 * matching distribution" then means it never reached the index */
 	int index_unreachable;
+	/** 1: pip refused a file whose SHA-256 is not the lock's
+	 * (--require-hashes): the run fails PYRT_E_VERIFY */
+	int hash_mismatch;
 } pyrt_pip_result;
 
 /**
