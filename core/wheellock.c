@@ -23,6 +23,7 @@
 #include "fs.h"
 #include "marker.h"
 #include "sha256.h"
+#include "testhook.h"
 
 #define LOCK_REQS_FILE "requirements.txt"
 
@@ -510,6 +511,7 @@ int pyrt_wheellock_pip_install(const pyrt_pip_opts *opts,
 					  opts->requirement_count, ev, err);
 	if (rc)
 		return rc;
+	pyrt_testhook("wheels-staged");
 	pyrt_pip_opts po = *opts;
 	po.wheelhouse = pyrt_wheellock_wheelhouse(wl);
 	po.hashed_requirements = pyrt_wheellock_requirements(wl);
