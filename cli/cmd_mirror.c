@@ -89,10 +89,13 @@ static int run_verify(const cli_opts *opts)
 			 "no wheel, so the wheels are checked against the index "
 			 "alone)", pyrt_pins_source(pins));
 	pyrt_pins_free(pins);
-	if (rc > 0)
+	if (rc > 0 && locked)
 		snprintf(msg, sizeof msg, "%d problem(s) among the %zu files "
 			 "in %s, checked against %s", rc, checked, dir,
 			 against);
+	else if (rc > 0)
+		snprintf(msg, sizeof msg, "%d of %zu files in %s differ from "
+			 "%s", rc, checked, dir, against);
 	else if (rc == 0)
 		snprintf(msg, sizeof msg, "%zu files in %s match %s", checked,
 			 dir, against);

@@ -161,30 +161,44 @@ static int other_platform(const stage_run *s, const char *file)
 	return 0;
 }
 
-/* Each requirement's project must be locked (PEP 503 names compared). */
+/* A requirement's project name, PEP 503-normalised, into out. */
+static void req_project(const char *req, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = req; *p && o + 1 < len; p++) {
+		if (*p == '-' || *p == '_' || *p == '.') {
+			if (o && out[o - 1] != '-')
+				out[o++] = '-';
+		} else if (isalnum((unsigned char)*p)) {
+			out[o++] = (char)tolower((unsigned char)*p);
+		} else {
+			break; /* extras, a specifier, a marker */
+		}
+	}
+	out[o] = '\0';
+}
+
+/* Whether the lock holds a wheel of project name. */
+static int lock_has_project(const stage_run *s, const char *name)
+{
+	char proj[PYRT_PINS_WHEEL_FILE_MAX + 1], ver[sizeof proj];
+	for (size_t k = 0; k < s->n; k++)
+		if (pyrt_pins_wheel_project(s->lock[k].file, proj, sizeof proj,
+					    ver, sizeof ver) == 0 &&
+		    strcmp(proj, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Each requirement's project must be locked: a locked install takes
+ * nothing the lock does not name. */
 static int stage_reqs(const stage_run *s, const char *const *reqs,
 		      size_t nreqs, pyrt_error *err)
 {
 	for (size_t i = 0; i < nreqs; i++) {
-		char want[PYRT_PINS_WHEEL_FILE_MAX + 1], file[sizeof want];
-		size_t n = strspn(reqs[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				  "abcdefghijklmnopqrstuvwxyz0123456789-_.");
-		/* the same normalisation through a made-up file name */
-		snprintf(file, sizeof file, "%.*s-0-py3-none-any.whl", (int)n,
-			 reqs[i]);
-		for (char *p = file; *p && p < file + n; p++)
-			if (*p == '-')
-				*p = '_';
-		char ver[64], name[sizeof want];
-		int found = 0;
-		if (pyrt_pins_wheel_project(file, want, sizeof want, ver,
-					    sizeof ver) == 0)
-			for (size_t k = 0; !found && k < s->n; k++)
-				found = pyrt_pins_wheel_project(
-					s->lock[k].file, name, sizeof name,
-					ver, sizeof ver) == 0 &&
-					strcmp(name, want) == 0;
-		if (!found)
+		char name[PYRT_PINS_WHEEL_FILE_MAX + 1];
+		req_project(reqs[i], name, sizeof name);
+		if (!lock_has_project(s, name))
 			return pyrt_error_set(err, PYRT_E_VERIFY,
 					      "%s is not in the wheel lock of "
 					      "the pins (%s) for %s; nothing was "

@@ -151,6 +151,16 @@ run baseline --box-root "$box" --pins "$locked" --index-url http://127.0.0.1:9/s
 check "from an index pip gets --require-hashes as well" \
   grep -q -- " --index-url http://127.0.0.1:9/simple --require-hashes -r $priv/requirements.txt$" "$(last_log)"
 
+# --- plugins install is bound by the lock too ------------------------------------
+cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
+run plugins install cowork --box-root "$box" --pins "$locked" --wheelhouse "$wh"
+check "a plugin needing an unlocked project is refused (exit 5)" rc_is 5
+check "the refusal names the requirement" has 'python-pptx is not in the wheel lock' err
+run plugins install careercoach --box-root "$box" --pins "$locked" --wheelhouse "$wh"
+check "a plugin inside the lock installs (exit 0)" rc_is 0
+check "from the private copy" eval '
+  head -1 "$(ls -t "$box"/runtime/python/logs/pip-plugin*.log | head -1)" | grep -q " $priv/files -- python-docx$"'
+
 # --- status and doctor say it plainly ---------------------------------------------
 run status --box-root "$box" --pins "$locked" --json
 check "status --json: baseline.locked true with the lock" python3 -c '
