@@ -634,9 +634,43 @@ static void pip_parse_warning(pyrt_pip_result *res, const char *line,
 		 eno ? ": " : "", elen, eno ? eno : "");
 }
 
+/*
+ * After "THESE PACKAGES DO NOT MATCH THE HASHES", pip names each file:
+ *     python-docx==0.8.11 from https://…/python_docx-….whl (from -r …):
+ *         Expected sha256 bafce18b…
+ *              Got        ac764172…
+ * The first one becomes one clause of the refusal.
+ */
+static void pip_parse_hash(pyrt_pip_result *res, const char *line)
+{
+	if (!res->hash_mismatch)
+		return;
+	char *d = res->hash_detail;
+	size_t len = sizeof res->hash_detail, used = strlen(d);
+	while (*line == ' ')
+		line++;
+	if (strncmp(line, "Expected sha256 ", 16) == 0 && used &&
+	    !strstr(d, "expected"))
+		snprintf(d + used, len - used, ": expected sha256 %.64s",
+			 line + 16);
+	else if (strncmp(line, "Got ", 4) == 0 && strstr(d, "expected") &&
+		 !strstr(d, ", got")) {
+		line += 4;
+		while (*line == ' ')
+			line++;
+		snprintf(d + used, len - used, ", got %.64s", line);
+	} else if (!used && strstr(line, "==") && strstr(line, " from ")) {
+		size_t n = strcspn(line, "(");
+		while (n && line[n - 1] == ' ')
+			n--;
+		snprintf(d, len, "%.*s", (int)(n < 400 ? n : 400), line);
+	}
+}
+
 void pyrt_pip_parse_line(const char *line, pyrt_pip_result *result,
 			 char *net_cause, size_t net_cause_len)
 {
+	pip_parse_hash(result, line);
 	pip_parse_error(result, line);
 	pip_parse_warning(result, line, net_cause, net_cause_len);
 }
@@ -722,10 +756,12 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 	if (r->res->hash_mismatch)
 		return pyrt_error_set(err, PYRT_E_VERIFY,
 				      "pip refused a wheel whose SHA-256 is not "
-				      "the wheel lock's (%s); nothing of it was "
-				      "installed; the lines after it in %s name "
-				      "the file, the expected and the actual "
-				      "digest", r->res->reason, log);
+				      "the wheel lock's: %s; nothing of it was "
+				      "installed — the index serves other bytes "
+				      "than the lock names; see %s",
+				      r->res->hash_detail[0]
+				      ? r->res->hash_detail
+				      : r->res->reason, log);
 	if (!r->res->reason[0])
 		snprintf(r->res->reason, sizeof r->res->reason, "%s",
 			 r->last_line[0] ? r->last_line : "no output");

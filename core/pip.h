@@ -77,6 +77,9 @@ typedef struct pyrt_pip_result {
 	/** 1: pip refused a file whose SHA-256 is not the lock's
 	 * (--require-hashes): the run fails PYRT_E_VERIFY */
 	int hash_mismatch;
+	/** then, from pip's lines after it: "NAME==VER from URL: expected
+	 * sha256 X, got Y" for the first file it refused */
+	char hash_detail[768];
 } pyrt_pip_result;
 
 /**

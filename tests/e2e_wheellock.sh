@@ -11,7 +11,10 @@
 #  - a requirement outside the lock is refused;
 #  - the happy path installs only from a private 0700 copy in the box (seen
 #    while it exists, through the wheels-staged test hook), removed after;
-#  - pip gets --require-hashes -r with name==version --hash=sha256: lines;
+#  - pip gets --require-hashes -r with name==version --hash=sha256: lines,
+#    and from an index serving the tampered wheel it refuses it: exit 5
+#    naming the file and both digests;
+#  - plugins install is bound by the lock as well;
 #  - status and doctor say whether the wheels are hash-locked.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup wheellock fixtures
@@ -150,6 +153,27 @@ check "pip installed reportlab" eval 'ls -d "$site"/reportlab-3.6.12.dist-info >
 run baseline --box-root "$box" --pins "$locked" --index-url http://127.0.0.1:9/simple
 check "from an index pip gets --require-hashes as well" \
   grep -q -- " --index-url http://127.0.0.1:9/simple --require-hashes -r $priv/requirements.txt$" "$(last_log)"
+
+# --- from an index, pip refuses a download that is not the lock's ----------------
+# A PEP 503 simple index on loopback serving the tampered python-docx.
+idx=$work/index
+mkdir -p "$idx/simple/python-docx" "$idx/files"
+cp "$dir/wheels/$whl" "$idx/files/"
+printf '<html><body><a href="../../files/%s">%s</a></body></html>\n' "$whl" "$whl" \
+  >"$idx/simple/python-docx/index.html"
+python3 -u -m http.server --bind 127.0.0.1 --directory "$idx" 0 >"$work/idx.log" 2>&1 &
+idx_pid=$!
+for _ in $(seq 100); do grep -q 'port [0-9]' "$work/idx.log" && break; sleep 0.1; done
+idx_port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$work/idx.log" | head -1)
+PIP_ROOT_USER_ACTION=ignore py -I -m pip uninstall -y -q python-docx
+run baseline --box-root "$box" --pins "$locked" --index-url "http://127.0.0.1:$idx_port/simple"
+kill "$idx_pid" 2>/dev/null; wait "$idx_pid" 2>/dev/null
+check "pip from an index refuses the tampered wheel: exit 5" rc_is 5
+check "the refusal names the file, the expected and the actual digest" \
+  has "pip refused a wheel whose SHA-256 is not the wheel lock's: python-docx==0.8.11 from http://127.0.0.1:$idx_port/files/$whl: expected sha256 $good_sha, got $bad_sha; .*see .*pip-baseline-" err
+check "nothing of it reached site-packages" eval '! site_has_docx'
+run baseline --box-root "$box" --pins "$locked" --wheelhouse "$wh"
+check "the locked wheelhouse puts python-docx back" rc_is 0
 
 # --- plugins install is bound by the lock too ------------------------------------
 cp -R "$src/tests/fixtures/sample-box/plugins" "$box/"
