@@ -57,7 +57,8 @@ typedef struct cli_opts {
 	const char *wheelhouse;
 	const char *requirements;
 	const char *from_file;
-	const char *mirror;
+	const char *mirror;         /* --mirror / PYRT_MIRROR_URL */
+	const char *mirror_from;
 	const char *index_url;      /* --index-url / PYRT_INDEX_URL: pip's index */
 	const char *index_url_from;
 	int no_baseline;

@@ -46,7 +46,8 @@ int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
 	 * are exit 11, so scripts need to check one code.  A missing libyaml
 	 * is this machine's fault, not the file's: exit 8, like any other
 	 * library pyrt loads on first use. */
-	return rc == PYRT_E_NOMEM || rc == PYRT_E_UNSUPPORTED ? rc : PYRT_E_PINS;
+	return rc == PYRT_E_NOMEM || rc == PYRT_E_UNSUPPORTED ||
+	       rc == PYRT_E_UNTRUSTED ? rc : PYRT_E_PINS;
 }
 
 int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen)

@@ -34,7 +34,7 @@ static const exit_row exit_table[] = {
 	{ PYRT_E_INTERPRETER, 12, "interpreter", "interpreter check failed" },
 	{ PYRT_E_INTERNAL, 13, "internal", "internal/out of memory" },
 	{ PYRT_E_UNTRUSTED, 14, "untrusted",
-	  "box not trusted (someone else's, or writable by others)" },
+	  "box or input not trusted (someone else's, or writable by others)" },
 	{ PYRT_E_PLUGIN, 15, "plugin",
 	  "plugin install (its requirements could not be installed)" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },

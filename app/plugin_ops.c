@@ -39,8 +39,9 @@ void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 
 /* pip under the lock: the batch, then each requirement alone. */
 static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
-		      const char *const *reqs, const pyrt_events *ev,
-		      pyrt_pip_result *last, pyrt_error *err)
+		      const char *const *reqs, int lock_fd,
+		      const pyrt_events *ev, pyrt_pip_result *last,
+		      pyrt_error *err)
 {
 	char purpose[320];
 	snprintf(purpose, sizeof purpose, "plugin %s", pl->name);
@@ -52,6 +53,7 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	po.cacert = opts->cacert;
 	po.index_url = opts->index_url;
 	po.purpose = purpose;
+	po.lock_fd = lock_fd;
 	pyrt_pip_each_result res;
 	/* The pins' wheel lock binds plugins too: a locked fleet installs
 	 * no unlocked code as root (wheellock.h). */
@@ -88,7 +90,8 @@ int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
 		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
 				       !opts->no_wait, ev, err);
 	if (!rc)
-		rc = plugin_pip(opts, pl, reqs, ev, last, err);
+		rc = plugin_pip(opts, pl, reqs, pyrt_lock_fd(lock), ev, last,
+				err);
 	pyrt_lock_release(lock);
 	pyrt_box_free(box);
 	free(reqs);

@@ -282,6 +282,24 @@ static void known_names(const pyrt_plugins *p, char *buf, size_t len)
 
 /* The plugin is one that can be installed: known and valid.  Returns 0 or
  * an exit status (reported). */
+/* A usage error of plugins: on stderr, and with --json as the result
+ * line every --json run ends with.  Returns exit 2. */
+static int plugins_usage(const cli_opts *opts, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int plugins_usage(const cli_opts *opts, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cli_errorf("%s", msg);
+	if (opts->json)
+		cli_json_usage_result("plugins", msg);
+	return CLI_EXIT_USAGE;
+}
+
 static int install_target(plugins_ctx *c, const char *name,
 			  const pyrt_plugin **out)
 {
@@ -290,14 +308,12 @@ static int install_target(plugins_ctx *c, const char *name,
 	*out = pl;
 	if (!pl) {
 		known_names(c->plugins, known, sizeof known);
-		cli_errorf("pyrt plugins install: no plugin named '%s' in %s/plugins (known: %s)",
-			   name, c->opts->box_root, known);
-		return CLI_EXIT_USAGE;
+		return plugins_usage(c->opts, "pyrt plugins install: no plugin named '%s' in %s/plugins (known: %s)",
+				     name, c->opts->box_root, known);
 	}
 	if (pl->verdict == PYRT_VERDICT_INVALID) {
-		cli_errorf("pyrt plugins install: plugin '%s' is invalid: %s",
-			   name, pl->error ? pl->error : "unreadable manifest");
-		return CLI_EXIT_USAGE;
+		return plugins_usage(c->opts, "pyrt plugins install: plugin '%s' is invalid: %s",
+				     name, pl->error ? pl->error : "unreadable manifest");
 	}
 	return 0;
 }
@@ -403,13 +419,11 @@ static int plugins_words(const cli_opts *opts, const char **install_name)
 	if (opts->npositional == 0)
 		return 0; /* --wheelhouse alone was refused by validate.c */
 	if (strcmp(opts->positional[0], "install") != 0) {
-		cli_errorf("pyrt plugins: unexpected argument '%s'; expected 'install NAME' or nothing (see pyrt plugins --help)",
-			   opts->positional[0]);
-		return CLI_EXIT_USAGE;
+		return plugins_usage(opts, "pyrt plugins: unexpected argument '%s'; expected 'install NAME' or nothing (see pyrt plugins --help)",
+				     opts->positional[0]);
 	}
 	if (opts->npositional != 2) {
-		cli_errorf("pyrt plugins install: name one plugin (see pyrt plugins to list them)");
-		return CLI_EXIT_USAGE;
+		return plugins_usage(opts, "pyrt plugins install: name one plugin (see pyrt plugins to list them)");
 	}
 	*install_name = opts->positional[1];
 	return 0;

@@ -15,4 +15,9 @@ cli_front *cli_front_json_new(const cli_opts *opts);
 /** The front end the options ask for (--json or lines). */
 cli_front *cli_front_for(const cli_opts *opts);
 
+/** A usage error (exit 2) as the one {"event":"result",...} line on stdout
+ *  that every --json run ends with; the message itself goes to stderr as
+ *  for any run.  command: the command's name, or "pyrt". */
+void cli_json_usage_result(const char *command, const char *msg);
+
 #endif

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "error.h"
 #include "exitcodes.h"
+#include "fronts.h"
 #include "parse.h"
 #include "serve.h"
 #include "tui.h"
@@ -116,6 +117,27 @@ static void sigxfsz_ignore(void)
 	sigaction(SIGXFSZ, &sa, NULL);
 }
 
+/* --json given before any "--": the parse may have stopped before it. */
+static int wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return 1;
+	return 0;
+}
+
+/* The first word that names a command, for the result line; "pyrt". */
+static const char *typed_command(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		cli_command c = argv[i][0] == '-' ? CLI_CMD__COUNT
+						  : cli_command_lookup(argv[i]);
+		if (c != CLI_CMD__COUNT)
+			return cli_command_name(c);
+	}
+	return "pyrt";
+}
+
 int main(int argc, char **argv)
 {
 	cli_opts opts;
@@ -127,6 +149,9 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		cli_errorf("%s", msg[0] ? msg : pyrt_strerror(rc));
 		status = cli_exit_code(rc);
+		if (wants_json(argc, argv))
+			cli_json_usage_result(typed_command(argc, argv),
+					      msg[0] ? msg : pyrt_strerror(rc));
 	} else if (opts.help) {
 		if (opts.command == CLI_CMD_NONE || opts.command == CLI_CMD_HELP)
 			cli_help_manual();

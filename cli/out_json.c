@@ -117,6 +117,17 @@ static const cli_front_ops json_ops = {
 	.destroy = json_destroy,
 };
 
+void cli_json_usage_result(const char *command, const char *msg)
+{
+	cli_outcome o = { 0 };
+	o.command = command;
+	o.code = PYRT_E_USAGE;
+	o.error = msg;
+	o.before_start = 1;
+	json_state s = { .out = stdout, .start = cli_now() };
+	emit(&s, app_event_result(&o, elapsed(&s)));
+}
+
 cli_front *cli_front_json_new(const cli_opts *opts)
 {
 	json_state *s = calloc(1, sizeof *s);

@@ -53,23 +53,25 @@ static const opt_spec opt_table[] = {
 	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
 	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
 	/* CLI_CMD_NONE: `pyrt` on a terminal runs the wizard and the
-	 * dashboard's baseline and plugin installs with these. */
+	 * dashboard's baseline and plugin installs with these.  serve: its
+	 * jobs do, never a request field (the API cannot choose code). */
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
 	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_LOCK) },
+	  CMD_BIT(CLI_CMD_LOCK) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
-	  CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_NONE) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_MIRROR) },
+	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
-	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
+	  CMD_BIT(CLI_CMD_SERVE) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
@@ -198,7 +200,8 @@ static int apply_option(parse_state *ps, const opt_spec *spec,
 	case O_WHEELHOUSE: o->wheelhouse = value; break;
 	case O_REQUIREMENTS: o->requirements = value; break;
 	case O_FROM_FILE: o->from_file = value; break;
-	case O_MIRROR: o->mirror = value; break;
+	case O_MIRROR: o->mirror = value;
+		o->mirror_from = "--mirror"; break;
 	case O_INDEX_URL: o->index_url = value;
 		o->index_url_from = "--index-url"; break;
 	case O_NO_BASELINE: o->no_baseline = 1; break;
@@ -371,8 +374,8 @@ static int absolutize_box(parse_state *ps)
 {
 	cli_opts *o = ps->opts;
 	char *norm = NULL;
-	int rc = cli_path_normalise(o->box_root, o->box_root_from, &norm,
-				    ps->msg, ps->msglen);
+	int rc = cli_path_normalise_trusted(o->box_root, o->box_root_from,
+					    &norm, ps->msg, ps->msglen);
 	if (rc)
 		return rc;
 	free(o->box_root);
@@ -448,13 +451,26 @@ static void apply_env(cli_opts *o)
 		o->theme = env_nonempty("PYRT_THEME");
 	/* The index is for the commands that run pip; elsewhere the
 	 * variable is ignored, as --index-url would be refused, and a
-	 * --wheelhouse on the command line beats it. */
-	if (!o->index_url && !o->wheelhouse && env_nonempty("PYRT_INDEX_URL") &&
+	 * --wheelhouse (or --no-baseline: no pip runs) on the command line
+	 * beats it. */
+	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
+	    env_nonempty("PYRT_INDEX_URL") &&
 	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
-	     o->command == CLI_CMD_NONE ||
+	     o->command == CLI_CMD_NONE || o->command == CLI_CMD_SERVE ||
 	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
+	}
+	/* The mirror URL may carry credentials: in the environment it is
+	 * out of /proc/PID/cmdline, which every local user can read.  For
+	 * the commands --mirror serves; --from-file (nothing is downloaded)
+	 * and `mirror --verify` (nothing is fetched) ignore it. */
+	if (!o->mirror && !o->from_file && !o->mirror_verify &&
+	    env_nonempty("PYRT_MIRROR_URL") &&
+	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_NONE ||
+	     o->command == CLI_CMD_MIRROR)) {
+		o->mirror = getenv("PYRT_MIRROR_URL");
+		o->mirror_from = "PYRT_MIRROR_URL";
 	}
 	if (env_nonempty("NO_COLOR"))
 		o->no_color = 1;

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "fetch.h"
 #include "fs.h"
+#include "trust.h"
 
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -54,8 +55,8 @@ static int expand_home(const char *given, const char *opt, char *out,
 	return 0;
 }
 
-int cli_path_normalise(const char *given, const char *opt, char **out,
-		       char *msg, size_t msglen)
+static int normalise(const char *given, const char *opt, int trust,
+		     char **out, char *msg, size_t msglen)
 {
 	char expanded[PATH_MAX], abs[PATH_MAX], cwd[PATH_MAX], real[PATH_MAX];
 	*out = NULL;
@@ -79,8 +80,21 @@ int cli_path_normalise(const char *given, const char *opt, char **out,
 			return fail(msg, msglen, "%s: path too long", opt);
 	}
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_fs_resolve(abs, real, sizeof real, &err) != 0)
+	if (trust) {
+		/* Walked as typed: a link in it is part of where it leads.
+		 * Core walks the resolved path in full where it uses it. */
+		rc = pyrt_trust_path(opt, abs, PYRT_TRUST_MISSING_OK |
+				     PYRT_TRUST_LINKS_ONLY, real, sizeof real,
+				     &err);
+		if (rc == PYRT_E_UNTRUSTED) {
+			snprintf(msg, msglen, "%s", err.msg);
+			return rc;
+		}
+		if (rc)
+			return fail(msg, msglen, "%s", err.msg);
+	} else if (pyrt_fs_resolve(abs, real, sizeof real, &err) != 0) {
 		return fail(msg, msglen, "%s %s: %s", opt, given, err.msg);
+	}
 	size_t n = strlen(real);
 	while (n > 1 && real[n - 1] == '/')
 		real[--n] = '\0';
@@ -89,16 +103,28 @@ int cli_path_normalise(const char *given, const char *opt, char **out,
 	return 0;
 }
 
+int cli_path_normalise(const char *given, const char *opt, char **out,
+		       char *msg, size_t msglen)
+{
+	return normalise(given, opt, 0, out, msg, msglen);
+}
+
+int cli_path_normalise_trusted(const char *given, const char *opt,
+			       char **out, char *msg, size_t msglen)
+{
+	return normalise(given, opt, 1, out, msg, msglen);
+}
+
 /* Replace *field with its normalised form, owned by opts. */
 static int normalise_field(cli_opts *o, const char **field, const char *opt,
-			   char *msg, size_t msglen)
+			   int trust, char *msg, size_t msglen)
 {
 	if (!*field)
 		return 0;
 	if (o->nowned >= CLI_OWNED_MAX)
 		return PYRT_E_INTERNAL;
 	char *norm = NULL;
-	int rc = cli_path_normalise(*field, opt, &norm, msg, msglen);
+	int rc = normalise(*field, opt, trust, &norm, msg, msglen);
 	if (rc)
 		return rc;
 	o->owned[o->nowned++] = norm;
@@ -108,17 +134,19 @@ static int normalise_field(cli_opts *o, const char **field, const char *opt,
 
 static int normalise_all(cli_opts *o, char *msg, size_t msglen)
 {
-	struct { const char **field; const char *opt; } paths[] = {
-		{ &o->pins_path, "--pins" },
-		{ &o->cacert, "--cacert" },
-		{ &o->wheelhouse, "--wheelhouse" },
-		{ &o->requirements, "--requirements" },
-		{ &o->from_file, "--from-file" },
-		{ &o->out, "--out" },
-		{ &o->bundle, "--bundle" },
-		{ &o->wheelhouse_from, "--wheelhouse-from" },
+	/* trust: the files that decide what runs (trust.h).  --from-file
+	 * is not one: it is copied while hashed and must match the pin. */
+	struct { const char **field; const char *opt; int trust; } paths[] = {
+		{ &o->pins_path, "--pins", 1 },
+		{ &o->cacert, "--cacert", 0 },
+		{ &o->wheelhouse, "--wheelhouse", 1 },
+		{ &o->requirements, "--requirements", 1 },
+		{ &o->from_file, "--from-file", 0 },
+		{ &o->out, "--out", 0 },
+		{ &o->bundle, "--bundle", 0 },
+		{ &o->wheelhouse_from, "--wheelhouse-from", 1 },
 		{ o->command == CLI_CMD_MIRROR && o->npositional
-		  ? &o->positional[0] : NULL, "pyrt mirror DIR" },
+		  ? &o->positional[0] : NULL, "pyrt mirror DIR", 1 },
 	};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		if (!paths[i].field)
@@ -127,8 +155,8 @@ static int normalise_all(cli_opts *o, char *msg, size_t msglen)
 		if (paths[i].field == &o->bundle && o->bundle &&
 		    strcmp(o->bundle, "-") == 0)
 			continue;
-		int rc = normalise_field(o, paths[i].field, paths[i].opt, msg,
-					 msglen);
+		int rc = normalise_field(o, paths[i].field, paths[i].opt,
+					 paths[i].trust, msg, msglen);
 		if (rc)
 			return rc;
 	}
@@ -294,15 +322,20 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 	if (!rc && o->from_file)
 		rc = check_input_file(o->from_file, "--from-file", msg, msglen);
 	if (!rc && o->mirror)
-		rc = check_url(o->mirror, "--mirror", msg, msglen);
+		rc = check_url(o->mirror, o->mirror_from ? o->mirror_from
+				   : "--mirror", msg, msglen);
 	if (!rc && o->index_url)
 		rc = check_url(o->index_url, o->index_url_from, msg, msglen);
 	if (!rc && o->wheelhouse)
 		rc = check_input_dir(o->wheelhouse, "--wheelhouse", msg, msglen);
 	if (!rc && o->requirements) {
 		pyrt_error err = PYRT_ERROR_INIT;
-		if (pyrt_baseline_check_file(o->requirements, NULL, &err) != 0)
+		int brc = pyrt_baseline_check_file(o->requirements, NULL, &err);
+		if (brc != 0)
 			rc = fail(msg, msglen, "%s", err.msg);
+		/* Someone else's file is exit 14, as for the box. */
+		if (brc == PYRT_E_UNTRUSTED)
+			rc = brc;
 	}
 	if (!rc && o->out && o->command != CLI_CMD_LOCK)
 		rc = check_output_file(o->out, "--out", "smoke.docx", msg,

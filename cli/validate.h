@@ -20,6 +20,14 @@
 int cli_path_normalise(const char *given, const char *opt, char **out,
 		       char *msg, size_t msglen);
 
+/**
+ * cli_path_normalise for a path that decides what runs: walked as typed
+ * by pyrt_trust_path (trust.h), so a link or folder someone else controls
+ * is refused (PYRT_E_UNTRUSTED, msg naming it, its owner and the fix).
+ */
+int cli_path_normalise_trusted(const char *given, const char *opt,
+			       char **out, char *msg, size_t msglen);
+
 /** Normalise every path option and check every path, URL and
  * combination for opts->command.  0 or PYRT_E_USAGE with msg. */
 int cli_args_validate(cli_opts *opts, char *msg, size_t msglen);

@@ -5,7 +5,8 @@
 #   share/bash-completion/completions/pyrt, share/zsh/vendor-completions/_pyrt
 #   share/doc/pyrt/                   README, SECURITY, RELIABILITY, copyright,
 #                                     changelog.gz
-#   lib/systemd/user/                 the units of dist/systemd, when present
+#   lib/systemd/user/                 the units of dist/systemd (.service generated
+#                                     with the bindir of the prefix)
 install(TARGETS pyrt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/themes/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pyrt/themes
@@ -49,12 +50,17 @@ install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/SECURITY.md
               ${CMAKE_SOURCE_DIR}/dist/debian/copyright ${PYRT_CHANGELOG_GZ}
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-# `pyrt serve`'s user units, once dist/systemd exists (another branch adds
-# it).  Not LIBDIR: on Debian that is multiarch, and units live in
-# <prefix>/lib/systemd/user.
-if(EXISTS ${CMAKE_SOURCE_DIR}/dist/systemd)
-  install(DIRECTORY ${CMAKE_SOURCE_DIR}/dist/systemd/
-          DESTINATION lib/systemd/user
-          FILES_MATCHING PATTERN "*.service" PATTERN "*.socket"
-                         PATTERN "*.timer")
-endif()
+# `pyrt serve`'s user units.  Not LIBDIR: on Debian that is multiarch, and
+# units live in <prefix>/lib/systemd/user.  A .service names the binary by
+# its installed path, so it is generated from the prefix (a package built
+# with prefix /usr gets /usr/bin/pyrt, `make install` /usr/local/bin/pyrt).
+set(PYRT_UNIT_BINDIR ${CMAKE_INSTALL_FULL_BINDIR})
+file(GLOB PYRT_UNITS_IN CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/dist/systemd/*.service.in)
+foreach(unit_in ${PYRT_UNITS_IN})
+  get_filename_component(unit ${unit_in} NAME_WLE)
+  configure_file(${unit_in} ${CMAKE_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/systemd/${unit} DESTINATION lib/systemd/user)
+endforeach()
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/dist/systemd/
+        DESTINATION lib/systemd/user
+        FILES_MATCHING PATTERN "*.socket" PATTERN "*.timer")

@@ -29,6 +29,7 @@
 #include "pip.h"
 #include "requirement.h"
 #include "testhook.h"
+#include "trust.h"
 #include "wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
@@ -130,6 +131,11 @@ static int baseline_parse_file(baseline_run *r, pyrt_error *err)
 	const char *path = r->opts->requirements_file;
 	size_t len = 0;
 	pyrt_error ferr = PYRT_ERROR_INIT;
+	/* A file that cannot be read is the read's to report, below. */
+	if (pyrt_trust_path("--requirements", path, 0, NULL, 0, &ferr) ==
+	    PYRT_E_UNTRUSTED)
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED, "%s", ferr.msg);
+	pyrt_error_clear(&ferr);
 	if (pyrt_fs_read_file(path, REQUIREMENTS_MAX_BYTES, &r->file_text, &len,
 			      &ferr) != 0)
 		return pyrt_error_set(err, PYRT_E_USAGE, "--requirements: %s",
@@ -238,6 +244,7 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.wheelhouse = r->opts->wheelhouse;
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
+	po.lock_fd = pyrt_lock_fd(r->lock);
 	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
 	/* With a wheel lock in the pins: only the locked files, copied

@@ -57,9 +57,10 @@ int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,
 
 /**
  * Read --requirements FILE as the baseline will, without installing: 0 with
- * *count (may be NULL) set to its requirements, or PYRT_E_USAGE (unreadable,
- * or "FILE:LINE: ..." for the first line that is not a PEP 508
- * requirement).  Lets an install refuse the file before it downloads.
+ * *count (may be NULL) set to its requirements, PYRT_E_UNTRUSTED (the file
+ * or a folder or link on its way is someone else's, trust.h), or
+ * PYRT_E_USAGE (unreadable, or "FILE:LINE: ..." for the first line that is
+ * not a PEP 508 requirement).  Lets an install refuse the file before it downloads.
  */
 int pyrt_baseline_check_file(const char *path, size_t *count,
 			     pyrt_error *err);

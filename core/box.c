@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "trust.h"
 
 /* Each path malloc'd to its length: ten PATH_MAX arrays were 40 KB that
  * every command zeroed, ten fresh pages and as many page faults (~25 us
@@ -109,7 +110,12 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	char given[PATH_MAX], resolved[PATH_MAX];
 	int rc = box_absolute(given, root, err);
-	if (!rc) rc = pyrt_fs_resolve(given, resolved, sizeof resolved, err);
+	/* Walked as given: a link on the way decides which box this is.
+	 * The folders of the resolved path are checked just below. */
+	if (!rc) rc = pyrt_trust_path("box root", given,
+				      PYRT_TRUST_MISSING_OK |
+				      PYRT_TRUST_LINKS_ONLY, resolved,
+				      sizeof resolved, err);
 	if (!rc && !(box->root = strdup(resolved)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc) rc = pyrt_fs_check_ancestors(box->root, err);

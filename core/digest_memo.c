@@ -10,10 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache_seal.h"
 #include "error.h"
 #include "fs.h"
 
-#define MEMO_HEADER "pyrt-digests 1\n"
+/* Each line: the checksum of the rest of the line, then the entry. */
+#define MEMO_HEADER "pyrt-digests 2\n"
 #define MEMO_ENTRIES 8 /* current's marker and manifest, with room to spare */
 #define MEMO_MAX (MEMO_ENTRIES * (PATH_MAX + 256))
 /* Seconds a file must have been left alone before it is remembered. */
@@ -51,10 +53,17 @@ static int entry_same(const memo_entry *a, const memo_entry *b)
 	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns;
 }
 
-/* One line into e; 0, or -1 for anything but the exact form written. */
+/* One line into e; 0, or -1 for anything but the exact form written,
+ * checksum first. */
 static int entry_parse(const char *line, memo_entry *e)
 {
 	int used = 0;
+	if (strlen(line) <= PYRT_CACHE_SUM_LEN + 1 ||
+	    line[PYRT_CACHE_SUM_LEN] != ' ' ||
+	    !pyrt_cache_sum_ok(line, line + PYRT_CACHE_SUM_LEN + 1,
+			       strlen(line + PYRT_CACHE_SUM_LEN + 1)))
+		return -1;
+	line += PYRT_CACHE_SUM_LEN + 1;
 	if (sscanf(line, "%64s %llu %llu %llu %lld %lld %lld %lld %n", e->hex,
 		   &e->dev, &e->ino, &e->size, &e->mtime_s, &e->mtime_ns,
 		   &e->ctime_s, &e->ctime_ns, &used) != 8 || used <= 0)
@@ -185,13 +194,19 @@ static void memo_save(const pyrt_digest_memo *m)
 	int bad = write_all(fd, MEMO_HEADER, strlen(MEMO_HEADER));
 	for (int i = 0; !bad && i < m->n; i++) {
 		const memo_entry *e = &m->e[i];
-		char line[PATH_MAX + 256];
+		char line[PATH_MAX + 256], sum[PYRT_CACHE_SUM_LEN + 1];
 		int len = snprintf(line, sizeof line,
-				   "%s %llu %llu %llu %lld %lld %lld %lld %s\n",
+				   "%s %llu %llu %llu %lld %lld %lld %lld %s",
 				   e->hex, e->dev, e->ino, e->size, e->mtime_s,
 				   e->mtime_ns, e->ctime_s, e->ctime_ns, e->path);
-		bad = len <= 0 || (size_t)len >= sizeof line ||
-		      write_all(fd, line, (size_t)len) != 0;
+		bad = len <= 0 || (size_t)len >= sizeof line;
+		if (bad)
+			break;
+		pyrt_cache_sum(line, (size_t)len, sum);
+		bad = write_all(fd, sum, PYRT_CACHE_SUM_LEN) != 0 ||
+		      write_all(fd, " ", 1) != 0 ||
+		      write_all(fd, line, (size_t)len) != 0 ||
+		      write_all(fd, "\n", 1) != 0;
 	}
 	/* No fsync: a torn or empty file after a crash is only a miss. */
 	if (close(fd) != 0 || bad || rename(tmp, path) != 0)

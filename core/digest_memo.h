@@ -12,7 +12,8 @@
  * rule), so no later change can share its times.  The file lives in <box>/runtime/python/cache (private: ours,
  * 0700, not a symlink) as `digests`, is read with pyrt_fs_open_state's rules
  * and written 0600 through O_CREAT|O_EXCL on a temporary name, then renamed;
- * anything unexpected in it is a miss, never an error.  Whoever could write
+ * every line carries a checksum (cache_seal.h), and a line that does not
+ * verify, or anything else unexpected in it, is a miss, never an error.  Whoever could write
  * it could rewrite the marker and the manifest themselves.
  */
 #ifndef PYRT_DIGEST_MEMO_H

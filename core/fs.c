@@ -628,8 +628,7 @@ void pyrt_fs_now_rfc3339(char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-/* "uid 1000 (alice)", or just the number when it has no name. */
-static void fs_owner_name(uid_t uid, char *buf, size_t len)
+void pyrt_fs_owner_name(unsigned uid, char *buf, size_t len)
 {
 	struct passwd pw, *found = NULL;
 	char scratch[1024];
@@ -649,8 +648,8 @@ static int fs_state_refuse(const char *path, const struct stat *st,
 				      "%s is not a regular file; pyrt keeps only "
 				      "regular files there — remove it", path);
 	if (st->st_uid != geteuid()) {
-		fs_owner_name(st->st_uid, owner, sizeof owner);
-		fs_owner_name(geteuid(), me, sizeof me);
+		pyrt_fs_owner_name(st->st_uid, owner, sizeof owner);
+		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "%s is owned by %s, not by you (%s) — "
 				      "remove it, or run pyrt as its owner",
@@ -715,8 +714,8 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 				      "refusing %s: it is not a directory — "
 				      "remove it", path);
 	if (st.st_uid != geteuid()) {
-		fs_owner_name(st.st_uid, owner, sizeof owner);
-		fs_owner_name(geteuid(), me, sizeof me);
+		pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
+		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing the box directory %s: it is "
 				      "owned by %s, not by you (%s) — run pyrt "
@@ -747,7 +746,7 @@ static int fs_check_ancestor(const char *dir, pyrt_error *err)
 							      "cannot read %s",
 							      dir);
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		fs_owner_name(st.st_uid, owner, sizeof owner);
+		pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing a box under %s: that directory "
 				      "is owned by %s, who could swap the box "

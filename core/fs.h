@@ -86,6 +86,9 @@ int pyrt_fs_check_ancestors(const char *path, pyrt_error *err);
  */
 int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err);
 
+/** "uid 1000 (alice)", or just the number when it has no name. */
+void pyrt_fs_owner_name(unsigned uid, char *buf, size_t len);
+
 /** Free bytes available to an unprivileged writer at path, or 0. */
 uint64_t pyrt_fs_free_bytes(const char *path);
 

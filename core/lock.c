@@ -277,6 +277,11 @@ cleanup:
 	return rc;
 }
 
+int pyrt_lock_fd(const pyrt_lock *lock)
+{
+	return lock ? lock->fd : -1;
+}
+
 /* Empty the record first so a prober never reads a holder that left. */
 void pyrt_lock_release(pyrt_lock *lock)
 {

@@ -25,6 +25,10 @@ typedef struct pyrt_lock_holder {
 int pyrt_lock_acquire(pyrt_lock **out, const char *lock_path, int wait,
 		      const pyrt_events *ev, pyrt_error *err);
 
+/** The lock's descriptor, for a child that must hold the lock as long as
+ *  it lives (pyrt_proc_opts.keep_fd); -1 for NULL. */
+int pyrt_lock_fd(const pyrt_lock *lock);
+
 /** Release and free; NULL is a no-op. */
 void pyrt_lock_release(pyrt_lock *lock);
 

@@ -19,18 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fetch.h"
 #include "fs.h"
 #include "redact.h"
 #include "sha256.h"
+#include "trust.h"
 
 #define MIRROR_DIR_MODE 0755
 #define MIRROR_FILE_MODE 0644
 #define METADATA_MAX (1024 * 1024)
 #define INDEX_MAX (16 * 1024 * 1024)
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+/* The index an unfinished run set aside: read back by the next run, never
+ * by --verify (it is not the index). */
+#define INDEX_OLD "." PYRT_MIRROR_INDEX ".old"
+#define INDEX_TEMP "." PYRT_MIRROR_INDEX ".partial"
 
 int pyrt_mirror_check_platforms(const pyrt_pins *pins,
 				const char *const *platforms, size_t n,
@@ -120,84 +128,135 @@ int pyrt_mirror_relpath(const char *url, char *out, size_t len,
 	return 0;
 }
 
-/* mkdir that leaves an existing directory alone; new ones are 0755 so a
- * web server's user can list and read them. */
-static int mkdir_public(const char *path, pyrt_error *err)
+/*
+ * Everything below the mirror root is reached from one descriptor of it,
+ * with O_NOFOLLOW at every step: a folder swapped for a symlink between a
+ * check and a write (DIR/wheels -> /etc) makes the write fail, never land
+ * elsewhere.
+ */
+
+/* The subfolder name of dfd, made 0755 if absent (a web server's user
+ * lists and reads it), opened; returns its descriptor or a negative code. */
+static int subdir_open(int dfd, const char *dir, const char *name,
+		       pyrt_error *err)
 {
-	if (mkdir(path, MIRROR_DIR_MODE) == 0 || errno == EEXIST) {
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		return pyrt_error_set(err, PYRT_E_IO, "%s exists and is not a "
-				      "directory; choose another mirror "
-				      "directory", path);
-	}
-	return pyrt_error_set_errno(err, PYRT_E_IO, errno, "cannot create %s",
-				    path);
+	if (mkdirat(dfd, name, MIRROR_DIR_MODE) != 0 && errno != EEXIST)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot create %s/%s", dir, name);
+	int fd = openat(dfd, name, DIR_FLAGS);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "%s/%s is not a directory (a symbolic "
+				      "link or a file); pyrt writes the mirror "
+				      "only into folders it made — remove it",
+				      dir, name);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot open %s/%s", dir, name);
+	return fd;
 }
 
-static void fsync_dir_of(const char *path)
+/* A file of the mirror opened for reading: regular, never through a link,
+ * never blocking on a FIFO.  -1 when it is none of that. */
+static int open_regular_at(int dfd, const char *name)
 {
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return;
-	*slash = '\0';
-	int fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-/* "<dir>/<rel>" → "<dir>/<reldir>/.<base>.partial" */
-static void partial_name(const char *final, char *out, size_t len)
-{
-	const char *slash = strrchr(final, '/');
-	size_t dlen = slash ? (size_t)(slash - final) : 0;
-	snprintf(out, len, "%.*s/.%s.partial", (int)dlen, final,
-		 slash ? slash + 1 : final);
-}
-
-/* Hash a file that may not exist: 1 when it exists with this digest and
- * size (or size 0: unknown), 0 otherwise. */
-static int file_matches(const char *path, const char *sha256, uint64_t size)
-{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC | O_NOCTTY);
 	struct stat st;
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (size && (uint64_t)st.st_size != size))
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* SHA-256 and length of what fd holds from its current offset. */
+static int hash_fd(int fd, char *hex, uint64_t *bytes, pyrt_error *err)
+{
+	int rc = pyrt_sha256_ready(err);
+	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
+	char buf[64 * 1024];
+	if (!rc && !sha)
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	*bytes = 0;
+	while (!rc) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot read");
+		if (n <= 0)
+			break;
+		pyrt_sha256_update(sha, buf, (size_t)n);
+		*bytes += (uint64_t)n;
+	}
+	if (!rc && pyrt_sha256_final_hex(sha, hex) != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
+	pyrt_sha256_free(sha);
+	return rc;
+}
+
+/* 1 when name in dfd is a regular file with this digest and size (size
+ * 0: unknown), 0 otherwise. */
+static int file_matches_at(int dfd, const char *name, const char *sha256,
+			   uint64_t size)
+{
+	int fd = open_regular_at(dfd, name);
+	if (fd < 0)
 		return 0;
 	char hex[PYRT_SHA256_HEX_LEN + 1];
+	uint64_t bytes = 0;
 	pyrt_error e = PYRT_ERROR_INIT;
-	if (pyrt_sha256_file_hex(path, hex, &e) != 0)
-		return 0;
-	return pyrt_sha256_hex_equal(hex, sha256);
+	int ok = hash_fd(fd, hex, &bytes, &e) == 0 &&
+		 (!size || bytes == size) && pyrt_sha256_hex_equal(hex, sha256);
+	close(fd);
+	return ok;
+}
+
+/* ".<name>.partial": hidden, so never a name the mirror serves. */
+static void partial_of(const char *name, char *out, size_t len)
+{
+	snprintf(out, len, ".%s.partial", name);
 }
 
 /* Create the partial 0644 (so the renamed file can be served) before
  * pyrt_fetch opens it; an existing one is resumed. */
-static int partial_precreate(const char *partial, pyrt_error *err)
+static int partial_precreate(int dfd, const char *partial, const char *shown,
+			     pyrt_error *err)
 {
-	int fd = pyrt_fs_open_state(partial, O_RDWR | O_CREAT, MIRROR_FILE_MODE,
-				    err);
+	int fd = openat(dfd, partial, O_RDWR | O_CREAT | O_NOFOLLOW |
+			O_NONBLOCK | O_CLOEXEC, MIRROR_FILE_MODE);
+	struct stat st;
 	if (fd < 0)
-		return fd;
+		return pyrt_error_set_errno(err, errno == ELOOP
+					    ? PYRT_E_UNTRUSTED : PYRT_E_IO,
+					    errno, "cannot open %s", shown);
+	int bad = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+		  st.st_uid != geteuid();
 	close(fd);
+	if (bad)
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "%s is not a regular file of yours — "
+				      "remove it", shown);
 	return 0;
 }
 
+/* pyrt_fetch writes by name: the name goes through /proc/self/fd, so it
+ * resolves to the folder this descriptor holds, whatever is renamed. */
 static int fetch_into(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 		      const pyrt_pin_archive *pin, const char *url,
-		      const char *partial, pyrt_fetch_result *fr,
-		      pyrt_error *err)
+		      int subfd, const char *partial, const char *shown,
+		      pyrt_fetch_result *fr, pyrt_error *err)
 {
-	int rc = partial_precreate(partial, err);
+	int rc = partial_precreate(subfd, partial, shown, err);
 	if (rc)
 		return rc;
+	char via[64 + NAME_MAX];
+	snprintf(via, sizeof via, "/proc/self/fd/%d/%s", subfd, partial);
 	pyrt_fetch_opts fo = PYRT_FETCH_OPTS_INIT;
 	fo.url = url;
-	fo.partial_path = partial;
+	fo.partial_path = via;
 	fo.cacert = opts->cacert;
 	fo.expected_size = pin->size;
 	if (opts->fetch_attempts)
@@ -206,50 +265,62 @@ static int fetch_into(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 	return pyrt_fetch(&fo, ev, fr, err);
 }
 
-/* Download one pinned archive to its place; *fetched is 1 when bytes were
- * downloaded, 0 when the file was already there and matched. */
-static int mirror_archive(const pyrt_mirror_opts *opts, const pyrt_events *ev,
-			  const pyrt_pin_archive *pin, const char *rel,
-			  int *fetched, pyrt_error *err)
+/* The partial is complete and verified: give it its name, durably. */
+static int publish_at(int subfd, const char *partial, const char *name,
+		      const char *shown, pyrt_error *err)
 {
-	char final[PATH_MAX], partial[PATH_MAX + 16], sub[PATH_MAX];
-	snprintf(final, sizeof final, "%s/%s", opts->dir, rel);
-	snprintf(sub, sizeof sub, "%s/%.*s", opts->dir,
-		 (int)(strchr(rel, '/') - rel), rel);
-	int rc = mkdir_public(sub, err);
-	if (rc)
+	if (renameat(subfd, partial, subfd, name) != 0) {
+		int rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					      "cannot rename the partial of %s",
+					      shown);
+		unlinkat(subfd, partial, 0);
 		return rc;
-	*fetched = 0;
-	if (file_matches(final, pin->sha256, pin->size))
-		return 0;
-	char *url = NULL;
-	if (opts->source_mirror) {
-		rc = pyrt_fetch_mirror_url(pin->url, opts->source_mirror, &url,
-					   err);
-	} else if (!(url = strdup(pin->url))) {
-		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
+	fsync(subfd);
+	return 0;
+}
+
+/* The URL to fetch pin from: its own, or the same path on the source. */
+static int archive_url(const pyrt_mirror_opts *opts,
+		       const pyrt_pin_archive *pin, char **url,
+		       pyrt_error *err)
+{
+	if (opts->source_mirror)
+		return pyrt_fetch_mirror_url(pin->url, opts->source_mirror, url,
+					     err);
+	*url = strdup(pin->url);
+	return *url ? 0 : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+}
+
+/* Fetch one pinned archive into the folder subfd as name, verified. */
+static int fetch_verified(const pyrt_mirror_opts *opts, const pyrt_events *ev,
+			  const pyrt_pin_archive *pin, const char *rel,
+			  int subfd, const char *name, pyrt_error *err)
+{
+	char *url = NULL;
+	int rc = archive_url(opts, pin, &url, err);
 	if (rc)
 		return rc;
-	char shown[2048];
+	char shown[2048], partial[NAME_MAX + 16];
 	pyrt_redact_url(url, shown, sizeof shown);
 	pyrt_events_log(ev, PYRT_LOG_INFO, "fetching %s (%s) from %s", rel,
 			pin->key, shown);
-	partial_name(final, partial, sizeof partial);
+	partial_of(name, partial, sizeof partial);
 	pyrt_fetch_result fr;
-	rc = fetch_into(opts, ev, pin, url, partial, &fr, err);
+	rc = fetch_into(opts, ev, pin, url, subfd, partial, rel, &fr, err);
 	/* A resumed head may be another run's bad bytes: once more from 0. */
 	if (!rc && fr.resumes > 0 &&
 	    !pyrt_sha256_hex_equal(fr.sha256, pin->sha256)) {
-		unlink(partial);
-		rc = fetch_into(opts, ev, pin, url, partial, &fr, err);
+		unlinkat(subfd, partial, 0);
+		rc = fetch_into(opts, ev, pin, url, subfd, partial, rel, &fr,
+				err);
 	}
 	free(url);
 	if (rc)
 		return rc;
 	if (!pyrt_sha256_hex_equal(fr.sha256, pin->sha256) ||
 	    (pin->size && fr.bytes != pin->size)) {
-		unlink(partial);
+		unlinkat(subfd, partial, 0);
 		return pyrt_error_set(err, PYRT_E_VERIFY,
 				      "SHA-256 mismatch for %s (%s): expected "
 				      "%s (%llu bytes), got %s (%llu bytes); "
@@ -259,16 +330,30 @@ static int mirror_archive(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 				      (unsigned long long)pin->size, fr.sha256,
 				      (unsigned long long)fr.bytes);
 	}
-	if (rename(partial, final) != 0) {
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot rename %s to %s", partial,
-					  final);
-		unlink(partial);
-		return rc;
+	return publish_at(subfd, partial, name, rel, err);
+}
+
+/* Download one pinned archive to its place; *fetched is 1 when bytes were
+ * downloaded, 0 when the file was already there and matched. */
+static int mirror_archive(const pyrt_mirror_opts *opts, const pyrt_events *ev,
+			  int dfd, const pyrt_pin_archive *pin,
+			  const char *rel, int *fetched, pyrt_error *err)
+{
+	char sub[NAME_MAX + 1];
+	const char *slash = strchr(rel, '/');
+	snprintf(sub, sizeof sub, "%.*s", (int)(slash - rel), rel);
+	const char *name = slash + 1;
+	int subfd = subdir_open(dfd, opts->dir, sub, err);
+	if (subfd < 0)
+		return subfd;
+	*fetched = 0;
+	int rc = 0;
+	if (!file_matches_at(subfd, name, pin->sha256, pin->size)) {
+		rc = fetch_verified(opts, ev, pin, rel, subfd, name, err);
+		*fetched = rc == 0;
 	}
-	fsync_dir_of(final);
-	*fetched = 1;
-	return 0;
+	close(subfd);
+	return rc;
 }
 
 /* ---- wheels ---------------------------------------------------------- */
@@ -565,23 +650,25 @@ static int wheels_select(const char *src, const pyrt_pins *pins,
 	return rc;
 }
 
-/* Copy src to final through a 0644 partial, hashing; fsync, rename. */
-static int copy_hashed(const char *src, const char *final, char *hex,
-		       uint64_t *bytes, pyrt_error *err)
+/* write(2) until done. */
+static int write_all(int fd, const char *p, size_t len)
 {
-	char partial[PATH_MAX + 16];
-	partial_name(final, partial, sizeof partial);
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					    "cannot read %s", src);
-	unlink(partial);
-	int out = pyrt_fs_open_state(partial, O_WRONLY | O_CREAT | O_EXCL,
-				     MIRROR_FILE_MODE, err);
-	if (out < 0) {
-		close(in);
-		return out;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
 	}
+	return 0;
+}
+
+/* Copy in to out, hashing what is copied. */
+static int copy_fd(int in, int out, const char *src, const char *shown,
+		   char *hex, uint64_t *bytes, pyrt_error *err)
+{
 	int rc = pyrt_sha256_ready(err);
 	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
 	char buf[64 * 1024];
@@ -598,38 +685,57 @@ static int copy_hashed(const char *src, const char *final, char *hex,
 		if (n <= 0)
 			break;
 		pyrt_sha256_update(sha, buf, (size_t)n);
-		for (ssize_t off = 0; !rc && off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-							  "cannot write %s",
-							  partial);
-			else
-				off += w;
-		}
+		if (write_all(out, buf, (size_t)n) != 0)
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot write %s", shown);
 		*bytes += (uint64_t)n;
 	}
 	if (!rc && pyrt_sha256_final_hex(sha, hex) != 0)
 		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
+	pyrt_sha256_free(sha);
+	return rc;
+}
+
+/* Copy src to name in the folder wfd through a 0644 partial, hashing;
+ * fsync, rename.  shown is name as the user sees it (wheels/<file>). */
+static int copy_hashed_at(const char *src, int wfd, const char *name,
+			  const char *shown, char *hex, uint64_t *bytes,
+			  pyrt_error *err)
+{
+	char partial[NAME_MAX + 16];
+	partial_of(name, partial, sizeof partial);
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int e = in < 0 ? errno : EINVAL;
+		if (in >= 0)
+			close(in);
+		return pyrt_error_set_errno(err, PYRT_E_IO, e,
+					    "cannot read %s", src);
+	}
+	unlinkat(wfd, partial, 0);
+	int out = openat(wfd, partial, O_WRONLY | O_CREAT | O_EXCL |
+			 O_NOFOLLOW | O_CLOEXEC, MIRROR_FILE_MODE);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		return pyrt_error_set_errno(err, PYRT_E_IO, e,
+					    "cannot create the partial of %s",
+					    shown);
+	}
+	int rc = copy_fd(in, out, src, shown, hex, bytes, err);
 	if (!rc && fsync(out) != 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot write %s", partial);
+					  "cannot write %s", shown);
 	if (close(out) != 0 && !rc)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot write %s", partial);
+					  "cannot write %s", shown);
 	close(in);
-	pyrt_sha256_free(sha);
-	if (!rc && rename(partial, final) != 0)
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot rename %s to %s", partial,
-					  final);
-	if (rc)
-		unlink(partial);
-	else
-		fsync_dir_of(final);
-	return rc;
+	if (rc) {
+		unlinkat(wfd, partial, 0);
+		return rc;
+	}
+	return publish_at(wfd, partial, name, shown, err);
 }
 
 static void join_missing(const strlist *missing, pyrt_mirror_result *res)
@@ -645,40 +751,58 @@ static void join_missing(const strlist *missing, pyrt_mirror_result *res)
 	}
 }
 
-/* Copy the selected wheels into <dir>/wheels; index them in *wheels. */
-static int mirror_wheels(const pyrt_mirror_opts *opts, const pyrt_events *ev,
-			 json_t *idx, pyrt_mirror_result *res,
+/* Copy the selected wheels into the folder wfd; index them in idx. */
+static int copy_selected(const pyrt_mirror_opts *opts, const pyrt_events *ev,
+			 const wheelhouse *wh, int wfd, json_t *wheels,
 			 pyrt_error *err)
 {
-	json_t *wheels = json_object_get(idx, "wheels");
+	for (size_t i = 0; i < wh->n; i++) {
+		if (!wh->v[i].selected)
+			continue;
+		if (pyrt_events_cancelled(ev))
+			return pyrt_error_set(err, PYRT_E_CANCELLED,
+					      "cancelled");
+		char src[PATH_MAX], rel[PATH_MAX];
+		char hex[PYRT_SHA256_HEX_LEN + 1];
+		uint64_t bytes = 0;
+		snprintf(src, sizeof src, "%s/%s", opts->wheelhouse_from,
+			 wh->v[i].file);
+		snprintf(rel, sizeof rel, "%s/%s", PYRT_MIRROR_WHEELS,
+			 wh->v[i].file);
+		int rc = copy_hashed_at(src, wfd, wh->v[i].file, rel, hex,
+					&bytes, err);
+		if (rc)
+			return rc;
+		if (json_object_set_new(wheels, rel,
+				json_pack("{s:s, s:I}", "sha256", hex, "size",
+					  (json_int_t)bytes)) != 0)
+			return pyrt_error_set(err, PYRT_E_NOMEM,
+					      "out of memory");
+	}
+	return 0;
+}
+
+/* Copy the wheels the baseline needs into <dir>/wheels; index them. */
+static int mirror_wheels(const pyrt_mirror_opts *opts, const pyrt_events *ev,
+			 int dfd, json_t *idx, pyrt_mirror_result *res,
+			 pyrt_error *err)
+{
 	json_t *lacking = json_array();
 	wheelhouse wh = { 0 };
 	strlist missing = { 0 };
-	char dest[PATH_MAX];
-	snprintf(dest, sizeof dest, "%s/%s", opts->dir, PYRT_MIRROR_WHEELS);
+	int wfd = -1;
 	int rc = wheelhouse_scan(opts->wheelhouse_from, &wh, err);
 	if (!rc)
 		rc = wheels_select(opts->wheelhouse_from, opts->pins, &wh,
 				   &missing, err);
+	if (!rc && (wfd = subdir_open(dfd, opts->dir, PYRT_MIRROR_WHEELS,
+				      err)) < 0)
+		rc = wfd;
 	if (!rc)
-		rc = mkdir_public(dest, err);
-	for (size_t i = 0; !rc && i < wh.n; i++) {
-		if (!wh.v[i].selected)
-			continue;
-		char src[PATH_MAX], final[PATH_MAX], rel[PATH_MAX];
-		char hex[PYRT_SHA256_HEX_LEN + 1];
-		uint64_t bytes = 0;
-		snprintf(src, sizeof src, "%s/%s", opts->wheelhouse_from,
-			 wh.v[i].file);
-		snprintf(final, sizeof final, "%s/%s", dest, wh.v[i].file);
-		snprintf(rel, sizeof rel, "%s/%s", PYRT_MIRROR_WHEELS,
-			 wh.v[i].file);
-		rc = copy_hashed(src, final, hex, &bytes, err);
-		if (!rc && json_object_set_new(wheels, rel,
-				json_pack("{s:s, s:I}", "sha256", hex, "size",
-					  (json_int_t)bytes)) != 0)
-			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	}
+		rc = copy_selected(opts, ev, &wh, wfd,
+				   json_object_get(idx, "wheels"), err);
+	if (wfd >= 0)
+		close(wfd);
 	for (size_t i = 0; !rc && i < missing.n; i++)
 		if (json_array_append_new(lacking, json_string(missing.v[i])))
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -700,13 +824,23 @@ static int mirror_wheels(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 
 /* ---- the index --------------------------------------------------------- */
 
-/* The index already in dir, or NULL (none, or unreadable: rebuilt). */
-static json_t *index_load(const char *dir)
+/*
+ * The index is what --verify trusts, so it exists only for a finished run:
+ * a run sets the old one aside first (INDEX_OLD, which it still merges
+ * from) and writes the new one last, through a temp file, fsync and
+ * rename, once every file it names is in place.  A run killed or out of
+ * disk on the way leaves no index, and --verify says so.
+ */
+
+/* The JSON object in name, or NULL (none, unreadable, not an object). */
+static json_t *index_load_at(int dfd, const char *name)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", dir, PYRT_MIRROR_INDEX);
+	int fd = open_regular_at(dfd, name);
+	if (fd < 0)
+		return NULL;
 	json_error_t je;
-	json_t *idx = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	json_t *idx = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+	close(fd);
 	if (idx && !json_is_object(idx)) {
 		json_decref(idx);
 		return NULL;
@@ -714,10 +848,29 @@ static json_t *index_load(const char *dir)
 	return idx;
 }
 
-static int index_write(const char *dir, json_t *idx, pyrt_error *err)
+/* The index to merge from: the current one, else the one an unfinished
+ * run set aside. */
+static json_t *index_load(int dfd)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", dir, PYRT_MIRROR_INDEX);
+	json_t *idx = index_load_at(dfd, PYRT_MIRROR_INDEX);
+	return idx ? idx : index_load_at(dfd, INDEX_OLD);
+}
+
+/* From here until the new index is written, there is none. */
+static int index_retire(int dfd, const char *dir, pyrt_error *err)
+{
+	if (renameat(dfd, PYRT_MIRROR_INDEX, dfd, INDEX_OLD) != 0 &&
+	    errno != ENOENT)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot set the old index %s/%s "
+					    "aside", dir, PYRT_MIRROR_INDEX);
+	fsync(dfd);
+	return 0;
+}
+
+static int index_write(int dfd, const char *dir, json_t *idx,
+		       pyrt_error *err)
+{
 	char *text = json_dumps(idx, JSON_INDENT(2) | JSON_SORT_KEYS |
 				JSON_ENSURE_ASCII);
 	if (!text)
@@ -725,39 +878,41 @@ static int index_write(const char *dir, json_t *idx, pyrt_error *err)
 	size_t len = strlen(text);
 	text[len] = '\n'; /* json_dumps leaves room only for the NUL */
 	int rc = 0;
-	/* Written with pyrt_fs_write_file_atomic's 0600 would hide it from
-	 * the web server: the same temp + fsync + rename, 0644. */
-	char partial[PATH_MAX + 16];
-	partial_name(path, partial, sizeof partial);
-	unlink(partial);
-	int fd = pyrt_fs_open_state(partial, O_WRONLY | O_CREAT | O_EXCL,
-				    MIRROR_FILE_MODE, err);
-	if (fd < 0) {
-		free(text);
-		return fd;
+	/* pyrt_fs_write_file_atomic's 0600 would hide it from the web
+	 * server: the same temp + fsync + rename, 0644. */
+	unlinkat(dfd, INDEX_TEMP, 0);
+	int fd = openat(dfd, INDEX_TEMP, O_WRONLY | O_CREAT | O_EXCL |
+			O_NOFOLLOW | O_CLOEXEC, MIRROR_FILE_MODE);
+	if (fd < 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot create %s/%s", dir,
+					  INDEX_TEMP);
+	if (!rc && (write_all(fd, text, len + 1) != 0 || fsync(fd) != 0))
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s/%s", dir,
+					  INDEX_TEMP);
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot write %s/%s", dir,
+					  INDEX_TEMP);
+	if (!rc && renameat(dfd, INDEX_TEMP, dfd, PYRT_MIRROR_INDEX) != 0)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot rename %s/%s to %s", dir,
+					  INDEX_TEMP, PYRT_MIRROR_INDEX);
+	if (rc) {
+		unlinkat(dfd, INDEX_TEMP, 0);
+	} else {
+		unlinkat(dfd, INDEX_OLD, 0);
+		fsync(dfd);
 	}
-	ssize_t w = write(fd, text, len + 1);
-	if (w != (ssize_t)(len + 1) || fsync(fd) != 0)
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno ? errno : EIO,
-					  "cannot write %s", partial);
-	if (close(fd) != 0 && !rc)
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot write %s", partial);
-	if (!rc && rename(partial, path) != 0)
-		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-					  "cannot rename %s to %s", partial,
-					  path);
-	if (rc)
-		unlink(partial);
-	else
-		fsync_dir_of(path);
 	free(text);
 	return rc;
 }
 
 static int mirror_all_archives(const pyrt_mirror_opts *opts,
-			       const pyrt_events *ev, json_t *archives,
-			       pyrt_mirror_result *res, pyrt_error *err)
+			       const pyrt_events *ev, int dfd,
+			       json_t *archives, pyrt_mirror_result *res,
+			       pyrt_error *err)
 {
 	size_t n = opts->nplatforms ? opts->nplatforms
 				    : pyrt_pins_archive_count(opts->pins);
@@ -773,7 +928,8 @@ static int mirror_all_archives(const pyrt_mirror_opts *opts,
 		int fetched = 0;
 		int rc = pyrt_mirror_relpath(pin->url, rel, sizeof rel, err);
 		if (!rc)
-			rc = mirror_archive(opts, ev, pin, rel, &fetched, err);
+			rc = mirror_archive(opts, ev, dfd, pin, rel, &fetched,
+					    err);
 		if (rc)
 			return rc;
 		if (fetched)
@@ -785,7 +941,6 @@ static int mirror_all_archives(const pyrt_mirror_opts *opts,
 					  (json_int_t)pin->size);
 		if (!entry || json_object_set_new(archives, pin->key, entry))
 			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-		/* Each archive is indexed as soon as it is in place. */
 		if (pyrt_events_cancelled(ev))
 			return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	}
@@ -794,9 +949,9 @@ static int mirror_all_archives(const pyrt_mirror_opts *opts,
 
 /* The index object: the old one's entries kept where this run does not
  * replace them (another --platform, the wheels when none are copied). */
-static json_t *index_begin(const pyrt_mirror_opts *opts)
+static json_t *index_begin(const pyrt_mirror_opts *opts, int dfd)
 {
-	json_t *old = index_load(opts->dir);
+	json_t *old = index_load(dfd);
 	json_t *archives = old ? json_object_get(old, "archives") : NULL;
 	json_t *wheels = old ? json_object_get(old, "wheels") : NULL;
 	json_t *lacking = old ? json_object_get(old, "wheels_missing") : NULL;
@@ -814,6 +969,84 @@ static json_t *index_begin(const pyrt_mirror_opts *opts)
 	return idx;
 }
 
+/*
+ * The mirror root, opened once: walked as typed (trust.h; it may not exist
+ * yet), made 0755 if absent, opened without following a link, and still
+ * ours (or root's) and writable by no one else once open.
+ */
+static int mirror_open_root(const char *dir, pyrt_error *err)
+{
+	char real[PATH_MAX];
+	int rc = pyrt_trust_path("the mirror directory", dir,
+				 PYRT_TRUST_MISSING_OK, real, sizeof real, err);
+	if (rc)
+		return rc;
+	if (mkdir(real, MIRROR_DIR_MODE) != 0 && errno != EEXIST)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot create %s", dir);
+	int fd = open(real, DIR_FLAGS);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "%s is not a directory pyrt can "
+					    "write a mirror into", dir);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (st.st_uid && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing the mirror directory %s: it "
+				      "changed owner or mode while pyrt opened "
+				      "it — check who else writes there", dir);
+	}
+	return fd;
+}
+
+/* One run at a time per mirror: the others wait here (a cron job and an
+ * operator, or three hosts sharing DIR), cancellable. */
+static int mirror_lock(int dfd, const char *dir, const pyrt_events *ev,
+		       pyrt_error *err)
+{
+	int said = 0;
+	while (flock(dfd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "cannot lock %s", dir);
+		if (!said++)
+			pyrt_events_log(ev, PYRT_LOG_INFO,
+					"another pyrt mirror is writing %s; "
+					"waiting for it to finish (Ctrl-C to "
+					"stop)", dir);
+		if (pyrt_events_cancelled(ev))
+			return pyrt_error_set(err, PYRT_E_CANCELLED,
+					      "cancelled while waiting for "
+					      "another pyrt mirror on %s", dir);
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+	}
+	return 0;
+}
+
+static int mirror_locked(const pyrt_mirror_opts *opts, const pyrt_events *ev,
+			 int dfd, pyrt_mirror_result *res, pyrt_error *err)
+{
+	json_t *idx = index_begin(opts, dfd);
+	if (!idx)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = index_retire(dfd, opts->dir, err);
+	if (!rc)
+		rc = mirror_all_archives(opts, ev, dfd,
+					 json_object_get(idx, "archives"), res,
+					 err);
+	if (!rc && opts->wheelhouse_from)
+		rc = mirror_wheels(opts, ev, dfd, idx, res, err);
+	res->wheels = json_object_size(json_object_get(idx, "wheels"));
+	if (!rc && pyrt_events_cancelled(ev))
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	if (!rc)
+		rc = index_write(dfd, opts->dir, idx, err);
+	json_decref(idx);
+	return rc;
+}
+
 int pyrt_mirror_run(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 		    pyrt_mirror_result *res, pyrt_error *err)
 {
@@ -823,24 +1056,21 @@ int pyrt_mirror_run(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 				      "pyrt_mirror_run: missing arguments");
 	int rc = pyrt_mirror_check_platforms(opts->pins, opts->platforms,
 					     opts->nplatforms, err);
-	if (rc)
-		return rc;
-	rc = mkdir_public(opts->dir, err);
-	if (rc)
-		return rc;
-	json_t *idx = index_begin(opts);
-	if (!idx)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	rc = mirror_all_archives(opts, ev, json_object_get(idx, "archives"),
-				 res, err);
+	/* The wheels copied from there are what every host runs as root. */
 	if (!rc && opts->wheelhouse_from)
-		rc = mirror_wheels(opts, ev, idx, res, err);
-	res->wheels = json_object_size(json_object_get(idx, "wheels"));
-	/* Whatever is in place by now is indexed, even after a failure, so
-	 * --verify checks what the directory holds. */
-	int wrc = index_write(opts->dir, idx, err);
-	json_decref(idx);
-	return rc ? rc : wrc;
+		rc = pyrt_trust_dir_entries("--wheelhouse-from",
+					    opts->wheelhouse_from, err);
+	if (rc)
+		return rc;
+	int dfd = mirror_open_root(opts->dir, err);
+	if (dfd < 0)
+		return dfd;
+	rc = mirror_lock(dfd, opts->dir, ev, err);
+	if (!rc)
+		rc = mirror_locked(opts, ev, dfd, res, err);
+	/* Closing the descriptor releases the lock. */
+	close(dfd);
+	return rc;
 }
 
 /* ---- verify ------------------------------------------------------------ */

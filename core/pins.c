@@ -24,6 +24,7 @@
 #include "pins_table.h"
 #include "requirement.h"
 #include "sha256.h"
+#include "trust.h"
 #include "yamldoc.h"
 
 #define PINS_SCHEMA 1
@@ -1117,6 +1118,12 @@ int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pyrt_pins_load_file: missing argument");
 	*out = NULL;
+	/* Whoever can change the pins picks the archive and its digest.
+	 * A file that cannot be read is read_capped's to report. */
+	pyrt_error terr = PYRT_ERROR_INIT;
+	if (pyrt_trust_path("pins file", path, 0, NULL, 0, &terr) ==
+	    PYRT_E_UNTRUSTED)
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED, "%s", terr.msg);
 	rc = read_capped(path, &data, &len, err);
 	if (rc == 0)
 		rc = pyrt_pins_parse(out, data, len, path, err);

@@ -41,13 +41,15 @@
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
+#include "trust.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
 #define PIP_GRACE_S 5.0
 #define PIP_CAPTURE_MAX (64 * 1024) /* what a failure message draws from */
 #define SHOWN_MAX (64 * 1024)       /* what the front end is shown */
 #define PIP_LOGS_KEPT 50
-#define PIP_EXTRA_ENV 4             /* entries pip_env adds */
+#define PIP_EXTRA_ENV 5             /* entries pip_env adds */
+#define PIP_KNOWN_MAX 8             /* index URLs hidden in pip's lines */
 #define PIP_FIXED_ARGS 12           /* python -I -m pip install + 7 options */
 
 /*
@@ -85,6 +87,10 @@ typedef struct pip_run {
 	int stopped;               /* a front-end callback asked to cancel */
 	char last_line[512];       /* last non-empty line, when no ERROR: */
 	char net_cause[256];       /* why pip could not reach the index */
+	/* The index URLs pip is given: their paths are hidden in its lines */
+	const char *known[PIP_KNOWN_MAX];
+	size_t known_count;
+	char *extra_index;         /* a copy of PIP_EXTRA_INDEX_URL, split */
 } pip_run;
 
 static int pip_check_opts(const pyrt_pip_opts *o, pyrt_error *err)
@@ -227,15 +233,27 @@ static int pip_absolute(const char *opt, const char *path, int want_dir,
  * (index and proxy come from the variables proc.c passes through), and the
  * root warning is silenced because this is a private runtime, not a system
  * Python.
+ *
+ * The index pyrt was given goes in PIP_INDEX_URL, never on pip's command
+ * line: /proc/PID/cmdline is readable by every local user, a process's
+ * environment only by its owner, and the URL may carry a password or a
+ * token.  It replaces a PIP_INDEX_URL inherited from the caller, as
+ * --index-url would have.
  */
 static int pip_env(pip_run *r, pyrt_error *err)
 {
 	char **base = pyrt_proc_network_env(r->home);
 	if (!base)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	const char *index = r->opts->wheelhouse ? NULL : r->opts->index_url;
 	size_t n = 0;
-	while (base[n])
-		n++;
+	for (size_t k = 0; base[k]; k++) {
+		if (index && strncmp(base[k], "PIP_INDEX_URL=", 14) == 0)
+			free(base[k]);
+		else
+			base[n++] = base[k];
+	}
+	base[n] = NULL;
 	char **env = realloc(base, (n + PIP_EXTRA_ENV + 1) * sizeof *env);
 	if (!env) {
 		pyrt_proc_env_free(base);
@@ -243,12 +261,12 @@ static int pip_env(pip_run *r, pyrt_error *err)
 	}
 	r->envp = env;
 	env[n] = NULL;
-	const char *fixed[PIP_EXTRA_ENV - 1] = {
+	const char *fixed[PIP_EXTRA_ENV - 2] = {
 		"PIP_NO_CACHE_DIR=1", "PIP_CONFIG_FILE=/dev/null",
 		"PIP_ROOT_USER_ACTION=ignore",
 	};
 	/* NULL-terminated after every entry, so a failure frees cleanly. */
-	for (size_t i = 0; i < PIP_EXTRA_ENV - 1; i++) {
+	for (size_t i = 0; i < PIP_EXTRA_ENV - 2; i++) {
 		if (!(env[n] = strdup(fixed[i])))
 			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		env[++n] = NULL;
@@ -258,6 +276,12 @@ static int pip_env(pip_run *r, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
 	env[++n] = NULL;
+	if (index && asprintf(&env[n], "PIP_INDEX_URL=%s", index) < 0) {
+		env[n] = NULL;
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	if (index)
+		env[++n] = NULL;
 	return 0;
 }
 
@@ -269,9 +293,10 @@ static int pip_env(pip_run *r, pyrt_error *err)
 static int pip_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* + wheelhouse (3) + --cert FILE (2) + --index-url URL (2) + "--" +
-	 * the list + NULL */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 3 + o->requirement_count + 1;
+	/* + wheelhouse (3) + --cert FILE (2) + --require-hashes -r FILE (3)
+	 * + "--" + the list + NULL; the index goes through the environment
+	 * (pip_env) */
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 3 + 1 + o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -292,10 +317,6 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	a[i++] = PYRT_PIP_RETRIES;
 	a[i++] = "--timeout";
 	a[i++] = PYRT_PIP_NET_TIMEOUT_S;
-	if (o->index_url && !o->wheelhouse) {
-		a[i++] = "--index-url";
-		a[i++] = o->index_url;
-	}
 	if (o->wheelhouse) {
 		a[i++] = "--no-index";
 		a[i++] = "--find-links";
@@ -466,6 +487,38 @@ static int pip_open_log(pip_run *r, pyrt_error *err)
 			      dir);
 }
 
+/* The index URLs pip gets: pyrt's own, else PIP_INDEX_URL passed through,
+ * and every URL of PIP_EXTRA_INDEX_URL (pip splits it on blanks). */
+static int pip_known_urls(pip_run *r, pyrt_error *err)
+{
+	const char *index = r->opts->index_url ? r->opts->index_url
+					       : getenv("PIP_INDEX_URL");
+	if (index && *index)
+		r->known[r->known_count++] = index;
+	const char *extra = getenv("PIP_EXTRA_INDEX_URL");
+	if (!extra || !*extra)
+		return 0;
+	if (!(r->extra_index = strdup(extra)))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	char *save = NULL;
+	for (char *u = strtok_r(r->extra_index, " \t\n", &save);
+	     u && r->known_count < PIP_KNOWN_MAX;
+	     u = strtok_r(NULL, " \t\n", &save))
+		r->known[r->known_count++] = u;
+	return 0;
+}
+
+/* buf with the known index URLs' paths hidden, in place (cut to len). */
+static void pip_hide_known(const pip_run *r, char *buf, size_t len)
+{
+	if (r->known_count == 0)
+		return;
+	char *hidden = pyrt_redact_known_urls(buf, r->known, r->known_count);
+	/* Out of memory: the line is dropped rather than shown as it is. */
+	snprintf(buf, len, "%s", hidden ? hidden : "[line hidden: out of memory]");
+	free(hidden);
+}
+
 /* The command line and start time head the log, for whoever reads it
  * (the installer's program by its name, not its text). */
 /* The requirements file pyrt wrote from the lock goes into the log as
@@ -495,12 +548,18 @@ static void pip_log_header(pip_run *r, const char **argv)
 			fputs(" <pyrt wheelhouse installer>", r->log);
 			continue;
 		}
-		/* --index-url may carry credentials: the log shows none. */
 		pyrt_sanitize(*a, 1, clean, sizeof clean);
 		pyrt_redact(clean);
 		fprintf(r->log, " %s", clean);
 	}
 	fputc('\n', r->log);
+	/* The index is in pip's environment: named here, by host only. */
+	if (argv == r->argv && r->opts->index_url && !r->opts->wheelhouse) {
+		snprintf(clean, sizeof clean, "%s", r->opts->index_url);
+		pip_hide_known(r, clean, sizeof clean);
+		pyrt_redact(clean);
+		fprintf(r->log, "# index (PIP_INDEX_URL): %s\n", clean);
+	}
 	if (argv == r->argv && r->opts->hashed_requirements)
 		pip_log_hashes(r);
 	fflush(r->log);
@@ -684,8 +743,10 @@ static int pip_on_line(const char *line, void *payload)
 	size_t n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
-	/* pip names its index ("Looking in indexes: https://user:****@…"):
-	 * no credential reaches the log, the screen or a reason. */
+	/* pip names its index ("Looking in indexes: https://user:****@…",
+	 * "url: /simple/TOKEN/x/"): no credential, and no token in the
+	 * index's path, reaches the log, the screen or a reason. */
+	pip_hide_known(r, buf, sizeof buf);
 	pyrt_redact(buf);
 	n = strlen(buf);
 	/* The log is read with cat and less: pip's (and its packages') bytes
@@ -796,6 +857,7 @@ static int pip_execute(pip_run *r, const char **argv, int *undecided,
 	po.on_line = pip_on_line;
 	po.payload = r;
 	po.cancel = r->ev ? r->ev->cancel : NULL;
+	po.keep_fd = r->opts->lock_fd;
 	pyrt_proc_result pr;
 	int rc = pyrt_proc_run(&po, &pr, err);
 	if (rc)
@@ -833,8 +895,13 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 	if (!rc && o->wheelhouse)
 		rc = pip_absolute("--wheelhouse", o->wheelhouse, 1,
 				  r->wheelhouse, sizeof r->wheelhouse, err);
+	/* pip and the installer read every archive in the wheelhouse. */
+	if (!rc && o->wheelhouse)
+		rc = pyrt_trust_dir_entries("--wheelhouse", o->wheelhouse, err);
 	if (!rc)
 		rc = pip_home(r, err);
+	if (!rc && !o->wheelhouse)
+		rc = pip_known_urls(r, err);
 	if (!rc)
 		rc = pip_env(r, err);
 	if (!rc)
@@ -856,6 +923,7 @@ static void pip_cleanup(pip_run *r)
 		fclose(r->log);
 	free(r->sh.ring);
 	free(r->argv);
+	free(r->extra_index);
 	pyrt_proc_env_free(r->envp);
 	pyrt_box_free(r->box);
 }

@@ -40,10 +40,16 @@ typedef struct pyrt_pip_opts {
 	/** CA bundle pip verifies the index with (--cert FILE), as --cacert
 	 * gives it to downloads; NULL: pip's own */
 	const char *cacert;
-	/** pip --index-url URL (https, or http to loopback; credentials in
-	 * it reach pip and never a log or a message); NULL: pip's default or
+	/** pip's index URL (https, or http to loopback), given to pip as
+	 * PIP_INDEX_URL in its environment, never on its command line;
+	 * credentials in it, and the URL's path and query wherever pip prints
+	 * them, never reach a log or a message.  NULL: pip's default or
 	 * PIP_INDEX_URL from the environment */
 	const char *index_url;
+	/** The box lock's descriptor (pyrt_lock_fd), inherited by pip and
+	 *  the wheelhouse installer so the lock is held while they write
+	 *  into the runtime, even after a pyrt killed by SIGKILL; -1: none */
+	int lock_fd;
 	/** a requirements file pyrt wrote from the wheel lock (wheellock.h):
 	 * pip gets --require-hashes -r FILE instead of the list, so it
 	 * installs the locked projects and checks every file's SHA-256; the
@@ -53,7 +59,7 @@ typedef struct pyrt_pip_opts {
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL, NULL, NULL }
+	0, NULL, NULL, NULL, -1, NULL }
 
 /** The fixes for a pip that could not reach its index, in one clause. */
 #define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_seal.h"
 #include "fs.h"
 
-#define MEMO_SCHEMA 1
+/* 2: the file starts with its body's checksum on a line of its own. */
+#define MEMO_SCHEMA 2
 #define MEMO_MAX (4 * 1024 * 1024)
 #define MEMO_PATHS_MAX 64
 
@@ -239,7 +241,8 @@ static int memo_path(const char *dir, const char *file, char *path,
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* dir/file parsed, or NULL (missing, not ours, too big, not JSON). */
+/* dir/file parsed, or NULL (missing, not ours, too big, a checksum that
+ * does not verify, not JSON). */
 static json_t *memo_read(const char *dir, const char *file)
 {
 	char *data = NULL, path[4200];
@@ -248,7 +251,12 @@ static json_t *memo_read(const char *dir, const char *file)
 	if (memo_path(dir, file, path, sizeof path) != 0 ||
 	    pyrt_fs_read_state(path, MEMO_MAX, &data, &len, &err) != 0)
 		return NULL;
-	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL);
+	const size_t head = PYRT_CACHE_SUM_LEN + 1;
+	json_t *root = NULL;
+	if (len > head && data[PYRT_CACHE_SUM_LEN] == '\n' &&
+	    pyrt_cache_sum_ok(data, data + head, len - head))
+		root = json_loadb(data + head, len - head,
+				  JSON_REJECT_DUPLICATES, NULL);
 	free(data);
 	return root;
 }
@@ -262,9 +270,19 @@ static void memo_write(const char *dir, const char *file, json_t *root)
 		return;
 	if (memo_path(dir, file, path, sizeof path) != 0)
 		return;
-	char *buf = json_dumps(root, JSON_COMPACT);
-	if (!buf)
+	char *body = json_dumps(root, JSON_COMPACT);
+	if (!body)
 		return;
+	size_t blen = strlen(body);
+	char *buf = malloc(PYRT_CACHE_SUM_LEN + 1 + blen + 1);
+	if (!buf) {
+		free(body);
+		return;
+	}
+	pyrt_cache_sum(body, blen, buf);
+	buf[PYRT_CACHE_SUM_LEN] = '\n';
+	memcpy(buf + PYRT_CACHE_SUM_LEN + 1, body, blen + 1);
+	free(body);
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
 	pyrt_error err = PYRT_ERROR_INIT;

@@ -13,8 +13,10 @@
  *         The checker lists them itself before it reads any metadata, so
  *         a change during its run makes the next look-up miss, never
  *         serve an old answer.
+ * The file's first line is its body's checksum (cache_seal.h).
  * A look-up recomputes id and seen in C and compares them as text; any
- * difference, a malformed file, or one not owned by the effective user (or
+ * difference, a checksum that does not verify, a malformed file, or one
+ * not owned by the effective user (or
  * a symlink, a FIFO: pyrt_fs_open_state's rules) is a miss.  The file is
  * written 0600 through O_CREAT|O_EXCL on a temporary name, then renamed.
  */

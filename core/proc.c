@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -346,7 +347,7 @@ static int lift_fd(int *fd)
  * exec closes.  A failure sends errno through errfd.
  */
 static void child_exec(const pyrt_proc_opts *o, int wfd, int errfd,
-		       char *const *envp)
+		       char *const *envp, pid_t parent)
 {
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
@@ -357,17 +358,30 @@ static void child_exec(const pyrt_proc_opts *o, int wfd, int errfd,
 	sigset_t none;
 	sigemptyset(&none);
 	umask(022);
-	int in = -1;
-	if (setpgid(0, 0) != 0 || (in = open("/dev/null", O_RDONLY)) < 0 ||
+	int in = -1, keep = o->keep_fd;
+	/* Dies with pyrt: a pip left running would write into a runtime
+	 * nobody holds the lock for.  A parent gone before the prctl would
+	 * never send it: checked after. */
+	if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		goto fail;
+	if (getppid() != parent)
+		_exit(127);
+	if ((in = open("/dev/null", O_RDONLY)) < 0 ||
 	    dup2(in, 0) < 0 || dup2(wfd, 1) < 0 || dup2(wfd, 2) < 0)
 		goto fail;
-	/* errfd to 3 (still close-on-exec), then close everything above. */
+	/* The kept descriptor out of the way of 3 and 4 first. */
+	if (keep >= 0 && keep <= 4 && (keep = fcntl(keep, F_DUPFD_CLOEXEC, 5)) < 0)
+		goto fail;
+	/* errfd to 3 (still close-on-exec), the kept one to 4 (inherited),
+	 * then close everything above. */
 	if (errfd != 3) {
 		if (dup3(errfd, 3, O_CLOEXEC) < 0)
 			goto fail;
 		errfd = 3;
 	}
-	closefrom(4);
+	if (keep >= 0 && dup2(keep, 4) < 0)
+		goto fail;
+	closefrom(keep >= 0 ? 5 : 4);
 	if (o->cwd && chdir(o->cwd) != 0)
 		goto fail;
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -416,10 +430,11 @@ static int spawn_child(const pyrt_proc_opts *o, int wfd, pid_t *pid,
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t parent = getpid();
 	pid_t child = fork();
 	if (child == 0) {
 		close(ep[0]);
-		child_exec(o, wfd, ep[1], envp);
+		child_exec(o, wfd, ep[1], envp, parent);
 	}
 	int fork_errno = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -2,7 +2,10 @@
  * Run a child program the way execute_code does: its own process group, a
  * scrubbed environment, output captured (capped), a hard timeout that
  * escalates SIGINT → SIGTERM → SIGKILL to the whole group with bounded grace
- * periods.
+ * periods.  A child never outlives pyrt: it gets SIGKILL when the thread
+ * that started it dies (PR_SET_PDEATHSIG, checked against a parent that
+ * died before it was set), and a pyrt that exits on a signal first stops
+ * the group.
  */
 #ifndef PYRT_PROC_H
 #define PYRT_PROC_H
@@ -36,10 +39,14 @@ typedef struct pyrt_proc_opts {
 	int (*on_line)(const char *line, void *payload);
 	void *payload;
 	const atomic_int *cancel; /**< set: stop the child as on timeout */
+	/** >= 0: a descriptor the child keeps (as its fd 4): the box lock's,
+	 *  so the lock stays held while a child that writes into the box
+	 *  lives, even past a pyrt killed with SIGKILL */
+	int keep_fd;
 } pyrt_proc_opts;
 
 #define PYRT_PROC_OPTS_INIT { PYRT_PROC_OPTS_VERSION, NULL, NULL, NULL, \
-	30.0, 2.0, 64 * 1024, NULL, NULL, NULL }
+	30.0, 2.0, 64 * 1024, NULL, NULL, NULL, -1 }
 
 typedef struct pyrt_proc_result {
 	int exited;        /**< 1: exit_code is valid */

@@ -134,22 +134,41 @@ static void redact_value(char *text, size_t *i, size_t *o, int mode)
 	*o = put_stars(text, *o, *i - start);
 }
 
-/* "://user:pass@host": the userinfo, up to the last '@' of the authority. */
+/*
+ * Where the userinfo of the URL whose authority starts at s ends: the
+ * offset of its '@', or -1 when there is none.  n bounds the URL (the end of
+ * its word).  A password may hold an unencoded '/', '?' or '#' (and '@'):
+ * then the authority as RFC 3986 parses it ends inside the password, and
+ * the '@' comes after it.  So when the authority holds a ':' or an '@' (a
+ * port or the start of credentials), the userinfo runs to the LAST '@' of
+ * the whole URL; only a bare host ("https://h/x@y") is taken as it is.
+ * That hides too much now and then ("https://h:8443/p@1", a path with an
+ * '@' behind a port), never too little.
+ */
+static long userinfo_end(const char *s, size_t n)
+{
+	size_t auth = 0;
+	while (auth < n && !strchr("/?#", s[auth]))
+		auth++;
+	if (!memchr(s, ':', auth) && !memchr(s, '@', auth))
+		return -1;
+	for (size_t k = n; k > 0; k--)
+		if (s[k - 1] == '@')
+			return (long)(k - 1);
+	return -1;
+}
+
+/* "://user:pass@host": the userinfo, up to the '@' userinfo_end finds. */
 static void redact_userinfo(char *text, size_t *i, size_t *o)
 {
-	size_t end = *i, at = 0;
-	int found = 0;
-	while (text[end] && !strchr("/?#\"'<> \t\n", text[end])) {
-		if (text[end] == '@') {
-			at = end;
-			found = 1;
-		}
+	size_t end = *i;
+	while (!word_end(text[end]))
 		end++;
-	}
-	if (!found)
+	long at = userinfo_end(text + *i, end - *i);
+	if (at < 0)
 		return;
-	*o = put_stars(text, *o, at - *i);
-	*i = at;
+	*o = put_stars(text, *o, (size_t)at);
+	*i += (size_t)at;
 }
 
 /* "user:pass@host" without a scheme, at the '@' in text[*i]: the word
@@ -432,14 +451,15 @@ void pyrt_redact_url(const char *url, char *out, size_t len)
 	}
 	sbuf b = { out, len, 0 };
 	const char *auth = url + s + 3;
-	size_t alen = strcspn(auth, "/?#");
-	const char *host = auth;
-	for (size_t k = 0; k < alen; k++)
-		if (auth[k] == '@')
-			host = auth + k + 1;
+	size_t wlen = 0;
+	while (!word_end(auth[wlen]))
+		wlen++;
+	long at = userinfo_end(auth, wlen);
+	const char *host = at < 0 ? auth : auth + at + 1;
+	size_t hlen = strcspn(host, "/?#");
 	put(&b, url, s + 3);
-	put(&b, host, alen - (size_t)(host - auth));
-	const char *rest = auth + alen;
+	put(&b, host, hlen);
+	const char *rest = host + hlen;
 	size_t plen = strcspn(rest, "?#");
 	put(&b, rest, plen);
 	if (rest[plen] == '?') {
@@ -449,4 +469,217 @@ void pyrt_redact_url(const char *url, char *out, size_t len)
 	}
 	/* The path can hold a token too ("/ghp_…/simple"). */
 	pyrt_redact(out);
+}
+
+/* ---- known URLs in free text ------------------------------------------- */
+
+/* A growing output; on out of memory it marks itself failed. */
+typedef struct gbuf {
+	char *p;
+	size_t used, cap;
+	int failed;
+} gbuf;
+
+static void gput(gbuf *g, const char *s, size_t n)
+{
+	if (g->failed)
+		return;
+	if (g->used + n + 1 > g->cap) {
+		size_t cap = (g->used + n + 1) * 2;
+		char *p = realloc(g->p, cap);
+		if (!p) {
+			g->failed = 1;
+			return;
+		}
+		g->p = p;
+		g->cap = cap;
+	}
+	memcpy(g->p + g->used, s, n);
+	g->used += n;
+	g->p[g->used] = '\0';
+}
+
+/* The parts of one known URL that find it in text. */
+#define KNOWN_FORMS 4
+typedef struct known {
+	const char *scheme;
+	size_t slen;
+	const char *host;       /* host[:port] */
+	size_t hlen;
+	/* what follows the host: path and query as given, then
+	 * percent-decoded, then the path alone, as given and decoded; each
+	 * without a trailing '/', longest first; len 0 when absent */
+	char form[KNOWN_FORMS][1024];
+	size_t flen[KNOWN_FORMS];
+} known;
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Into out: s[0..n), percent-decoded if decode, without trailing '/'. */
+static size_t form_set(char *out, size_t cap, const char *s, size_t n,
+		       int decode)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 1 < cap; i++) {
+		int hi, lo;
+		if (decode && s[i] == '%' && i + 2 < n &&
+		    (hi = hexval(s[i + 1])) >= 0 && (lo = hexval(s[i + 2])) >= 0) {
+			out[o++] = (char)(hi * 16 + lo);
+			i += 2;
+			continue;
+		}
+		out[o++] = s[i];
+	}
+	while (o > 0 && out[o - 1] == '/')
+		o--;
+	out[o] = '\0';
+	return o;
+}
+
+/* 0: url is not scheme://host with a path or query worth hiding. */
+static int known_parse(const char *url, known *k)
+{
+	memset(k, 0, sizeof *k);
+	size_t s = url ? scheme_len(url) : 0;
+	if (!s)
+		return 0;
+	const char *auth = url + s + 3;
+	size_t wlen = 0;
+	while (!word_end(auth[wlen]))
+		wlen++;
+	long at = userinfo_end(auth, wlen);
+	k->scheme = url;
+	k->slen = s;
+	k->host = at < 0 ? auth : auth + at + 1;
+	k->hlen = strcspn(k->host, "/?# \t\n");
+	const char *tail = k->host + k->hlen;
+	size_t tlen = strcspn(tail, "# \t\n");
+	size_t plen = strcspn(tail, "?# \t\n");
+	for (int f = 0; f < KNOWN_FORMS; f++)
+		k->flen[f] = form_set(k->form[f], sizeof k->form[f], tail,
+				      f < 2 ? tlen : plen, f % 2);
+	return k->hlen > 0 && k->flen[0] > 0;
+}
+
+/* How much of text at p is one of k's forms: the whole of it, or the rest
+ * of a line cut short inside it; 0 when none is there. */
+static size_t tail_at(const char *p, const known *k)
+{
+	for (int f = 0; f < KNOWN_FORMS; f++) {
+		size_t len = k->flen[f], n = 0;
+		if (!len)
+			continue;
+		while (n < len && p[n] == k->form[f][n])
+			n++;
+		if (n == len || (p[n] == '\0' && n > 1))
+			return n;
+	}
+	return 0;
+}
+
+/* The start of the URL whose host begins at text[j]: its scheme when
+ * "scheme://" or "scheme://userinfo@" comes before it in the same word,
+ * else j itself.  *with_scheme says which. */
+static size_t url_start(const char *text, size_t j, int *with_scheme)
+{
+	*with_scheme = 0;
+	if (j == 0 || (text[j - 1] != '/' && text[j - 1] != '@'))
+		return j;
+	if (text[j - 1] == '/' && (j < 3 || strncmp(text + j - 3, "://", 3)))
+		return j;
+	size_t w = j;
+	while (w > 0 && !word_end(text[w - 1]))
+		w--;
+	for (size_t k = j; k >= w + 3; k--) {
+		if (strncmp(text + k - 3, "://", 3) != 0)
+			continue;
+		size_t s = k - 3;
+		while (s > w && (isalnum((unsigned char)text[s - 1]) ||
+				 strchr("+-.", text[s - 1])))
+			s--;
+		*with_scheme = 1;
+		return s;
+	}
+	return text[j - 1] == '@' ? w : j;
+}
+
+static int host_boundary(const char *text, size_t j)
+{
+	return j == 0 || !(isalnum((unsigned char)text[j - 1]) ||
+			   text[j - 1] == '.' || text[j - 1] == '-');
+}
+
+/* A path alone ("url: /simple/TOKEN/x"), at the start of a word and
+ * ending where a path segment may end. */
+static size_t bare_tail_at(const char *text, size_t j, const known *k)
+{
+	if (k->form[0][0] != '/' || (j > 0 && !word_end(text[j - 1]) &&
+				  !strchr("(=,:[", text[j - 1])))
+		return 0;
+	size_t n = tail_at(text + j, k);
+	char c = text[j + n];
+	if (!n || !(word_end(c) || strchr("/?#),:;]", c)))
+		return 0;
+	return n;
+}
+
+/* One known URL out of text into g: the host (and scheme, if it had one)
+ * and three stars after a '/' where the host and its tail were; the stars
+ * after a '/' alone where the tail stood alone. */
+static void hide_known(const char *text, const known *k, gbuf *g)
+{
+	size_t from = 0, j = 0;
+	while (text[j]) {
+		size_t n = 0, start = j;
+		int with_scheme = 0, with_host = 0;
+		if (host_boundary(text, j) &&
+		    strncasecmp(text + j, k->host, k->hlen) == 0 &&
+		    (n = tail_at(text + j + k->hlen, k)) > 0) {
+			start = url_start(text, j, &with_scheme);
+			n += k->hlen;
+			with_host = 1;
+		} else if ((n = bare_tail_at(text, j, k)) == 0) {
+			j++;
+			continue;
+		}
+		gput(g, text + from, start - from);
+		if (with_scheme) {
+			gput(g, k->scheme, k->slen);
+			gput(g, "://", 3);
+		}
+		if (with_host)
+			gput(g, k->host, k->hlen);
+		gput(g, "/***", 4);
+		j += n;
+		from = j;
+	}
+	gput(g, text + from, j - from);
+}
+
+char *pyrt_redact_known_urls(const char *text, const char *const *urls,
+			     size_t count)
+{
+	gbuf g = { NULL, 0, 0, 0 };
+	gput(&g, text ? text : "", text ? strlen(text) : 0);
+	for (size_t i = 0; i < count && !g.failed; i++) {
+		known k;
+		if (!known_parse(urls[i], &k))
+			continue;
+		gbuf next = { NULL, 0, 0, 0 };
+		gput(&next, "", 0);
+		hide_known(g.p, &k, &next);
+		free(g.p);
+		g = next;
+	}
+	if (g.failed) {
+		free(g.p);
+		return NULL;
+	}
+	return g.p;
 }

@@ -25,4 +25,19 @@ void pyrt_redact(char *text);
  * into *out_len.  NULL when out of memory. */
 char *pyrt_redact_lines(const char *text, size_t len, size_t *out_len);
 
+/**
+ * A malloc'd copy of one line of text in which the path and query of each
+ * known URL (an index or mirror URL pyrt was given: hosted indexes put a
+ * token in the path) are hidden: wherever the URL's host is followed by its
+ * path and query (with or without the scheme and userinfo, pip's
+ * "user:****@" included, the path also percent-decoded, also cut short by
+ * the end of the line) it becomes "scheme://host" and three stars after a
+ * '/', and the path alone at the start of a word ("url: /TOKEN/simple/x/")
+ * becomes a '/' and three stars.  A URL
+ * without a path or query, or that is not scheme://..., hides nothing.
+ * Userinfo is left to pyrt_redact.  NULL when out of memory.
+ */
+char *pyrt_redact_known_urls(const char *text, const char *const *urls,
+			     size_t count);
+
 #endif

@@ -4,7 +4,11 @@
  * before routing: one Host, and it names loopback (DNS rebinding); an
  * Origin, when sent, is a loopback one (a web page in a browser); on TCP the
  * bearer token, compared in constant time.  No CORS header is ever sent.
- * Bodies are JSON objects of at most 16 KiB with known fields only.
+ * Bodies are JSON objects of at most 16 KiB with known fields only, and
+ * none of them says where code comes from: the mirror, wheelhouse, index,
+ * CA and requirements are the server's own options (a token holder can run
+ * the pinned operations, never choose what they install).  A connection
+ * that has not passed the gate lives under serve/guard.c's deadline and cap.
  */
 #include <ctype.h>
 #include <microhttpd.h>
@@ -25,7 +29,6 @@
 #include "text.h"
 
 #define POOL_THREADS_MAX 8
-#define CONN_LIMIT 256
 #define CONN_TIMEOUT_S 30
 #define SRV_BODY_DRAIN_MAX (1024 * 1024)
 
@@ -33,6 +36,7 @@ struct srv_http {
 	struct MHD_Daemon *d;
 	const srv_ctx *ctx;
 	srv_jobs *jobs;
+	srv_guard *guard;
 	int need_token;
 	char token[SRV_TOKEN_HEX + 1];
 };
@@ -83,6 +87,11 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status,
 	return send_json(c, status, srv_error(code, message, fix), NULL);
 }
 
+static enum MHD_Result too_large(struct MHD_Connection *c)
+{
+	return send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
+}
+
 /* "localhost", "127.0.0.1" or "[::1]", then ":digits" or nothing. */
 static int loopback_hostport(const char *s, size_t len)
 {
@@ -103,12 +112,42 @@ static int loopback_hostport(const char *s, size_t len)
 	return 0;
 }
 
-static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
-				  const char *key, const char *value)
+/* How many times the headers carry one name. */
+typedef struct header_count {
+	const char *name;
+	int n;
+} header_count;
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
 {
-	if (strcasecmp(key, "Host") == 0)
-		++*(int *)cls;
+	header_count *hc = cls;
+	if (strcasecmp(key, hc->name) == 0)
+		hc->n++;
 	return MHD_YES;
+}
+
+static int header_times(struct MHD_Connection *c, const char *name)
+{
+	header_count hc = { name, 0 };
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
+	return hc.n;
+}
+
+/* An Origin a browser page on this machine would send: one header,
+ * http(s)://loopback[:port]. */
+static int origin_ok(struct MHD_Connection *c)
+{
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (!origin)
+		return 1;
+	/* The lookup gives the first Origin only; a proxy or browser
+	 * component in between may act on the other: refuse both. */
+	if (header_times(c, "Origin") > 1)
+		return 0;
+	const char *rest = strncmp(origin, "http://", 7) == 0 ? origin + 7
+		: strncmp(origin, "https://", 8) == 0 ? origin + 8 : NULL;
+	return rest && loopback_hostport(rest, strlen(rest));
 }
 
 /* Host, Origin, then the token; 0 when the request may go on, else the
@@ -116,8 +155,7 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
 static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
 		enum MHD_Result *out)
 {
-	int hosts = 0;
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+	int hosts = header_times(c, "Host");
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	if (hosts > 1 || url[0] != '/' || (host && strchr(host, ','))) {
 		*out = send_error(c, 400, "bad_host", "the request names more than one host", "send one Host header and a path-only request target");
@@ -128,15 +166,10 @@ static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
 				  "connect to the loopback address directly (no DNS name, no proxy)");
 		return 1;
 	}
-	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	if (origin) {
-		const char *rest = strncmp(origin, "http://", 7) == 0 ? origin + 7
-			: strncmp(origin, "https://", 8) == 0 ? origin + 8 : NULL;
-		if (!rest || !loopback_hostport(rest, strlen(rest))) {
-			*out = send_error(c, 403, "forbidden_origin", "requests from a web page of another origin are refused",
-					  "call the API from a local program, not from a browser page");
-			return 1;
-		}
+	if (!origin_ok(c)) {
+		*out = send_error(c, 403, "forbidden_origin", "requests from a web page of another origin (or with more than one Origin header) are refused",
+				  "call the API from a local program, not from a browser page");
+		return 1;
 	}
 	if (!h->need_token)
 		return 0;
@@ -152,13 +185,38 @@ static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
 	return 0;
 }
 
+/* Fields older clients sent to choose where code comes from. */
+static int names_code_source(const char *key)
+{
+	static const char *const sources[] = { "mirror", "wheelhouse",
+		"index_url", "index", "cacert", "requirements", "from_file",
+		NULL };
+	for (size_t i = 0; sources[i]; i++)
+		if (strcmp(key, sources[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static enum MHD_Result unknown_field(struct MHD_Connection *c,
+				     const char *key)
+{
+	char msg[300];
+	if (names_code_source(key)) {
+		snprintf(msg, sizeof msg, "unknown field '%s': where code comes from is the server's configuration, never a request field", key);
+		return send_error(c, 400, "bad_request", msg,
+				  "start pyrt serve with --mirror URL, --wheelhouse DIR, --index-url URL, --requirements FILE or --cacert FILE, and send only the fields docs/api.yaml lists");
+	}
+	snprintf(msg, sizeof msg, "unknown field '%.100s'", key);
+	return send_error(c, 400, "bad_request", msg, "send only the fields docs/api.yaml lists");
+}
+
 /* The body as a JSON object with only the allowed fields; NULL (with the
  * error queued) otherwise.  An empty body is {}. */
 static json_t *body_object(struct MHD_Connection *c, const req *r,
 			   const char *const *allowed, enum MHD_Result *out)
 {
 	if (r->too_big) {
-		*out = send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
+		*out = too_large(c);
 		return NULL;
 	}
 	if (r->len == 0)
@@ -180,27 +238,12 @@ static json_t *body_object(struct MHD_Connection *c, const req *r,
 		for (size_t i = 0; allowed[i]; i++)
 			known |= strcmp(key, allowed[i]) == 0;
 		if (!known) {
-			char msg[300];
-			snprintf(msg, sizeof msg, "unknown field '%.100s'", key);
+			*out = unknown_field(c, key);
 			json_decref(o);
-			*out = send_error(c, 400, "bad_request", msg, "send only the fields docs/api.yaml lists");
 			return NULL;
 		}
 	}
 	return o;
-}
-
-/* A string field or absent; -1 when present with another type. */
-static int opt_string(json_t *o, const char *key, const char **out)
-{
-	json_t *v = json_object_get(o, key);
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (!json_is_string(v) || !json_string_length(v))
-		return -1;
-	*out = json_string_value(v);
-	return 0;
 }
 
 static enum MHD_Result start_job(srv_http *h, struct MHD_Connection *c,
@@ -219,7 +262,7 @@ static enum MHD_Result post_install(srv_http *h, struct MHD_Connection *c,
 				    const req *r)
 {
 	static const char *const allowed[] = { "consent", "no_baseline",
-		"mirror", "wheelhouse", NULL };
+					       NULL };
 	enum MHD_Result out;
 	json_t *o = body_object(c, r, allowed, &out);
 	if (!o)
@@ -232,10 +275,6 @@ static enum MHD_Result post_install(srv_http *h, struct MHD_Connection *c,
 		bad = "consent";
 	else if (nb && !json_is_boolean(nb))
 		bad = "no_baseline";
-	else if (opt_string(o, "mirror", &p.mirror) < 0)
-		bad = "mirror";
-	else if (opt_string(o, "wheelhouse", &p.wheelhouse) < 0)
-		bad = "wheelhouse";
 	if (bad && strcmp(bad, "consent") == 0)
 		out = send_error(c, 400, "consent_required", "installing downloads and runs a Python runtime; it needs the user's consent: {\"consent\": true}",
 				 "ask the user, then send {\"consent\": true}");
@@ -251,23 +290,54 @@ static enum MHD_Result post_install(srv_http *h, struct MHD_Connection *c,
 	return out;
 }
 
-/* POST /baseline and /plugins/<name>/install: {"wheelhouse"?: str}. */
+/* A plugin install the CLI would refuse as a usage error (no such
+ * plugin, an invalid manifest) is refused here, not a job that fails. */
+static enum MHD_Result plugin_refusal(srv_http *h, struct MHD_Connection *c,
+				      const char *name, int *refused)
+{
+	pyrt_plugins *plugins = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_events ev = PYRT_EVENTS_INIT;
+	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root,
+				    h->ctx->pins, h->ctx->platform_key, &ev, &err);
+	const pyrt_plugin *pl = rc == 0 ? pyrt_plugins_find(plugins, name) : NULL;
+	char msg[600];
+	enum MHD_Result out = MHD_YES;
+	*refused = 1;
+	if (rc != 0) {
+		out = send_error(c, 500, "plugins", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
+	} else if (!pl) {
+		snprintf(msg, sizeof msg, "no plugin named '%s' in %s/plugins", name, h->ctx->opts->box_root);
+		out = send_error(c, 400, "unknown_plugin", msg, "GET /api/plugins lists them");
+	} else if (pl->verdict == PYRT_VERDICT_INVALID) {
+		snprintf(msg, sizeof msg, "plugin '%s' is invalid: %s", name, pl->error ? pl->error : "unreadable manifest");
+		out = send_error(c, 400, "invalid_plugin", msg, "fix its plugin.yaml (GET /api/plugins says what is wrong)");
+	} else {
+		*refused = 0;
+	}
+	pyrt_plugins_free(plugins);
+	return out;
+}
+
+/* POST /baseline and /plugins/<name>/install: an empty object. */
 static enum MHD_Result post_simple(srv_http *h, struct MHD_Connection *c,
 				   const req *r, srv_job_kind kind,
 				   const char *plugin)
 {
-	static const char *const allowed[] = { "wheelhouse", NULL };
+	static const char *const allowed[] = { NULL };
 	enum MHD_Result out;
 	json_t *o = body_object(c, r, allowed, &out);
 	if (!o)
 		return out;
-	srv_job_params p = { .kind = kind, .plugin = plugin };
-	if (opt_string(o, "wheelhouse", &p.wheelhouse) < 0)
-		out = send_error(c, 400, "bad_request", "field 'wheelhouse' must be a non-empty string", "see docs/api.yaml");
-	else
-		out = start_job(h, c, &p);
 	json_decref(o);
-	return out;
+	int refused = 0;
+	if (plugin) {
+		out = plugin_refusal(h, c, plugin, &refused);
+		if (refused)
+			return out;
+	}
+	srv_job_params p = { .kind = kind, .plugin = plugin };
+	return start_job(h, c, &p);
 }
 
 /* One thread per CPU the process may run on: more only queue behind each
@@ -284,6 +354,11 @@ static unsigned pool_threads(void)
 static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 {
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
+	if (deep && strcmp(deep, "0") != 0 && strcmp(deep, "1") != 0) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "deep=%.40s: deep is 0 or 1", deep);
+		return send_error(c, 400, "bad_request", msg, "send ?deep=1 to also start the interpreter, or leave it out");
+	}
 	pyrt_error err = PYRT_ERROR_INIT;
 	size_t n = 0;
 	char etag[24];
@@ -471,13 +546,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 			r->answered = 1;
 			return out;
 		}
+		srv_guard_trust(h->guard, c);
 		/* A body a little too big is read and dropped, so the client
 		 * (still sending) gets its 413; a huge one is answered at
-		 * once and the connection closed. */
+		 * once and the connection closed.  A chunked body says its
+		 * size only at its end, and libmicrohttpd can answer only
+		 * before a body or after all of it: it is refused at once,
+		 * never read for ever. */
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding")) {
+			r->answered = 1;
+			return send_error(c, 413, "too_large", "a request body without a Content-Length (Transfer-Encoding: chunked) is refused: its size cannot be held to the 16 KiB cap before it is read",
+					  "send the JSON object (at most 16 KiB) with a Content-Length");
+		}
 		if (cl && strtoull(cl, NULL, 10) > SRV_BODY_DRAIN_MAX) {
 			r->answered = 1;
-			return send_error(c, 413, "too_large", "the request body is larger than 16 KiB", "send a smaller JSON object");
+			return too_large(c);
 		}
 		return MHD_YES;
 	}
@@ -537,18 +621,26 @@ srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
 	h->need_token = l->is_tcp;
 	if (token)
 		snprintf(h->token, sizeof h->token, "%s", token);
+	h->guard = srv_guard_new(SRV_HEADER_DEADLINE_S, SRV_UNTRUSTED_MAX);
+	if (!h->guard) {
+		snprintf(msg, msglen, "cannot start the connection guard (out of memory or threads)");
+		free(h);
+		return NULL;
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_LISTEN_SOCKET, l->fd,
 		MHD_OPTION_THREAD_POOL_SIZE, pool_threads(),
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_CONN_LIMIT,
+		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_END);
 	if (!h->d) {
 		snprintf(msg, msglen, "libmicrohttpd could not start on %s", l->where);
+		srv_guard_free(h->guard);
 		free(h);
 		return NULL;
 	}
@@ -560,5 +652,6 @@ void srv_http_stop(srv_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
+	srv_guard_free(h->guard);
 	free(h);
 }

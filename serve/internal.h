@@ -7,6 +7,7 @@
 #define PYRT_SERVE_INTERNAL_H
 
 #include <jansson.h>
+#include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ typedef struct srv_listener {
 	int activated;          /* passed by systemd */
 	char where[4200];       /* "unix:/path", "127.0.0.1:8080" */
 	char unlink_path[4096]; /* our socket file, removed at exit; "" */
+	int long_path;          /* over sun_path's 107 bytes: bound via /proc */
 } srv_listener;
 
 /** Refuse a --listen that names no loopback TCP address, before anything
@@ -68,15 +70,12 @@ typedef enum srv_job_kind {
 typedef struct srv_job_params {
 	srv_job_kind kind;
 	int no_baseline;
-	const char *mirror;     /* copied */
-	const char *wheelhouse; /* copied */
 	const char *plugin;     /* copied */
 } srv_job_params;
 
 typedef struct srv_jobs srv_jobs;
 typedef struct srv_job srv_job;
 typedef struct srv_sub srv_sub;
-struct MHD_Connection;
 
 /** The context every job runs with (read-only, outlives the registry). */
 typedef struct srv_ctx {
@@ -131,6 +130,26 @@ void srv_jobs_keepalive(srv_jobs *jobs);
 
 /** {"error": {"code", "message", "fix"}} */
 json_t *srv_error(const char *code, const char *message, const char *fix);
+
+/* ---- guard.c ---- */
+/* A connection that has not sent a request passing the gate is shut down
+ * this long after its accept, however slowly it trickles bytes... */
+#define SRV_HEADER_DEADLINE_S 10.0
+/* ...and at most this many of them are open (of SRV_CONN_LIMIT): the
+ * oldest goes when another is accepted. */
+#define SRV_UNTRUSTED_MAX 64
+#define SRV_CONN_LIMIT 256
+typedef struct srv_guard srv_guard;
+/** Start the watchdog thread; NULL when out of memory or threads. */
+srv_guard *srv_guard_new(double deadline_s, unsigned max);
+/** Stop it; after the daemon is stopped. */
+void srv_guard_free(srv_guard *g);
+/** MHD_OPTION_NOTIFY_CONNECTION's callback (cls: the guard). */
+void srv_guard_notify(void *cls, struct MHD_Connection *conn,
+		      void **socket_context,
+		      enum MHD_ConnectionNotificationCode code);
+/** A request of conn passed the gate: no deadline, out of the cap. */
+void srv_guard_trust(srv_guard *g, struct MHD_Connection *conn);
 
 /* ---- http.c ---- */
 typedef struct srv_http srv_http;

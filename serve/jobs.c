@@ -31,6 +31,7 @@
 #include "plugin_ops.h"
 #include "plugins.h"
 #include "status.h"
+#include "testhook.h"
 #include "text.h"
 
 /* Progress is kept at most this often (the stream stays live, the log
@@ -50,7 +51,7 @@ struct srv_job {
 	double start, last_progress;
 	atomic_int cancel;
 	int no_baseline;
-	char *mirror, *wheelhouse, *plugin;
+	char *plugin;
 	srv_jobs *owner;
 	pthread_t thread;
 	int joinable;
@@ -231,20 +232,25 @@ static const cli_front_ops job_ops = {
 	.destroy = job_front_destroy,
 };
 
-/* The options a job runs with: the server's, plus the request's. */
+/*
+ * The options a job runs with: the server's own (where code comes from:
+ * --mirror, --wheelhouse, --index-url, --requirements, --cacert), plus
+ * no_baseline, the one choice a request makes.
+ *
+ * The lock is waited for, cancellably: a held lock was answered 409 before
+ * the job started (busy()), so a holder found now took it in the instant
+ * since; the job waits for it (its log says whom for) instead of failing
+ * "busy" after the client was told 202.
+ */
 static cli_opts job_opts(const srv_job *j)
 {
 	cli_opts o = *j->owner->ctx->opts;
 	o.nowned = 0;
 	o.cacert = j->owner->ctx->cacert;
-	o.no_wait = 1; /* a held lock is a refusal, not a wait */
+	o.no_wait = 0;
 	o.no_baseline = j->no_baseline;
-	o.mirror = j->mirror;
 	o.force = 0;
 	o.from_file = NULL;
-	o.requirements = NULL;
-	if (j->wheelhouse)
-		o.wheelhouse = j->wheelhouse;
 	return o;
 }
 
@@ -266,7 +272,7 @@ static int run_install(srv_job *j, cli_front *front)
 	io.platform_key = ctx->platform_key;
 	io.mirror = o.mirror;
 	io.cacert = o.cacert;
-	io.no_wait = 1;
+	io.no_wait = o.no_wait;
 	pyrt_install_plan plan;
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = pyrt_install_plan_make(&io, &plan, &err);
@@ -378,6 +384,8 @@ static void *job_main(void *arg)
 	j->state = SRV_JOB_RUNNING;
 	pthread_mutex_unlock(&jobs->mu);
 	srv_logf("job %s (%s) started", j->id, kind_names[j->kind]);
+	/* Tests hold a job here, between its 202 and its lock. */
+	pyrt_testhook("job-start");
 	cli_front *front = cli_front_wrap(&job_ops, j);
 	int rc = PYRT_E_NOMEM;
 	if (front) {
@@ -413,8 +421,6 @@ static void job_free(srv_job *j)
 	free(j->events);
 	json_decref(j->progress);
 	json_decref(j->result);
-	free(j->mirror);
-	free(j->wheelhouse);
 	free(j->plugin);
 	free(j);
 }
@@ -548,8 +554,6 @@ int srv_jobs_start(srv_jobs *jobs, const srv_job_params *p, json_t **job_js,
 	j->start = cli_now();
 	j->last_progress = -1.0;
 	j->no_baseline = p->no_baseline;
-	j->mirror = dup_or_null(p->mirror);
-	j->wheelhouse = dup_or_null(p->wheelhouse);
 	j->plugin = dup_or_null(p->plugin);
 	atomic_init(&j->cancel, 0);
 	/* Signals belong to the main thread's sigwait, not the worker. */

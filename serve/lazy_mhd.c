@@ -20,7 +20,7 @@
 	X(MHD_queue_response) X(MHD_suspend_connection) \
 	X(MHD_resume_connection) X(MHD_create_response_from_callback) \
 	X(MHD_create_response_from_buffer) X(MHD_destroy_response) \
-	X(MHD_add_response_header)
+	X(MHD_add_response_header) X(MHD_get_connection_info)
 
 LAZY_LIB_DEFINE(mhd_lib, MHD_SYMS, "libmicrohttpd.so.12", "PYRT_TEST_LIBMHD",
 		"libmicrohttpd12");
@@ -108,4 +108,12 @@ enum MHD_Result MHD_add_response_header(struct MHD_Response *response,
 					const char *header, const char *content)
 {
 	return F(MHD_add_response_header)(response, header, content);
+}
+
+/* Only the info types that take no extra argument are asked for. */
+const union MHD_ConnectionInfo *
+MHD_get_connection_info(struct MHD_Connection *connection,
+			enum MHD_ConnectionInfoType info_type, ...)
+{
+	return F(MHD_get_connection_info)(connection, info_type);
 }

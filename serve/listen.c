@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "trust.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -137,6 +138,54 @@ static int open_tcp(const char *spec, srv_listener *l, char *msg, size_t msglen)
 	return 0;
 }
 
+/*
+ * sun_path holds 107 bytes, and a box under a deep CI workspace or a long
+ * home directory is past that.  The socket stays where clients look for it:
+ * a longer path is reached through its directory's descriptor,
+ * /proc/self/fd/N/NAME, which the kernel resolves like the path itself.
+ * *dirfd is that descriptor (-1 when the path fits); close it after the
+ * bind or connect.
+ */
+static int unix_addr(const char *path, struct sockaddr_un *un, int *dirfd,
+		     char *msg, size_t msglen)
+{
+	memset(un, 0, sizeof *un);
+	un->sun_family = AF_UNIX;
+	*dirfd = -1;
+	size_t len = strlen(path);
+	if (len < sizeof un->sun_path) {
+		memcpy(un->sun_path, path, len + 1);
+		return 0;
+	}
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	size_t dlen = (size_t)(slash - path);
+	if (dlen >= sizeof dir)
+		return fail(msg, msglen, "%s: the path is too long", path);
+	memcpy(dir, path, dlen ? dlen : 1);
+	dir[dlen ? dlen : 1] = '\0';
+	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0)
+		return fail(msg, msglen, "%s: %s", dir, strerror(errno));
+	int n = snprintf(un->sun_path, sizeof un->sun_path, "/proc/self/fd/%d/%s",
+			 *dirfd, slash + 1);
+	if (n < 0 || (size_t)n >= sizeof un->sun_path || access("/proc/self/fd", X_OK) != 0) {
+		close(*dirfd);
+		*dirfd = -1;
+		const char *xdg = getenv("XDG_RUNTIME_DIR");
+		return fail(msg, msglen, "%s is longer than a Unix socket path can be (%zu bytes) and /proc is not mounted to reach it; pass a shorter one: --listen unix:%s%s/pyrt-api.sock",
+			    path, sizeof un->sun_path - 1, xdg && xdg[0] == '/' ? xdg : "/run/user/",
+			    xdg && xdg[0] == '/' ? "" : "UID");
+	}
+	return 0;
+}
+
+static void close_dirfd(int dirfd)
+{
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
 /* A socket file left by a server that died is replaced; a live one is
  * refused. */
 static int clear_stale(const char *path, char *msg, size_t msglen)
@@ -146,12 +195,15 @@ static int clear_stale(const char *path, char *msg, size_t msglen)
 		return 0;
 	if (!S_ISSOCK(st.st_mode))
 		return fail(msg, msglen, "%s exists and is not a socket; remove it or pick another --listen unix:PATH", path);
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	snprintf(un.sun_path, sizeof un.sun_path, "%s", path);
+	struct sockaddr_un un;
+	int dirfd;
+	if (unix_addr(path, &un, &dirfd, msg, msglen) != 0)
+		return -1;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int live = fd >= 0 && connect(fd, (struct sockaddr *)&un, sizeof un) == 0;
 	if (fd >= 0)
 		close(fd);
+	close_dirfd(dirfd);
 	if (live)
 		return fail(msg, msglen, "another server is listening on %s; stop it first (or pick another --listen)", path);
 	unlink(path);
@@ -170,10 +222,16 @@ static int check_dir(const char *path, char *msg, size_t msglen)
 		slash[1] = '\0';
 	else
 		*slash = '\0';
+	/* As typed: a link or folder on the way that someone else controls
+	 * could lead clients to their socket (trust.h). */
+	pyrt_error terr = PYRT_ERROR_INIT;
+	if (pyrt_trust_path("the socket folder", dir, PYRT_TRUST_MISSING_OK |
+			    PYRT_TRUST_NO_FINAL, NULL, 0, &terr) != 0)
+		return fail(msg, msglen, "%s", terr.msg);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return fail(msg, msglen, "cannot create %s: %s", dir, strerror(errno));
 	struct stat st;
-	if (stat(dir, &st) != 0)
+	if (lstat(dir, &st) != 0)
 		return fail(msg, msglen, "%s: %s", dir, strerror(errno));
 	if (st.st_uid != geteuid() || (st.st_mode & 0077))
 		return fail(msg, msglen, "%s must be a directory owned by you with mode 0700 (it is %o), so no one else can reach the socket; fix: chmod 700 %s, or pick another --listen unix:PATH",
@@ -184,22 +242,26 @@ static int check_dir(const char *path, char *msg, size_t msglen)
 static int open_unix(const char *path, srv_listener *l, char *msg,
 		     size_t msglen)
 {
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	if (path[0] != '/' || strlen(path) >= sizeof un.sun_path)
-		return fail(msg, msglen, "--listen unix:%s: the path must be absolute and shorter than %zu bytes",
-			    path, sizeof un.sun_path);
-	if (check_dir(path, msg, msglen) != 0 || clear_stale(path, msg, msglen) != 0)
+	struct sockaddr_un un;
+	int dirfd;
+	if (path[0] != '/')
+		return fail(msg, msglen, "--listen unix:%s: the path must be absolute", path);
+	if (check_dir(path, msg, msglen) != 0 || clear_stale(path, msg, msglen) != 0 ||
+	    unix_addr(path, &un, &dirfd, msg, msglen) != 0)
 		return -1;
-	snprintf(un.sun_path, sizeof un.sun_path, "%s", path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		close_dirfd(dirfd);
 		return fail(msg, msglen, "socket: %s", strerror(errno));
+	}
 	/* The mode comes from the umask at bind: the socket is never
 	 * reachable by others, not even for an instant. */
 	mode_t old = umask(0177);
 	int rc = bind(fd, (struct sockaddr *)&un, sizeof un);
 	int e = errno;
 	umask(old);
+	l->long_path = dirfd >= 0;
+	close_dirfd(dirfd);
 	if (rc != 0 || listen(fd, LISTEN_BACKLOG) != 0) {
 		e = rc != 0 ? e : errno;
 		close(fd);

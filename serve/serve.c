@@ -114,6 +114,9 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 		 s->l.activated ? ", passed by systemd" : "",
 		 s->l.is_tcp ? ", bearer token required" : "", PYRT_VERSION,
 		 opts->box_root);
+	if (s->l.long_path)
+		srv_logf("the socket path is over 107 bytes, more than most clients can connect to; give them a shorter symlink to it (ln -s %s $XDG_RUNTIME_DIR/pyrt-api.sock) or start with --listen unix:SHORTER_PATH",
+			 s->l.where + 5);
 	return 0;
 }
 

@@ -119,7 +119,7 @@ check "pip got them after --, never the file" \
 printf 'python-docx\n--log=%s/pwned.log\n' "$work" >"$work/bad-req.txt"
 run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/bad-req.txt"
 check "an option line in --requirements exits 2 naming FILE:LINE and the rule" \
-  eval 'rc_is 2 && has "$work/bad-req.txt:2: \"--log=$work/pwned.log\" is a pip option" err && has "PEP 508" err'
+  eval 'rc_is 2 && has "$work/bad-req.txt:2: \"--log=" err && has "\" is a pip option" err && has "PEP 508" err'
 check "pip did not run, so it wrote no log there" eval '[ ! -e "$work/pwned.log" ]'
 run install --box-root "$work/box3" --pins "$pins" --from-file "$fx/runtime.tar.gz" --yes \
   --requirements "$work/bad-req.txt"

@@ -16,7 +16,7 @@ for cmd in install status verify rollback uninstall help version doctor plugins 
 done
 for opt in --box-root --pins --cacert --json --yes --no-color --theme --verbose --quiet \
            --version --wheelhouse --requirements --from-file --mirror --no-baseline \
-           --no-wait --force --deep --index-url --platform --wheelhouse-from PYRT_INDEX_URL PIP_CONFIG_FILE=/dev/null \
+           --no-wait --force --deep --index-url --platform --wheelhouse-from PYRT_INDEX_URL PYRT_MIRROR_URL PIP_CONFIG_FILE=/dev/null \
            PYRT_BOX_ROOT PYRT_PINS CURL_CA_BUNDLE SSL_CERT_FILE \
            NO_COLOR EXIT 'EXAMPLES' 'runtime/python/current'; do
   check "--help mentions $opt" has "$opt" out
@@ -40,7 +40,7 @@ done <<'EOF'
 11|pins file invalid
 12|interpreter check failed
 13|internal/out of memory
-14|box not trusted (someone else's, or writable by others)
+14|box or input not trusted (someone else's, or writable by others)
 15|plugin install (its requirements could not be installed)
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
@@ -171,6 +171,15 @@ usage_writes_nothing "plugins --index-url without install" "plugins install NAME
 PYRT_INDEX_URL=gopher://x run baseline --box-root "$vbox"
 check "PYRT_INDEX_URL is checked like --index-url, by name" \
   eval 'rc_is 2 && has "PYRT_INDEX_URL gopher://x" err && [ ! -e "$vbox" ]'
+PYRT_MIRROR_URL=gopher://x run install --yes --no-baseline --box-root "$vbox"
+check "PYRT_MIRROR_URL is checked like --mirror, by name" \
+  eval 'rc_is 2 && has "PYRT_MIRROR_URL gopher://x" err && [ ! -e "$vbox" ]'
+PYRT_MIRROR_URL=https://127.0.0.1:9/pbs run install --yes --from-file /nonexistent --box-root "$vbox"
+check "--from-file beats PYRT_MIRROR_URL (no conflict, the file is checked)" \
+  eval 'rc_is 2 && has "--from-file /nonexistent" err && ! has conflict err'
+PYRT_INDEX_URL=gopher://x run install --yes --no-baseline --from-file /nonexistent --box-root "$vbox"
+check "--no-baseline beats PYRT_INDEX_URL (no conflict)" \
+  eval 'rc_is 2 && has "--from-file /nonexistent" err && ! has PYRT_INDEX_URL err'
 run install --yes --index-url 'https://alice:s3cret@pypi.example/simple?token=t0k' --mirror ftp://x/y \
   --box-root "$vbox"
 check "a refused URL is shown without its credentials" eval 'rc_is 2 && ! has "s3cret" err && ! has "t0k" err'
@@ -458,5 +467,30 @@ check "uninstall --yes exits 0" rc_is 0
 check "uninstall removed current" eval '[ ! -e "$current" ] && [ ! -L "$current" ]'
 run status --pins "$work/pins1.yaml" --box-root "$box"
 check "status after uninstall is not_provisioned" eval 'rc_is 1 && grep -q "^not_provisioned: " "$work/out"'
+
+# --- --json on a usage error: the run still ends with one result line -------
+# json_usage ARGS...: pyrt ARGS exits 2, its stdout is exactly one JSON line,
+# {"event":"result", ok false, exit_code 2, code "usage"}, whose error is
+# the message on stderr.
+json_usage() {
+  run "$@"
+  rc_is 2 && python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+r = json.loads(lines[0])
+assert r["event"] == "result" and r["ok"] is False and r["exit_code"] == 2 and r["code"] == "usage", r
+assert r["error"] and r["error"] in open(sys.argv[2]).read(), (r, open(sys.argv[2]).read())
+assert r["command"] == sys.argv[3], r
+' "$work/out" "$work/err" "$1"
+}
+check "--json with an unknown option ends with a usage result line" json_usage status --json --bogus
+check "--json with a missing --from-file" json_usage install --json --yes --box-root "$work/bj" --from-file "$work/nonexist"
+check "--json with conflicting options" json_usage install --json --from-file "$work/pins1.yaml" --mirror https://127.0.0.1:9/pbs
+check "--json: plugins install of an unknown plugin" json_usage plugins install nosuch --json --box-root "$work/bj"
+run --json instal
+check "--json with a mistyped command: the result names pyrt" \
+  eval 'rc_is 2 && grep -q "\"command\":\"pyrt\".*\"code\":\"usage\"" "$work/out"'
+check "a usage error wrote no box" [ ! -e "$work/bj" ]
 
 e2e_finish

@@ -4,7 +4,8 @@
 # minimal bookworm root made by debootstrap from the Debian archive gets it
 # with `apt-get install ./pyrt_*.deb` (so Depends must pull in every
 # library), and in that root (chroot, /proc mounted by this test):
-# pyrt --version, man -w pyrt, the completions, the themes found in
+# pyrt --version, man -w pyrt, the completions, the user units (their
+# ExecStart= is /usr/bin/pyrt; systemd-analyze verify), the themes found in
 # /usr/share/pyrt/themes (there is no source tree in the root), and a full
 # `pyrt install --yes --from-file ... --wheelhouse ...` of the test fixture
 # ends ready; then `apt-get remove pyrt` leaves no file of the package (as
@@ -135,6 +136,27 @@ check "the bash completion is installed and binds pyrt" \
 check "the zsh completion is installed" [ -f "$root/usr/share/zsh/vendor-completions/_pyrt" ]
 check "the changelog and copyright are in /usr/share/doc/pyrt" \
   eval 'in_root zcat /usr/share/doc/pyrt/changelog.gz >"$work/changelog" && grep -q "^pyrt ($ver)" "$work/changelog" && [ -f "$root/usr/share/doc/pyrt/copyright" ]'
+
+# The user units: generated with the package's bindir, and systemd itself
+# (installed in the root for this, with its man-db check of Documentation=)
+# finds nothing wrong in them: every ExecStart= binary exists, every
+# directive is known.
+units="pyrt-serve.socket pyrt-serve.service pyrt-serve-tcp.socket pyrt-serve-tcp.service"
+check "the units are in /usr/lib/systemd/user" \
+  eval 'r=0; for u in $units; do grep -qx "/usr/lib/systemd/user/$u" "$work/dpkg-L" || r=1; done; [ $r -eq 0 ]'
+check "the services start /usr/bin/pyrt, the packaged binary" \
+  eval 'grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve.service" && grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve-tcp.service"'
+check "systemd is installed in the root (for systemd-analyze)" \
+  eval 'in_root apt-get install -y -qq systemd >"$work/apt-systemd.log" 2>&1 || { tail "$work/apt-systemd.log" >&2; false; }'
+cp "$root"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null
+mkdir -p -m 0700 "$root/tmp/xdg"
+# shellcheck disable=SC2086  # the list of unit names
+check "systemd-analyze verify --user finds nothing wrong in the installed units" \
+  eval 'in_root env XDG_RUNTIME_DIR=/tmp/xdg sh -c "cd /usr/lib/systemd/user && systemd-analyze verify --user $units" >"$work/verify.log" 2>&1 || { cat "$work/verify.log" >&2; false; }'
+sed 's/^/# systemd-analyze: /' "$work/verify.log"
+# (An unknown directive is only a warning to verify: looked for by name.)
+check "systemd-analyze warns of no unknown or invalid directive" \
+  eval '! grep -Ei "unknown (key|section|lvalue)|invalid|failed to parse|ignoring" "$work/verify.log" >&2'
 
 # Themes: the root has no source tree, so a theme found is the package's.
 theme_notice() { # name: the consent screen's theme notice in $work/notice.NAME;

@@ -15,12 +15,15 @@ asock=$box/runtime/python/api.sock
 state() { "$pyrt" status --json --box-root "$box" --pins "$work/pins-slow.yaml" 2>/dev/null |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'; }
 
+# Where code comes from is the server's option, never a request field.
 "$pyrt" serve --box-root "$box" --pins "$work/pins-slow.yaml" --cacert "$fx/ca.pem" \
-  2>"$work/serve.log" &
+  --wheelhouse "$fx/wheelhouse" 2>"$work/serve.log" &
 spid=$!
-for _ in $(seq 100); do [ -S "$asock" ] && break; sleep 0.05; done
+e2e_wait_socket "$asock" "$spid" "$work/serve.log"
+ln -s "$asock" "$short/api.sock"
+asock=$short/api.sock
 curl -s -D "$work/h" -o "$work/job.json" --unix-socket "$asock" \
-  -d "{\"consent\": true, \"wheelhouse\": \"$fx/wheelhouse\"}" \
+  -d '{"consent": true}' \
   http://localhost/api/runtime/python/install
 check "the API started an install job (202)" grep -q '^HTTP/1.1 202' "$work/h"
 for _ in $(seq 200); do [ "$(state)" = installing ] && break; sleep 0.1; done

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """The API of `pyrt serve` through Python's http.client (the second client
 next to curl in e2e_serve.sh): every endpoint, the Host/Origin/token gate,
-bodies, jobs with their SSE stream, cancel, 409, SIGTERM, socket activation.
+bodies, jobs with their SSE stream, cancel, 409, SIGTERM, socket activation;
+the API's reach (no request field chooses where code comes from; what the
+CLI would refuse is 400 up front), a lock taken after a 202, and 300 slow
+clients against the header deadline and the untrusted-connection cap.
 Every JSON response received is validated against docs/api.yaml, so the
 document cannot drift from the server.
 
 Environment (set by tests/e2e_serve.sh): PYRT, SRC, FX (fixtures), WORK,
-MIRROR (the loopback HTTPS mirror's --mirror base), PORT (its port).
+MIRROR (the loopback HTTPS mirror's --mirror base), PORT (its port), SHORT
+(a private folder with a short path under /tmp: AF_UNIX paths end at 108
+bytes, and WORK may be deep in a CI checkout).
 """
 import atexit
 import http.client
@@ -29,6 +34,7 @@ FX = os.environ["FX"]
 WORK = os.environ["WORK"]
 MIRROR = os.environ["MIRROR"]
 MPORT = os.environ["PORT"]
+SHORT = os.environ["SHORT"]
 
 SPEC = yaml.safe_load(open(os.path.join(SRC, "docs", "api.yaml")))
 passed = failed = 0
@@ -102,6 +108,15 @@ class UnixHTTPConnection(http.client.HTTPConnection):
         self.sock = s
 
 
+def short_link(sock, name):
+    """A client reaches a socket in a deep box through a short symlink."""
+    link = os.path.join(SHORT, name)
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(sock, link)
+    return link
+
+
 class Api:
     def __init__(self, unix=None, tcp=None, token=None):
         self.unix, self.tcp, self.token = unix, tcp, token
@@ -111,8 +126,8 @@ class Api:
             return UnixHTTPConnection(self.unix, timeout)
         return http.client.HTTPConnection(self.tcp[0], self.tcp[1], timeout=timeout)
 
-    def request(self, method, path, body=None, headers=None, raw=None, token=True):
-        c = self.conn()
+    def request(self, method, path, body=None, headers=None, raw=None, token=True, timeout=30):
+        c = self.conn(timeout)
         h = {}
         if self.token and token:
             h["Authorization"] = f"Bearer {self.token}"
@@ -442,14 +457,16 @@ def scenario_unix_full_flow():
     """The default Unix socket: modes, bodies, the whole install flow."""
     box = os.path.join(WORK, "box-unix")
     pins = os.path.join(FX, "pins.yaml")
-    s = Server(["--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem")], name="unix")
+    # Where code comes from is the server's configuration, never a request's.
+    s = Server(["--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem"),
+                "--mirror", MIRROR, "--wheelhouse", os.path.join(FX, "wheelhouse")], name="unix")
     sock = os.path.join(box, "runtime", "python", "api.sock")
     check("Unix server listens on <box>/runtime/python/api.sock", s.where == f"unix:{sock}", s.where)
     if not s.where:
         return
     check("the socket is 0600", oct(os.stat(sock).st_mode & 0o777) == "0o600")
     check("its directory is 0700", oct(os.stat(os.path.dirname(sock)).st_mode & 0o777) == "0o700")
-    api = Api(unix=sock)
+    api = Api(unix=short_link(sock, "unix.sock"))
     code, _, e = api.request("GET", "/api/health")
     check("no token needed on the Unix socket", code == 200, code)
 
@@ -490,8 +507,7 @@ def scenario_unix_full_flow():
           code == 200 and [c["id"] for c in d["checks"]] == [c["id"] for c in json.loads(out)["checks"]], (code,))
 
     # The full flow: POST → SSE until the result → status ready → plugins.
-    code, h, job = api.request("POST", "/api/runtime/python/install", body={
-        "consent": True, "mirror": MIRROR, "wheelhouse": os.path.join(FX, "wheelhouse")})
+    code, h, job = api.request("POST", "/api/runtime/python/install", body={"consent": True})
     check("POST install with consent: 202", code == 202 and job["state"] in ("queued", "running"), (code, job))
     status, evs = api.events(h["location"] + "/events")
     ends = [o["step"] for n, o in evs if n == "step" and o["state"] == "end"]
@@ -514,27 +530,22 @@ def scenario_unix_full_flow():
     code, _, pl = api.request("GET", "/api/plugins")
     rc, out, _ = cli("plugins", "--box-root", box, "--pins", pins, "--json")
     check("GET plugins: exactly pyrt plugins --json", code == 200 and pl == json.loads(out), (pl, out))
-    code, h, job = api.request("POST", "/api/runtime/python/baseline", body={"wheelhouse": os.path.join(FX, "wheelhouse")})
+    code, h, job = api.request("POST", "/api/runtime/python/baseline", body={})
     status, evs = api.events(h["location"] + "/events")
     check("POST baseline: a job whose result is ok", code == 202 and evs and evs[-1][1]["ok"] is True, evs[-1:])
-    code, h, job = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
-    status, evs = api.events(h["location"] + "/events") if code == 202 else (0, [])
-    check("POST plugins/<unknown>/install: a job that fails naming the plugin",
-          evs and evs[-1][1]["ok"] is False and "nosuchplugin" in evs[-1][1]["error"], (code, status, evs[-1:]))
     # The job is settled before its result is sent: read at once, it is
-    # failed (not running), and the next POST is not refused as busy.
+    # succeeded (not running), and the next POST is not refused as busy.
     code, _, jj = api.request("GET", h["location"]) if evs else (0, None, {})
-    check("the job read right after its result event: failed, not running",
-          code == 200 and jj.get("state") == "failed", jj)
-    code, h, job = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
+    check("the job read right after its result event: succeeded, not running",
+          code == 200 and jj.get("state") == "succeeded", jj)
+    code, h, job = api.request("POST", "/api/runtime/python/baseline", body={})
     check("a POST right after a job's result: 202, not busy", code == 202, (code, job))
     if code == 202:
         api.events(h["location"] + "/events")
     # A plugin's pip step is named for the plugin, as in plugins install --json.
     shutil.copytree(os.path.join(SRC, "tests", "fixtures", "sample-box", "plugins", "cowork"),
                     os.path.join(box, "plugins", "cowork"))
-    code, h, job = api.request("POST", "/api/plugins/cowork/install",
-                               body={"wheelhouse": os.path.join(FX, "wheelhouse")})
+    code, h, job = api.request("POST", "/api/plugins/cowork/install", body={})
     status, cevs = api.events(h["location"] + "/events") if code == 202 else (0, [])
     steps = {o["step"] for n, o in cevs if n in ("step", "progress")}
     check("POST plugins/cowork/install: its pip step is named plugins, never baseline",
@@ -660,7 +671,7 @@ def scenario_ipv6():
 def scenario_activation():
     """systemd socket activation (systemd-socket-activate passes fd 3)."""
     box = os.path.join(WORK, "box-act")
-    sock = os.path.join(WORK, "act", "api.sock")
+    sock = os.path.join(SHORT, "act", "api.sock")
     os.makedirs(os.path.dirname(sock), mode=0o700, exist_ok=True)
     log = open(os.path.join(WORK, "act.log"), "w")
     p = subprocess.Popen(["systemd-socket-activate", "-l", sock, PYRT, "serve",
@@ -671,10 +682,18 @@ def scenario_activation():
             break
         time.sleep(0.05)
     api = Api(unix=sock)
-    try:
-        code, _, st = api.request("GET", "/api/runtime/python")
-    except OSError as e:
-        code, st = 0, str(e)
+    # The socket file appears at bind, before systemd-socket-activate
+    # listens on it: a refused connect is retried for a few seconds.
+    for _ in range(50):
+        try:
+            code, _, st = api.request("GET", "/api/runtime/python")
+            break
+        except ConnectionRefusedError as e:
+            code, st = 0, str(e)
+            time.sleep(0.1)
+        except OSError as e:
+            code, st = 0, str(e)
+            break
     check("socket activation: the passed socket answers GET status", code == 200 and st["state"] == "not_provisioned", (code, st))
     time.sleep(0.2)
     check("the log says the socket came from systemd", "passed by systemd" in open(os.path.join(WORK, "act.log")).read())
@@ -686,9 +705,292 @@ def scenario_activation():
     log.close()
 
 
+# ---- issue 17: the API's reach and hostile clients ----
+
+def raw_request(addr, data, timeout=5, unix=False):
+    """Send raw bytes, return what the server answers (until close or the
+    timeout); b"" on a close without an answer."""
+    sk = socket.socket(socket.AF_UNIX) if unix else socket.socket()
+    sk.settimeout(timeout)
+    sk.connect(addr)
+    try:
+        sk.sendall(data)
+    except OSError:
+        pass
+    resp = b""
+    try:
+        while True:
+            d = sk.recv(65536)
+            if not d:
+                break
+            resp += d
+            if b"\r\n\r\n" in resp and b"Connection: close" not in resp:
+                head, _, body = resp.partition(b"\r\n\r\n")
+                m = re.search(rb"Content-Length: (\d+)", head)
+                if m and len(body) >= int(m.group(1)):
+                    break
+    except OSError:
+        pass
+    sk.close()
+    return resp
+
+
+def scenario_reach():
+    """Where code comes from is the server's configuration: a request naming
+    a mirror, wheelhouse, index or any unknown field is 400; the server's own
+    --wheelhouse is what jobs use.  Requests the CLI would refuse are 400 up
+    front; two Origin headers and chunked bodies are refused."""
+    box = os.path.join(WORK, "box-reach")
+    pins = os.path.join(FX, "pins.yaml")
+    wh = os.path.join(FX, "wheelhouse")
+    s = Server(["--box-root", box, "--pins", pins, "--cacert", os.path.join(FX, "ca.pem"),
+                "--mirror", MIRROR, "--wheelhouse", wh], name="reach")
+    check("serve takes --mirror and --wheelhouse (the server's configuration)", s.where is not None,
+          open(s.log).read()[-500:])
+    if not s.where:
+        return
+    sock = short_link(s.where[len("unix:"):], "reach.sock")
+    api = Api(unix=sock)
+    other = os.path.join(WORK, "attacker-wheels")
+    os.makedirs(other, exist_ok=True)
+    for path, body, field in (
+            ("/api/runtime/python/baseline", {"wheelhouse": other}, "wheelhouse"),
+            ("/api/plugins/cowork/install", {"wheelhouse": other}, "wheelhouse"),
+            ("/api/runtime/python/install", {"consent": True, "wheelhouse": other}, "wheelhouse"),
+            ("/api/runtime/python/install", {"consent": True, "mirror": "https://evil.example/pbs"}, "mirror"),
+            ("/api/runtime/python/install", {"consent": True, "index_url": "https://evil.example/simple"}, "index_url"),
+            ("/api/runtime/python/baseline", {"requirements": "/tmp/r.txt"}, "requirements"),
+            ("/api/runtime/python/baseline", {"cacert": "/tmp/ca.pem"}, "cacert"),
+            ("/api/runtime/python/baseline", {"colour": "blue"}, "colour")):
+        code, _, e = api.request("POST", path, body=body)
+        check(f"POST {path} with '{field}': 400 naming the field", code == 400
+              and f"'{field}'" in e["error"]["message"], (code, e))
+    code, _, e = api.request("POST", "/api/runtime/python/baseline", body={"wheelhouse": other})
+    check("the refusal says code comes from the server's configuration",
+          code == 400 and "--wheelhouse" in (e["error"]["fix"] or ""), e)
+    code, _, e = api.request("GET", "/api/runtime/python?deep=2")
+    check("GET status?deep=2: 400 (pyrt status has no such depth)", code == 400
+          and "deep" in e["error"]["message"], (code, e))
+    code, _, e = api.request("GET", "/api/runtime/python?deep=0")
+    check("GET status?deep=0: 200", code == 200, code)
+    code, _, e = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
+    check("POST plugins/<unknown>/install: 400 naming it, no job", code == 400
+          and e["error"]["code"] == "unknown_plugin" and "nosuchplugin" in e["error"]["message"], (code, e))
+    bad = os.path.join(box, "plugins", "broken")
+    os.makedirs(bad, exist_ok=True)
+    open(os.path.join(bad, "plugin.yaml"), "w").write("name: [unclosed\n")
+    code, _, e = api.request("POST", "/api/plugins/broken/install", body={})
+    check("POST plugins/<invalid manifest>/install: 400", code == 400
+          and e["error"]["code"] == "invalid_plugin", (code, e))
+
+    # Two Origin headers: the second is as much a web page as the first.
+    resp = raw_request(sock, (b"GET /api/runtime/python HTTP/1.1\r\nHost: localhost\r\n"
+                              b"Origin: http://localhost\r\nOrigin: https://evil.example\r\n"
+                              b"Connection: close\r\n\r\n"), unix=True)
+    check("two Origin headers (a loopback one first): 403", resp.startswith(b"HTTP/1.1 403"), resp[:80])
+    resp = raw_request(sock, (b"GET /api/health HTTP/1.1\r\nHost: localhost\r\n"
+                              b"Origin: http://localhost\r\nConnection: close\r\n\r\n"), unix=True)
+    check("one loopback Origin: 200", resp.startswith(b"HTTP/1.1 200"), resp[:80])
+    # A chunked body, never ended: answered at once, not read for ever.
+    t0 = time.time()
+    resp = raw_request(sock, (b"POST /api/runtime/python/baseline HTTP/1.1\r\nHost: localhost\r\n"
+                              b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              + (b"4000\r\n" + b" " * 0x4000 + b"\r\n") * 4), timeout=5, unix=True)
+    check("a chunked body over the 16 KiB cap (never ended): 413 at once",
+          resp.startswith(b"HTTP/1.1 413") and b"too_large" in resp and time.time() - t0 < 4, resp[:200])
+
+    # The server's wheelhouse is what a baseline job installs from.
+    rc, _, err = cli("install", "--yes", "--box-root", box, "--pins", pins,
+                     "--from-file", os.path.join(FX, "runtime.tar.gz"), "--no-baseline")
+    check("(setup) the runtime installed without its baseline", rc == 0, err[-300:])
+    code, h, job = api.request("POST", "/api/runtime/python/baseline", body={})
+    status, evs = api.events(h["location"] + "/events") if code == 202 else (0, [])
+    check("POST baseline {}: the job installs from the server's --wheelhouse",
+          evs and evs[-1][1]["ok"] is True, (code, evs[-1:]))
+
+    rc = s.stop()
+    check("reach server: SIGTERM exits 0", rc == 0, rc)
+
+
+def scenario_lock_after_202():
+    """A lock taken between a job's 202 and the job's own lock (a CLI
+    install starting in that instant): the job waits for it, cancellably,
+    and then runs; it never fails "busy" after the client was told 202.
+    The job is held at the job-start test hook while the CLI install takes
+    the lock and pauses (the locked hook)."""
+    box = os.path.join(WORK, "box-lock202")
+    pins = os.path.join(FX, "pins.yaml")
+    rc, _, err = cli("install", "--yes", "--box-root", box, "--pins", pins,
+                     "--from-file", os.path.join(FX, "runtime.tar.gz"), "--no-baseline")
+    check("(setup) a runtime installed for the lock-after-202 case", rc == 0, err[-300:])
+    jobhook = os.path.join(WORK, "job-hook")
+    env = dict(os.environ, PYRT_TEST_HOOK="job-start:hold", PYRT_TEST_HOOK_FILE=jobhook)
+    s = Server(["--box-root", box, "--pins", pins], env=env, name="lock202")
+    if not s.where:
+        check("lock-after-202 server starts", False, open(s.log).read()[-300:])
+        return
+    api = Api(unix=short_link(s.where[len("unix:"):], "lock202.sock"))
+    open(jobhook, "w").close()  # armed: the next job stops at job-start
+    code, h, job = api.request("POST", "/api/runtime/python/install",
+                               body={"consent": True, "no_baseline": True})
+    for _ in range(200):
+        if os.path.exists(jobhook) and open(jobhook).read():
+            break
+        time.sleep(0.05)
+    clihook = os.path.join(WORK, "cli-hook")
+    cenv = dict(os.environ, PYRT_TEST_HOOK="locked:pause", PYRT_TEST_HOOK_FILE=clihook)
+    cp = subprocess.Popen([PYRT, "install", "--yes", "--force", "--no-baseline", "--box-root", box,
+                           "--pins", pins, "--from-file", os.path.join(FX, "runtime.tar.gz")],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, env=cenv)
+    for _ in range(200):
+        if os.path.exists(clihook):
+            break
+        time.sleep(0.05)
+    if os.path.exists(jobhook):
+        os.unlink(jobhook)  # the job goes on, to a lock the CLI holds
+    time.sleep(1)
+    _, _, j = api.request("GET", h["location"]) if code == 202 else (0, None, {})
+    check("a CLI install took the lock after the 202: the job waits for it (running, step lock)",
+          code == 202 and os.path.exists(clihook) and j.get("state") == "running"
+          and j.get("step") == "lock", (code, j))
+    cp.kill()
+    cp.wait()
+    if os.path.exists(clihook):
+        os.unlink(clihook)
+    for _ in range(600):
+        _, _, j = api.request("GET", h["location"]) if code == 202 else (0, None, {"state": "?"})
+        if j["state"] not in ("queued", "running"):
+            break
+        time.sleep(0.05)
+    check("the lock freed, the job runs and succeeds (never failed busy)",
+          j.get("state") == "succeeded", j.get("result"))
+    check("lock-after-202 server: SIGTERM exits 0", s.stop() == 0)
+
+
+def scenario_activation_tcp():
+    """pyrt-serve-tcp.socket's path: systemd passes a loopback TCP socket
+    (systemd-socket-activate -l 127.0.0.1:PORT); the server takes it, wants
+    the token on it, and makes the token file at first start."""
+    box = os.path.join(WORK, "box-act-tcp")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(os.path.join(WORK, "act-tcp.log"), "w")
+    p = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", PYRT, "serve",
+                          "--box-root", box, "--pins", os.path.join(FX, "pins.yaml")],
+                         stdout=subprocess.DEVNULL, stderr=log)
+    code = 0
+    for _ in range(100):
+        try:
+            code, _, e = Api(tcp=("127.0.0.1", port)).request("GET", "/api/health", timeout=10)
+            break
+        except OSError:
+            time.sleep(0.05)
+    tok = os.path.join(box, "runtime", "python", "api.token")
+    check("a passed TCP socket: no token is 401", code == 401, code)
+    code2 = 0
+    if os.path.exists(tok):
+        code2, _, _ = Api(tcp=("127.0.0.1", port), token=open(tok).read().strip()).request("GET", "/api/health")
+    check("a passed TCP socket: the token made at first start is 200", code2 == 200, code2)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    log.close()
+    check("the log says the TCP socket came from systemd and needs the token",
+          re.search(r"listening on 127\.0\.0\.1:\d+, passed by systemd, bearer token required",
+                    open(os.path.join(WORK, "act-tcp.log")).read()) is not None)
+
+
+def scenario_slow_clients():
+    """300 connections trickling a byte every 2 s (slowloris) on loopback
+    TCP: an authenticated client is still answered within 3 s, and each slow
+    one is closed: the oldest untrusted ones when the cap is full, the rest
+    by the header deadline (10 s after the accept)."""
+    import selectors
+    import threading
+    box = os.path.join(WORK, "box-slow")
+    tok = os.path.join(WORK, "token-slow")
+    s = Server(["--box-root", box, "--listen", "127.0.0.1:0", "--token-file", tok], name="slow")
+    check("slow-client server starts", s.where is not None)
+    if not s.where:
+        return
+    host, port = s.tcp()
+    api = Api(tcp=(host, port), token=open(tok).read().strip())
+    sel = selectors.DefaultSelector()
+    line = b"GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 64
+    conns = []
+    for i in range(300):
+        sk = socket.socket()
+        sk.setblocking(False)
+        try:
+            sk.connect((host, port))
+        except BlockingIOError:
+            pass
+        c = {"sk": sk, "opened": time.time(), "closed": None, "sent": 0,
+             "next": time.time() + (i % 20) * 0.1}
+        conns.append(c)
+        sel.register(sk, selectors.EVENT_READ, c)
+    stop = time.time() + 16
+    latencies = []
+
+    def legit():
+        while time.time() < stop - 2:
+            t0 = time.time()
+            try:
+                code, _, _ = api.request("GET", "/api/health", timeout=5)
+            except OSError as e:
+                code = str(e)
+            latencies.append((code, time.time() - t0))
+            time.sleep(1)
+    th = threading.Thread(target=legit)
+    th.start()
+    while time.time() < stop and any(c["closed"] is None for c in conns):
+        for key, _ in sel.select(timeout=0.1):
+            c = key.data
+            try:
+                d = c["sk"].recv(4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                d = b""
+            if not d and c["closed"] is None:
+                c["closed"] = time.time()
+                sel.unregister(c["sk"])
+        now = time.time()
+        for c in conns:
+            if c["closed"] is None and now >= c["next"] and c["sent"] < len(line):
+                try:
+                    c["sk"].send(line[c["sent"]:c["sent"] + 1])
+                    c["sent"] += 1
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    c["closed"] = now
+                    sel.unregister(c["sk"])
+                c["next"] = now + 2
+    th.join(30)
+    for c in conns:
+        c["sk"].close()
+    lived = [c["closed"] - c["opened"] for c in conns if c["closed"] is not None]
+    check("300 slow clients: every authenticated GET answered 200 within 3 s",
+          len(latencies) >= 8 and all(code == 200 and t < 3 for code, t in latencies), latencies)
+    check("every slow connection was closed by the server",
+          len(lived) == len(conns), f"{len(lived)} of {len(conns)} closed")
+    check("none lived past the 10 s header deadline (plus 2 s)", lived and max(lived) < 12,
+          max(lived) if lived else None)
+    check("the last ones were closed by the deadline, not before it",
+          sum(1 for t in lived if t >= 9.5) >= 1, sorted(lived)[-3:])
+    rc = s.stop()
+    check("slow-client server: SIGTERM exits 0", rc == 0, rc)
+
+
 if __name__ == "__main__":
     atexit.register(stop_all)
-    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6"]
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "activation_tcp", "slow"]
     if "refusals" in only:
         scenario_refusals()
     if "unix" in only:
@@ -699,6 +1001,14 @@ if __name__ == "__main__":
         scenario_activation()
     if "ipv6" in only:
         scenario_ipv6()
+    if "reach" in only:
+        scenario_reach()
+    if "lock202" in only:
+        scenario_lock_after_202()
+    if "activation_tcp" in only:
+        scenario_activation_tcp()
+    if "slow" in only:
+        scenario_slow_clients()
     check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
     check(f"responses validated against docs/api.yaml ({validated})", validated > 20)
     print(f"# {passed} passed, {failed} failed")

@@ -190,3 +190,121 @@ Test(redact, lines_one_by_one)
 	cr_assert_eq(len, strlen(out));
 	free(out);
 }
+
+/*
+ * Passwords as people write them, unencoded: a '/', '?' or '#' in the
+ * password ends the authority as RFC 3986 reads it, before the '@'.  The
+ * userinfo still ends at the last '@'; the host after it is kept.
+ */
+Test(redact, password_with_unencoded_delimiters)
+{
+	redacts("https://user:pa/ss@host/", "https://***@host/");
+	redacts("https://user:p#ss@host", "https://***@host");
+	redacts("https://u:p?w@host", "https://***@host");
+	redacts("pip https://u:a/b?c#d@h:8443/simple/ ok",
+		"pip https://***@h:8443/simple/ ok");
+	redacts("\"https://u:p@s/s@host/x\"", "\"https://***@host/x\"");
+	url_shown("https://user:pa/ss@host/simple", "https://host/simple");
+	url_shown("https://user:p#ss@host", "https://host");
+	url_shown("https://u:p?w@host/x?q=1", "https://host/x?q=***");
+	/* A bare host keeps an '@' later in the URL as it is. */
+	redacts("git+https://github.com/org/repo.git@v1.2",
+		"git+https://github.com/org/repo.git@v1.2");
+}
+
+/*
+ * The public cases: credential URLs in the forms hosted indexes, proxies
+ * and mirrors document, each with a password (or token) that must not
+ * survive, and the host that must.  Free text and the stored URL form alike.
+ */
+Test(redact, public_credential_url_table)
+{
+	static const struct {
+		const char *url, *secret, *host;
+	} cases[] = {
+		{ "https://user:hunter2@pypi.example/simple", "hunter2", "pypi.example" },
+		{ "https://__token__:pypi-AgEIcHlwaS5vcmc@upload.pypi.example/legacy/", "pypi-AgEIcHlwaS5vcmc", "upload.pypi.example" },
+		{ "https://aws:eyJwYXlsb2FkIjoi@dom-123.d.codeartifact.example/pypi/r/simple/", "eyJwYXlsb2FkIjoi", "dom-123.d.codeartifact.example" },
+		{ "https://x-access-token:ghs_abcdef123@github.example/o/r", "ghs_abcdef123", "github.example" },
+		{ "https://gitlab-ci-token:glcitok3n@gitlab.example/api/v4/projects/1/packages/pypi/simple", "glcitok3n", "gitlab.example" },
+		{ "https://build:AKCp8jQ7zzz@art.example/artifactory/api/pypi/pypi/simple", "AKCp8jQ7zzz", "art.example" },
+		{ "https://VssSessionToken:abc123xyz@pkgs.dev.example/org/_packaging/feed/pypi/simple/", "abc123xyz", "pkgs.dev.example" },
+		{ "https://tok3nonly@repo.example/simple", "tok3nonly", "repo.example" },
+		{ "http://alice:s3cret@127.0.0.1:3128", "s3cret", "127.0.0.1:3128" },
+		{ "https://alice:p%40ss%2Fw0rd@mirror.example:8443/pbs", "p%40ss", "mirror.example:8443" },
+		{ "https://alice:p@ss@mirror.example/pbs", "ss@", "mirror.example" },
+		{ "https://alice:pa/ss@mirror.example/pbs", "pa/ss", "mirror.example" },
+		{ "https://alice:pa#ss@mirror.example/pbs", "pa#ss", "mirror.example" },
+		{ "https://alice:pa?ss@mirror.example/pbs", "pa?ss", "mirror.example" },
+		{ "https://alice:a/b#c?d@mirror.example", "a/b#c", "mirror.example" },
+		{ "https://[::1]:8443/pbs?token=s3cr3tq", "s3cr3tq", "[::1]:8443" },
+		{ "https://alice:w0rd@[::1]:8443/pbs", "w0rd", "[::1]:8443" },
+		{ "https://host.example/pbs?X-Amz-Signature=deadbeef1", "deadbeef1", "host.example" },
+		{ "https://host.example/ghp_abcdef0123456789/simple", "abcdef0123", "host.example" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[512], url[512];
+		snprintf(text, sizeof text, "Looking in indexes: %s done",
+			 cases[i].url);
+		pyrt_redact(text);
+		pyrt_redact_url(cases[i].url, url, sizeof url);
+		cr_assert_null(strstr(text, cases[i].secret), "%s -> %s",
+			       cases[i].url, text);
+		cr_assert_null(strstr(url, cases[i].secret), "%s -> %s",
+			       cases[i].url, url);
+		cr_assert_not_null(strstr(text, cases[i].host), "%s -> %s",
+				   cases[i].url, text);
+		cr_assert_not_null(strstr(url, cases[i].host), "%s -> %s",
+				   cases[i].url, url);
+		cr_assert_not_null(strstr(text, " done"), "%s -> %s",
+				   cases[i].url, text);
+	}
+}
+
+static void known_hidden(const char *url, const char *in, const char *want)
+{
+	const char *urls[] = { url };
+	char *out = pyrt_redact_known_urls(in, urls, 1);
+	cr_assert_not_null(out);
+	cr_assert_str_eq(out, want, "known(%s, %s)", url, in);
+	free(out);
+}
+
+/*
+ * A token in an index URL's path (https://host/simple/TOKEN/,
+ * https://host/TOKEN/simple): every form pip prints the configured URL in
+ * keeps the host and hides the rest.
+ */
+Test(redact, known_url_path_tokens)
+{
+	const char *u = "https://alice:pw@idx.example:8443/simple/T0KEN/";
+	known_hidden(u, "Looking in indexes: https://alice:****@idx.example:8443/simple/T0KEN/",
+		     "Looking in indexes: https://idx.example:8443/***/");
+	known_hidden(u, "GET https://idx.example:8443/simple/T0KEN/python-docx/ 404",
+		     "GET https://idx.example:8443/***/python-docx/ 404");
+	known_hidden(u, "x https://alice:pw@idx.example:8443/simple/T0KEN",
+		     "x https://idx.example:8443/***");
+	known_hidden(u, "HTTPSConnectionPool(host='idx.example', port=8443): Max "
+		     "retries exceeded with url: /simple/T0KEN/python-docx/ (Caused",
+		     "HTTPSConnectionPool(host='idx.example', port=8443): Max "
+		     "retries exceeded with url: /***/python-docx/ (Caused");
+	/* Cut short at the end of a line, the token's start is hidden too. */
+	known_hidden(u, "see idx.example:8443/simple/T0", "see idx.example:8443/***");
+	/* Token first, and percent-encoded as configured but printed plain. */
+	known_hidden("https://h.example/T%2BK/simple",
+		     "Looking in indexes: https://h.example/T+K/simple",
+		     "Looking in indexes: https://h.example/***");
+	known_hidden("https://h.example/TOK/simple?k=v",
+		     "a https://h.example/TOK/simple?k=v b /TOK/simple/x c",
+		     "a https://h.example/*** b /***/x c");
+	/* Other hosts, other paths and ordinary words stay. */
+	known_hidden(u, "https://other.example/simple/x/ and /usr/simple",
+		     "https://other.example/simple/x/ and /usr/simple");
+	known_hidden(u, "Collecting python-docx", "Collecting python-docx");
+	/* Nothing to hide: no path, or not a URL. */
+	known_hidden("https://h.example/", "https://h.example/x", "https://h.example/x");
+	known_hidden("/srv/wheels", "/srv/wheels/a.whl", "/srv/wheels/a.whl");
+	char *out = pyrt_redact_known_urls("plain", NULL, 0);
+	cr_assert_str_eq(out, "plain");
+	free(out);
+}

@@ -647,9 +647,12 @@ void tui_result_draw(tui_app *a)
 	if (log[0]) {
 		tui_draw_text(&a->paint, y, 4, 16, TUI_ROLE_DIM,
 			      r->log_path[0] ? "Install log" : "pip log");
-		/* Whole, over up to three rows: it is read to be copied. */
-		y += tui_draw_path_wrap(&a->paint, y, 20, COLS - 24, 3,
-					TUI_ROLE_DIM, log);
+		/* Whole, over every row left above the buttons: it is read
+		 * to be copied, and a box deep in a CI workspace or a long
+		 * home directory makes it long. */
+		int room = LINES - 6 - y;
+		y += tui_draw_path_wrap(&a->paint, y, 20, COLS - 24,
+					room > 3 ? room : 3, TUI_ROLE_DIM, log);
 	}
 	const char *const *buttons = r->code == 0 ? ok_buttons : fail_buttons;
 	int x = COLS / 2 - 22;

@@ -20,7 +20,7 @@ _pyrt_command_opts() {
     doctor) REPLY="--bundle" ;;
     smoke) REPLY="--out" ;;
     plugins) REPLY="--wheelhouse --index-url" ;;
-    serve) REPLY="--listen --token-file" ;;
+    serve) REPLY="--listen --token-file --mirror --wheelhouse --index-url --requirements" ;;
     mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
     lock) REPLY="--wheelhouse --platform --out" ;;
     rollback) REPLY="--no-wait --force" ;;

@@ -8,7 +8,10 @@
 #
 # It gives: $pyrt; $src (the source tree); with "fixtures" $bin and $fx (the
 # fixture set, built once per build directory); $work, a private directory
-# on PYRT_TEST_TMP removed on exit, with HOME inside it; an environment that
+# on PYRT_TEST_TMP removed on exit, with HOME inside it; $short, a private
+# directory with a short path under /tmp for sockets and ssh control paths
+# (AF_UNIX paths end at 108 bytes, and a CI checkout may be deep); an
+# environment that
 # cannot pick a box, pins, CA bundle or proxy for the test; the counters
 # ok/bad/check; run/has/rc_is over the files out and err; and e2e_mirror,
 # the loopback HTTPS mirror of the fixtures.
@@ -35,6 +38,7 @@ rc_is() { [ "$rc" -eq "$1" ]; }
 e2e_cleanup() {
   [ -n "$mirror_pid" ] && kill "$mirror_pid" 2>/dev/null && wait "$mirror_pid" 2>/dev/null
   rm -rf "$work"
+  [ -n "${short:-}" ] && rm -rf "$short"
 }
 
 # e2e_setup NAME [fixtures]: work directory pyrt-e2e-NAME.XXXXXX and a
@@ -49,6 +53,7 @@ e2e_setup() {
       { echo "FAIL - fixtures"; exit 1; }
   fi
   work=$(mktemp -d "${PYRT_TEST_TMP:-/tmp}/pyrt-e2e-$name.XXXXXX")
+  short=$(mktemp -d /tmp/pyrt.XXXX)
   trap e2e_cleanup EXIT
   # Never let the caller's environment pick a box, pins, CA bundle or
   # proxy for us.
@@ -67,6 +72,24 @@ e2e_mirror() {
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
   port=$(cat "$work/port")
   mirror="https://127.0.0.1:$port/pbs"
+}
+
+# e2e_wait_socket PATH PID LOG: wait up to 5 s for a server (pid PID,
+# stderr in LOG) to listen on the Unix socket PATH. When it cannot start,
+# say why with its log and end the test now rather than let every later
+# check wait out its own timeout.
+e2e_wait_socket() {
+  local path=$1 pid=$2 log=$3
+  for _ in $(seq 100); do
+    [ -S "$path" ] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  bad "the server (pid $pid) listens on $path"
+  sed 's/^/#   /' "$log"
+  kill "$pid" 2>/dev/null
+  e2e_finish
+  exit 1
 }
 
 # The tally; its status is the script's.

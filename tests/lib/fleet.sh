@@ -17,13 +17,14 @@
 # Loopback only: 127.0.0.0/8 is on lo already, nothing is configured.
 # shellcheck shell=bash disable=SC2034
 fleet=
+fleet_cp=
 fleet_pids=()
 fleet_made_run_sshd=
 
 fleet_down() {
   local pid sock
   # Ansible's ControlPersist masters: each asked for its pid, then killed.
-  for sock in "$fleet"/cp/*; do
+  for sock in "$fleet_cp"/*; do
     [ -S "$sock" ] || continue
     pid=$(ssh -S "$sock" -O check fleet 2>&1 | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
     [ -n "$pid" ] && kill "$pid" 2>/dev/null
@@ -46,7 +47,10 @@ fleet_free_port() {
 fleet_up() {
   local n=$1 i h addr port
   fleet=$work/fleet
-  mkdir -p "$fleet/home" "$fleet/ansible-tmp" "$fleet/cp"
+  # ssh's control sockets: a Unix socket path ends at 108 bytes, and
+  # $work may be deep in a CI checkout.
+  fleet_cp=$short/cp
+  mkdir -p "$fleet/home" "$fleet/ansible-tmp" "$fleet_cp"
   if [ ! -d /run/sshd ]; then mkdir -m 0755 /run/sshd && fleet_made_run_sshd=1; fi
   ssh-keygen -q -t ed25519 -N '' -C fleet-client -f "$fleet/id_ed25519" || return 1
   cp "$fleet/id_ed25519.pub" "$fleet/authorized_keys"
@@ -93,7 +97,7 @@ gathering = explicit
 # One connection per host for the whole run (the masters are stopped by
 # fleet_down), and modules piped through it rather than copied.
 pipelining = True
-control_path_dir = $fleet/cp
+control_path_dir = $fleet_cp
 ssh_args = -o ControlMaster=auto -o ControlPersist=600 -o UserKnownHostsFile=$fleet/known_hosts -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes
 EOF
   # Every sshd answers before the test goes on.

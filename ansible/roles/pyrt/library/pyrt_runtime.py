@@ -6,6 +6,11 @@ Runs `pyrt install --yes --json` (or, in check mode, only `pyrt status
 something was installed, fails with pyrt's own message and exit code, and
 publishes `pyrt status --json` as the host fact pyrt_status.  Standard
 library only.
+
+The mirror and index URLs may carry a password or a token: they reach pyrt
+through its environment (PYRT_MIRROR_URL, PYRT_INDEX_URL), never its
+command line, which every local user can read in /proc/PID/cmdline, and
+they are no_log options, so -vvv and the module's result do not show them.
 """
 
 import json
@@ -24,7 +29,12 @@ options:
   binary: {description: pyrt to run, type: path, default: pyrt}
   box_root: {description: "--box-root", type: path}
   pins: {description: "--pins", type: path}
-  mirror: {description: "--mirror URL", type: str}
+  mirror:
+    description: "--mirror URL, given as PYRT_MIRROR_URL (not on the command line; no_log)"
+    type: str
+  index_url:
+    description: "--index-url URL for the baseline, given as PYRT_INDEX_URL (not on the command line; no_log)"
+    type: str
   wheelhouse: {description: "--wheelhouse DIR", type: path}
   cacert: {description: "--cacert FILE", type: path}
   baseline: {description: "false: --no-baseline", type: bool, default: true}
@@ -44,6 +54,16 @@ def common_args(p):
         if p[key]:
             args += [opt, p[key]]
     return args
+
+
+def secret_env(p):
+    """The URLs that may carry credentials, for pyrt's environment."""
+    env = {}
+    for var, key in (("PYRT_MIRROR_URL", "mirror"),
+                     ("PYRT_INDEX_URL", "index_url")):
+        if p[key]:
+            env[var] = p[key]
+    return env
 
 
 def read_status(module, binary, p):
@@ -108,7 +128,8 @@ def main():
             "binary": {"type": "path", "default": "pyrt"},
             "box_root": {"type": "path"},
             "pins": {"type": "path"},
-            "mirror": {"type": "str"},
+            "mirror": {"type": "str", "no_log": True},
+            "index_url": {"type": "str", "no_log": True},
             "wheelhouse": {"type": "path"},
             "cacert": {"type": "path"},
             "baseline": {"type": "bool", "default": True},
@@ -124,13 +145,11 @@ def main():
                              "(role var pyrt_deb or pyrt_binary)" % p["binary"],
                          rc=127)
     cmd = [binary, "install", "--yes", "--json"] + common_args(p)
-    if p["mirror"]:
-        cmd += ["--mirror", p["mirror"]]
     if p["wheelhouse"]:
         cmd += ["--wheelhouse", p["wheelhouse"]]
     if not p["baseline"]:
         cmd += ["--no-baseline"]
-    rc, out, err = module.run_command(cmd)
+    rc, out, err = module.run_command(cmd, environ_update=secret_env(p))
     res = result_event(out)
     status, _, _ = read_status(module, binary, p)
     facts = {"pyrt_status": status} if status is not None else {}
