@@ -21,6 +21,7 @@
 #include "exitcodes.h"
 #include "manifest.h"
 #include "marker.h"
+#include "startup_files.h"
 #include "text.h"
 
 typedef struct verify_ctx {
@@ -115,6 +116,11 @@ static int run_verify(verify_ctx *v, size_t *entries)
 	/* Bytecode caches are left out of the check and of the count. */
 	*entries = pyrt_manifest_checked_count(m);
 	rc = pyrt_manifest_verify(m, v->install_dir, on_problem, v, &err);
+	if (rc >= 0) {
+		int added = pyrt_startup_files_check(m, &marker, v->install_dir,
+						     on_problem, v, &err);
+		rc = added < 0 ? added : rc + added;
+	}
 	if (rc < 0)
 		snprintf(v->msg, sizeof v->msg, "verify could not run: %s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));

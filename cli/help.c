@@ -315,8 +315,11 @@ static const command_usage usages[] = {
 	  "Re-check every file of the active install against the manifest written\n"
 	  "at install time (type, mode, size, SHA-256, link target).  Bytecode\n"
 	  "caches (__pycache__/, *.pyc), which CPython and pip rewrite, and what\n"
-	  "pip added later are not part of the check.  Prints one line per\n"
-	  "difference; exit 0 when none, 1 otherwise.\n" },
+	  "pip added later are not part of the check, except start-up files:\n"
+	  "a sitecustomize, usercustomize or .pth on the search path that\n"
+	  "neither the manifest nor an installed distribution's RECORD lists\n"
+	  "runs at every interpreter start and is a finding.  Prints one line\n"
+	  "per difference; exit 0 when none, 1 otherwise.\n" },
 	{ CLI_CMD_DOCTOR,
 	  "usage: pyrt doctor [--json] [--bundle FILE] [OPTIONS]\n"
 	  "Run every check (platform, pins, box root, lock, runtime, marker vs\n"

@@ -38,6 +38,7 @@
 #include "marker.h"
 #include "plugins.h"
 #include "proc.h"
+#include "py_programs.h"
 #include "redact.h"
 #include "status.h"
 
@@ -421,49 +422,7 @@ static int interp_checks_baseline(const doctor_ctx *x)
 		strcmp(m->baseline_state, "partial") == 0);
 }
 
-#define IMPORTS_TAG "PYRT-IMPORTS "
-
-/*
- * The interpreter check's program: version and sys.prefix, then whether the
- * runtime can do its job, not only start: ssl (pip needs it for any index)
- * and, for each baseline requirement in argv[1:] that is installed, the
- * top-level modules of its distribution.  Its last line is IMPORTS_TAG
- * followed by "ok" or "; "-joined failures, each "module (Error: text)".
- * site-packages go on sys.path by hand: -S keeps site's start-up, and the
- * .pth files it would run, out (importing the baseline does run its code,
- * as pyrt smoke does).
- */
-static const char interp_program[] =
-	"import os, platform, sys\n"
-	"print(platform.python_version())\n"
-	"print(os.path.realpath(sys.prefix))\n"
-	"bad = []\n"
-	"def attempt(mod, what=''):\n"
-	"    try:\n"
-	"        __import__(mod)\n"
-	"    except BaseException as e:\n"
-	"        text = (str(e).splitlines() or [''])[0][:160]\n"
-	"        bad.append('%s%s (%s: %s)' % (mod, what, type(e).__name__, text))\n"
-	"attempt('ssl')\n"
-	"if sys.argv[1:]:\n"
-	"    import re, site\n"
-	"    sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n"
-	"    norm = lambda n: re.sub(r'[-_.]+', '-', n).lower()\n"
-	"    tops = {}\n"
-	"    try:\n"
-	"        from importlib import metadata\n"
-	"        for mod, dists in metadata.packages_distributions().items():\n"
-	"            for d in dists:\n"
-	"                tops.setdefault(norm(d), set()).add(mod)\n"
-	"    except BaseException as e:\n"
-	"        bad.append('importlib.metadata (%s: %s)' % (type(e).__name__, e))\n"
-	"    for spec in sys.argv[1:]:\n"
-	"        m = re.match(r'\\s*([A-Za-z0-9][A-Za-z0-9._-]*)', spec)\n"
-	"        name = norm(m.group(1)) if m else ''\n"
-	"        for mod in sorted(tops.get(name, ())):\n"
-	"            if mod.isidentifier() and not mod.startswith('_') and mod not in ('test', 'tests'):\n"
-	"                attempt(mod, ' of ' + name)\n"
-	"print('\\n" IMPORTS_TAG "' + ('; '.join(bad) if bad else 'ok'))\n";
+#define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */
 
 /* The failures after the last IMPORTS_TAG line of output into out (""
  * when "ok"); -1 when there is none.  The last: a module imported before
@@ -485,8 +444,8 @@ static int interp_imports(const char *output, char *out, size_t len)
 }
 
 /* Start the interpreter: version, where it thinks it lives, and what it
- * cannot import (see interp_program).  -B: doctor leaves no bytecode
- * behind in the install it is checking.  -S: see interp_program. */
+ * cannot import (see py/doctor_interp.py).  -B: doctor leaves no bytecode
+ * behind in the install it is checking.  -S: see py/doctor_interp.py. */
 static int run_interpreter(doctor_ctx *x, const char *python,
 			   char version[32], char *prefix, size_t plen,
 			   char *imports, size_t ilen, char *why, size_t wlen)
@@ -502,7 +461,7 @@ static int run_interpreter(doctor_ctx *x, const char *python,
 	argv[k++] = "-S";
 	argv[k++] = "-B";
 	argv[k++] = "-c";
-	argv[k++] = interp_program;
+	argv[k++] = pyrt_py_doctor_interp;
 	for (size_t i = 0; i < nb; i++)
 		argv[k++] = pyrt_pins_baseline_at(x->o->pins, i);
 	char **envp = pyrt_proc_scrubbed_env(x->d->install_dir);

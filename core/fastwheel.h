@@ -16,14 +16,22 @@
  *
  * Installing: every member path is checked before anything is written (no
  * absolute path, "..", backslash, NUL; the joined path stays under its
- * scheme directory, realpath-checked; no symlink is followed); .data
+ * scheme directory, realpath-checked; no symlink is followed), and so are
+ * the sizes the zip declares, before a member is read: a member over 1 MiB
+ * may unpack to at most 200 times its compressed size, a wheel to at most
+ * PYRT_EXTRACT_DEFAULT_BYTES (extract.h) in all, or the wheel is refused
+ * (PYRT_FASTWHEEL_REFUSED: a baseline failure, exit 10, naming the wheel
+ * and the member).  Members are copied in 1 MiB chunks, hashed as they are
+ * written, so memory does not grow with a member's size; .data
  * schemes map to this interpreter's sysconfig paths; #!python shebangs and
  * console/gui launchers name the interpreter; the .py files are compiled
  * once, after every wheel's files are written; each .dist-info comes last,
  * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
  * too), so pip uninstalls it cleanly.
  *
- * argv: python3 -I -B -c pyrt_fastwheel_program WHEELHOUSE -- REQ...
+ * The program is py/fastwheel.py (pyrt_py_fastwheel, py_programs.h).
+ * argv: python3 -I -S -B -c pyrt_py_fastwheel WHEELHOUSE -- REQ...
+ * (-S: no site-packages .pth runs; the program adds the site folders.)
  */
 #ifndef PYRT_FASTWHEEL_H
 #define PYRT_FASTWHEEL_H
@@ -34,7 +42,5 @@ enum {
 	PYRT_FASTWHEEL_REFUSED = 4,   /**< a hostile wheel, named; nothing written */
 	PYRT_FASTWHEEL_FAILED = 5,    /**< writing failed midway ("ERROR: " line) */
 };
-
-extern const char pyrt_fastwheel_program[];
 
 #endif

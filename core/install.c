@@ -29,6 +29,7 @@
 #include "marker.h"
 #include "plugins_memo.h"
 #include "proc.h"
+#include "py_programs.h"
 #include "sha256.h"
 #include "status.h"
 #include "testhook.h"
@@ -501,22 +502,6 @@ static int install_extract(install_run *r, pyrt_error *err)
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
 
-/*
- * The version check's program: the version on the first line, then the
- * directories the plugin checker (plugins.c) will search for
- * distributions, built the same way: the absolute sys.path entries under
- * -I -S after site.getsitepackages() is appended.  "P <path>" each, or
- * one "U" when some path could not be read back as a line.  Only the
- * stdlib's site is imported, and its start-up does not run (-S).
- */
-#define CHECK_PROGRAM \
-	"import sys, site\n" \
-	"print(sys.version.split()[0])\n" \
-	"sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n" \
-	"ps = [p for p in sys.path if p.startswith('/')]\n" \
-	"ok = all(p.isascii() and p.isprintable() for p in ps)\n" \
-	"print('\\n'.join('P ' + p for p in ps) if ok else 'U')\n"
-
 /* Path p made relative to one of the prefixes; NULL when under none. */
 static const char *search_rel(const char *p, const char *const *prefixes,
 			      size_t n)
@@ -566,9 +551,10 @@ static void install_search_path(install_run *r, const char *rel_interp,
 }
 
 /*
- * Start the staged interpreter the way execute_code will (-I, scrubbed
- * environment, hard timeout) and require the pinned version: an archive that
- * verifies but cannot run on this machine must never become current.
+ * Start the staged interpreter on py/install_check.py the way execute_code
+ * will (-I, scrubbed environment, hard timeout) and require the pinned
+ * version: an archive that verifies but cannot run on this machine must
+ * never become current.
  */
 static int install_check(install_run *r, pyrt_error *err)
 {
@@ -583,8 +569,8 @@ static int install_check(install_run *r, pyrt_error *err)
 		return pyrt_error_set(err, rc, "cancelled");
 	char interp[PATH_MAX];
 	snprintf(interp, sizeof interp, "%s/%s", r->staging, rel);
-	const char *argv[] = { interp, "-I", "-S", "-B", "-c", CHECK_PROGRAM,
-			       NULL };
+	const char *argv[] = { interp, "-I", "-S", "-B", "-c",
+			       pyrt_py_install_check, NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
 	if (!envp)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -38,6 +38,7 @@
 #include "fetch.h"
 #include "fs.h"
 #include "proc.h"
+#include "py_programs.h"
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
@@ -343,15 +344,17 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 }
 
 /*
- * With a wheelhouse, the installer first (fastwheel.h): python3 -I -B -c
+ * With a wheelhouse, the installer first (fastwheel.h): python3 -I -S -B -c
  * PROGRAM WHEELHOUSE -- reqs.  After -c, every argument is sys.argv data.
+ * -S: no .pth file in site-packages runs as whoever runs pyrt (the program
+ * puts the site folders on sys.path itself).
  */
 static int fast_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
 	/* It reads a directory: no index, proxy or credential reaches it. */
 	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
-	const char **a = calloc(7 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(8 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -360,9 +363,10 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "-S";
 	a[i++] = "-B";
 	a[i++] = "-c";
-	a[i++] = pyrt_fastwheel_program;
+	a[i++] = pyrt_py_fastwheel;
 	a[i++] = r->wheelhouse;
 	a[i++] = "--";
 	for (size_t k = 0; k < o->requirement_count; k++)
@@ -544,7 +548,7 @@ static void pip_log_header(pip_run *r, const char **argv)
 		? r->opts->purpose : "pip", when);
 	char clean[1024];
 	for (const char **a = argv; *a; a++) {
-		if (*a == pyrt_fastwheel_program) {
+		if (*a == pyrt_py_fastwheel) {
 			fputs(" <pyrt wheelhouse installer>", r->log);
 			continue;
 		}

@@ -57,6 +57,7 @@
 #include "pep440.h"
 #include "plugins_memo.h"
 #include "proc.h"
+#include "py_programs.h"
 #include "requirement.h"
 #include "status.h"
 #include "yamldoc.h"
@@ -69,95 +70,8 @@
 #define CHECK_GRACE_S 2.0
 #define CHECK_OUTPUT_MAX (4 * 1024 * 1024)
 #define CHECK_ARGS_MAX (1024 * 1024)
-#define RESULT_TAG "PYRT-PLUGINS "
+#define RESULT_TAG "PYRT-PLUGINS " /* py/plugin_check.py prints it */
 #define CHECK_ARGV_FIRST 5 /* interpreter, -I, -S, -c, program */
-
-/*
- * The requirement checker run inside the managed interpreter; argv[1:] are
- * the requirement strings.  It runs with -S, and puts the site-packages
- * directories on sys.path itself: site's start-up would also run every .pth
- * file an installed package left there, as whoever runs pyrt.  It prints one tagged JSON line:
- *   {"results": {spec: {name, installed, ok, applies, error}}} or
- *   {"error": "..."} when it cannot check at all.
- * Imports stay inside check() so a broken runtime still answers, and
- * pip's packaging (the costly import) is loaded only for requirements that
- * are more than a bare name; names are normalised as packaging's
- * canonicalize_name does (PEP 503).
- */
-static const char check_program[] =
-	"import sys, re, site\n"
-	"sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)\n"
-	"BARE = re.compile(r'\\s*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])\\s*$')\n"
-	"def load_packaging():\n"
-	"    try:\n"
-	"        from pip._vendor.packaging.requirements import Requirement\n"
-	"    except ImportError:\n"
-	"        try:\n"
-	"            from packaging.requirements import Requirement\n"
-	"        except ImportError:\n"
-	"            return None\n"
-	"    return Requirement\n"
-	"def check(specs):\n"
-	"    from importlib import metadata\n"
-	"    Requirement = None\n"
-	"    out = {}\n"
-	"    for s in specs:\n"
-	"        r = out[s] = {'name': None, 'installed': None, 'ok': False,\n"
-	"                      'applies': True, 'error': None}\n"
-	"        bare = BARE.match(s)\n"
-	"        if bare:\n"
-	"            name, req = bare.group(1), None\n"
-	"        else:\n"
-	"            Requirement = Requirement or load_packaging()\n"
-	"            if Requirement is None:\n"
-	"                return {'error': \"neither pip's vendored packaging \"\n"
-	"                                 \"nor packaging can be imported\"}\n"
-	"            try:\n"
-	"                req = Requirement(s)\n"
-	"                name = req.name\n"
-	"                if req.marker is not None:\n"
-	"                    r['applies'] = bool(req.marker.evaluate({'extra': ''}))\n"
-	"            except Exception as e:\n"
-	"                r['error'] = (str(e).splitlines() or [type(e).__name__])[0]\n"
-	"                continue\n"
-	"        r['name'] = re.sub(r'[-_.]+', '-', name).lower()\n"
-	"        try:\n"
-	"            v = metadata.version(name)\n"
-	"        except metadata.PackageNotFoundError:\n"
-	"            v = None\n"
-	"        r['installed'] = v\n"
-	"        r['ok'] = v is not None and (req is None or\n"
-	"                   req.specifier.contains(v, prereleases=True))\n"
-	"    return {'results': out}\n"
-	"def seen():\n"
-	"    import os\n"
-	"    out = []\n"
-	"    for p in sys.path:\n"
-	"        if not p.startswith('/'):\n"
-	"            continue\n"
-	"        lines = []\n"
-	"        try:\n"
-	"            if os.path.isdir(p):\n"
-	"                for n in sorted(e.name for e in os.scandir(p)\n"
-	"                                if e.name.endswith(('.dist-info', '.egg-info'))):\n"
-	"                    s = os.stat(os.path.join(p, n), follow_symlinks=False)\n"
-	"                    lines.append('E %s %d %d' % (n, s.st_ino, s.st_mtime_ns))\n"
-	"            else:\n"
-	"                s = os.stat(p)\n"
-	"                lines.append('F %d %d %d' % (s.st_ino, s.st_size, s.st_mtime_ns))\n"
-	"        except OSError:\n"
-	"            lines = ['M']\n"
-	"        out += ['P ' + p] + lines\n"
-	"    return ''.join(l + '\\n' for l in out)\n"
-	"try:\n"
-	"    before = seen()\n"
-	"    res = check(sys.argv[1:])\n"
-	"    if 'results' in res:\n"
-	"        res['seen'] = before\n"
-	"except Exception as e:\n"
-	"    res = {'error': '%s: %s' % (type(e).__name__, e)}\n"
-	"import json\n"
-	"sys.stdout.write('\\n" RESULT_TAG "' + json.dumps(res) + '\\n')\n";
 
 /* One plugin and what it owns; pub points into the owned storage. */
 typedef struct plugin_row {
@@ -930,7 +844,7 @@ static const char **check_argv(const pyrt_plugins *p, const char *interp,
 	argv[k++] = "-I";
 	argv[k++] = "-S";
 	argv[k++] = "-c";
-	argv[k++] = check_program;
+	argv[k++] = pyrt_py_plugin_check;
 	const size_t first = k; /* CHECK_ARGV_FIRST */
 	for (size_t i = 0; i < p->n; i++) {
 		const plugin_row *r = &p->rows[i];
@@ -941,7 +855,7 @@ static const char **check_argv(const pyrt_plugins *p, const char *interp,
 	}
 	qsort(argv + first, k - first, sizeof *argv, spec_cmp);
 	size_t u = first;
-	*bytes = sizeof check_program;
+	*bytes = pyrt_py_plugin_check_size;
 	for (size_t x = first; x < k; x++) {
 		if (u > first && strcmp(argv[u - 1], argv[x]) == 0)
 			continue;
@@ -1158,7 +1072,7 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
 
 /*
  * The checker's answer for spec, decided in C ({name, installed, ok,
- * applies, error} as check_program writes it), or NULL when only Python
+ * applies, error} as py/plugin_check.py writes it), or NULL when only Python
  * can say (see pep440.h and dists.h for what C decides).  *packaging is
  * -1 until asked whether the checker could parse a specifier at all: when
  * it could not, its answer is an error, and that stays Python's to give.

@@ -25,6 +25,7 @@
 #include "fs.h"
 #include "lazylib.h"
 #include "proc.h"
+#include "py_programs.h"
 
 #define SMOKE_TIMEOUT_S 60.0
 #define SMOKE_XML_MAX (16u << 20)
@@ -33,24 +34,6 @@
 
 /* argv[1] is the paragraph, argv[2] the output path: nothing is quoted into
  * the source, so no paragraph or path can change what runs. */
-static const char smoke_script[] =
-	"import sys\n"
-	"try:\n"
-	"    import docx\n"
-	"except ModuleNotFoundError as e:\n"
-	"    if e.name != 'docx':\n"
-	"        print('python-docx cannot be imported: %s' % e)\n"
-	"        sys.exit(4)\n"
-	"    print('missing python-docx')\n"
-	"    sys.exit(3)\n"
-	"except ImportError as e:\n"
-	"    print('python-docx cannot be imported: %s' % e)\n"
-	"    sys.exit(4)\n"
-	"d = docx.Document()\n"
-	"d.add_paragraph(sys.argv[1])\n"
-	"d.save(sys.argv[2])\n"
-	"print('python-docx %s wrote %s' % (getattr(docx, '__version__', '?'), sys.argv[2]))\n";
-
 /* Everything one run holds, so that one cleanup releases it on every path. */
 typedef struct smoke_run {
 	const pyrt_events *ev;
@@ -190,7 +173,7 @@ static int smoke_judge_child(const smoke_run *r, const pyrt_proc_result *pr,
 static int smoke_write_docx(smoke_run *r, const char *paragraph,
 			    pyrt_error *err)
 {
-	const char *argv[] = { r->python, "-I", "-c", smoke_script, paragraph,
+	const char *argv[] = { r->python, "-I", "-c", pyrt_py_smoke, paragraph,
 			       r->docx, NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->workspace);
 	if (!envp)

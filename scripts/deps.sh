@@ -10,10 +10,14 @@ pkgs=(
   libarchive-tools tmux hyperfine
   # strace: e2e_plugins proves `pyrt plugins` starts no interpreter
   strace
+  # time (GNU): e2e_fastwheel measures the installer's peak RSS
+  time
   clang valgrind
   libmicrohttpd-dev python3-jsonschema python3-yaml curl systemd wrk
   python3-docx python3-lxml python3-openpyxl python3-et-xmlfile python3-pil
   python3-reportlab python3-reportlab-accel python3-renderpm
+  # test_py_lint and test_py_unit: the Python in py/ (tests/CMakeLists.txt)
+  python3-pyflakes python3-packaging
   # packaging: the man page, the .deb (dpkg-shlibdeps), its checks and the
   # package test's Debian 12 root; zsh for the completion test
   scdoc dpkg-dev lintian debootstrap man-db zsh

@@ -2,8 +2,9 @@
 # ctest: e2e_children
 # End to end: what pyrt's children get, through the real binary, offline.
 # The runtime is the fixture runtime with its interpreter behind a wrapper
-# that records each start (the first arguments, the umask, the whole
-# environment) before it execs the real one, so even a start with -I -S,
+# that records each start (the first three arguments and the seventh, "--"
+# for the wheelhouse installer; the umask; the whole environment) before it
+# execs the real one, so even a start with -I -S,
 # which no sitecustomize reaches, is seen.  The baseline installs a wheel
 # whose .pth file leaves a mark whenever site's start-up runs it.
 #
@@ -55,7 +56,7 @@ real=$(readlink "$bindir/python3")
 mv "$bindir/$real" "$bindir/$real.real"
 cat >"$bindir/$real" <<EOF
 #!/bin/sh
-{ printf 'args: %s %s %s\n' "\$1" "\$2" "\$3"; printf 'umask: %s\n' "\$(umask)"; env; } >"$rec/\$\$"
+{ printf 'args: %s %s %s %s\n' "\$1" "\$2" "\$3" "\$7"; printf 'umask: %s\n' "\$(umask)"; env; } >"$rec/\$\$"
 exec "\${0%/*}/$real.real" "\$@"
 EOF
 chmod 755 "$bindir/$real"
@@ -104,8 +105,8 @@ check "nothing in the runtime is world-writable" \
   eval '[ -z "$(find "$current/" -perm -0002 ! -type l | head -5)" ]'
 check "the version check and the wheelhouse installer were recorded" records_check '
 kinds = [r["args"] for r in recs]
-assert any(a.startswith("-I -S -B") for a in kinds), kinds
-assert any(a.startswith("-I -B -c") for a in kinds), kinds'
+assert any(a == "-I -S -B " for a in kinds), kinds
+assert any(a == "-I -S -B --" for a in kinds), kinds'
 # A requirement with extras is pip's to install (the installer leaves it).
 printf 'python-docx[nosuchextra]\n' >"$work/extras.txt"
 (umask 000; exec "$pyrt" baseline "${common[@]}" --wheelhouse "$wh" \
@@ -154,5 +155,31 @@ check "no child of theirs ran the .pth file" eval '[ -z "$(ls "$pth")" ]'
 # The probe itself works: an interpreter start with site runs it.
 "$current/bin/python3" -I -c pass
 check "a start with site's processing does run the .pth file" eval '[ -n "$(ls "$pth")" ]'
+
+# --- verify and start-up files (issue 19.6) --------------------------------
+# The probe's .pth is listed by its RECORD: verify stays quiet (above).  A
+# sitecustomize.py, a usercustomize.py and a .pth that nothing lists run at
+# every start too: verify names each with the fix, and passes again once
+# they are gone.
+site=$current/local/lib/python3.11/dist-packages
+stdlib=$current/lib/python3.11
+printf 'import os\n' >"$site/zz-added.pth"
+printf 'pass\n' >"$stdlib/sitecustomize.py"
+printf 'pass\n' >"$site/usercustomize.py"
+run verify "${common[@]}"
+check "verify fails on start-up files no RECORD or manifest lists (exit 1)" rc_is 1
+check "... naming the added .pth, sitecustomize.py and usercustomize.py with the fix" \
+  eval 'has "dist-packages/zz-added.pth: a start-up file" out && has "python3.11/sitecustomize.py: a start-up file" out &&
+        has "dist-packages/usercustomize.py: a start-up file" out && has "pyrt install --force" out'
+check "... but not the probe's .pth, which its RECORD lists" eval '! has "pyrt_pth_probe.pth" out'
+run verify --json "${common[@]}"
+check "verify --json lists the three as problems" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+paths = sorted(p["path"].rsplit("/", 1)[-1] for p in d["problems"])
+assert d["ok"] is False and paths == ["sitecustomize.py", "usercustomize.py", "zz-added.pth"], d' "$work/out"
+rm -f "$site/zz-added.pth" "$stdlib/sitecustomize.py" "$site/usercustomize.py"
+run verify "${common[@]}"
+check "with them removed, verify passes again" rc_is 0
 
 e2e_finish

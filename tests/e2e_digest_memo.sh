@@ -35,12 +35,12 @@ check "the fixture runtime installs" rc_is 0
 inst=$(readlink -f "$box/runtime/python/current/..")
 check "status right after the install: ready" [ "$(state)" = ready ]
 check "... and nothing remembered yet: files changed this second may change again unseen" \
-  eval '[ ! -s "$memo" ] || ! grep -q "^[0-9a-f]\{64\} " "$memo"'
+  eval '[ ! -s "$memo" ] || ! grep -q "^[0-9a-f]\{16\} [0-9a-f]\{64\} " "$memo"'
 sleep 3
 
 check "status: ready" [ "$(state)" = ready ]
 check "... and it remembered two digests (marker and manifest)" \
-  eval '[ "$(grep -c "^[0-9a-f]\{64\} " "$memo")" -eq 2 ]'
+  eval '[ "$(grep -c "^[0-9a-f]\{16\} [0-9a-f]\{64\} " "$memo")" -eq 2 ]'
 check "... in a file 0600 in a 0700 cache directory" \
   eval '[ "$(stat -c %a "$memo")" = 600 ] && [ "$(stat -c %a "$cache")" = 700 ]'
 check "... naming the files by their install's path" \
@@ -72,13 +72,21 @@ check "restored: ready again" [ "$(state)" = ready ]
 # the original digest) into a memo owned by nobody.
 want=$(sha256sum "$work/manifest.orig" | cut -d' ' -f1)
 flip "$inst/manifest.tsv" 100
+# forge FILE: a digests memo vouching $want for manifest.tsv as it is now,
+# each line sealed with its checksum as pyrt writes it (cache_seal.h).
 forge() {
-  local f=$inst/manifest.tsv
-  printf 'pyrt-digests 1\n%s %s %s %s %s %s %s %s %s\n' "$want" \
-    "$(stat -c %d "$f")" "$(stat -c %i "$f")" "$(stat -c %s "$f")" \
-    "$(stat -c %Y "$f")" "$(date -r "$f" +%N)" \
-    "$(stat -c %Z "$f")" "$(python3 -c 'import os,sys; print(os.stat(sys.argv[1]).st_ctime_ns % 10**9)' "$f")" \
-    "$f" >"$1"
+  python3 - "$inst/manifest.tsv" "$want" "$1" <<'PY'
+import os, sys
+f, want, out = sys.argv[1:4]
+st = os.stat(f)
+line = "%s %d %d %d %d %d %d %d %s" % (want, st.st_dev, st.st_ino, st.st_size,
+        st.st_mtime_ns // 10**9, st.st_mtime_ns % 10**9,
+        st.st_ctime_ns // 10**9, st.st_ctime_ns % 10**9, f)
+h = 0xcbf29ce484222325
+for b in line.encode():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+open(out, "w").write("pyrt-digests 2\n%016x %s\n" % (h, line))
+PY
 }
 rm -f "$memo"
 forge "$memo"

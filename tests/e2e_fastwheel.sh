@@ -9,7 +9,10 @@
 # installs nothing.  A requirement the fast path does not decide (extras, a
 # version no wheel has) goes to pip, which decides as before.  A hostile
 # wheel (a member "../../x.py", an absolute member) is refused by name,
-# nothing of it is written, and the runtime stays active.
+# nothing of it is written, and the runtime stays active; so is a zip bomb
+# (a member over 200:1), before it is inflated, in little memory.  A large
+# member is copied in chunks.  The installer runs no .pth file of
+# site-packages (-I -S -B).
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup fastwheel fixtures
 
@@ -96,9 +99,16 @@ with zipfile.ZipFile(sys.argv[1] + "/pyrt_tool-1.0-py3-none-any.whl", "w") as z:
     z.writestr(info + "/RECORD", "")
 EOF
 printf 'pyrt-tool\n' >"$work/tool.txt"
+# A .pth in site-packages runs at every interpreter start that runs site
+# (-S off): the installer must not be one of them.
+printf 'import os; open(%s, "w").close()\n' "'$work/pth-ran'" >"$site/pyrt-probe.pth"
 run baseline "${common[@]}" --wheelhouse "$wht" --requirements "$work/tool.txt"
 check "a wheel with scripts: installed by the fast path (exit 0)" eval '
   rc_is 0 && ! pip_ran && [ "$(cat "$site"/pyrt_tool-1.0.dist-info/INSTALLER)" = pyrt ]'
+check "the installer ran no .pth file of site-packages (-I -S -B)" [ ! -e "$work/pth-ran" ]
+check "the probe .pth does run where site runs (the probe is live)" eval '
+  "$py" -I -c pass && [ -e "$work/pth-ran" ]'
+rm -f "$site/pyrt-probe.pth" "$work/pth-ran"
 read -r bindir datadir < <("$py" -I -c 'import sysconfig; p = sysconfig.get_paths(); print(p["scripts"], p["data"])')
 # pyrt starts the interpreter by the install's own path, as pip would.
 exe=$(readlink -f "$box/runtime/python/current")/bin/python3
@@ -167,6 +177,33 @@ for name in escape absolute; do
     has "wheel $name-1.0-py3-none-any.whl refused: member .* is not a plain relative path" err'
   check "$name member: pip never ran" eval '! pip_ran'
 done
+# A decompression bomb: 300 MiB of zeros deflate to about 300 KB.  It is
+# refused from the zip's directory, before a byte of it is inflated, and
+# memory stays small (GNU time's peak RSS of pyrt and its children).
+python3 - "$wh" <<'EOF'
+import sys, zipfile
+info = "bomb-1.0.dist-info"
+with zipfile.ZipFile(sys.argv[1] + "/bomb-1.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("bomb/__init__.py", "")
+    with z.open("bomb/zeros.bin", "w") as f:
+        for _ in range(300):
+            f.write(bytes(1 << 20))
+    z.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: bomb\nVersion: 1.0\n")
+    z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(f"{info}/RECORD", "")
+EOF
+printf 'bomb\n' >"$work/evil.txt"
+/usr/bin/time -f %M -o "$work/rss" "$pyrt" baseline "${common[@]}" --wheelhouse "$wh" \
+  --requirements "$work/evil.txt" </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+check "a zip bomb: a baseline failure (exit 10)" rc_is 10
+check "refused naming the wheel, the member and the ratio" eval '
+  has "wheel bomb-1.0-py3-none-any.whl refused: member .bomb/zeros.bin. unpacks to 314572800 bytes from [0-9]*, more than 200 times its compressed size" err'
+check "pip never ran for it" eval '! pip_ran'
+check "nothing of it is in site-packages" eval '
+  [ ! -e "$site/bomb" ] && ! ls -d "$site"/bomb-* 2>/dev/null'
+check "peak RSS $(tail -1 "$work/rss") KB: under 100 MB (a whole member is 300 MB)" \
+  [ "$(tail -1 "$work/rss")" -lt 102400 ]
 check "nothing was written outside site-packages" eval '
   [ ! -e "$(realpath -m "$site/../../evil.py")" ] && [ ! -e "$work/abs-evil.py" ]'
 check "nothing of the wheels was written in the box at all" \
@@ -178,5 +215,36 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["state"] == "ready", d' "$work/out"
 check "and runs" "$py" -I -c 'import docx'
+
+# --- a large member is copied in chunks, hashed as it is written -------------
+whb=$work/wh-big
+mkdir -p "$whb"
+python3 - "$whb" <<'EOF'
+import os, sys, zipfile
+info = "pyrt_big-1.0.dist-info"
+with zipfile.ZipFile(sys.argv[1] + "/pyrt_big-1.0-py3-none-any.whl", "w") as z:
+    z.writestr("pyrt_big/__init__.py", "")
+    with z.open("pyrt_big/random.bin", "w") as f:
+        for _ in range(96):
+            f.write(os.urandom(1 << 20))
+    z.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: pyrt-big\nVersion: 1.0\n")
+    z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(f"{info}/RECORD", "")
+EOF
+printf 'pyrt-big\n' >"$work/big.txt"
+/usr/bin/time -f %M -o "$work/rss" "$pyrt" baseline "${common[@]}" --wheelhouse "$whb" \
+  --requirements "$work/big.txt" </dev/null >"$work/out" 2>"$work/err"
+rc=$?
+check "a wheel with a 96 MiB member: installed by the fast path (exit 0)" eval '
+  rc_is 0 && ! pip_ran && [ "$(stat -c %s "$site/pyrt_big/random.bin")" = 100663296 ]'
+check "its RECORD row matches the file" python3 -c '
+import base64, csv, hashlib, sys
+site = sys.argv[1]
+rows = {r[0]: r for r in csv.reader(open(site + "/pyrt_big-1.0.dist-info/RECORD"))}
+data = open(site + "/pyrt_big/random.bin", "rb").read()
+want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+assert rows["pyrt_big/random.bin"][1:] == [want, str(len(data))], rows["pyrt_big/random.bin"]' "$site"
+check "peak RSS $(tail -1 "$work/rss") KB: under 64 MB (a whole member is 96 MiB)" \
+  [ "$(tail -1 "$work/rss")" -lt 65536 ]
 
 e2e_finish

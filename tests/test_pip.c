@@ -676,7 +676,9 @@ Test(pip, shown_output_is_capped_and_the_log_has_everything)
 	ev.on_log = shown_log;
 	ev.payload = &s;
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	const char *req = "pyrt-alpha";
+	/* The extra makes it pip's: the wheelhouse installer runs with
+	 * -S, so no sitecustomize speaks for it. */
+	const char *req = "pyrt-alpha[x]";
 	po.box_root = box;
 	po.requirements = &req;
 	po.requirement_count = 1;
@@ -707,7 +709,9 @@ Test(pip, the_pip_log_holds_no_terminal_controls_or_secrets)
 			    "sys.stdout.buffer.write(b'raw \\x9b31m byte\\n')\n"
 			    "sys.stdout.flush()\n");
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	const char *req = "pyrt-alpha";
+	/* The extra makes it pip's: the wheelhouse installer runs with
+	 * -S, so no sitecustomize speaks for it. */
+	const char *req = "pyrt-alpha[x]";
 	po.box_root = box;
 	po.requirements = &req;
 	po.requirement_count = 1;
@@ -734,7 +738,9 @@ Test(pip, a_pip_that_hangs_is_stopped_at_the_timeout)
 	plant_sitecustomize("import time\nprint('hanging', flush=True)\n"
 			    "time.sleep(120)\n");
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	const char *req = "pyrt-alpha";
+	/* The extra makes it pip's: the wheelhouse installer runs with
+	 * -S, so no sitecustomize speaks for it. */
+	const char *req = "pyrt-alpha[x]";
 	po.box_root = box;
 	po.requirements = &req;
 	po.requirement_count = 1;

@@ -17,6 +17,7 @@
 #include "install.h"
 #include "marker.h"
 #include "pins.h"
+#include "cache_seal.h"
 #include "plugins.h"
 #include "support.h"
 
@@ -832,6 +833,17 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	free(log);
 }
 
+/* A memo edited by hand, sealed again the way pyrt writes it (its first
+ * line is the body's checksum, cache_seal.h): the edit is then what an
+ * owner could write, not damage. */
+static void reseal(char *text)
+{
+	char sum[PYRT_CACHE_SUM_LEN + 1];
+	const char *body = text + PYRT_CACHE_SUM_LEN + 1;
+	pyrt_cache_sum(body, strlen(body), sum);
+	memcpy(text, sum, PYRT_CACHE_SUM_LEN);
+}
+
 Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 {
 	install_fixture_runtime();
@@ -851,6 +863,7 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	char *at = strstr(text, "\"installed\":\"1.2.0\"");
 	cr_assert_not_null(at, "%s", text);
 	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	reseal(text);
 	pt_write(memo, text);
 	free(text);
 	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, NULL);
@@ -862,6 +875,7 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	text = pt_read(memo);
 	at = strstr(text, "\"installed\":\"1.2.0\"");
 	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	reseal(text);
 	pt_write(memo, text);
 	free(text);
 	cr_assert_eq(chown(memo, 65534, 65534), 0);
@@ -875,6 +889,7 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 	text = pt_read(memo);
 	at = strstr(text, "\"installed\":\"1.2.0\"");
 	memcpy(at, "\"installed\":null   ", strlen("\"installed\":null   "));
+	reseal(text);
 	pt_write(memo, text);
 	free(text);
 	cr_assert_eq(pt_sh("chown 65534 '%s/runtime/python/cache'", box), 0);

@@ -1,0 +1,29 @@
+/*
+ * The Python programs pyrt runs inside the managed interpreter with -c, as
+ * written in py/<name>.py and embedded at build time (cmake/embed_py.cmake):
+ * each is NUL-terminated, and its _size counts the NUL, as sizeof would.
+ * They stay real files so pyflakes and the unit tests (tests/py) read
+ * exactly what runs.
+ */
+#ifndef PYRT_PY_PROGRAMS_H
+#define PYRT_PY_PROGRAMS_H
+
+#include <stddef.h>
+
+/** The wheelhouse installer (fastwheel.h). */
+extern const char pyrt_py_fastwheel[];
+extern const size_t pyrt_py_fastwheel_size;
+/** doctor's interpreter check (doctor.c). */
+extern const char pyrt_py_doctor_interp[];
+extern const size_t pyrt_py_doctor_interp_size;
+/** The plugin requirement checker (plugins.c). */
+extern const char pyrt_py_plugin_check[];
+extern const size_t pyrt_py_plugin_check_size;
+/** smoke's .docx writer (smoke.c). */
+extern const char pyrt_py_smoke[];
+extern const size_t pyrt_py_smoke_size;
+/** install's check of a staged interpreter (install.c). */
+extern const char pyrt_py_install_check[];
+extern const size_t pyrt_py_install_check_size;
+
+#endif
