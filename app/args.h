@@ -23,6 +23,7 @@ typedef enum cli_command {
 	CLI_CMD_SMOKE,
 	CLI_CMD_SERVE,
 	CLI_CMD_MIRROR,
+	CLI_CMD_LOCK,
 	CLI_CMD__COUNT
 } cli_command;
 
@@ -67,8 +68,8 @@ typedef struct cli_opts {
 	/* status */
 	int deep;
 
-	/* smoke */
-	const char *out;            /* --out FILE: keep the .docx */
+	/* smoke, lock */
+	const char *out;            /* --out FILE: the .docx; the locked pins */
 
 	/* mirror: DIR is positional[0] */
 	const char *platforms[CLI_MAX_PLATFORMS]; /* --platform KEY, repeatable */

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "box.h"
+#include "common.h"
 #include "lock.h"
+#include "wheellock.h"
 
 int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {
@@ -53,8 +55,19 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	po.purpose = purpose;
 	po.lock_fd = lock_fd;
 	pyrt_pip_each_result res;
-	int rc = pyrt_pip_install_each(&po, ev, &res,
-				       err);
+	/* The pins' wheel lock binds plugins too: a locked fleet installs
+	 * no unlocked code as root (wheellock.h). */
+	pyrt_pins *pins = NULL;
+	char msg[PYRT_ERROR_MSG_MAX];
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc) {
+		pyrt_error_set(err, rc, "%s", msg);
+		if (last)
+			memset(last, 0, sizeof *last);
+		return rc;
+	}
+	rc = pyrt_wheellock_pip_install(&po, pins, ev, &res, err);
+	pyrt_pins_free(pins);
 	if (last)
 		*last = res.last;
 	pyrt_pip_each_result_clear(&res);

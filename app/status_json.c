@@ -34,15 +34,37 @@ const char *app_status_baseline_state(const pyrt_status *st)
 	return st->marker.baseline_state;
 }
 
+void app_status_baseline_source(const pyrt_status *st, char *buf,
+				 size_t len)
+{
+	if (st->baseline_locked_wheels)
+		snprintf(buf, len, "hash-locked: the wheel lock in the pins "
+			 "(%s) names %zu wheels for %s; a baseline install "
+			 "takes those files and nothing else", st->pins,
+			 st->baseline_locked_wheels, st->platform);
+	else
+		snprintf(buf, len, "not hash-locked: the pins (%s) carry no "
+			 "wheel lock for %s, so pip installs whatever its index "
+			 "(over TLS) or a --wheelhouse serves; to pin the "
+			 "wheels, \"pyrt lock --wheelhouse DIR --out FILE\" "
+			 "and install with --pins FILE", st->pins,
+			 st->platform);
+}
+
 static json_t *baseline_json(const pyrt_status *st)
 {
 	json_t *missing = json_array();
+	char source[2048];
 	for (int i = 0; st->have_marker && missing &&
 			i < st->marker.baseline_missing_count; i++)
 		json_array_append_new(missing,
 				      app_text_json(st->marker.baseline_missing[i]));
-	return json_pack("{s:o, s:o}", "state", app_text_json(app_status_baseline_state(st)),
-			 "missing", missing ? missing : json_array());
+	app_status_baseline_source(st, source, sizeof source);
+	return json_pack("{s:o, s:o, s:b, s:o}", "state",
+			 app_text_json(app_status_baseline_state(st)),
+			 "missing", missing ? missing : json_array(),
+			 "locked", st->baseline_locked_wheels > 0,
+			 "source", app_text_json(source));
 }
 
 /* The installer holding the box lock, when one does and it is recorded. */

@@ -21,6 +21,11 @@ const char *app_status_baseline_state(const pyrt_status *st);
 /** The status object; NULL when out of memory. */
 json_t *app_status_json(const pyrt_status *st);
 
+/** Whether the pins in use hash-lock the baseline's wheels, and where
+ * they come from otherwise, as one sentence (status, doctor). */
+void app_status_baseline_source(const pyrt_status *st, char *buf,
+				size_t len);
+
 /** One plugin row as `pyrt plugins --json` shows it. */
 json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready);
 

@@ -60,16 +60,45 @@ static int run_verify(const cli_opts *opts)
 {
 	const char *dir = opts->positional[0];
 	verify_ctx v = { opts, opts->json ? json_array() : NULL };
-	size_t checked = 0;
+	size_t checked = 0, locked = 0;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_mirror_verify(dir, on_problem, &v, &checked, &err);
 	char msg[PYRT_ERROR_MSG_MAX + 256];
-	if (rc > 0)
+	pyrt_pins *pins = NULL;
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc) {
+		json_decref(v.problems);
+		cli_errorf("mirror: %s", msg);
+		return cli_exit_code(rc);
+	}
+	rc = pyrt_mirror_verify(dir, on_problem, &v, &checked, &err);
+	/* The index lives on the mirror: whoever changes a wheel can change
+	 * it too.  The pins' lock is the anchor they cannot edit. */
+	int lrc = rc >= 0 ? pyrt_mirror_verify_lock(dir, pins, on_problem, &v,
+						    &locked, &err) : 0;
+	if (lrc < 0)
+		rc = lrc;
+	else if (rc >= 0)
+		rc += lrc;
+	char against[PYRT_ERROR_MSG_MAX];
+	if (pyrt_pins_lock_count(pins))
+		snprintf(against, sizeof against, "its index and the wheel lock "
+			 "of the pins (%s, %zu wheels)", pyrt_pins_source(pins),
+			 locked);
+	else
+		snprintf(against, sizeof against, "its index (the pins (%s) lock "
+			 "no wheel, so the wheels are checked against the index "
+			 "alone)", pyrt_pins_source(pins));
+	pyrt_pins_free(pins);
+	if (rc > 0 && locked)
+		snprintf(msg, sizeof msg, "%d problem(s) among the %zu files "
+			 "in %s, checked against %s", rc, checked, dir,
+			 against);
+	else if (rc > 0)
 		snprintf(msg, sizeof msg, "%d of %zu files in %s differ from "
-			 "its index", rc, checked, dir);
+			 "%s", rc, checked, dir, against);
 	else if (rc == 0)
-		snprintf(msg, sizeof msg, "%zu files in %s match its index",
-			 checked, dir);
+		snprintf(msg, sizeof msg, "%zu files in %s match %s", checked,
+			 dir, against);
 	else
 		snprintf(msg, sizeof msg, "%s", err.msg);
 	int status = rc > 0 ? cli_exit_code(PYRT_E_VERIFY) : cli_exit_code(rc);

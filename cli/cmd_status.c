@@ -83,6 +83,9 @@ static void print_human(const pyrt_status *st, int quiet)
 	if (m && m->baseline_missing_count && used < sizeof baseline)
 		snprintf(baseline + used, sizeof baseline - used, ")");
 	field("baseline:", baseline);
+	char source[2048];
+	app_status_baseline_source(st, source, sizeof source);
+	field("wheels:", source);
 }
 
 int cli_cmd_status(const cli_opts *opts)

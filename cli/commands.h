@@ -17,6 +17,7 @@ int cli_cmd_doctor(const cli_opts *opts);
 int cli_cmd_plugins(const cli_opts *opts);
 int cli_cmd_baseline(const cli_opts *opts);
 int cli_cmd_mirror(const cli_opts *opts);
+int cli_cmd_lock(const cli_opts *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

@@ -81,6 +81,7 @@ static int dispatch(const cli_opts *opts)
 	case CLI_CMD_BASELINE: return cli_cmd_baseline(opts);
 	case CLI_CMD_SERVE: return serve_main(opts);
 	case CLI_CMD_MIRROR: return cli_cmd_mirror(opts);
+	case CLI_CMD_LOCK: return cli_cmd_lock(opts);
 	case CLI_CMD__COUNT: break;
 	}
 	cli_errorf("internal error: no handler for command %d", opts->command);

@@ -58,7 +58,7 @@ static const opt_spec opt_table[] = {
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
 	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(CLI_CMD_LOCK) | CMD_BIT(CLI_CMD_SERVE) },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
 	  CMD_BIT(CLI_CMD_NONE) | CMD_BIT(CLI_CMD_SERVE) },
@@ -83,11 +83,12 @@ static const opt_spec opt_table[] = {
 	  CMD_BIT(CLI_CMD_NONE) },
 	{ O_DEEP, "deep", 0, NULL,
 	  CMD_BIT(CLI_CMD_STATUS) | CMD_BIT(CLI_CMD_NONE) },
-	{ O_OUT, "out", 0, "FILE", CMD_BIT(CLI_CMD_SMOKE) },
+	{ O_OUT, "out", 0, "FILE", CMD_BIT(CLI_CMD_SMOKE) | CMD_BIT(CLI_CMD_LOCK) },
 	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(CLI_CMD_DOCTOR) },
 	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(CLI_CMD_SERVE) },
 	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(CLI_CMD_SERVE) },
-	{ O_PLATFORM, "platform", 0, "KEY", CMD_BIT(CLI_CMD_MIRROR) },
+	{ O_PLATFORM, "platform", 0, "KEY",
+	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_LOCK) },
 	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
 	  CMD_BIT(CLI_CMD_MIRROR) },
 	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(CLI_CMD_MIRROR) },
@@ -110,6 +111,7 @@ static const char *const command_names[CLI_CMD__COUNT] = {
 	[CLI_CMD_SMOKE] = "smoke",
 	[CLI_CMD_SERVE] = "serve",
 	[CLI_CMD_MIRROR] = "mirror",
+	[CLI_CMD_LOCK] = "lock",
 };
 
 /* Parser state: the options seen, so their command fit is checked once the
@@ -308,7 +310,7 @@ static int check_fit(parse_state *ps)
 	    (cmd >= CLI_CMD_DOCTOR && cmd != CLI_CMD_DOCTOR &&
 	     cmd != CLI_CMD_SMOKE && cmd != CLI_CMD_PLUGINS &&
 	     cmd != CLI_CMD_BASELINE && cmd != CLI_CMD_SERVE &&
-	     cmd != CLI_CMD_MIRROR))
+	     cmd != CLI_CMD_MIRROR && cmd != CLI_CMD_LOCK))
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
@@ -334,7 +336,8 @@ static int check_positionals(parse_state *ps)
 	if (o->command == CLI_CMD_HELP)
 		allowed = 1;
 	else if (o->command == CLI_CMD_DOCTOR || o->command == CLI_CMD_SMOKE ||
-		 o->command == CLI_CMD_BASELINE || o->command == CLI_CMD_SERVE)
+		 o->command == CLI_CMD_BASELINE || o->command == CLI_CMD_SERVE ||
+		 o->command == CLI_CMD_LOCK)
 		allowed = 0;
 	else if (o->command == CLI_CMD_PLUGINS)
 		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */

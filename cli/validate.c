@@ -288,6 +288,21 @@ static int check_mirror(const cli_opts *o, char *msg, size_t msglen)
 	return 0;
 }
 
+/* lock: the wheelhouse it hashes is required; the output is a new file. */
+static int check_lock(const cli_opts *o, char *msg, size_t msglen)
+{
+	if (o->command != CLI_CMD_LOCK)
+		return 0;
+	if (!o->wheelhouse)
+		return fail(msg, msglen, "pyrt lock needs the wheelhouse to lock: "
+			    "pyrt lock --wheelhouse DIR [--platform KEY]... "
+			    "[--out FILE]");
+	if (o->out)
+		return check_output_file(o->out, "--out", "pins.yaml", msg,
+					 msglen);
+	return 0;
+}
+
 /* plugins: --wheelhouse and --index-url are for `plugins install NAME`. */
 static int check_plugins_words(const cli_opts *o, char *msg, size_t msglen)
 {
@@ -322,7 +337,7 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 		if (brc == PYRT_E_UNTRUSTED)
 			rc = brc;
 	}
-	if (!rc && o->out)
+	if (!rc && o->out && o->command != CLI_CMD_LOCK)
 		rc = check_output_file(o->out, "--out", "smoke.docx", msg,
 				       msglen);
 	if (!rc && o->bundle && strcmp(o->bundle, "-") != 0)
@@ -340,6 +355,8 @@ int cli_args_validate(cli_opts *o, char *msg, size_t msglen)
 		rc = check_plugins_words(o, msg, msglen);
 	if (!rc)
 		rc = check_mirror(o, msg, msglen);
+	if (!rc)
+		rc = check_lock(o, msg, msglen);
 	if (!rc)
 		rc = check_values(o, msg, msglen);
 	return rc;

@@ -30,6 +30,7 @@
 #include "requirement.h"
 #include "testhook.h"
 #include "trust.h"
+#include "wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
 
@@ -246,8 +247,10 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.lock_fd = pyrt_lock_fd(r->lock);
 	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = pyrt_pip_install_each(&po, &r->inner,
-				       &pres, &perr);
+	/* With a wheel lock in the pins: only the locked files, copied
+	 * and verified first (wheellock.h). */
+	int rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
+					    &pres, &perr);
 	snprintf(r->res->log_path, sizeof r->res->log_path, "%s",
 		 pres.batch.log_path);
 	for (size_t i = 0; i < pres.failed_count; i++)

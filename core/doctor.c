@@ -198,20 +198,33 @@ static int check_platform(doctor_ctx *x)
 			 keys);
 }
 
-/* Informational: which table the other checks were judged against. */
+/* Informational: which table the other checks were judged against, and
+ * whether it pins the baseline's wheels as it pins the archive. */
 static int check_pins(doctor_ctx *x)
 {
 	const pyrt_pins *pins = x->o->pins;
 	const char *src = pyrt_pins_source(pins);
 	int builtin = strcmp(src, "builtin") == 0;
+	size_t locked = 0;
+	pyrt_pins_lock_find(pins, x->o->platform_key, &locked);
+	char wheels[512];
+	if (locked)
+		snprintf(wheels, sizeof wheels, "the baseline's wheels are "
+			 "hash-locked (%zu wheels for %s: installs take those "
+			 "files and nothing else)", locked, x->o->platform_key);
+	else
+		snprintf(wheels, sizeof wheels, "the baseline's wheels are NOT "
+			 "hash-locked (no wheel lock for %s: pip installs what "
+			 "its index, over TLS, or a --wheelhouse serves; pin them "
+			 "with \"pyrt lock\")", x->o->platform_key);
 	return check_add(x->d, "pins", "Pins source", PYRT_CHECK_PASS, NULL,
 			 "%s%s: %s %s (build %s) for %zu platform(s), baseline "
-			 "of %zu requirement(s)",
+			 "of %zu requirement(s); %s",
 			 builtin ? "built-in pins" : "pins from ",
 			 builtin ? "" : src, impl_name(pins),
 			 pyrt_pins_version(pins), pyrt_pins_build(pins),
 			 pyrt_pins_archive_count(pins),
-			 pyrt_pins_baseline_count(pins));
+			 pyrt_pins_baseline_count(pins), wheels);
 }
 
 /* The root, and runtime/python when it exists, must be writable. */

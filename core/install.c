@@ -293,60 +293,18 @@ static int install_download(install_run *r, pyrt_error *err)
 static int install_copy_hash(install_run *r, int in, int out, uint64_t cap,
 			     pyrt_error *err)
 {
-	enum { CHUNK = 256 * 1024 };
-	unsigned char *buf = malloc(CHUNK);
-	int rc = pyrt_sha256_ready(err);
-	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
-	if (rc)
-		goto done;
-	if (!buf || !sha) {
-		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-		goto done;
-	}
-	for (;;) {
-		ssize_t n = read(in, buf, CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-						  "cannot read --from-file %s",
-						  r->opts->from_file);
-			goto done;
-		}
-		if (n == 0)
-			break;
-		if (r->archive_bytes + (uint64_t)n > cap) {
-			rc = pyrt_error_set(err, PYRT_E_VERIFY,
-					    "--from-file %s is larger than the "
-					    "pinned %llu bytes; nothing was "
-					    "activated", r->opts->from_file,
-					    (unsigned long long)cap);
-			goto done;
-		}
-		pyrt_sha256_update(sha, buf, (size_t)n);
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-							  "cannot write %s",
-							  r->archive_path);
-				goto done;
-			}
-			off += w;
-		}
-		r->archive_bytes += (uint64_t)n;
-		if (pyrt_events_cancelled(r->ev)) {
-			rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
-			goto done;
-		}
-	}
-	if (pyrt_sha256_final_hex(sha, r->sha256) != 0)
-		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
-done:
-	pyrt_sha256_free(sha);
-	free(buf);
+	unsigned long long bytes = 0;
+	char name[PATH_MAX + 16];
+	snprintf(name, sizeof name, "--from-file %s", r->opts->from_file);
+	int rc = pyrt_sha256_copy(in, out, cap, name, r->archive_path, r->ev,
+				  r->sha256, &bytes, err);
+	r->archive_bytes += bytes;
+	if (rc == PYRT_E_VERIFY)
+		rc = pyrt_error_set(err, PYRT_E_VERIFY,
+				    "--from-file %s is larger than the pinned "
+				    "%llu bytes; nothing was activated",
+				    r->opts->from_file,
+				    (unsigned long long)cap);
 	return rc;
 }
 

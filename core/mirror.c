@@ -1187,3 +1187,89 @@ int pyrt_mirror_verify(const char *dir, pyrt_mirror_problem_fn on_problem,
 	json_decref(idx);
 	return problems;
 }
+
+/* ---- verify against the pins' wheel lock --------------------------------- */
+
+/* The lock entry for file in any platform's lock, or NULL. */
+static const pyrt_pin_wheel *lock_entry(const pyrt_pins *pins,
+					const char *file)
+{
+	for (size_t k = 0; k < pyrt_pins_lock_count(pins); k++) {
+		size_t n = 0;
+		const pyrt_pin_wheel *w = pyrt_pins_lock_find(
+			pins, pyrt_pins_lock_key_at(pins, k), &n);
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(w[i].file, file) == 0)
+				return &w[i];
+	}
+	return NULL;
+}
+
+static int verify_locked_wheel(const char *dir, const char *file,
+			       const pyrt_pins *pins,
+			       pyrt_mirror_problem_fn fn, void *payload)
+{
+	char rel[PATH_MAX], path[PATH_MAX * 2], hex[PYRT_SHA256_HEX_LEN + 1];
+	char what[512];
+	snprintf(rel, sizeof rel, "%s/%s", PYRT_MIRROR_WHEELS, file);
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	pyrt_error e = PYRT_ERROR_INIT;
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fn(rel, "not a regular file", payload);
+		return 1;
+	}
+	if (pyrt_sha256_file_hex(path, hex, &e) != 0) {
+		fn(rel, e.msg, payload);
+		return 1;
+	}
+	const pyrt_pin_wheel *w = lock_entry(pins, file);
+	if (!w) {
+		snprintf(what, sizeof what, "not in the wheel lock of the pins "
+			 "(%s): expected no such wheel, got SHA-256 %s — remove "
+			 "it, or lock it with \"pyrt lock\"",
+			 pyrt_pins_source(pins), hex);
+		fn(rel, what, payload);
+		return 1;
+	}
+	if ((uint64_t)st.st_size == w->size &&
+	    pyrt_sha256_hex_equal(hex, w->sha256))
+		return 0;
+	snprintf(what, sizeof what, "SHA-256 mismatch with the wheel lock of "
+		 "the pins (%s): expected %s (%llu bytes), got %s (%llu bytes)"
+		 " — restore the wheel from a source you trust",
+		 pyrt_pins_source(pins), w->sha256,
+		 (unsigned long long)w->size, hex,
+		 (unsigned long long)st.st_size);
+	fn(rel, what, payload);
+	return 1;
+}
+
+int pyrt_mirror_verify_lock(const char *dir, const pyrt_pins *pins,
+			    pyrt_mirror_problem_fn on_problem, void *payload,
+			    size_t *checked, pyrt_error *err)
+{
+	*checked = 0;
+	if (pyrt_pins_lock_count(pins) == 0)
+		return 0;
+	char wheels[PATH_MAX];
+	snprintf(wheels, sizeof wheels, "%s/%s", dir, PYRT_MIRROR_WHEELS);
+	DIR *d = opendir(wheels);
+	if (!d)
+		return errno == ENOENT ? 0
+		       : pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					      "cannot read %s", wheels);
+	int problems = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (e->d_name[0] == '.' || n < 5 ||
+		    strcmp(e->d_name + n - 4, ".whl") != 0)
+			continue;
+		(*checked)++;
+		problems += verify_locked_wheel(dir, e->d_name, pins,
+						on_problem, payload);
+	}
+	closedir(d);
+	return problems;
+}

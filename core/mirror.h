@@ -81,4 +81,16 @@ typedef void (*pyrt_mirror_problem_fn)(const char *file, const char *what,
 int pyrt_mirror_verify(const char *dir, pyrt_mirror_problem_fn on_problem,
 		       void *payload, size_t *checked, pyrt_error *err);
 
+/**
+ * Re-hash every wheel in dir/wheels against the pins' wheel lock, the
+ * anchor the mirror does not control (its own index can be edited along
+ * with a wheel): a wheel that no platform's lock names, or whose size or
+ * SHA-256 is not the lock's, is a problem (expected and actual digest).
+ * Returns the number of problems (0 when the pins lock nothing) or a
+ * negative code; *checked counts the wheels hashed.
+ */
+int pyrt_mirror_verify_lock(const char *dir, const pyrt_pins *pins,
+			    pyrt_mirror_problem_fn on_problem, void *payload,
+			    size_t *checked, pyrt_error *err);
+
 #endif

@@ -10,6 +10,7 @@
  */
 #include "pins.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -30,6 +31,13 @@
 #define PINS_FILE_MAX (1024 * 1024)
 #define PINS_DEFAULT_INTERPRETER "python/bin/python3"
 
+/* The wheel lock of one platform key; strings owned. */
+typedef struct pins_lock {
+	char *key;
+	pyrt_pin_wheel *wheels;
+	size_t n;
+} pins_lock;
+
 struct pyrt_pins {
 	char *source;
 	char *implementation;
@@ -40,6 +48,8 @@ struct pyrt_pins {
 	char **baseline;
 	size_t n_baseline;
 	char *interpreter; /* NULL for `layout: none` */
+	pins_lock *locks;  /* the wheel lock, one per platform key */
+	size_t n_locks;
 };
 
 /* One parse in progress: the document, where it came from, the result. */
@@ -579,6 +589,356 @@ static int parse_baseline(pins_parse *pp, yaml_node_t *node)
 	return 0;
 }
 
+/* ---- the wheel lock ------------------------------------------------------ */
+
+static void lock_clear(pins_lock *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->wheels[i].file);
+		free((char *)l->wheels[i].sha256);
+	}
+	free(l->wheels);
+	free(l->key);
+	memset(l, 0, sizeof *l);
+}
+
+static void locks_free(pyrt_pins *pins)
+{
+	for (size_t i = 0; i < pins->n_locks; i++)
+		lock_clear(&pins->locks[i]);
+	free(pins->locks);
+	pins->locks = NULL;
+	pins->n_locks = 0;
+}
+
+/* Characters of one part of a wheel file name (PEP 427 escapes '-'). */
+static int wheel_part_ok(const char *s, size_t n, const char *extra)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '.' && !strchr(extra, s[i]))
+			return 0;
+	return 1;
+}
+
+const char *pyrt_pins_wheel_file_check(const char *file)
+{
+	static const char want[] =
+		"a wheel file name name-version[-build]-python-abi-platform"
+		".whl (letters, digits, '_', '.', '+', '!'; no directory, "
+		"not hidden)";
+	size_t len = file ? strlen(file) : 0;
+	if (len < 5 || len > PYRT_PINS_WHEEL_FILE_MAX || file[0] == '.' ||
+	    strcmp(file + len - 4, ".whl") != 0)
+		return want;
+	const char *end = file + len - 4;
+	size_t parts = 0;
+	for (const char *p = file;; parts++) {
+		const char *dash = memchr(p, '-', (size_t)(end - p));
+		const char *stop = dash ? dash : end;
+		/* the version may hold '+' and '!'; every other part only
+		 * [A-Za-z0-9_.] (PEP 427 escapes '-' as '_') */
+		if (!wheel_part_ok(p, (size_t)(stop - p), parts == 1 ? "+!" : ""))
+			return want;
+		if (!dash)
+			break;
+		p = dash + 1;
+	}
+	return parts + 1 == 5 || parts + 1 == 6 ? NULL : want;
+}
+
+int pyrt_pins_wheel_project(const char *file, char *name, size_t nlen,
+			    char *version, size_t vlen)
+{
+	if (pyrt_pins_wheel_file_check(file))
+		return -1;
+	size_t n = strcspn(file, "-");
+	const char *v = file + n + 1;
+	size_t m = strcspn(v, "-");
+	if (n >= nlen || m >= vlen)
+		return -1;
+	size_t o = 0;
+	/* PEP 503: lower case, runs of -_. as one '-' */
+	for (size_t i = 0; i < n; i++) {
+		char c = file[i];
+		if (c == '_' || c == '.' || c == '-') {
+			if (o == 0 || name[o - 1] != '-')
+				name[o++] = '-';
+			continue;
+		}
+		name[o++] = (char)tolower((unsigned char)c);
+	}
+	name[o] = '\0';
+	memcpy(version, v, m);
+	version[m] = '\0';
+	return 0;
+}
+
+/* NULL when w is a valid lock entry, else what is wrong with it. */
+static const char *wheel_entry_check(const pyrt_pin_wheel *w)
+{
+	const char *why = pyrt_pins_wheel_file_check(w->file);
+	if (why)
+		return why;
+	if (!w->sha256 || !pyrt_sha256_hex_valid(w->sha256))
+		return "sha256: expected 64 hex digits";
+	if (w->size == 0 || w->size > PYRT_PINS_WHEEL_SIZE_MAX)
+		return "size: expected a positive integer (bytes) of at most "
+		       "4 GiB";
+	return NULL;
+}
+
+/*
+ * Among the first n wheels of a lock: the same file twice, or a second
+ * version of one project (pip gets name==version: one version a project).
+ * NULL, or the message into buf.
+ */
+static const char *wheel_conflict(const pyrt_pin_wheel *w, size_t n,
+				  const pyrt_pin_wheel *next, char *buf,
+				  size_t len)
+{
+	char name[PYRT_PINS_WHEEL_FILE_MAX + 1], ver[PYRT_PINS_WHEEL_FILE_MAX + 1];
+	char oname[sizeof name], over[sizeof ver];
+	if (pyrt_pins_wheel_project(next->file, name, sizeof name, ver,
+				    sizeof ver) != 0)
+		return "expected a wheel file name";
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(w[i].file, next->file) == 0) {
+			snprintf(buf, len, "%s is listed twice, expected each "
+				 "file once", next->file);
+			return buf;
+		}
+		if (pyrt_pins_wheel_project(w[i].file, oname, sizeof oname,
+					    over, sizeof over) == 0 &&
+		    strcmp(oname, name) == 0 && strcmp(over, ver) != 0) {
+			snprintf(buf, len, "%s and %s are two versions of %s, "
+				 "expected one version a project", w[i].file,
+				 next->file, name);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Lowercase copy of a digest as a release page may print it. */
+static char *hex_lower(const char *s)
+{
+	char *out = strdup(s);
+	for (char *p = out; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return out;
+}
+
+/* One {file, sha256, size} of wheels.KEY, into w (strings owned). */
+static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
+		       pyrt_pin_wheel *w)
+{
+	pins_field f[] = {
+		{ "file", 1, NULL },
+		{ "sha256", 1, NULL },
+		{ "size", 1, NULL },
+	};
+	const char *file = NULL, *sha = NULL;
+	char what[160];
+	int rc = map_fields(pp, node, where, f, 3);
+	if (rc < 0)
+		return rc;
+	snprintf(what, sizeof what, "%s.file", where);
+	if ((rc = get_text(pp, f[0].value, what, &file)) < 0)
+		return rc;
+	const char *why = pyrt_pins_wheel_file_check(file);
+	char q[96];
+	if (why)
+		return pins_fail(pp, node_line(f[0].value), "%s: expected %s, "
+				 "got %s", what, why, quote(q, sizeof q, file));
+	snprintf(what, sizeof what, "%s.sha256", where);
+	if ((rc = get_text(pp, f[1].value, what, &sha)) < 0)
+		return rc;
+	w->file = strdup(file);
+	w->sha256 = hex_lower(sha);
+	if (!w->file || !w->sha256)
+		return pins_nomem(pp);
+	if (!pyrt_sha256_hex_valid(w->sha256))
+		return pins_fail(pp, node_line(f[1].value),
+				 "%s: expected 64 hex digits", what);
+	if (!scalar_uint(f[2].value, &w->size) || w->size == 0 ||
+	    w->size > PYRT_PINS_WHEEL_SIZE_MAX)
+		return pins_fail(pp, node_line(f[2].value),
+				 "%s.size: expected a positive integer (bytes) "
+				 "of at most 4 GiB", where);
+	return 0;
+}
+
+/* wheels.KEY: a non-empty list of wheels for a pinned platform. */
+static int parse_lock(pins_parse *pp, yaml_node_t *k, yaml_node_t *v,
+		      pins_lock *l)
+{
+	char q[96], where[128], buf[PYRT_ERROR_MSG_MAX / 2];
+	const char *key = k->type == YAML_SCALAR_NODE ? scalar_text(k) : NULL;
+	if (!key || pyrt_pins_field_check(PYRT_PINS_PLATFORM, key))
+		return pins_fail(pp, node_line(k), "wheels: expected a key "
+				 "<os>-<arch>-<libc> (like linux-x86_64-gnu), "
+				 "got %s", key ? quote(q, sizeof q, key)
+					       : "a collection");
+	if (!pyrt_pins_find(pp->pins, key))
+		return pins_fail(pp, node_line(k), "wheels: %s has no archive "
+				 "in archives, expected a pinned platform",
+				 quote(q, sizeof q, key));
+	if (pyrt_pins_lock_find(pp->pins, key, NULL))
+		return pins_fail(pp, node_line(k), "wheels: duplicate key "
+				 "\"%s\", expected each platform once", key);
+	if (!(l->key = strdup(key)))
+		return pins_nomem(pp);
+	size_t n = v->type == YAML_SEQUENCE_NODE
+		   ? (size_t)(v->data.sequence.items.top -
+			      v->data.sequence.items.start) : 0;
+	if (n == 0)
+		return pins_fail(pp, node_line(v), "wheels.%s: expected a "
+				 "non-empty list of {file, sha256, size}", key);
+	if (!(l->wheels = calloc(n, sizeof *l->wheels)))
+		return pins_nomem(pp);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *item = yaml_document_get_node(
+			pp->doc, v->data.sequence.items.start[i]);
+		if (!item)
+			return pins_fail(pp, node_line(v), "wheels.%s: "
+					 "malformed list", key);
+		snprintf(where, sizeof where, "wheels.%s[%zu]", key, i);
+		l->n = i + 1;
+		int rc = parse_wheel(pp, item, where, &l->wheels[i]);
+		if (rc < 0)
+			return rc;
+		const char *c = wheel_conflict(l->wheels, i, &l->wheels[i],
+					       buf, sizeof buf);
+		if (c)
+			return pins_fail(pp, node_line(item), "%s: %s", where,
+					 c);
+	}
+	return 0;
+}
+
+static int parse_wheels(pins_parse *pp, yaml_node_t *node)
+{
+	if (node->type != YAML_MAPPING_NODE)
+		return pins_fail(pp, node_line(node), "wheels: expected a "
+				 "mapping of <os>-<arch>-<libc> to a list of "
+				 "{file, sha256, size}");
+	size_t n = (size_t)(node->data.mapping.pairs.top -
+			    node->data.mapping.pairs.start);
+	if (n == 0)
+		return pins_fail(pp, node_line(node), "wheels: expected at "
+				 "least one platform (or no wheels key)");
+	pp->pins->locks = calloc(n, sizeof *pp->pins->locks);
+	if (!pp->pins->locks)
+		return pins_nomem(pp);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_pair_t *p = node->data.mapping.pairs.start + i;
+		yaml_node_t *k = yaml_document_get_node(pp->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(pp->doc, p->value);
+		if (!k || !v)
+			return pins_fail(pp, node_line(node),
+					 "wheels: malformed mapping");
+		pins_lock l = { 0 };
+		int rc = parse_lock(pp, k, v, &l);
+		if (rc < 0) {
+			lock_clear(&l);
+			return rc;
+		}
+		pp->pins->locks[pp->pins->n_locks++] = l;
+	}
+	return 0;
+}
+
+size_t pyrt_pins_lock_count(const pyrt_pins *pins)
+{
+	return pins ? pins->n_locks : 0;
+}
+
+const char *pyrt_pins_lock_key_at(const pyrt_pins *pins, size_t i)
+{
+	return pins && i < pins->n_locks ? pins->locks[i].key : NULL;
+}
+
+const pyrt_pin_wheel *pyrt_pins_lock_find(const pyrt_pins *pins,
+					  const char *key, size_t *n)
+{
+	if (n)
+		*n = 0;
+	if (!pins || !key)
+		return NULL;
+	for (size_t i = 0; i < pins->n_locks; i++)
+		if (strcmp(pins->locks[i].key, key) == 0) {
+			if (n)
+				*n = pins->locks[i].n;
+			return pins->locks[i].wheels;
+		}
+	return NULL;
+}
+
+/* Copies of the n wheels into l, each checked; PYRT_E_PINS or NOMEM. */
+static int lock_fill(pins_lock *l, const char *key,
+		     const pyrt_pin_wheel *wheels, size_t n, pyrt_error *err)
+{
+	char buf[PYRT_ERROR_MSG_MAX / 2];
+	l->key = strdup(key);
+	l->wheels = calloc(n ? n : 1, sizeof *l->wheels);
+	if (!l->key || !l->wheels)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *why = wheel_entry_check(&wheels[i]);
+		if (!why)
+			why = wheel_conflict(l->wheels, i, &wheels[i], buf,
+					     sizeof buf);
+		if (why)
+			return pyrt_error_set(err, PYRT_E_PINS, "wheel %s: %s",
+					      wheels[i].file ? wheels[i].file
+							     : "(none)", why);
+		l->n = i + 1;
+		l->wheels[i].size = wheels[i].size;
+		l->wheels[i].file = strdup(wheels[i].file);
+		l->wheels[i].sha256 = hex_lower(wheels[i].sha256);
+		if (!l->wheels[i].file || !l->wheels[i].sha256)
+			return pyrt_error_set(err, PYRT_E_NOMEM,
+					      "out of memory");
+	}
+	return 0;
+}
+
+int pyrt_pins_set_lock(pyrt_pins *pins, const char *key,
+		       const pyrt_pin_wheel *wheels, size_t n,
+		       pyrt_error *err)
+{
+	if (!pins || !key || (n && !wheels))
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "pyrt_pins_set_lock: missing argument");
+	if (n == 0 || !pyrt_pins_find(pins, key))
+		return pyrt_error_set(err, PYRT_E_PINS, "a wheel lock for %s "
+				      "needs a pinned archive and at least one "
+				      "wheel", key);
+	pins_lock l = { 0 };
+	int rc = lock_fill(&l, key, wheels, n, err);
+	if (rc) {
+		lock_clear(&l);
+		return rc;
+	}
+	for (size_t i = 0; i < pins->n_locks; i++)
+		if (strcmp(pins->locks[i].key, key) == 0) {
+			lock_clear(&pins->locks[i]);
+			pins->locks[i] = l;
+			return 0;
+		}
+	pins_lock *v = realloc(pins->locks, (pins->n_locks + 1) * sizeof *v);
+	if (!v) {
+		lock_clear(&l);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	pins->locks = v;
+	pins->locks[pins->n_locks++] = l;
+	return 0;
+}
+
 /* A member path inside the archive: relative, and never climbing out. */
 static int member_path_valid(const char *p)
 {
@@ -634,6 +994,7 @@ static int parse_root(pins_parse *pp, yaml_node_t *root)
 		{ "archives", 1, NULL },
 		{ "baseline", 1, NULL },
 		{ "layout", 0, NULL },
+		{ "wheels", 0, NULL },
 	};
 	int rc;
 
@@ -643,13 +1004,15 @@ static int parse_root(pins_parse *pp, yaml_node_t *root)
 				 "archives and baseline");
 	rc = parse_schema(pp, root);
 	if (rc == 0)
-		rc = map_fields(pp, root, "top level", f, 5);
+		rc = map_fields(pp, root, "top level", f, 6);
 	if (rc == 0)
 		rc = parse_runtime(pp, f[1].value);
 	if (rc == 0)
 		rc = parse_archives(pp, f[2].value);
 	if (rc == 0)
 		rc = parse_baseline(pp, f[3].value);
+	if (rc == 0 && f[5].value)
+		rc = parse_wheels(pp, f[5].value);
 	if (rc < 0)
 		return rc;
 	if (f[4].value)
@@ -854,6 +1217,7 @@ void pyrt_pins_free(pyrt_pins *pins)
 		free((char *)pins->archives[i].sha256);
 	}
 	free(pins->archives);
+	locks_free(pins);
 	for (size_t i = 0; i < pins->n_baseline; i++)
 		free(pins->baseline[i]);
 	free(pins->baseline);
@@ -918,4 +1282,98 @@ const char *pyrt_pins_baseline_at(const pyrt_pins *pins, size_t i)
 const char *pyrt_pins_layout_interpreter(const pyrt_pins *pins)
 {
 	return pins ? pins->interpreter : NULL;
+}
+
+/* ---- writing pins back ----------------------------------------------------- */
+
+/* A YAML double-quoted scalar (the parser took only printable text). */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void format_archives(FILE *f, const pyrt_pins *pins)
+{
+	fputs("archives:\n", f);
+	if (pins->n_archives == 0)
+		fputs("  {}\n", f);
+	for (size_t i = 0; i < pins->n_archives; i++) {
+		const pyrt_pin_archive *a = &pins->archives[i];
+		fprintf(f, "  %s:\n    url: ", a->key);
+		put_quoted(f, a->url);
+		fprintf(f, "\n    sha256: %s\n", a->sha256);
+		if (a->size)
+			fprintf(f, "    size: %llu\n",
+				(unsigned long long)a->size);
+		if (a->unpacked_size)
+			fprintf(f, "    unpacked_size: %llu\n",
+				(unsigned long long)a->unpacked_size);
+		if (a->entries)
+			fprintf(f, "    entries: %llu\n",
+				(unsigned long long)a->entries);
+	}
+}
+
+static void format_rest(FILE *f, const pyrt_pins *pins)
+{
+	if (!pins->interpreter)
+		fputs("layout: none\n", f);
+	else if (strcmp(pins->interpreter, PINS_DEFAULT_INTERPRETER) != 0) {
+		fputs("layout:\n  interpreter: ", f);
+		put_quoted(f, pins->interpreter);
+		fputc('\n', f);
+	}
+	fputs(pins->n_baseline ? "baseline:\n" : "baseline: []\n", f);
+	for (size_t i = 0; i < pins->n_baseline; i++) {
+		fputs("  - ", f);
+		put_quoted(f, pins->baseline[i]);
+		fputc('\n', f);
+	}
+	if (pins->n_locks)
+		fputs("# The wheel lock: a baseline installs these files and "
+		      "nothing else.\nwheels:\n", f);
+	for (size_t i = 0; i < pins->n_locks; i++) {
+		const pins_lock *l = &pins->locks[i];
+		fprintf(f, "  %s:\n", l->key);
+		for (size_t k = 0; k < l->n; k++)
+			fprintf(f, "    - file: %s\n      sha256: %s\n"
+				"      size: %llu\n", l->wheels[k].file,
+				l->wheels[k].sha256,
+				(unsigned long long)l->wheels[k].size);
+	}
+}
+
+int pyrt_pins_format(const pyrt_pins *pins, char **out, size_t *len,
+		     pyrt_error *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = pins && out ? open_memstream(&buf, &n) : NULL;
+	if (!f)
+		return pyrt_error_set(err, PYRT_E_NOMEM,
+				      "out of memory writing pins");
+	fputs("schema: 1\nruntime:\n  implementation: ", f);
+	put_quoted(f, pins->implementation);
+	fputs("\n  version: ", f);
+	put_quoted(f, pins->version);
+	fputs("\n  build: ", f);
+	put_quoted(f, pins->build);
+	fputc('\n', f);
+	format_archives(f, pins);
+	format_rest(f, pins);
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return pyrt_error_set(err, PYRT_E_NOMEM,
+				      "out of memory writing pins");
+	}
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
 }

@@ -78,6 +78,61 @@ const pyrt_pin_archive *pyrt_pins_find(const pyrt_pins *pins, const char *key);
 size_t pyrt_pins_baseline_count(const pyrt_pins *pins);
 const char *pyrt_pins_baseline_at(const pyrt_pins *pins, size_t i);
 
+/*
+ * The wheel lock (optional): per platform key, every wheel the baseline
+ * may install, by file name, SHA-256 and size.  With a lock for the
+ * runtime's platform, a baseline installs those files and nothing else
+ * (wheellock.h).  The built-in pins carry none.
+ */
+typedef struct pyrt_pin_wheel {
+	const char *file;   /**< a wheel file name, no directory */
+	const char *sha256; /**< 64 lowercase hex */
+	uint64_t size;      /**< bytes, > 0 */
+} pyrt_pin_wheel;
+
+#define PYRT_PINS_WHEEL_FILE_MAX 255
+#define PYRT_PINS_WHEEL_SIZE_MAX (UINT64_C(1) << 32) /**< 4 GiB a wheel */
+
+/** Platform keys that have a lock (0: the pins lock no wheel). */
+size_t pyrt_pins_lock_count(const pyrt_pins *pins);
+const char *pyrt_pins_lock_key_at(const pyrt_pins *pins, size_t i);
+/** The lock of a platform key, *n its wheels; NULL when it has none. */
+const pyrt_pin_wheel *pyrt_pins_lock_find(const pyrt_pins *pins,
+					  const char *key, size_t *n);
+
+/**
+ * Replace (or add) the lock of key with copies of the n wheels, each
+ * checked as the parser checks one: PYRT_E_PINS naming the first that is
+ * not a wheel file name, 64 hex digits or a positive size, or a second
+ * version of one project.
+ */
+int pyrt_pins_set_lock(pyrt_pins *pins, const char *key,
+		       const pyrt_pin_wheel *wheels, size_t n,
+		       pyrt_error *err);
+
+/**
+ * A wheel file name (PEP 427: name-version[-build]-py-abi-platform.whl,
+ * no directory, not hidden, at most PYRT_PINS_WHEEL_FILE_MAX bytes):
+ * NULL when file is one, else what was expected.
+ */
+const char *pyrt_pins_wheel_file_check(const char *file);
+
+/**
+ * The project of a wheel file name, PEP 503-normalised ("python-docx"),
+ * and its version, into name and version; -1 when they do not fit or the
+ * name is not a wheel file name.
+ */
+int pyrt_pins_wheel_project(const char *file, char *name, size_t nlen,
+			    char *version, size_t vlen);
+
+/**
+ * The pins as a pins.yaml document (schema, runtime, archives, layout,
+ * baseline and the wheel lock) that pyrt_pins_parse reads back to the same
+ * table: malloc'd into *out.  PYRT_E_NOMEM is the only failure.
+ */
+int pyrt_pins_format(const pyrt_pins *pins, char **out, size_t *len,
+		     pyrt_error *err);
+
 /**
  * Layout check for extracted archives: the member that must exist
  * ("python/bin/python3" unless the pins say `layout: {interpreter: …}`;

@@ -294,9 +294,10 @@ static int pip_env(pip_run *r, pyrt_error *err)
 static int pip_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* + wheelhouse (3) + --cert FILE (2) + "--" + the list + NULL; the
-	 * index goes through the environment (pip_env) */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 1 + o->requirement_count + 1;
+	/* + wheelhouse (3) + --cert FILE (2) + --require-hashes -r FILE (3)
+	 * + "--" + the list + NULL; the index goes through the environment
+	 * (pip_env) */
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 3 + 1 + o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -325,6 +326,15 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	if (o->cacert) {
 		a[i++] = "--cert";
 		a[i++] = r->cacert;
+	}
+	if (o->hashed_requirements) {
+		/* pyrt wrote this file from the lock: name==version and
+		 * --hash lines only, nothing pip would take as an option */
+		a[i++] = "--require-hashes";
+		a[i++] = "-r";
+		a[i++] = o->hashed_requirements;
+		a[i] = NULL;
+		return 0;
 	}
 	a[i++] = "--";
 	for (size_t k = 0; k < o->requirement_count; k++)
@@ -515,6 +525,21 @@ static void pip_hide_known(const pip_run *r, char *buf, size_t len)
 
 /* The command line and start time head the log, for whoever reads it
  * (the installer's program by its name, not its text). */
+/* The requirements file pyrt wrote from the lock goes into the log as
+ * comments: it is removed with the private folder after the run. */
+static void pip_log_hashes(pip_run *r)
+{
+	FILE *f = fopen(r->opts->hashed_requirements, "re");
+	char line[1024];
+	if (!f)
+		return;
+	fprintf(r->log, "# %s:\n", r->opts->hashed_requirements);
+	while (fgets(line, sizeof line, f))
+		fprintf(r->log, "#   %s%s", line,
+			strchr(line, '\n') ? "" : "\n");
+	fclose(f);
+}
+
 static void pip_log_header(pip_run *r, const char **argv)
 {
 	char when[40];
@@ -539,6 +564,8 @@ static void pip_log_header(pip_run *r, const char **argv)
 		pyrt_redact(clean);
 		fprintf(r->log, "# index (PIP_INDEX_URL): %s\n", clean);
 	}
+	if (argv == r->argv && r->opts->hashed_requirements)
+		pip_log_hashes(r);
 	fflush(r->log);
 }
 
@@ -631,7 +658,11 @@ static void pip_parse_error(pyrt_pip_result *res, const char *line)
 	if (strncmp(line, "ERROR: ", 7) != 0)
 		return;
 	const char *text = line + 7;
+	if (res->hash_mismatch)
+		return; /* keep the refusal as the reason */
 	snprintf(res->reason, sizeof res->reason, "%s", text);
+	if (strncmp(text, "THESE PACKAGES DO NOT MATCH THE HASHES", 38) == 0)
+		res->hash_mismatch = 1;
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
 		size_t plen = strlen(named[i]);
 		if (strncmp(text, named[i], plen) == 0)
@@ -666,9 +697,43 @@ static void pip_parse_warning(pyrt_pip_result *res, const char *line,
 		 eno ? ": " : "", elen, eno ? eno : "");
 }
 
+/*
+ * After "THESE PACKAGES DO NOT MATCH THE HASHES", pip names each file:
+ *     python-docx==0.8.11 from https://…/python_docx-….whl (from -r …):
+ *         Expected sha256 bafce18b…
+ *              Got        ac764172…
+ * The first one becomes one clause of the refusal.
+ */
+static void pip_parse_hash(pyrt_pip_result *res, const char *line)
+{
+	if (!res->hash_mismatch)
+		return;
+	char *d = res->hash_detail;
+	size_t len = sizeof res->hash_detail, used = strlen(d);
+	while (*line == ' ')
+		line++;
+	if (strncmp(line, "Expected sha256 ", 16) == 0 && used &&
+	    !strstr(d, "expected"))
+		snprintf(d + used, len - used, ": expected sha256 %.64s",
+			 line + 16);
+	else if (strncmp(line, "Got ", 4) == 0 && strstr(d, "expected") &&
+		 !strstr(d, ", got")) {
+		line += 4;
+		while (*line == ' ')
+			line++;
+		snprintf(d + used, len - used, ", got %.64s", line);
+	} else if (!used && strstr(line, "==") && strstr(line, " from ")) {
+		size_t n = strcspn(line, "(");
+		while (n && line[n - 1] == ' ')
+			n--;
+		snprintf(d, len, "%.*s", (int)(n < 400 ? n : 400), line);
+	}
+}
+
 void pyrt_pip_parse_line(const char *line, pyrt_pip_result *result,
 			 char *net_cause, size_t net_cause_len)
 {
+	pip_parse_hash(result, line);
 	pip_parse_error(result, line);
 	pip_parse_warning(result, line, net_cause, net_cause_len);
 }
@@ -753,6 +818,15 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 				      r->res->failed_requirement,
 				      PYRT_PIP_OFFLINE_FIX, log);
 	}
+	if (r->res->hash_mismatch)
+		return pyrt_error_set(err, PYRT_E_VERIFY,
+				      "pip refused a wheel whose SHA-256 is not "
+				      "the wheel lock's: %s; nothing of it was "
+				      "installed — the index serves other bytes "
+				      "than the lock names; see %s",
+				      r->res->hash_detail[0]
+				      ? r->res->hash_detail
+				      : r->res->reason, log);
 	if (!r->res->reason[0])
 		snprintf(r->res->reason, sizeof r->res->reason, "%s",
 			 r->last_line[0] ? r->last_line : "no output");
@@ -914,7 +988,8 @@ typedef struct each_run {
 static int each_wanted(const each_run *e, int rc)
 {
 	size_t n = e->opts->requirement_count;
-	return rc == PYRT_E_BASELINE && e->res->batch.exit_code > 0 && n > 0;
+	return rc == PYRT_E_BASELINE && e->res->batch.exit_code > 0 && n > 0 &&
+	       !e->opts->hashed_requirements;
 }
 
 /* A retry's failure that ends the operation instead of being noted. */

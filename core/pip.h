@@ -50,10 +50,16 @@ typedef struct pyrt_pip_opts {
 	 *  the wheelhouse installer so the lock is held while they write
 	 *  into the runtime, even after a pyrt killed by SIGKILL; -1: none */
 	int lock_fd;
+	/** a requirements file pyrt wrote from the wheel lock (wheellock.h):
+	 * pip gets --require-hashes -r FILE instead of the list, so it
+	 * installs the locked projects and checks every file's SHA-256; the
+	 * wheelhouse installer still gets the list.  A failed batch is then
+	 * not retried one by one (each run would install the same lock). */
+	const char *hashed_requirements;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL, NULL, -1 }
+	0, NULL, NULL, NULL, -1, NULL }
 
 /** The fixes for a pip that could not reach its index, in one clause. */
 #define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \
@@ -74,6 +80,12 @@ typedef struct pyrt_pip_result {
 	/** 1: pip retried connections (network, proxy, TLS): its "no
 	 * matching distribution" then means it never reached the index */
 	int index_unreachable;
+	/** 1: pip refused a file whose SHA-256 is not the lock's
+	 * (--require-hashes): the run fails PYRT_E_VERIFY */
+	int hash_mismatch;
+	/** then, from pip's lines after it: "NAME==VER from URL: expected
+	 * sha256 X, got Y" for the first file it refused */
+	char hash_detail[768];
 } pyrt_pip_result;
 
 /**

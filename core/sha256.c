@@ -129,6 +129,73 @@ cleanup:
 	return rc;
 }
 
+/* Write all n bytes, across short writes and EINTR. */
+static int write_all(int fd, const unsigned char *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+int pyrt_sha256_copy(int in, int out, unsigned long long cap,
+		     const char *in_name, const char *out_name,
+		     const pyrt_events *ev,
+		     char hex[PYRT_SHA256_HEX_LEN + 1],
+		     unsigned long long *bytes, pyrt_error *err)
+{
+	enum { CHUNK = 256 * 1024 };
+	*bytes = 0;
+	int rc = pyrt_sha256_ready(err);
+	if (rc)
+		return rc;
+	unsigned char *buf = malloc(CHUNK);
+	pyrt_sha256 *sha = pyrt_sha256_new();
+	if (!buf || !sha) {
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		goto done;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot read %s", in_name);
+			goto done;
+		}
+		if (n == 0)
+			break;
+		if (*bytes + (unsigned long long)n > cap) {
+			rc = pyrt_error_set(err, PYRT_E_VERIFY, "%s is larger "
+					    "than %llu bytes", in_name, cap);
+			goto done;
+		}
+		pyrt_sha256_update(sha, buf, (size_t)n);
+		if (write_all(out, buf, (size_t)n) != 0) {
+			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						  "cannot write %s", out_name);
+			goto done;
+		}
+		*bytes += (unsigned long long)n;
+		if (pyrt_events_cancelled(ev)) {
+			rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+			goto done;
+		}
+	}
+	if (pyrt_sha256_final_hex(sha, hex) != 0)
+		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
+done:
+	pyrt_sha256_free(sha);
+	free(buf);
+	return rc;
+}
+
 int pyrt_sha256_file_hex(const char *path, char hex[PYRT_SHA256_HEX_LEN + 1],
 			 pyrt_error *err)
 {

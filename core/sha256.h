@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "events.h"
 
 #define PYRT_SHA256_HEX_LEN 64
 
@@ -30,6 +31,21 @@ int pyrt_sha256_final_hex(pyrt_sha256 *ctx, char hex[PYRT_SHA256_HEX_LEN + 1]);
 /** Hash a whole file (used to re-hash a partial download before resuming). */
 int pyrt_sha256_file_hex(const char *path, char hex[PYRT_SHA256_HEX_LEN + 1],
 			 pyrt_error *err);
+
+/**
+ * Copy the open file in to out while hashing it, at most cap bytes: the
+ * one way pyrt takes a file someone else may change (--from-file, a
+ * locked wheel) -- read once, and only the copy is used.  in_name and
+ * out_name go into messages.  0 with hex and *bytes set; PYRT_E_VERIFY
+ * when in holds more than cap bytes ("<in_name> is larger than <cap>
+ * bytes"), PYRT_E_IO, PYRT_E_NOMEM, PYRT_E_UNSUPPORTED (no libcrypto) or
+ * PYRT_E_CANCELLED when ev's cancel flag is set (ev may be NULL).
+ */
+int pyrt_sha256_copy(int in, int out, unsigned long long cap,
+		     const char *in_name, const char *out_name,
+		     const pyrt_events *ev,
+		     char hex[PYRT_SHA256_HEX_LEN + 1],
+		     unsigned long long *bytes, pyrt_error *err);
 
 /** Non-zero when s is exactly 64 lowercase hex digits. */
 int pyrt_sha256_hex_valid(const char *s);

@@ -305,6 +305,7 @@ void pyrt_status_check_link(const pyrt_box *box, const char *link,
 	memset(st, 0, sizeof *st);
 	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
 	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
 	status_paths(st, link, pins);
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (status_installed(st, box, pins, pyrt_pins_find(pins, platform_key),
@@ -384,6 +385,7 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 	memset(st, 0, sizeof *st);
 	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
 	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
 	pyrt_box *box = NULL;
 	pyrt_error berr = PYRT_ERROR_INIT;
 	int rc = pyrt_box_open(&box, box_root, 0, &berr);

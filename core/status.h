@@ -39,6 +39,10 @@ typedef struct pyrt_status {
 	long installer_pid;      /**< an installer holds the box lock (0: none
 				      or not recorded) */
 	int upgrade_in_progress; /**< ready, and an installer holds the lock */
+	/** wheels the pins in use lock for this platform: a baseline or
+	 * plugin install with these pins takes only those files (0: not
+	 * hash-locked, pip installs what its index or wheelhouse serves) */
+	size_t baseline_locked_wheels;
 } pyrt_status;
 
 /** "ready", "not_provisioned", ... */

@@ -21,6 +21,8 @@
  *   after-swap     both links moved, superseded installs not yet pruned
  *   cleanup        a failed or cancelled install is about to clean up
  *   baseline-begin the baseline step has begun, pip not started yet
+ *   wheels-staged  the locked wheels are copied and verified, no installer
+ *                  started yet (also plugins install)
  *   mid-baseline   pip has run, the marker does not yet say so
  * and in the TUI:
  *   tui-refresh    the dashboard's check has begun, nothing read yet

@@ -59,7 +59,7 @@ for sh in bash zsh; do
   if [ $sh = zsh ] && ! command -v zsh >/dev/null; then
     bad "zsh is not installed (scripts/deps.sh)"; continue
   fi
-  check "$sh: commands" is "baseline doctor help install mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
+  check "$sh: commands" is "baseline doctor help install lock mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
   check "$sh: commands by prefix" is "uninstall " $sh pyrt un
   check "$sh: options of install by prefix" is "--force --from-file " $sh pyrt install --f
   check "$sh: status's --deep after global options" is "--deep " $sh pyrt --json status --de

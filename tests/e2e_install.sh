@@ -54,7 +54,7 @@ for k in ("message","version","build","platform","path","interpreter","sha256","
     assert k in d, k
 assert d["sha256"]==sha and d["build"]=="fixture" and d["pins"].endswith("pins.yaml"), d
 assert d["path"].endswith("/runtime/python/current")
-assert d["baseline"]=={"state":"complete","missing":[]}, d' "$work/st.json" "$fx/runtime.sha256"
+assert {k: d["baseline"][k] for k in ("state","missing")}=={"state":"complete","missing":[]} and d["baseline"]["locked"] is False, d' "$work/st.json" "$fx/runtime.sha256"
 check "the baseline is importable in the managed interpreter" \
   "$current/bin/python3" -I -c 'import docx, openpyxl' 
 "$pyrt" verify "${common[@]}" >"$work/out" 2>&1

@@ -933,3 +933,153 @@ Test(pins, field_check_rules)
 	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_PLATFORM, "linux"));
 	cr_assert_not_null(pyrt_pins_field_check(PYRT_PINS_VERSION, NULL));
 }
+
+/* Lines 13-16: a wheel lock of one wheel for linux-x86_64-gnu. */
+#define WHEELS                                                                 \
+	"wheels:\n"                                                            \
+	"  linux-x86_64-gnu:\n"                                                \
+	"    - {file: python_docx-0.8.11-py3-none-any.whl, sha256: " HEX64     \
+	", size: 180139}\n"                                                    \
+	"    - file: lxml-4.9.2-cp311-cp311-linux_x86_64.whl\n"                 \
+	"      sha256: " HEX64 "\n"                                            \
+	"      size: 7\n"
+
+Test(pins, wheel_lock)
+{
+	pyrt_pins *p = load_ok(HEAD ARCHIVES BASELINE WHEELS);
+	size_t n = 0;
+	cr_assert_eq(pyrt_pins_lock_count(p), 1);
+	cr_assert_str_eq(pyrt_pins_lock_key_at(p, 0), "linux-x86_64-gnu");
+	const pyrt_pin_wheel *w = pyrt_pins_lock_find(p, "linux-x86_64-gnu", &n);
+	cr_assert_not_null(w);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(w[0].file, "python_docx-0.8.11-py3-none-any.whl");
+	cr_assert_str_eq(w[0].sha256, HEX64);
+	cr_assert_eq(w[0].size, 180139);
+	cr_assert_eq(w[1].size, 7);
+	cr_assert_null(pyrt_pins_lock_find(p, "linux-aarch64-gnu", &n));
+	cr_assert_eq(n, 0);
+	/* written back, it parses to the same lock */
+	char *text = NULL;
+	size_t len = 0;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_pins_format(p, &text, &len, &err), 0, "%s", err.msg);
+	pyrt_pins *q = NULL;
+	cr_assert_eq(pyrt_pins_parse(&q, text, len, "back", &err), 0, "%s\n%s",
+		     err.msg, text);
+	w = pyrt_pins_lock_find(q, "linux-x86_64-gnu", &n);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(w[1].file, "lxml-4.9.2-cp311-cp311-linux_x86_64.whl");
+	cr_assert_str_eq(pyrt_pins_find(q, "linux-x86_64-gnu")->sha256, HEX64);
+	cr_assert_str_eq(pyrt_pins_baseline_at(q, 0), "python-docx");
+	free(text);
+	pyrt_pins_free(q);
+	pyrt_pins_free(p);
+	/* without a wheels: key, nothing is locked */
+	p = load_ok(HEAD ARCHIVES BASELINE);
+	cr_assert_eq(pyrt_pins_lock_count(p), 0);
+	pyrt_pins_free(p);
+}
+
+/* Every refusal of the lock names the file and the line of what is wrong. */
+Test(pins, refuses_bad_wheel_locks_at_their_line)
+{
+	expect_refused("wk.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  Linux-x86:\n    - {file: a-1-py3-none-any.whl, sha256: "
+		       HEX64 ", size: 1}\n", 14, "wheels: expected a key <os>-<arch>-<libc>");
+	expect_refused("wunpinned.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-aarch64-gnu:\n    - {file: a-1-py3-none-any.whl, sha256: "
+		       HEX64 ", size: 1}\n", 14, "has no archive in archives");
+	expect_refused("wempty.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu: []\n", 14,
+		       "wheels.linux-x86_64-gnu: expected a non-empty list");
+	expect_refused("wshape.yaml", HEAD ARCHIVES BASELINE "wheels: []\n", 13,
+		       "wheels: expected a mapping");
+	expect_refused("wfile.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: ../evil-1-py3-none-any.whl, sha256: " HEX64
+		       ", size: 1}\n", 15,
+		       "wheels.linux-x86_64-gnu[0].file: expected a wheel file name");
+	expect_refused("wfile2.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: evil.tar.gz, sha256: " HEX64 ", size: 1}\n",
+		       15, "expected a wheel file name");
+	expect_refused("wsha.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - file: a-1-py3-none-any.whl\n"
+		       "      sha256: abc\n      size: 1\n",
+		       16, "wheels.linux-x86_64-gnu[0].sha256: expected 64 hex digits");
+	expect_refused("wsize.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - file: a-1-py3-none-any.whl\n"
+		       "      sha256: " HEX64 "\n      size: 0\n",
+		       17, "wheels.linux-x86_64-gnu[0].size: expected a positive integer");
+	expect_refused("wmissing.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - file: a-1-py3-none-any.whl\n"
+		       "      sha256: " HEX64 "\n",
+		       15, "expected a key \"size\"");
+	expect_refused("wunknown.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64
+		       ", size: 1, url: x}\n",
+		       15, "unknown key \"url\"");
+	expect_refused("wdup.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n",
+		       16, "a-1-py3-none-any.whl is listed twice");
+	expect_refused("wtwo.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n"
+		       "    - {file: A-2-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n",
+		       16, "are two versions of a");
+	expect_refused("wdupkey.yaml", HEAD ARCHIVES BASELINE
+		       "wheels:\n  linux-x86_64-gnu:\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n"
+		       "  linux-x86_64-gnu:\n"
+		       "    - {file: a-1-py3-none-any.whl, sha256: " HEX64 ", size: 1}\n",
+		       16, "duplicate key \"linux-x86_64-gnu\"");
+}
+
+Test(pins, wheel_file_names)
+{
+	static const char *good[] = {
+		"a-1-py3-none-any.whl", "python_docx-0.8.11-py3-none-any.whl",
+		"x-1.0+local-1build-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+		"x-1!2.0-py2.py3-none-any.whl",
+	};
+	static const char *bad[] = {
+		"", ".a-1-py3-none-any.whl", "a-1-py3-none.whl", "a/b-1-py3-none-any.whl",
+		"a-1-py3-none-any.zip", "a--1-py3-none-any.whl", "a-1-py3-none-any-.whl",
+		"a-1-py3-none-any-x-y.whl", "a b-1-py3-none-any.whl", "a-1-py3-none-an\ny.whl",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		cr_assert_null(pyrt_pins_wheel_file_check(good[i]), "%s", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		cr_assert_not_null(pyrt_pins_wheel_file_check(bad[i]), "%s", bad[i]);
+	char name[64], ver[64];
+	cr_assert_eq(pyrt_pins_wheel_project("Python_Docx-0.8.11-py3-none-any.whl",
+					     name, sizeof name, ver, sizeof ver), 0);
+	cr_assert_str_eq(name, "python-docx");
+	cr_assert_str_eq(ver, "0.8.11");
+}
+
+/* The built-in table carries no lock: the generator refuses one rather
+ * than drop it silently. */
+Test(pins, generator_refuses_a_wheel_lock)
+{
+	char *locked = write_case("locked.yaml", HEAD ARCHIVES BASELINE WHEELS);
+	char *out = pt_join(tmp, "out.c"), *errf = pt_join(tmp, "err");
+	char *tool = pt_join(pt_binary_dir(), "pyrt_pins_embed");
+	cr_assert_eq(pt_sh("'%s' '%s' '%s' 2>'%s'", tool, locked, out, errf), 1);
+	char *said = pt_read(errf);
+	cr_assert_not_null(strstr(said, "a wheels: lock cannot be compiled"),
+			   "%s", said);
+	cr_assert_null(pt_read(out));
+	free(said);
+	free(locked);
+	free(out);
+	free(errf);
+	free(tool);
+}

@@ -191,6 +191,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg[0] ? err.msg : argv[1]);
 		return 1;
 	}
+	/* The built-in table carries no wheel lock: a lock is distributed
+	 * as a pins file (`pyrt lock`), and dropping it silently here would
+	 * make a locked fleet's binary install unlocked wheels. */
+	if (pyrt_pins_lock_count(pins) > 0) {
+		fprintf(stderr, "%s: a wheels: lock cannot be compiled into "
+			"pyrt; distribute it as a pins file (--pins) and "
+			"remove it here\n", argv[1]);
+		pyrt_pins_free(pins);
+		return 1;
+	}
 	rc = write_table(argv[2], pins, symbol);
 	pyrt_pins_free(pins);
 	return rc < 0 ? 1 : 0;

@@ -5,7 +5,7 @@
 # missing or unreadable box.  tests/e2e_docs_sync.sh checks that it offers
 # what `pyrt --help` documents, and tests/e2e_completion.sh drives it.
 
-_pyrt_commands="install baseline status verify doctor smoke plugins serve mirror rollback uninstall help version"
+_pyrt_commands="install baseline status verify doctor smoke plugins serve mirror lock rollback uninstall help version"
 _pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme -v --verbose -q --quiet -h --help -V --version"
 
 # The helpers set REPLY rather than print: no subshell per word, so a
@@ -22,6 +22,7 @@ _pyrt_command_opts() {
     plugins) REPLY="--wheelhouse --index-url" ;;
     serve) REPLY="--listen --token-file --mirror --wheelhouse --index-url --requirements" ;;
     mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
+    lock) REPLY="--wheelhouse --platform --out" ;;
     rollback) REPLY="--no-wait --force" ;;
     uninstall) REPLY="--no-wait" ;;
     "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;

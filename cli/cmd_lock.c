@@ -1,0 +1,115 @@
+/*
+ * `pyrt lock --wheelhouse DIR [--platform KEY]... [--out FILE]`: the pins
+ * in use with a wheel lock for a wheelhouse the operator trusts, written as
+ * a pins file to review and distribute (what `pip-compile
+ * --generate-hashes` is to a requirements file).  Every wheel of DIR that
+ * fits the platform (this machine's by default) is hashed; the result is
+ * read back through the pins parser before it is written, and written
+ * atomically (0600, the operator's to publish), or to stdout without --out.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+#include "error.h"
+#include "exitcodes.h"
+#include "fs.h"
+#include "platform.h"
+#include "text.h"
+#include "wheellock.h"
+
+/* Lock each platform asked for (or this machine's) into pins. */
+static int lock_platforms(const cli_opts *opts, pyrt_pins *pins,
+			  size_t *total, char *msg, size_t msglen)
+{
+	pyrt_platform here;
+	const char *keys[CLI_MAX_PLATFORMS];
+	size_t n = opts->nplatforms;
+	memcpy(keys, opts->platforms, n * sizeof *keys);
+	if (n == 0) {
+		int rc = cli_detect_platform(&here, msg, msglen);
+		if (rc)
+			return rc;
+		keys[n++] = here.key;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pyrt_error err = PYRT_ERROR_INIT;
+		size_t count = 0, skipped = 0;
+		int rc = pyrt_pins_find(pins, keys[i])
+			 ? pyrt_wheellock_make(pins, keys[i], opts->wheelhouse,
+					       &count, &skipped, &err)
+			 : pyrt_error_set(&err, PYRT_E_USAGE, "--platform %s: "
+					  "not a platform the pins pin an "
+					  "archive for", keys[i]);
+		if (rc) {
+			snprintf(msg, msglen, "%s", err.msg);
+			return rc;
+		}
+		if (!opts->quiet)
+			app_text_printf(stderr, "pyrt: lock: %s: %zu wheel(s) of "
+					"%s locked (%zu for other platforms "
+					"left out)\n", keys[i], count,
+					opts->wheelhouse, skipped);
+		*total += count;
+	}
+	return 0;
+}
+
+/* The document, checked by the parser that will read it on every host. */
+static int lock_format(const pyrt_pins *pins, char **text, size_t *len,
+		       char *msg, size_t msglen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_pins *back = NULL;
+	int rc = pyrt_pins_format(pins, text, len, &err);
+	if (!rc)
+		rc = pyrt_pins_parse(&back, *text, *len, "the written pins",
+				     &err);
+	pyrt_pins_free(back);
+	if (rc)
+		snprintf(msg, msglen, "%s", err.msg);
+	return rc;
+}
+
+static int lock_write(const cli_opts *opts, const char *text, size_t len,
+		      char *msg, size_t msglen)
+{
+	if (!opts->out) {
+		fwrite(text, 1, len, stdout);
+		return fflush(stdout) == 0 ? 0 : PYRT_E_IO;
+	}
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_fs_write_file_atomic(opts->out, text, len, &err);
+	if (rc)
+		snprintf(msg, msglen, "%s", err.msg);
+	return rc;
+}
+
+int cli_cmd_lock(const cli_opts *opts)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	pyrt_pins *pins = NULL;
+	char *text = NULL;
+	size_t len = 0, total = 0;
+	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	if (!rc)
+		rc = lock_platforms(opts, pins, &total, msg, sizeof msg);
+	if (!rc)
+		rc = lock_format(pins, &text, &len, msg, sizeof msg);
+	if (!rc)
+		rc = lock_write(opts, text, len, msg, sizeof msg);
+	if (rc) {
+		cli_errorf("lock: %s", msg);
+	} else if (opts->out && !opts->quiet) {
+		app_text_printf(stdout, "lock: %zu wheel(s) locked in %s (the "
+				"pins of %s with a wheels: lock); review it, "
+				"then install with --pins %s\n", total,
+				opts->out, pyrt_pins_source(pins), opts->out);
+	}
+	free(text);
+	pyrt_pins_free(pins);
+	return cli_exit_code(rc);
+}
