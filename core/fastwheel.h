@@ -22,9 +22,11 @@
  * PYRT_EXTRACT_DEFAULT_BYTES (extract.h) in all, or the wheel is refused
  * (PYRT_FASTWHEEL_REFUSED: a baseline failure, exit 10, naming the wheel
  * and the member).  Members are copied in 1 MiB chunks, hashed as they are
- * written, so memory does not grow with a member's size; .data
- * schemes map to this interpreter's sysconfig paths; #!python shebangs and
- * console/gui launchers name the interpreter; the .py files are compiled
+ * written, so memory does not grow with a member's size; .data purelib,
+ * platlib and data map to this interpreter's sysconfig paths.  A wheel
+ * with .data/scripts or console/gui entry points is pip's: their #! lines
+ * and launchers are pip's own (an exec wrapper where the interpreter's
+ * path is long or has a space), byte for byte.  The .py files are compiled
  * once, after every wheel's files are written; each .dist-info comes last,
  * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
  * too), so pip uninstalls it cleanly.

@@ -312,7 +312,9 @@ def member_target(w, m, paths, site):
     if parts[0] == data:
         if len(parts) < 3:
             raise Refused('member %r is not inside a .data scheme' % m)
-        if parts[1] not in ('purelib', 'platlib', 'scripts', 'data'):
+        # scripts too: pip writes their #! lines (an exec wrapper where
+        # the interpreter's path is long or has a space), not this
+        if parts[1] not in ('purelib', 'platlib', 'data'):
             raise Undecided('%s installs %s files' % (w.name, parts[1]))
         base, rest = paths[parts[1]], parts[2:]
     else:
@@ -321,17 +323,7 @@ def member_target(w, m, paths, site):
     real = os.path.realpath(base)
     if not os.path.realpath(dest).startswith(real + os.sep):
         raise Refused('member %r leaves %s' % (m, base))
-    return dest, parts[0] == data and parts[1] == 'scripts'
-def launcher(spec):
-    m = re.match(r'\s*([\w.]+)\s*:\s*([\w.]+)\s*(\[.*\])?\s*$', spec)
-    if not m:
-        raise Undecided('entry point %r' % spec)
-    mod, attr = m.group(1), m.group(2)
-    head = attr.split('.')[0]
-    return ('#!%s\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom %s import %s\n'
-            "if __name__ == '__main__':\n"
-            "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
-            '    sys.exit(%s())\n' % (sys.executable, mod, head, attr)).encode()
+    return dest
 def plan(w, paths):
     site = paths['purelib'] if w.purelib else paths['platlib']
     files, seen = [], set()
@@ -339,16 +331,15 @@ def plan(w, paths):
         if zi.filename.endswith('/'):
             member_target(w, zi.filename, paths, site)
             continue
-        dest, script = member_target(w, zi.filename, paths, site)
+        dest = member_target(w, zi.filename, paths, site)
         if dest in seen:
             raise Refused('member %r appears twice' % zi.filename)
         seen.add(dest)
         top = zi.filename.split('/')[0]
         if top == w.info and zi.filename.split('/')[-1] in ('RECORD', 'INSTALLER', 'REQUESTED'):
             continue
-        files.append((zi, dest, script, top == w.info))
+        files.append((zi, dest, top == w.info))
     eps = w.info + '/entry_points.txt'
-    scripts = []
     if eps in w.zip.namelist():
         import configparser
         cp = configparser.ConfigParser(delimiters=('=',), interpolation=None)
@@ -357,25 +348,16 @@ def plan(w, paths):
             cp.read_string(w.zip.read(eps).decode('utf-8'))
         except Exception:
             raise Undecided('%s: unreadable entry_points.txt' % w.name)
-        for sec in ('console_scripts', 'gui_scripts'):
-            if cp.has_section(sec):
-                for k, v in cp.items(sec):
-                    if not re.match(r'^[A-Za-z0-9_.][A-Za-z0-9_.+-]*$', k) or k in ('.', '..'):
-                        raise Refused('entry point name %r is not a plain file name' % k)
-                    scripts.append((os.path.join(paths['scripts'], k), launcher(v)))
-    w.site, w.files, w.scripts = site, files, scripts
-def member(w, zi, script=False):
-    # the member in chunks of CHUNK; a script's #!python names the interpreter
+        # launchers are pip's to write: byte for byte its own, with the
+        # exec wrapper a long or spaced interpreter path needs
+        if any(cp.has_section(sec) and cp.items(sec)
+               for sec in ('console_scripts', 'gui_scripts')):
+            raise Undecided('%s has entry points' % w.name)
+    w.site, w.files = site, files
+def member(w, zi):
+    # the member in chunks of CHUNK
     with w.zip.open(zi) as f:
         head = f.read(CHUNK)
-        if script and head.startswith(b'#!python'):
-            while b'\n' not in head:
-                more = f.read(CHUNK)
-                if not more:
-                    break
-                head += more
-            nl = head.find(b'\n')
-            head = b'#!' + sys.executable.encode() + (head[8:nl] if nl > 0 else b'') + (head[nl:] if nl > 0 else b'\n')
         while head:
             yield head
             head = f.read(CHUNK)
@@ -413,16 +395,14 @@ def install(w, paths):
     # the package's files; the .dist-info waits for finish()
     print('Installing %s-%s (wheelhouse, pyrt)' % (w.info[:-10].rpartition('-')[0], w.ver))
     record, later, pys = [], [], []
-    for zi, dest, script, info in w.files:
+    for zi, dest, info in w.files:
         if info:
             later.append((zi, dest))
             continue
-        mode = 0o755 if script or (zi.external_attr >> 16) & 0o111 else 0o644
-        write(dest, member(w, zi, script), mode, record, w.site)
-        if dest.endswith('.py') and not script:
+        mode = 0o755 if (zi.external_attr >> 16) & 0o111 else 0o644
+        write(dest, member(w, zi), mode, record, w.site)
+        if dest.endswith('.py'):
             pys.append(dest)
-    for dest, body in w.scripts:
-        write(dest, body, 0o755, record, w.site)
     w.record, w.later, w.pys = record, later, pys
 def finish(w):
     # after the compile: the .pyc in RECORD, then the .dist-info, RECORD last

@@ -90,7 +90,9 @@ with zipfile.ZipFile(sys.argv[1] + "/pyrt_tool-1.0-py3-none-any.whl", "w") as z:
     run = zipfile.ZipInfo("pyrt_tool/run.sh")
     run.external_attr = 0o100755 << 16
     z.writestr(run, "#!/bin/sh\necho run\n")
-    z.writestr("pyrt_tool-1.0.data/scripts/pyrt-legacy", "#!python\nprint('legacy ran')\n")
+    legacy = zipfile.ZipInfo("pyrt_tool-1.0.data/scripts/pyrt-legacy")
+    legacy.external_attr = 0o100755 << 16
+    z.writestr(legacy, "#!python\nprint('legacy ran')\n")
     z.writestr("pyrt_tool-1.0.data/data/share/pyrt-tool.txt", "data\n")
     z.writestr(info + "/entry_points.txt",
                "[console_scripts]\npyrt-cli = pyrt_tool:main\n[gui_scripts]\npyrt-gui = pyrt_tool:main\n")
@@ -100,24 +102,31 @@ with zipfile.ZipFile(sys.argv[1] + "/pyrt_tool-1.0-py3-none-any.whl", "w") as z:
 EOF
 printf 'pyrt-tool\n' >"$work/tool.txt"
 # A .pth in site-packages runs at every interpreter start that runs site
-# (-S off): the installer must not be one of them.
+# (-S off): the installer must not be one of them.  (A baseline that is
+# all there: the installer starts and decides, pip does not run.)
 printf 'import os; open(%s, "w").close()\n' "'$work/pth-ran'" >"$site/pyrt-probe.pth"
-run baseline "${common[@]}" --wheelhouse "$wht" --requirements "$work/tool.txt"
-check "a wheel with scripts: installed by the fast path (exit 0)" eval '
-  rc_is 0 && ! pip_ran && [ "$(cat "$site"/pyrt_tool-1.0.dist-info/INSTALLER)" = pyrt ]'
+printf 'openpyxl\n' >"$work/there.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/there.txt"
+check "a requirement already there: the installer alone ran (exit 0)" eval 'rc_is 0 && ! pip_ran'
 check "the installer ran no .pth file of site-packages (-I -S -B)" [ ! -e "$work/pth-ran" ]
 check "the probe .pth does run where site runs (the probe is live)" eval '
   "$py" -I -c pass && [ -e "$work/pth-ran" ]'
 rm -f "$site/pyrt-probe.pth" "$work/pth-ran"
+run baseline "${common[@]}" --wheelhouse "$wht" --requirements "$work/tool.txt"
+# Launchers and #! lines are pip's own: a wheel with .data/scripts or
+# entry points is left to pip (its exec wrapper where the interpreter's
+# path is over 127 bytes or has a space, as under a deep CI checkout).
+check "a wheel with scripts and entry points: left to pip (exit 0)" eval '
+  rc_is 0 && pip_ran && [ "$(cat "$site"/pyrt_tool-1.0.dist-info/INSTALLER)" = pip ]'
 read -r bindir datadir < <("$py" -I -c 'import sysconfig; p = sysconfig.get_paths(); print(p["scripts"], p["data"])')
 # pyrt starts the interpreter by the install's own path, as pip would.
 exe=$(readlink -f "$box/runtime/python/current")/bin/python3
+# (#!$exe, or pip's /bin/sh exec wrapper naming it for a long path.)
 check "the launchers run the interpreter's entry point, mode 0755" eval '
   [ "$("$bindir/pyrt-cli")" = "tool ran" ] && [ "$("$bindir/pyrt-gui")" = "tool ran" ] &&
-  [ "$(stat -c %a "$bindir/pyrt-cli")" = 755 ] &&
-  [ "$(head -1 "$bindir/pyrt-cli")" = "#!$exe" ]'
+  [ "$(stat -c %a "$bindir/pyrt-cli")" = 755 ] && grep -q "$exe" "$bindir/pyrt-cli"'
 check "#!python is rewritten to the interpreter" eval '
-  [ "$(head -1 "$bindir/pyrt-legacy")" = "#!$exe" ] && [ "$("$bindir/pyrt-legacy")" = "legacy ran" ]'
+  grep -q "$exe" "$bindir/pyrt-legacy" && [ "$("$bindir/pyrt-legacy")" = "legacy ran" ]'
 check "the zip's exec bit is kept: 0755 and 0644" eval '
   [ "$(stat -c %a "$site/pyrt_tool/run.sh")" = 755 ] &&
   [ "$(stat -c %a "$site/pyrt_tool/__init__.py")" = 644 ]'

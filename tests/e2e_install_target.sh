@@ -31,8 +31,12 @@ sort >"$work/files.want" <<'LIST'
 LIST
 # dist/systemd comes with `pyrt serve`: its units, when present, too.
 if [ -d "$src/dist/systemd" ]; then
-  for f in "$src"/dist/systemd/*.service "$src"/dist/systemd/*.socket "$src"/dist/systemd/*.timer; do
-    [ -f "$f" ] && echo "644 ./usr/lib/systemd/user/${f##*/}"
+  # (.service.in: configured with the install prefix's bindir.)
+  for f in "$src"/dist/systemd/*.service "$src"/dist/systemd/*.service.in \
+           "$src"/dist/systemd/*.socket "$src"/dist/systemd/*.timer; do
+    [ -f "$f" ] || continue
+    f=${f##*/}
+    echo "644 ./usr/lib/systemd/user/${f%.in}"
   done >>"$work/files.want"
   sort -o "$work/files.want" "$work/files.want"
 fi

@@ -193,10 +193,7 @@ def build_wheel(wh):
         z.writestr('demo_pkg/data.bin', bytes(range(256)) * 64)
         z.writestr('demo_pkg/sub/mod.py', 'def f():\n    return 2\n')
         z.writestr('demo_pkg/sub/broken.py', 'def (:\n')
-        z.writestr('demo_pkg-1.0.data/scripts/demo-legacy', '#!python\nprint(1)\n')
         z.writestr('demo_pkg-1.0.data/data/share/demo.txt', 'shared\n')
-        z.writestr(info + '/entry_points.txt',
-                   '[console_scripts]\ndemo-cli = demo_pkg:main\n')
         z.writestr(info + '/METADATA',
                    'Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n')
         z.writestr(info + '/WHEEL',
@@ -245,13 +242,46 @@ class Record(unittest.TestCase):
             self.assertEqual(on_disk, listed)
             self.assertEqual(rows[-1][0], 'demo_pkg-1.0.dist-info/RECORD')
             names = {r[0] for r in rows}
-            self.assertIn('../scripts/demo-cli', names)
             self.assertIn('../data/share/demo.txt', names)
             # the file that does not compile has no .pyc, as with pip
             self.assertFalse(any('broken.cpython' in n for n in names))
             self.assertTrue(any(n.startswith('demo_pkg/sub/__pycache__/mod.cpython')
                                 for n in names))
             print('\nRECORD: %d rows re-hashed' % len(rows))
+
+
+class LeftToPip(unittest.TestCase):
+    """.data/scripts and console/gui entry points are pip's to install:
+    their #! lines and launchers are pip's own, byte for byte."""
+
+    def plan_of(self, extra):
+        label, prefix = packagings()[0]
+        bind(prefix)
+        with tempfile.TemporaryDirectory() as tmp:
+            wh, root = os.path.join(tmp, 'wh'), os.path.join(tmp, 'root')
+            os.makedirs(wh)
+            path = build_wheel(wh)
+            with zipfile.ZipFile(path, 'a') as z:
+                for name, body in extra.items():
+                    z.writestr(name, body)
+            paths = {k: os.path.join(root, k) for k in
+                     ('purelib', 'platlib', 'scripts', 'data')}
+            order, notes = fastwheel.resolve(['demo-pkg'], fastwheel.wheelhouse(wh), {})
+            fastwheel.plan(order[0], paths)
+
+    def test_scripts_are_undecided(self):
+        with self.assertRaises(fastwheel.Undecided):
+            self.plan_of({'demo_pkg-1.0.data/scripts/demo-legacy': '#!python\nprint(1)\n'})
+
+    def test_entry_points_are_undecided(self):
+        for sec in ('console_scripts', 'gui_scripts'):
+            with self.assertRaises(fastwheel.Undecided):
+                self.plan_of({'demo_pkg-1.0.dist-info/entry_points.txt':
+                              '[%s]\ndemo-cli = demo_pkg:main\n' % sec})
+
+    def test_other_entry_points_stay(self):
+        self.plan_of({'demo_pkg-1.0.dist-info/entry_points.txt':
+                      '[pyrt.plugins]\ndemo = demo_pkg:main\n'})
 
 
 class Sizes(unittest.TestCase):
