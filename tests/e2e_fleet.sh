@@ -91,8 +91,13 @@ out=$fleet/run4.json
 fleet_play "$out" -i "$fleet/inventory-bad.ini"
 check "run 4 exits 2 (a host failed) ($SECONDS s)" rc_is 2
 check "run 4: host6 failed" [ "$(stat_of host6 failures)" = 1 ]
+# (The mirror URL is a no_log option now: Ansible masks it in the message
+# as ********; either form names the file.)
 check "run 4: with pyrt's verification message" sh -c '
-  task_msg=$1; case $task_msg in *"SHA-256 mismatch for https://127.0.0.1:"*/bad/fixture/runtime.tar.gz*) exit 0;; esac; exit 1' _ \
+  task_msg=$1; case $task_msg in
+    *"SHA-256 mismatch for https://127.0.0.1:"*/bad/fixture/runtime.tar.gz*) exit 0;;
+    *"SHA-256 mismatch for ********/fixture/runtime.tar.gz"*) exit 0;;
+  esac; echo "# message: $task_msg"; exit 1' _ \
   "$(task_result host6 'Provision the managed runtime' msg)"
 check "run 4: and pyrt's exit code 5" [ "$(task_result host6 'Provision the managed runtime' rc)" = 5 ]
 check "run 4: host6 activated nothing" [ ! -e "$fleet/host6/box/runtime/python/current" ]
