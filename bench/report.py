@@ -544,6 +544,9 @@ def report(d):
         p("- (issue 13.5) 250k-file synthetic tree, pyrt ≤ 0.9× `tar -xzf` on tmpfs — "
           "not run by bench/run: `bench/scale250k.sh` measures it; %s"
           % standalone("results-scale250k.md"))
+        p("- (issues 11 and 19.1) `pyrt serve`: GET status under wrk, 64 and 300 "
+          "keep-alive connections — not run by bench/run: `bench/serve-bench.sh` "
+          "measures it; %s" % standalone("results-serve.md"))
         if d.paint and d.paint.get("median_ms") is not None:
             v = d.paint["median_ms"]
             p("- (issue 13.3) the TUI paints a complete dashboard ≤ 100 ms after start: "

@@ -9,9 +9,14 @@
  *     connection that has not sent a request that passed the gate is shut
  *     down, however steadily it trickles bytes;
  *   - a cap well below the connection limit: when SRV_UNTRUSTED_MAX are
- *     open, the next accept shuts the oldest one down.  A real client sends
- *     its request at once, so the oldest waiting is the likeliest attacker,
- *     and a new client is never turned away for them.
+ *     open, the next accept (or the watchdog) shuts the oldest one down.  A
+ *     real client sends its request at once, so the oldest waiting is the
+ *     likeliest attacker, and a new client is never turned away for them.
+ *     "At once" still takes a moment: when 300 clients connect together,
+ *     all 300 are accepted before the first request is read, and a cap
+ *     applied at the accept shut 236 of them (issue 19).  So only a
+ *     connection SRV_UNTRUSTED_GRACE_S old counts against the cap; younger
+ *     ones are bounded by the connection limit alone until then.
  * The list is in accept order, so the watchdog only looks at its head.
  * shutdown(2) (never close) wakes the connection's worker, which reads the
  * end and closes it; an fd is only touched while its connection is in the
@@ -46,6 +51,7 @@ struct srv_guard {
 	unsigned count;
 	double deadline_s;
 	unsigned max;
+	double grace_s;
 };
 
 static double now_s(void)
@@ -81,6 +87,15 @@ static void drop_head(srv_guard *g)
 	unlink_conn(g, c);
 }
 
+/* Called with mu held: while more than `keep` are open, the oldest goes
+ * if it has had its grace. */
+static void enforce_cap(srv_guard *g, unsigned keep, double t)
+{
+	while (g->count > keep && g->head &&
+	       t - g->head->start >= g->grace_s)
+		drop_head(g);
+}
+
 static void *watch(void *arg)
 {
 	srv_guard *g = arg;
@@ -89,6 +104,7 @@ static void *watch(void *arg)
 		double t = now_s();
 		while (g->head && t - g->head->start >= g->deadline_s)
 			drop_head(g);
+		enforce_cap(g, g->max, t);
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += WATCH_MS * 1000000L;
@@ -102,13 +118,14 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-srv_guard *srv_guard_new(double deadline_s, unsigned max)
+srv_guard *srv_guard_new(double deadline_s, unsigned max, double grace_s)
 {
 	srv_guard *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->deadline_s = deadline_s;
 	g->max = max;
+	g->grace_s = grace_s;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -141,7 +158,8 @@ void srv_guard_free(srv_guard *g)
 	free(g);
 }
 
-/* Accept: listed at the tail, the oldest dropped when the cap is full. */
+/* Accept: listed at the tail, the oldest (past its grace) dropped when the
+ * cap is full. */
 static void conn_started(srv_guard *g, struct MHD_Connection *conn,
 			 void **socket_context)
 {
@@ -154,8 +172,7 @@ static void conn_started(srv_guard *g, struct MHD_Connection *conn,
 	c->fd = info->connect_fd;
 	c->start = now_s();
 	pthread_mutex_lock(&g->mu);
-	while (g->count >= g->max && g->head)
-		drop_head(g);
+	enforce_cap(g, g->max ? g->max - 1 : 0, c->start);
 	c->prev = g->tail;
 	if (g->tail)
 		g->tail->next = c;

@@ -1,5 +1,5 @@
 /*
- * The HTTP layer: libmicrohttpd in its own epoll thread pool, a connection
+ * The HTTP layer: libmicrohttpd in its own poll(2) thread pool, a connection
  * limit and a per-connection timeout.  Every request passes the same gate
  * before routing: one Host, and it names loopback (DNS rebinding); an
  * Origin, when sent, is a loopback one (a web page in a browser); on TCP the
@@ -621,13 +621,22 @@ srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
 	h->need_token = l->is_tcp;
 	if (token)
 		snprintf(h->token, sizeof h->token, "%s", token);
-	h->guard = srv_guard_new(SRV_HEADER_DEADLINE_S, SRV_UNTRUSTED_MAX);
+	h->guard = srv_guard_new(SRV_HEADER_DEADLINE_S, SRV_UNTRUSTED_MAX,
+				 SRV_UNTRUSTED_GRACE_S);
 	if (!h->guard) {
 		snprintf(msg, msglen, "cannot start the connection guard (out of memory or threads)");
 		free(h);
 		return NULL;
 	}
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+	/* poll(2), not epoll: libmicrohttpd's epoll loop (0.9.75, and still
+	 * upstream) reads at most 128 events per epoll_wait and, when it got
+	 * exactly 128, calls epoll_wait again with the full timeout (up to
+	 * CONN_TIMEOUT_S) before handling any of them.  A pool thread holding
+	 * 128 keep-alive connections that all asked at once then sleeps until
+	 * a new event or the timeout, and those 128 requests hang 30 s and
+	 * are closed (issue 19; docs/RELIABILITY.md, e2e_serve_load).  poll
+	 * handles what one call returned. */
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,

@@ -135,13 +135,20 @@ json_t *srv_error(const char *code, const char *message, const char *fix);
 /* A connection that has not sent a request passing the gate is shut down
  * this long after its accept, however slowly it trickles bytes... */
 #define SRV_HEADER_DEADLINE_S 10.0
-/* ...and at most this many of them are open (of SRV_CONN_LIMIT): the
- * oldest goes when another is accepted. */
+/* ...and at most this many of them are open once SRV_UNTRUSTED_GRACE_S
+ * old: the oldest goes when another is accepted or the watchdog looks.
+ * The grace is for a burst of real clients: hundreds may connect before
+ * the server has read the request each sent at once. */
 #define SRV_UNTRUSTED_MAX 64
-#define SRV_CONN_LIMIT 256
+#define SRV_UNTRUSTED_GRACE_S 2.0
+/* The whole server's connections: 300 keep-alive pollers and a full cap
+ * of untrusted ones fit, well under the usual 1024 descriptors.  Also the
+ * listen backlog, so a burst of connects waits in the kernel's queue
+ * rather than being refused (Unix) or retried a second later (TCP). */
+#define SRV_CONN_LIMIT 512
 typedef struct srv_guard srv_guard;
 /** Start the watchdog thread; NULL when out of memory or threads. */
-srv_guard *srv_guard_new(double deadline_s, unsigned max);
+srv_guard *srv_guard_new(double deadline_s, unsigned max, double grace_s);
 /** Stop it; after the daemon is stopped. */
 void srv_guard_free(srv_guard *g);
 /** MHD_OPTION_NOTIFY_CONNECTION's callback (cls: the guard). */

@@ -21,7 +21,7 @@
 #include "internal.h"
 #include "trust.h"
 
-#define LISTEN_BACKLOG 128
+#define LISTEN_BACKLOG SRV_CONN_LIMIT
 
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
