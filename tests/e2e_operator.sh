@@ -62,13 +62,7 @@ check "the index credentials appear nowhere" \
 
 # --- --index-url reaches pip: a PEP 503 index over loopback http --------------
 idx=$work/index
-for whl in "$fx"/wheelhouse/*.whl; do
-  f=$(basename "$whl")
-  name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
-  mkdir -p "$idx/simple/$name"
-  cp "$whl" "$idx/simple/$name/"
-  printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
-done
+e2e_simple_index "$idx"
 iport=$(free_port)
 python3 -m http.server --bind 127.0.0.1 --directory "$idx" "$iport" 2>"$work/index.log" >/dev/null &
 index_pid=$!

@@ -17,13 +17,7 @@ check "the fixture runtime installs (no baseline)" rc_is 0
 
 # A PEP 503 index of the fixture wheels that holds its first answer.
 idx=$work/index
-for whl in "$fx"/wheelhouse/*.whl; do
-  f=$(basename "$whl")
-  name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
-  mkdir -p "$idx/simple/$name"
-  cp "$whl" "$idx/simple/$name/"
-  printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
-done
+e2e_simple_index "$idx"
 index_pid=
 start_index() {
   rm -f "$work/iport" "$work/hit" "$work/release"

@@ -95,13 +95,7 @@ check "status redacts an old marker's source" eval 'has "source: *https://127.0.
 # is in the output, the logs or the support bundle: pip's lines name the
 # index as host/***.
 idx=$work/index
-for whl in "$fx"/wheelhouse/*.whl; do
-  f=$(basename "$whl")
-  name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
-  mkdir -p "$idx/simple/$name"
-  cp "$whl" "$idx/simple/$name/"
-  printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
-done
+e2e_simple_index "$idx"
 python3 "$src/tests/helpers/slow_index.py" --root "$idx" --prefix /Tok3nPath \
   --port-file "$work/iport" --hit "$work/hit" --release "$work/release" \
   --log "$work/index.log" &

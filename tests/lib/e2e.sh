@@ -74,6 +74,20 @@ e2e_mirror() {
   mirror="https://127.0.0.1:$port/pbs"
 }
 
+# e2e_simple_index DIR: the fixture wheelhouse as a PEP 503 index under
+# DIR/simple/NAME/ (serve it with tests/helpers/slow_index.py or
+# python3 -m http.server).
+e2e_simple_index() {
+  local idx=$1 whl f name
+  for whl in "$fx"/wheelhouse/*.whl; do
+    f=$(basename "$whl")
+    name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
+    mkdir -p "$idx/simple/$name"
+    cp "$whl" "$idx/simple/$name/"
+    printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
+  done
+}
+
 # e2e_wait_socket PATH PID LOG: wait up to 5 s for a server (pid PID,
 # stderr in LOG) to listen on the Unix socket PATH. When it cannot start,
 # say why with its log and end the test now rather than let every later
