@@ -665,37 +665,6 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Copy in to out, hashing what is copied. */
-static int copy_fd(int in, int out, const char *src, const char *shown,
-		   char *hex, uint64_t *bytes, pyrt_error *err)
-{
-	int rc = pyrt_sha256_ready(err);
-	pyrt_sha256 *sha = rc ? NULL : pyrt_sha256_new();
-	char buf[64 * 1024];
-	if (!rc && !sha)
-		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	*bytes = 0;
-	while (!rc) {
-		ssize_t n = read(in, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-						  "cannot read %s", src);
-		if (n <= 0)
-			break;
-		pyrt_sha256_update(sha, buf, (size_t)n);
-		if (write_all(out, buf, (size_t)n) != 0)
-			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
-						  "cannot write %s", shown);
-		*bytes += (uint64_t)n;
-	}
-	if (!rc && pyrt_sha256_final_hex(sha, hex) != 0)
-		rc = pyrt_error_set(err, PYRT_E_INTERNAL, "SHA-256 failed");
-	pyrt_sha256_free(sha);
-	return rc;
-}
-
 /* Copy src to name in the folder wfd through a 0644 partial, hashing;
  * fsync, rename.  shown is name as the user sees it (wheels/<file>). */
 static int copy_hashed_at(const char *src, int wfd, const char *name,
@@ -723,7 +692,10 @@ static int copy_hashed_at(const char *src, int wfd, const char *name,
 					    "cannot create the partial of %s",
 					    shown);
 	}
-	int rc = copy_fd(in, out, src, shown, hex, bytes, err);
+	unsigned long long copied = 0;
+	int rc = pyrt_sha256_copy(in, out, ULLONG_MAX, src, shown, NULL, hex,
+				  &copied, err);
+	*bytes = copied;
 	if (!rc && fsync(out) != 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot write %s", shown);
