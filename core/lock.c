@@ -93,6 +93,22 @@ static int read_holder(int fd, pyrt_lock_holder *h)
 	return parse_holder(buf, h);
 }
 
+/*
+ * The holder writes its record just after its flock succeeds; a prober
+ * that lost the race in that gap would report "not recorded yet" and a
+ * --no-wait caller could not name who holds the box.  Give the record a
+ * moment (at most half a second) to appear.
+ */
+static void read_holder_settled(int fd, pyrt_lock_holder *h)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	for (int i = 0; i < 50; i++) {
+		if (read_holder(fd, h))
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* "pid N on HOST since T", or a vaguer phrase when the record is empty. */
 static void describe_holder(const pyrt_lock_holder *h, char *buf, size_t len)
 {
@@ -174,7 +190,7 @@ static int try_lock(const char *lock_path, int *fdp, pyrt_lock_holder *holder,
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			int e = errno;
 			if (e == EWOULDBLOCK)
-				read_holder(fd, holder);
+				read_holder_settled(fd, holder);
 			close(fd);
 			if (e == EWOULDBLOCK)
 				return 0;
