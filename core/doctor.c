@@ -256,6 +256,13 @@ static int check_box_root(doctor_ctx *x)
 	const char *bad = access(root, W_OK | X_OK) != 0 ? root
 			  : stat(rt, &sb) == 0 && access(rt, W_OK | X_OK) != 0
 				  ? rt : NULL;
+	if (bad && access(bad, W_OK) != 0 && errno == EROFS)
+		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL,
+				 "remount it read-write to change the runtime, "
+				 "or pass --box-root DIR on a writable file "
+				 "system (status, plugins and smoke work as it "
+				 "is)",
+				 "%s is on a read-only file system", bad);
 	if (bad)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL, fix,
 				 "%s is not writable by this user (uid %ld)",

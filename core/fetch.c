@@ -748,10 +748,24 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 	case CURLE_SSL_ISSUER_ERROR:
 	case CURLE_SSL_INVALIDCERTSTATUS:
 	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-		pyrt_error_set(f->err, PYRT_E_NETWORK,
-			       "certificate verification failed for %s (%s); "
-			       "if the server uses a private CA, pass its "
-			       "certificate with --cacert FILE", url, detail);
+		if (f->opts->cacert)
+			/* The bundle given replaces the system's: the fix is
+			 * another bundle, not the option already passed. */
+			pyrt_error_set(f->err, PYRT_E_NETWORK,
+				       "certificate verification failed for %s "
+				       "(%s); the CA bundle in use (%s) does "
+				       "not hold the CA that signed this "
+				       "server's certificate — pass a bundle "
+				       "that holds it (it replaces the system "
+				       "CAs, so add them to it if other hosts "
+				       "need them)", url, detail,
+				       f->opts->cacert);
+		else
+			pyrt_error_set(f->err, PYRT_E_NETWORK,
+				       "certificate verification failed for %s "
+				       "(%s); if the server uses a private CA, "
+				       "pass its certificate with --cacert "
+				       "FILE", url, detail);
 		return OUT_FAIL;
 	case CURLE_SSL_CACERT_BADFILE:
 		pyrt_error_set(f->err, PYRT_E_NETWORK,
