@@ -67,11 +67,12 @@ static const opt_spec opt_table[] = {
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_SERVE) |
+	  CMD_BIT(CLI_CMD_DOCTOR) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
 	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(CLI_CMD_SERVE) | CMD_BIT(CLI_CMD_DOCTOR) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
 	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
@@ -457,6 +458,7 @@ static void apply_env(cli_opts *o)
 	    env_nonempty("PYRT_INDEX_URL") &&
 	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
 	     o->command == CLI_CMD_NONE || o->command == CLI_CMD_SERVE ||
+	     o->command == CLI_CMD_DOCTOR ||
 	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
@@ -468,7 +470,7 @@ static void apply_env(cli_opts *o)
 	if (!o->mirror && !o->from_file && !o->mirror_verify &&
 	    env_nonempty("PYRT_MIRROR_URL") &&
 	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_NONE ||
-	     o->command == CLI_CMD_MIRROR)) {
+	     o->command == CLI_CMD_MIRROR || o->command == CLI_CMD_DOCTOR)) {
 		o->mirror = getenv("PYRT_MIRROR_URL");
 		o->mirror_from = "PYRT_MIRROR_URL";
 	}
