@@ -121,16 +121,21 @@ check "Right scrolls sideways" wait_for dash 10 'from column 21'
 T send-keys -t dash q d
 check "doctor runs" wait_for dash 60 'doctor: [0-9]+ passed'
 "$pyrt" doctor --json --box-root "$box" --pins "$work/pins.yaml" --cacert "$fx/ca.pem" >"$work/doctor.json"
-# The first check whose detail is longer than its row at 80 columns.
-read -r idx title < <(python3 - "$work/doctor.json" <<'EOF'
+# The first check whose detail is longer than its row at 80 columns, as
+# the screen lists them (failures, then warnings, then the rest), and its
+# index in doctor --json.
+read -r pos idx title < <(python3 - "$work/doctor.json" <<'EOF'
 import json, sys
-for i, c in enumerate(json.load(open(sys.argv[1]))["checks"]):
-    if len(c["detail"]) > 52:
-        print(i, c["title"]); break
+checks = json.load(open(sys.argv[1]))["checks"]
+rank = {"fail": 0, "warn": 1}
+order = sorted(range(len(checks)), key=lambda i: rank.get(checks[i]["verdict"], 2))
+for pos, i in enumerate(order):
+    if len(checks[i]["detail"]) > 52:
+        print(pos, i, checks[i]["title"]); break
 EOF
 )
 check "doctor --json has a check longer than its row" [ -n "${title:-}" ]
-for ((k = 0; k < ${idx:-0}; k++)); do T send-keys -t dash j; done
+for ((k = 0; k < ${pos:-0}; k++)); do T send-keys -t dash j; done
 T send-keys -t dash Enter
 check "Enter on a check opens its whole text" wait_for dash 10 "┌─ $title"
 check "... the detail whole, as doctor --json has it" python3 - "$work/doctor.json" "$idx" \
