@@ -145,7 +145,10 @@ c = json.load(open(sys.argv[1]))["checks"][int(sys.argv[2])]
 # Wrapping breaks at spaces and splits a word longer than the row: the
 # text is all there once blanks are set aside.
 want = "".join(c["detail"].split())
-sys.exit(0 if want in "".join(sys.argv[3].split()) else 1)
+ok = want in "".join(sys.argv[3].split())
+if not ok:
+    print("# want:", c["detail"], "\n# shown:", sys.argv[3], file=sys.stderr)
+sys.exit(0 if ok else 1)
 EOF
 T send-keys -t dash Escape q
 wait_for dash 10 'PLUGIN +ENABLED' >/dev/null
