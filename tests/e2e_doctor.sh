@@ -112,6 +112,8 @@ check "the kept document holds the paragraph" \
   python3 -c "import sys, zipfile; x = zipfile.ZipFile(sys.argv[1]).read('word/document.xml').decode(); sys.exit(0 if '>' + sys.argv[2] + '<' in x else 1)" "$work/x.docx" "$para"
 run smoke --box-root "$box" --json
 check "smoke --json" eval 'rc_is 0 && json "d[\"ok\"] is True and d[\"docx\"] is None and d[\"paragraph\"].startswith(\"pyrt smoke test \")"'
+check "smoke --json: seconds to the millisecond, not 17 digits" \
+  eval 'grep -qE "\"seconds\": ?[0-9]+(\.[0-9]{1,3})?([,}]|$)" "$work/out"'
 check "no smoke workspace left" eval '! ls -d "$box"/runtime/python/smoke-* >/dev/null 2>&1'
 
 mkdir -p "$box/runtime/python/logs"
