@@ -164,10 +164,12 @@ static int ofd_lock(int fd, short type)
 	return rc;
 }
 
-/* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere. */
+/* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere.
+ * 0644: every user of a shared box may see that an install runs (and by
+ * whom); only its owner can take it. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
-	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0600, err);
+	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0644, err);
 }
 
 static void sleep_100ms(void)
@@ -338,8 +340,12 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 		return 0;
 	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		/* Root's private lock (an older shared box), seen by another
+		 * user: nobody we could wait for. */
+		if (errno == ENOENT || errno == EACCES) {
+			pyrt_error_clear(err);
 			return 0;
+		}
 		return fd;
 	}
 	int rc = ofd_test(fd);
