@@ -4,8 +4,8 @@
 # (65534, through setpriv):
 #  (b) a box root installs and owns is trusted by every user (OpenSSH's
 #      rule): its runtime tree, marker and status are readable by all, so
-#      uid 65534 gets read-only answers from status, plugins, doctor, smoke
-#      (its .docx in its own folder) and runs the interpreter; a change
+#      uid 65534 gets read-only answers from status, plugins, doctor, verify,
+#      smoke (its .docx in its own folder) and runs the interpreter; a change
 #      (install, baseline, plugins install, rollback, uninstall) is refused
 #      with exit 16 and "run it as root"; nothing of the box changes and
 #      logs, downloads, caches, pip's home stay private (0700);
@@ -68,6 +68,9 @@ check "... cowork is ready" has '"verdict": *"ready"' out
 run_other doctor --box-root "$box" "${pins[@]}"
 check "uid $other: doctor exits 0 (every check passes read-only)" rc_is 0
 [ "$rc" -eq 0 ] || { cat "$work/out" "$work/err"; }
+run_other verify --box-root "$box" "${pins[@]}"
+check "uid $other: verify exits 0 (the tree and its manifest are readable)" rc_is 0
+[ "$rc" -eq 0 ] || cat "$work/out" "$work/err"
 mkdir -m 0700 "$ohome/docs"
 chown "$other:$other" "$ohome/docs"
 run_other smoke --box-root "$box" "${pins[@]}" --out "$ohome/docs/smoke.docx"
