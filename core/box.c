@@ -131,11 +131,20 @@ static int box_share(const pyrt_box *box, pyrt_error *err)
 }
 
 /* Root's box seen by another user: trusted (root could change ours too),
- * but only to read. */
+ * but only to read.  Any directory of root's in it makes it so: we could
+ * not write there. */
 static void box_note_owner(pyrt_box *box)
 {
-	struct stat st;
-	box->shared = lstat(box->root, &st) == 0 && st.st_uid != geteuid();
+	char runtime_parent[PATH_MAX];
+	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
+	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+			       box->installs, box->staging, box->downloads,
+			       box->logs };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct stat st;
+		if (lstat(dirs[i], &st) == 0 && st.st_uid != geteuid())
+			box->shared = 1;
+	}
 }
 
 int pyrt_box_open(pyrt_box **out, const char *root, int create,

@@ -336,16 +336,15 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 {
 	if (holder)
 		memset(holder, 0, sizeof *holder);
-	if (access(lock_path, F_OK) != 0 && errno == ENOENT)
+	/* EACCES: root's private lock (a shared box an older pyrt made),
+	 * seen by another user, who could not wait for it anyway. */
+	if (access(lock_path, R_OK) != 0 &&
+	    (errno == ENOENT || errno == EACCES))
 		return 0;
 	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {
-		/* Root's private lock (an older shared box), seen by another
-		 * user: nobody we could wait for. */
-		if (errno == ENOENT || errno == EACCES) {
-			pyrt_error_clear(err);
+		if (errno == ENOENT)
 			return 0;
-		}
 		return fd;
 	}
 	int rc = ofd_test(fd);
