@@ -62,6 +62,8 @@ check "... with the baseline complete" has '"state": *"complete"' out
 run_other status --box-root "$box" "${pins[@]}"
 check "uid $other: plain status exits 0 and is not refused" \
   eval 'rc_is 0 && not_has "owned by uid 0" err'
+run_other status --deep --box-root "$box" "${pins[@]}"
+check "uid $other: status --deep (the interpreter started) exits 0" rc_is 0
 run_other plugins --json --box-root "$box" "${pins[@]}"
 check "uid $other: plugins exits 0" rc_is 0
 check "... cowork is ready" has '"verdict": *"ready"' out
