@@ -101,6 +101,10 @@ run_other rollback --box-root "$box" "${pins[@]}" --yes
 check "uid $other: rollback is refused with exit 16" refused_as_root
 run_other uninstall --box-root "$box" "${pins[@]}" --yes
 check "uid $other: uninstall is refused with exit 16" refused_as_root
+run_other uninstall --box-root "$box" "${pins[@]}"
+check "... and without --yes too, before any question" \
+  eval 'refused_as_root && not_has "Uninstall?" out && not_has "Uninstall?" err'
+
 
 after=$(snapshot "$box")
 check "nothing in the box changed while uid $other used it" [ "$before" = "$after" ]
