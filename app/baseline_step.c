@@ -104,6 +104,7 @@ void cli_baseline_ready_plugins(cli_baseline_report *rep,
 	}
 	o->ready_plugins = rep->ready;
 	o->ready_plugin_count = rep->ready_count;
+	o->plugins = rep->plugins;
 	if (n == 0)
 		return; /* no plugins in this box: nothing worth a line */
 	char names[2048];

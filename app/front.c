@@ -59,3 +59,69 @@ void cli_front_result(const cli_front *front, const cli_outcome *outcome)
 	if (front->ops->on_result)
 		front->ops->on_result(outcome, front->state);
 }
+
+typedef struct tap_state {
+	cli_front *inner;
+	void (*fn)(const cli_outcome *o, void *arg);
+	void *arg;
+} tap_state;
+
+static int tap_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		    void *state)
+{
+	const cli_front *in = ((tap_state *)state)->inner;
+	return in->ops->on_step ? in->ops->on_step(step, st, detail, in->state)
+				: 0;
+}
+
+static int tap_progress(pyrt_step step, const pyrt_progress *p, void *state)
+{
+	const cli_front *in = ((tap_state *)state)->inner;
+	return in->ops->on_progress ? in->ops->on_progress(step, p, in->state)
+				    : 0;
+}
+
+static int tap_log(pyrt_log_level level, const char *line, void *state)
+{
+	const cli_front *in = ((tap_state *)state)->inner;
+	return in->ops->on_log ? in->ops->on_log(level, line, in->state) : 0;
+}
+
+static void tap_result(const cli_outcome *o, void *state)
+{
+	tap_state *s = state;
+	s->fn(o, s->arg);
+	cli_front_result(s->inner, o);
+}
+
+static void tap_destroy(void *state)
+{
+	tap_state *s = state;
+	cli_front_free(s->inner);
+	free(s);
+}
+
+static const cli_front_ops tap_ops = {
+	.on_step = tap_step,
+	.on_progress = tap_progress,
+	.on_log = tap_log,
+	.on_result = tap_result,
+	.destroy = tap_destroy,
+};
+
+cli_front *cli_front_tap(cli_front *inner,
+			 void (*fn)(const cli_outcome *o, void *arg),
+			 void *arg)
+{
+	if (!inner)
+		return NULL;
+	tap_state *s = calloc(1, sizeof *s);
+	if (!s) {
+		cli_front_free(inner);
+		return NULL;
+	}
+	s->inner = inner;
+	s->fn = fn;
+	s->arg = arg;
+	return cli_front_wrap(&tap_ops, s);
+}

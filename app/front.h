@@ -40,6 +40,9 @@ typedef struct cli_outcome {
 	/** install: plugins whose verdict is ready; NULL when not checked */
 	const char *const *ready_plugins;
 	size_t ready_plugin_count;
+	/** the plugin check behind ready_plugins (every verdict), NULL when
+	 * not checked; valid only during on_result */
+	const struct pyrt_plugins *plugins;
 } cli_outcome;
 
 typedef struct cli_front_ops {
@@ -78,6 +81,15 @@ void cli_front_result(const cli_front *front, const cli_outcome *outcome);
 cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
 			      const char *command, char *path,
 			      size_t path_len);
+
+/**
+ * Forward every event of inner, and hand the outcome to fn before inner
+ * sees it: how a front end keeps an outcome's words to show them later.
+ * Takes ownership of inner; NULL when out of memory (inner freed).
+ */
+cli_front *cli_front_tap(cli_front *inner,
+			 void (*fn)(const cli_outcome *o, void *arg),
+			 void *arg);
 
 /** Wrap ops and state in a front; NULL when out of memory (state destroyed). */
 cli_front *cli_front_wrap(const cli_front_ops *ops, void *state);

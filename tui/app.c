@@ -145,7 +145,7 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	j->platform_key = a->platform.key;
 	j->model = a->model;
 	j->iopts = a->iopts;
-	j->already_current = a->plan.already_current;
+	j->plan = a->plan;
 	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
 	j->bundle_doctor = a->doctor;
 	snprintf(j->bundle_path, sizeof j->bundle_path, "%s",

@@ -12,23 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "baseline_step.h"
 #include "box.h"
 #include "common.h"
 #include "doctor_json.h"
 #include "front.h"
+#include "install_run.h"
 #include "pip.h"
 #include "plugin_ops.h"
 #include "plugin_text.h"
 #include "testhook.h"
-
-static int path_exists(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0;
-}
 
 /* Record a failure's words into the result. */
 static void result_fail(tui_result *r, int rc, const pyrt_error *err,
@@ -42,8 +36,7 @@ static void result_fail(tui_result *r, int rc, const pyrt_error *err,
 }
 
 /* The marker's baseline and the plugin check, as the result shows them. */
-static void result_report(tui_result *r, const cli_baseline_report *rep,
-			  const cli_outcome *o)
+static void result_report(tui_result *r, const cli_outcome *o)
 {
 	if (o->pip_log)
 		snprintf(r->pip_log, sizeof r->pip_log, "%s", o->pip_log);
@@ -53,12 +46,12 @@ static void result_report(tui_result *r, const cli_baseline_report *rep,
 	for (size_t i = 0; i < o->baseline_missing_count; i++)
 		cli_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
 		    i ? ", " : "", o->baseline_missing[i]);
-	if (!rep->plugins)
+	if (!o->plugins)
 		return;
 	r->plugins_checked = 1;
-	r->plugin_count = pyrt_plugins_count(rep->plugins);
-	for (size_t i = 0; i < pyrt_plugins_count(rep->plugins); i++) {
-		const pyrt_plugin *pl = pyrt_plugins_at(rep->plugins, i);
+	r->plugin_count = pyrt_plugins_count(o->plugins);
+	for (size_t i = 0; i < pyrt_plugins_count(o->plugins); i++) {
+		const pyrt_plugin *pl = pyrt_plugins_at(o->plugins, i);
 		if (pl->verdict == PYRT_VERDICT_READY)
 			cli_cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
 			    r->ready_plugins[0] ? ", " : "", pl->name);
@@ -67,6 +60,19 @@ static void result_report(tui_result *r, const cli_baseline_report *rep,
 			    "%s%s (%s)", r->waiting_plugins[0] ? ", " : "",
 			    pl->name, pyrt_verdict_name(pl->verdict));
 	}
+}
+
+/* The outcome app/ composed, kept in words for the UI thread. */
+static void result_record(const cli_outcome *o, void *arg)
+{
+	tui_result *r = arg;
+	r->code = o->code;
+	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
+	snprintf(r->unchanged, sizeof r->unchanged, "%s",
+		 o->unchanged ? o->unchanged : "");
+	snprintf(r->summary, sizeof r->summary, "%s",
+		 o->summary ? o->summary : "");
+	result_report(r, o);
 }
 
 /* Tee the install into a log under the box, as `pyrt install` does; the
@@ -87,118 +93,47 @@ static cli_front *install_log(tui_job *j, cli_front *front)
 	return logged;
 }
 
-/* The baseline after activation, skipped as `pyrt install` skips it. */
-static int install_baseline(tui_job *j, const pyrt_install_result *res,
-			    const pyrt_events *ev, cli_baseline_report *rep,
-			    int *ran, pyrt_error *err)
-{
-	const cli_opts *o = j->opts;
-	int skipped = cli_baseline_skip(o, res->already_current, ev, err);
-	if (skipped)
-		return skipped < 0 ? skipped : 0;
-	*ran = 1;
-	return cli_baseline_run(o, j->pins, ev, rep, err);
-}
-
-/* The success sentence, as `pyrt install` words it. */
-static void install_summary(tui_job *j, const pyrt_install_result *res,
-			    const char *destination, int baseline_ran)
-{
-	const pyrt_pins *p = j->pins;
-	const char *where = res->current[0] ? res->current : destination;
-	const char *baseline = j->opts->no_baseline
-		? "; baseline skipped (--no-baseline)"
-		: baseline_ran ? "; baseline complete" : "";
-	char *out = j->result.summary;
-	size_t len = sizeof j->result.summary;
-	if (res->already_current && !baseline_ran)
-		snprintf(out, len, "%s %s (build %s) is already installed and active at %s; nothing to do (I on the dashboard reinstalls it)",
-			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
-			 where);
-	else if (res->already_current)
-		snprintf(out, len, "%s %s (build %s) is already installed and active at %s%s",
-			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
-			 where, baseline);
-	else
-		snprintf(out, len, "installed %s %s (build %s) at %s%s",
-			 cli_impl_name(p), pyrt_pins_version(p), pyrt_pins_build(p),
-			 where, baseline);
-}
-
-/* install → baseline → plugin check, then one outcome into the log. */
+/* install → baseline → plugin check, run and worded as `pyrt install`
+ * runs and words it: app/ decides, the UI shows the outcome. */
 static void job_install(tui_job *j, cli_front *front)
 {
-	const cli_opts *o = j->opts;
-	tui_result *r = &j->result;
-	pyrt_install_plan plan;
-	memset(&plan, 0, sizeof plan);
-	pyrt_error perr = PYRT_ERROR_INIT;
-	int had_current = pyrt_install_plan_make(&j->iopts, &plan, &perr) == 0
-			  ? path_exists(plan.destination) : 0;
-	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
-	pyrt_install_result res;
-	memset(&res, 0, sizeof res);
-	pyrt_error err = PYRT_ERROR_INIT;
-	cli_baseline_report rep;
-	memset(&rep, 0, sizeof rep);
-	int baseline_ran = 0;
-	int rc = pyrt_install_run(&j->iopts, &ev, &res, &err);
-	int active = rc == 0;
-	if (active)
-		rc = install_baseline(j, &res, &ev, &rep, &baseline_ran, &err);
-	cli_outcome oc = { .command = "install", .code = rc };
-	if (active) {
-		oc.install_dir = res.install_dir;
-		oc.sha256 = res.sha256;
-		oc.already_current = res.already_current;
-		cli_baseline_report_fill(&rep, o->box_root, &oc);
-		if (rc != PYRT_E_CANCELLED)
-			cli_baseline_ready_plugins(&rep, front, o, j->pins,
-						   j->platform_key, &ev, &oc);
-		result_report(r, &rep, &oc);
-	}
-	if (rc == 0) {
-		install_summary(j, &res, plan.destination, baseline_ran);
-		oc.summary = r->summary;
-	} else {
-		result_fail(r, rc, &err, active
-			? "the runtime itself is installed and active; only the doc-library baseline is incomplete"
-			: had_current ? "the previous runtime is still active"
-				      : "nothing was installed");
-		oc.error = r->error;
-		oc.unchanged = r->unchanged;
-	}
-	cli_front_result(front, &oc);
-	cli_baseline_report_clear(&rep);
+	app_install_run run = {
+		.opts = j->opts, .pins = j->pins,
+		.platform_key = j->platform_key, .iopts = &j->iopts,
+		.plan = &j->plan,
+		.reinstall_hint = "I on the dashboard reinstalls it",
+	};
+	app_install_execute(&run, front, tui_model_events(j->model).cancel);
 }
 
 /* `pyrt baseline`, reported the same way. */
 static void job_baseline(tui_job *j, cli_front *front)
 {
 	const cli_opts *o = j->opts;
-	tui_result *r = &j->result;
 	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
 	cli_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	pyrt_error err = PYRT_ERROR_INIT;
+	char summary[256];
 	int rc = cli_baseline_run(o, j->pins, &ev, &rep, &err);
 	cli_outcome oc = { .command = "baseline", .code = rc };
 	if (rc == 0) {
 		size_t n = rep.result.requirement_count;
-		snprintf(r->summary, sizeof r->summary,
+		snprintf(summary, sizeof summary,
 			 "baseline complete: %zu requirement%s installed in the managed runtime",
 			 n, n == 1 ? "" : "s");
+		oc.summary = summary;
 	} else {
-		result_fail(r, rc, &err,
-			    rc == PYRT_E_NOT_READY || rc == PYRT_E_USAGE
-				    ? "nothing was changed"
-				    : "the runtime itself was not changed and is still active");
+		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		oc.unchanged = rc == PYRT_E_NOT_READY || rc == PYRT_E_USAGE
+				       ? "nothing was changed"
+				       : "the runtime itself was not changed and is still active";
 	}
 	cli_baseline_report_fill(&rep, o->box_root, &oc);
 	if (rc != PYRT_E_CANCELLED)
 		cli_baseline_ready_plugins(&rep, front, o, j->pins,
 					   j->platform_key, &ev, &oc);
-	result_report(r, &rep, &oc);
+	cli_front_result(front, &oc);
 	cli_baseline_report_clear(&rep);
 }
 
@@ -360,14 +295,15 @@ static void job_bundle(tui_job *j)
  * tee'd into its log); the others use the model's events directly. */
 static void run_with_front(tui_job *j)
 {
-	cli_front *front = tui_model_front(j->model);
+	cli_front *front = cli_front_tap(tui_model_front(j->model),
+					 result_record, &j->result);
 	if (!front) {
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
 		return;
 	}
 	/* Nothing to do is not worth a log (as `pyrt install` skips it). */
 	if (j->kind == TUI_JOB_INSTALL &&
-	    !(j->already_current && !j->iopts.force))
+	    !(j->plan.already_current && !j->iopts.force))
 		front = install_log(j, front);
 	if (!front) {
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was installed");

@@ -58,7 +58,7 @@ typedef struct tui_job {
 	const char *platform_key;
 	tui_model *model;
 	pyrt_install_opts iopts;   /* install */
-	int already_current;       /* install: the plan said so */
+	pyrt_install_plan plan;    /* install: what the consent showed */
 	char plugin[256];          /* plugin */
 	const pyrt_doctor *bundle_doctor;  /* bundle: doctor's answer */
 	char bundle_path[4096];    /* bundle: where to write it */
