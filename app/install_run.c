@@ -24,15 +24,15 @@ static int path_exists(const char *path)
  */
 static int run_baseline(const app_install_run *r,
 			const pyrt_install_result *res, const pyrt_events *ev,
-			cli_baseline_report *rep, int *ran, pyrt_error *err)
+			app_baseline_report *rep, int *ran, pyrt_error *err)
 {
-	int skipped = cli_baseline_skip(r->opts, res->already_current, ev, err);
+	int skipped = app_baseline_skip(r->opts, res->already_current, ev, err);
 	/* A cancel that lands after the swap finds nothing left to stop
 	 * when the baseline is skipped: the install stands as a success. */
 	if (skipped)
 		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
 	*ran = 1;
-	return cli_baseline_run(r->opts, r->pins, ev, rep, err);
+	return app_baseline_run(r->opts, r->pins, ev, rep, err);
 }
 
 /* The success sentence: what is active, and what the baseline did. */
@@ -47,28 +47,28 @@ static void summary(const app_install_run *r, const pyrt_install_result *res,
 	if (res->already_current && !baseline_ran)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s; nothing to do (%s)",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 r->reinstall_hint);
 	else if (res->already_current)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s%s",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 	else
 		snprintf(buf, len, "installed %s %s (build %s) at %s%s",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 }
 
-int app_install_execute(const app_install_run *r, const cli_front *front,
+int app_install_execute(const app_install_run *r, const app_front *front,
 			const atomic_int *cancel)
 {
 	int had_current = path_exists(r->plan->destination);
-	pyrt_events ev = cli_front_events(front, cancel);
+	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_install_result res;
 	memset(&res, 0, sizeof res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cli_baseline_report rep;
+	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
 	int rc = cancel && atomic_load(cancel)
@@ -78,14 +78,14 @@ int app_install_execute(const app_install_run *r, const cli_front *front,
 	if (active)
 		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
 	char text[8192];
-	cli_outcome o = { .command = "install", .code = rc };
+	app_outcome o = { .command = "install", .code = rc };
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
 		o.already_current = res.already_current;
-		cli_baseline_report_fill(&rep, r->opts->box_root, &o);
+		app_baseline_report_fill(&rep, r->opts->box_root, &o);
 		if (rc != PYRT_E_CANCELLED)
-			cli_baseline_ready_plugins(&rep, front, r->opts, r->pins,
+			app_baseline_ready_plugins(&rep, front, r->opts, r->pins,
 						   r->platform_key, &ev, &o);
 	}
 	if (rc == 0) {
@@ -104,7 +104,7 @@ int app_install_execute(const app_install_run *r, const cli_front *front,
 				: "nothing was installed";
 		}
 	}
-	cli_front_result(front, &o);
-	cli_baseline_report_clear(&rep);
+	app_front_result(front, &o);
+	app_baseline_report_clear(&rep);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #include "pins.h"
 
 typedef struct app_install_run {
-	const cli_opts *opts;          /* box root, baseline options */
+	const app_request *opts;          /* box root, baseline options */
 	const pyrt_pins *pins;
 	const char *platform_key;
 	const pyrt_install_opts *iopts;
@@ -27,7 +27,7 @@ typedef struct app_install_run {
 } app_install_run;
 
 /** Run it and report the outcome through front; returns the pyrt_code. */
-int app_install_execute(const app_install_run *r, const cli_front *front,
+int app_install_execute(const app_install_run *r, const app_front *front,
 			const atomic_int *cancel);
 
 #endif

@@ -31,8 +31,8 @@
 
 /* Everything an install run holds, so one cleanup frees it on every path. */
 typedef struct install_ctx {
-	const cli_opts *opts;
-	cli_front *front;
+	const app_request *opts;
+	app_front *front;
 	pyrt_pins *pins;
 	pyrt_platform platform;
 	pyrt_install_opts iopts;
@@ -41,13 +41,13 @@ typedef struct install_ctx {
 } install_ctx;
 
 /* Report a failure that happened before anything was started. */
-static int refuse(cli_front *front, const char *command, int code,
+static int refuse(app_front *front, const char *command, int code,
 		  const char *msg)
 {
-	cli_outcome o = { .command = command, .code = code, .error = msg,
+	app_outcome o = { .command = command, .code = code, .error = msg,
 			  .before_start = 1 };
-	cli_front_result(front, &o);
-	return cli_exit_code(code);
+	app_front_result(front, &o);
+	return app_exit_code(code);
 }
 
 static const char *impl_name(const pyrt_pins *pins)
@@ -60,7 +60,7 @@ static const char *impl_name(const pyrt_pins *pins)
  * the person consenting is told, and told where from. */
 static void baseline_line(const install_ctx *c, char *buf, size_t len)
 {
-	const cli_opts *o = c->opts;
+	const app_request *o = c->opts;
 	if (o->no_baseline) {
 		snprintf(buf, len, "skipped (--no-baseline)");
 		return;
@@ -85,11 +85,11 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 	const pyrt_install_plan *p = &c->plan;
 	char size[32], free_disk[32];
 	if (p->size)
-		cli_human_bytes(p->size, size, sizeof size);
+		app_human_bytes(p->size, size, sizeof size);
 	else
 		snprintf(size, sizeof size, "size unknown");
 	if (p->free_bytes)
-		cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
+		app_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 	else
 		snprintf(free_disk, sizeof free_disk, "unknown");
 	/* The whole URL (redacted by core) and the whole digest: what the
@@ -118,10 +118,10 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
  * (already reported). */
 static int install_prepare(install_ctx *c)
 {
-	const cli_opts *o = c->opts;
-	int rc = cli_load_pins(o, &c->pins, c->msg, sizeof c->msg);
+	const app_request *o = c->opts;
+	int rc = app_load_pins(o, &c->pins, c->msg, sizeof c->msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&c->platform, c->msg, sizeof c->msg);
+		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0)
 		return refuse(c->front, "install", rc, c->msg);
 	/* A --requirements file pip will not be given is refused before
@@ -132,7 +132,7 @@ static int install_prepare(install_ctx *c)
 		return refuse(c->front, "install", rc, ferr.msg);
 	if (!pyrt_pins_find(c->pins, c->platform.key)) {
 		char keys[1024];
-		cli_supported_keys(c->pins, keys, sizeof keys);
+		app_supported_keys(c->pins, keys, sizeof keys);
 		snprintf(c->msg, sizeof c->msg,
 			 "unsupported platform %s: no pinned runtime for it (supported: %s)",
 			 c->platform.key, keys);
@@ -180,7 +180,7 @@ static void install_start_log(install_ctx *c)
 	if (pyrt_box_open(&box, c->iopts.box_root, 1, &err) != 0)
 		return; /* core reports the same failure in a moment */
 	char path[4096];
-	cli_front *logged = cli_front_with_log(c->front, pyrt_box_logs_dir(box),
+	app_front *logged = app_front_with_log(c->front, pyrt_box_logs_dir(box),
 					       "install", path, sizeof path);
 	pyrt_box_free(box);
 	if (!logged) {
@@ -189,7 +189,7 @@ static void install_start_log(install_ctx *c)
 	}
 	c->front = logged;
 	if (path[0])
-		cli_front_log(c->front, PYRT_LOG_INFO, "install log: %s", path);
+		app_front_log(c->front, PYRT_LOG_INFO, "install log: %s", path);
 }
 
 /* Run core, then the baseline and the plugin check, and report the
@@ -198,29 +198,29 @@ static int install_execute(install_ctx *c)
 {
 	install_start_log(c);
 	if (!c->front)
-		return cli_exit_code(PYRT_E_NOMEM);
+		return app_exit_code(PYRT_E_NOMEM);
 	app_install_run run = {
 		.opts = c->opts, .pins = c->pins,
 		.platform_key = c->platform.key, .iopts = &c->iopts,
 		.plan = &c->plan, .reinstall_hint = "use --force to reinstall",
 	};
-	return cli_exit_code(app_install_execute(&run, c->front,
+	return app_exit_code(app_install_execute(&run, c->front,
 						 cli_cancel_flag()));
 }
 
-int cli_cmd_install(const cli_opts *opts)
+int cli_cmd_install(const app_request *opts)
 {
 	install_ctx *c = calloc(1, sizeof *c);
 	if (!c) {
-		cli_errorf("out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	c->opts = opts;
 	int status;
 	c->front = cli_front_for(opts);
 	if (!c->front || cli_signals_install(!opts->quiet) != 0) {
-		cli_errorf("cannot start: out of memory or no signal handlers");
-		status = cli_exit_code(PYRT_E_INTERNAL);
+		app_errorf("cannot start: out of memory or no signal handlers");
+		status = app_exit_code(PYRT_E_INTERNAL);
 		goto cleanup;
 	}
 	status = install_prepare(c);
@@ -229,7 +229,7 @@ int cli_cmd_install(const cli_opts *opts)
 	if (status == 0)
 		status = install_execute(c);
 cleanup:
-	cli_front_free(c->front);
+	app_front_free(c->front);
 	pyrt_pins_free(c->pins);
 	free(c);
 	return status;
@@ -263,28 +263,28 @@ static void rollback_summary(const char *box_root, char *buf, size_t len)
 	pyrt_box_free(box);
 }
 
-int cli_cmd_rollback(const cli_opts *opts)
+int cli_cmd_rollback(const app_request *opts)
 {
 	/* The pins and platform the target's quick checks need. */
 	pyrt_pins *pins = NULL;
 	pyrt_platform platform;
 	char msg[PYRT_ERROR_MSG_MAX];
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&platform, msg, sizeof msg);
+		rc = app_detect_platform(&platform, msg, sizeof msg);
 	if (rc < 0) {
-		cli_errorf("%s", msg);
+		app_errorf("%s", msg);
 		pyrt_pins_free(pins);
-		return cli_exit_code(rc);
+		return app_exit_code(rc);
 	}
-	cli_front *front = cli_front_for(opts);
+	app_front *front = cli_front_for(opts);
 	if (!front || cli_signals_install(!opts->quiet) != 0) {
-		cli_front_free(front);
+		app_front_free(front);
 		pyrt_pins_free(pins);
-		cli_errorf("cannot start: out of memory or no signal handlers");
-		return cli_exit_code(PYRT_E_INTERNAL);
+		app_errorf("cannot start: out of memory or no signal handlers");
+		return app_exit_code(PYRT_E_INTERNAL);
 	}
-	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	pyrt_events ev = app_front_events(front, cli_cancel_flag());
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
 	io.box_root = opts->box_root;
@@ -294,7 +294,7 @@ int cli_cmd_rollback(const cli_opts *opts)
 	io.force = opts->force;
 	rc = pyrt_install_rollback(&io, &ev, &err);
 	char summary[8192];
-	cli_outcome o = { .command = "rollback", .code = rc };
+	app_outcome o = { .command = "rollback", .code = rc };
 	if (rc == 0) {
 		rollback_summary(opts->box_root, summary, sizeof summary);
 		o.summary = summary;
@@ -302,10 +302,10 @@ int cli_cmd_rollback(const cli_opts *opts)
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
 		o.unchanged = "the active runtime was not changed";
 	}
-	cli_front_result(front, &o);
-	cli_front_free(front);
+	app_front_result(front, &o);
+	app_front_free(front);
 	pyrt_pins_free(pins);
-	return cli_exit_code(rc);
+	return app_exit_code(rc);
 }
 
 /* Whether the box holds an install: current, previous, or anything in
@@ -328,16 +328,16 @@ static int has_install(const pyrt_box *box)
 	return found;
 }
 
-int cli_cmd_uninstall(const cli_opts *opts)
+int cli_cmd_uninstall(const app_request *opts)
 {
-	cli_front *front = cli_front_for(opts);
+	app_front *front = cli_front_for(opts);
 	pyrt_box *box = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	int status;
 	if (!front || cli_signals_install(!opts->quiet) != 0) {
-		cli_errorf("cannot start: out of memory or no signal handlers");
-		status = cli_exit_code(PYRT_E_INTERNAL);
+		app_errorf("cannot start: out of memory or no signal handlers");
+		status = app_exit_code(PYRT_E_INTERNAL);
 		goto cleanup;
 	}
 	int rc = pyrt_box_open(&box, opts->box_root, 0, &err);
@@ -346,12 +346,12 @@ int cli_cmd_uninstall(const cli_opts *opts)
 		goto cleanup;
 	}
 	const char *runtime = pyrt_box_runtime_dir(box);
-	cli_outcome o = { .command = "uninstall" };
+	app_outcome o = { .command = "uninstall" };
 	if (!has_install(box)) {
 		snprintf(msg, sizeof msg, "nothing to uninstall: no runtime is "
 			 "installed under %s", runtime);
 		o.summary = msg;
-		cli_front_result(front, &o);
+		app_front_result(front, &o);
 		status = 0;
 		goto cleanup;
 	}
@@ -366,7 +366,7 @@ int cli_cmd_uninstall(const cli_opts *opts)
 		status = refuse(front, "uninstall", rc, msg);
 		goto cleanup;
 	}
-	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	pyrt_events ev = app_front_events(front, cli_cancel_flag());
 	rc = pyrt_install_uninstall(opts->box_root, opts->no_wait, &ev, &err);
 	o.code = rc;
 	if (rc == 0) {
@@ -376,10 +376,10 @@ int cli_cmd_uninstall(const cli_opts *opts)
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
 	}
-	cli_front_result(front, &o);
-	status = cli_exit_code(rc);
+	app_front_result(front, &o);
+	status = app_exit_code(rc);
 cleanup:
 	pyrt_box_free(box);
-	cli_front_free(front);
+	app_front_free(front);
 	return status;
 }

@@ -222,17 +222,17 @@ static const char manual_tail[] =
 void cli_help_manual(void)
 {
 	fputs(manual_head, stdout);
-	cli_exit_table_print(stdout, "    ");
+	app_exit_table_print(stdout, "    ");
 	fputs(manual_tail, stdout);
 }
 
 typedef struct command_usage {
-	cli_command cmd;
+	app_command cmd;
 	const char *text;
 } command_usage;
 
 static const command_usage usages[] = {
-	{ CLI_CMD_NONE,
+	{ APP_CMD_NONE,
 	  "usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
 	  "            [--from-file ARCHIVE] [--requirements FILE] [--index-url URL]\n"
 	  "            [--no-baseline] [--force] [--no-wait] [--deep] [OPTIONS]\n"
@@ -242,7 +242,7 @@ static const command_usage usages[] = {
 	  "and plugin installs.  Themes: default, high-contrast, monochrome,\n"
 	  "solarized-dark (t cycles them); --no-color and NO_COLOR use attributes\n"
 	  "only.  Otherwise: same as `pyrt status`.\n" },
-	{ CLI_CMD_INSTALL,
+	{ APP_CMD_INSTALL,
 	  "usage: pyrt install [-y] [--from-file ARCHIVE | --mirror URL] [--no-wait]\n"
 	  "                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
 	  "                    [--index-url URL] [--no-baseline] [--json] [OPTIONS]\n"
@@ -267,7 +267,7 @@ static const command_usage usages[] = {
 	  "  --no-baseline        skip the baseline\n"
 	  "  --json               NDJSON events on stdout\n"
 	  "Progress goes to stderr, the one-line result of a success to stdout.\n" },
-	{ CLI_CMD_BASELINE,
+	{ APP_CMD_BASELINE,
 	  "usage: pyrt baseline [--requirements FILE] [--wheelhouse DIR]\n"
 	  "                     [--index-url URL] [--no-wait] [--json] [OPTIONS]\n"
 	  "(Re)install the doc-library baseline (the pinned list, or FILE) into the\n"
@@ -283,7 +283,7 @@ static const command_usage usages[] = {
 	  "  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 	  "  --no-wait            exit 7 instead of waiting for an installer\n"
 	  "  --json               NDJSON events on stdout\n" },
-	{ CLI_CMD_STATUS,
+	{ APP_CMD_STATUS,
 	  "usage: pyrt status [--deep] [--json] [OPTIONS]\n"
 	  "The state of the runtime: ready, not_provisioned, broken, unsupported,\n"
 	  "installing or untrusted (the box is someone else's or writable by\n"
@@ -293,7 +293,7 @@ static const command_usage usages[] = {
 	  "installing means no usable runtime until the install finishes.\n"
 	  "  --deep   also start the interpreter and check its version\n"
 	  "  --json   one JSON object\n" },
-	{ CLI_CMD_ROLLBACK,
+	{ APP_CMD_ROLLBACK,
 	  "usage: pyrt rollback [--force] [--no-wait] [--json] [OPTIONS]\n"
 	  "Make the previous install active again (the current one becomes the\n"
 	  "rollback target).  The target must first pass the checks status\n"
@@ -302,7 +302,7 @@ static const command_usage usages[] = {
 	  "  --force     switch to the previous install even when it is broken\n"
 	  "  --no-wait   exit 7 instead of waiting for an installer\n"
 	  "  --json      NDJSON events on stdout\n" },
-	{ CLI_CMD_UNINSTALL,
+	{ APP_CMD_UNINSTALL,
 	  "usage: pyrt uninstall [-y] [--no-wait] [--json] [OPTIONS]\n"
 	  "Remove the managed runtime, its rollback target and downloads.  Asks for\n"
 	  "consent on a terminal; needs --yes otherwise.  With nothing installed it\n"
@@ -310,7 +310,7 @@ static const command_usage usages[] = {
 	  "  -y, --yes   consent given; required without a terminal\n"
 	  "  --no-wait   exit 7 instead of waiting for an installer\n"
 	  "  --json      NDJSON events on stdout\n" },
-	{ CLI_CMD_VERIFY,
+	{ APP_CMD_VERIFY,
 	  "usage: pyrt verify [--json] [OPTIONS]\n"
 	  "Re-check every file of the active install against the manifest written\n"
 	  "at install time (type, mode, size, SHA-256, link target).  Bytecode\n"
@@ -320,7 +320,7 @@ static const command_usage usages[] = {
 	  "neither the manifest nor an installed distribution's RECORD lists\n"
 	  "runs at every interpreter start and is a finding.  Prints one line\n"
 	  "per difference; exit 0 when none, 1 otherwise.\n" },
-	{ CLI_CMD_DOCTOR,
+	{ APP_CMD_DOCTOR,
 	  "usage: pyrt doctor [--json] [--bundle FILE] [OPTIONS]\n"
 	  "Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 	  "files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
@@ -331,7 +331,7 @@ static const command_usage usages[] = {
 	  "  --json          one JSON object: ok and the checks\n"
 	  "  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
 	  "                  FILE \"-\" writes it to stdout\n" },
-	{ CLI_CMD_SERVE,
+	{ APP_CMD_SERVE,
 	  "usage: pyrt serve [--listen unix:PATH | 127.0.0.1:PORT | [::1]:PORT]\n"
 	  "                  [--token-file FILE] [--mirror URL]\n"
 	  "                  [--wheelhouse DIR | --index-url URL]\n"
@@ -360,13 +360,13 @@ static const command_usage usages[] = {
 	  "POST /api/runtime/python/install {\"consent\": true},\n"
 	  "/api/runtime/python/baseline, /api/plugins/NAME/install;\n"
 	  "DELETE /api/jobs/ID cancels.\n" },
-	{ CLI_CMD_SMOKE,
+	{ APP_CMD_SMOKE,
 	  "usage: pyrt smoke [--out FILE] [--json] [OPTIONS]\n"
 	  "Make the managed interpreter write a .docx with python-docx in a private\n"
 	  "workspace, then check that word/document.xml holds the paragraph.\n"
 	  "  --out FILE   keep the checked document as FILE\n"
 	  "  --json       one JSON object\n" },
-	{ CLI_CMD_PLUGINS,
+	{ APP_CMD_PLUGINS,
 	  "usage: pyrt plugins [--json] [OPTIONS]\n"
 	  "       pyrt plugins install NAME [--wheelhouse DIR | --index-url URL]\n"
 	  "                                 [--json] [OPTIONS]\n"
@@ -384,7 +384,7 @@ static const command_usage usages[] = {
 	  "  --json            one JSON object (install: NDJSON events)\n"
 	  "  --wheelhouse DIR  install from DIR only (pip --no-index --find-links)\n"
 	  "  --index-url URL   pip's package index (env PYRT_INDEX_URL)\n" },
-	{ CLI_CMD_MIRROR,
+	{ APP_CMD_MIRROR,
 	  "usage: pyrt mirror DIR [--platform KEY]... [--wheelhouse-from DIR]\n"
 	  "                   [--mirror URL] [--json] [OPTIONS]\n"
 	  "       pyrt mirror --verify DIR [--json] [OPTIONS]\n"
@@ -410,7 +410,7 @@ static const command_usage usages[] = {
 	  "                         not hide it): exit 0 when all match, 5 naming\n"
 	  "                         each file that differs, 1 when DIR has no index\n"
 	  "  --json                 one JSON object\n" },
-	{ CLI_CMD_LOCK,
+	{ APP_CMD_LOCK,
 	  "usage: pyrt lock --wheelhouse DIR [--platform KEY]... [--out FILE]\n"
 	  "Hash every wheel of DIR that fits the platform (this machine's, or each\n"
 	  "--platform KEY; tag \"any\" fits all) and write the pins in use with a\n"
@@ -425,10 +425,10 @@ static const command_usage usages[] = {
 	  "  --platform KEY    lock for this platform key (repeatable)\n"
 	  "  --out FILE        write the pins there (atomically, 0600); default\n"
 	  "                    stdout\n" },
-	{ CLI_CMD_HELP,
+	{ APP_CMD_HELP,
 	  "usage: pyrt help [COMMAND]   (also: pyrt COMMAND --help)\n"
 	  "The manual, or the usage of one command.\n" },
-	{ CLI_CMD_VERSION,
+	{ APP_CMD_VERSION,
 	  "usage: pyrt version [--json] [--pins FILE]   (also: pyrt --version)\n"
 	  "pyrt's version and commit, this platform's key, the pins in use and the\n"
 	  "runtime they select, and the libcurl, libarchive, OpenSSL and curses\n"
@@ -436,7 +436,7 @@ static const command_usage usages[] = {
 	  "  --json   one JSON object\n" },
 };
 
-void cli_help_command(cli_command cmd)
+void cli_help_command(app_command cmd)
 {
 	for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++) {
 		if (usages[i].cmd == cmd) {
@@ -490,7 +490,7 @@ static int version_json(const version_facts *v)
 	return rc == 0 ? 0 : PYRT_E_IO;
 }
 
-int cli_help_version(const cli_opts *opts, const char *curses)
+int cli_help_version(const app_request *opts, const char *curses)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	version_facts v = { 0 };
@@ -502,17 +502,17 @@ int cli_help_version(const cli_opts *opts, const char *curses)
 	v.openssl = OPENSSL_VERSION_TEXT " (loaded when used)";
 	v.curses = curses ? curses : "unknown";
 	pyrt_platform platform;
-	if (cli_detect_platform(&platform, msg, sizeof msg) == 0)
+	if (app_detect_platform(&platform, msg, sizeof msg) == 0)
 		v.platform = platform.key;
 	pyrt_pins *pins = NULL;
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	v.pins = opts->pins_path ? opts->pins_path : "builtin";
 	version_runtime(rc == 0 ? pins : NULL, v.platform, v.runtime,
 			sizeof v.runtime);
 	int status = 0;
 	if (opts->json) {
 		int w = version_json(&v);
-		status = w ? cli_exit_code(w) : 0;
+		status = w ? app_exit_code(w) : 0;
 	} else {
 		printf("pyrt %s (commit %s)\n", PYRT_VERSION, PYRT_COMMIT);
 		app_text_printf(stdout, "  %-12s %s\n", "platform:",
@@ -528,8 +528,8 @@ int cli_help_version(const cli_opts *opts, const char *curses)
 		printf("  %-12s %s\n", "curses:", v.curses);
 	}
 	if (rc < 0) {
-		cli_errorf("%s", msg);
-		status = cli_exit_code(rc);
+		app_errorf("%s", msg);
+		status = app_exit_code(rc);
 	}
 	pyrt_pins_free(pins);
 	return status;

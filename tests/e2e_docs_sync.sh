@@ -74,7 +74,7 @@ for p in glob.glob(os.path.join(h, "usage.*")):
         if m:
             opts |= set(re.findall(OPT, m.group(1)))
     cmd_opts[c] = opts - glob_opts
-# pyrt with no command takes the options its usage (CLI_CMD_NONE) lists in
+# pyrt with no command takes the options its usage (APP_CMD_NONE) lists in
 # the manual's synopsis of `pyrt` on a terminal: the install options + --deep.
 none_opts = cmd_opts.get("install", set()) | cmd_opts.get("status", set())
 check("the manual has global options", len(glob_opts) >= 10, str(glob_opts))

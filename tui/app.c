@@ -59,7 +59,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int tui_wanted(const cli_opts *opts)
+int tui_wanted(const app_request *opts)
 {
 	const char *term = getenv("TERM");
 	return !opts->json && term && *term && strcmp(term, "dumb") != 0 &&
@@ -110,7 +110,7 @@ const char *tui_app_spinner(const tui_app *a)
 static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 {
 	const pyrt_pins *p = a->pins;
-	const char *impl = cli_impl_name(p);
+	const char *impl = app_impl_name(p);
 	if (kind == TUI_JOB_INSTALL) {
 		snprintf(a->run_title, sizeof a->run_title,
 			 "Installing %s %s (build %s)", impl,
@@ -277,13 +277,13 @@ static int make_plan(tui_app *a, char *msg, size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
-	const cli_opts *o = a->opts;
+	const app_request *o = a->opts;
 	a->iopts = init;
 	a->iopts.box_root = o->box_root;
 	a->iopts.pins = a->pins;
 	a->iopts.platform_key = a->platform.key;
 	a->iopts.mirror = o->mirror;
-	a->iopts.cacert = cli_cacert(o);
+	a->iopts.cacert = app_cacert(o);
 	a->iopts.from_file = o->from_file;
 	a->iopts.no_wait = o->no_wait;
 	a->iopts.force = o->force || a->force_reinstall ||
@@ -306,7 +306,7 @@ void tui_app_wizard(tui_app *a)
 	if (rc && a->wizard_mode) {
 		/* `pyrt install` refuses before starting, as headless does. */
 		snprintf(a->farewell, sizeof a->farewell, "pyrt: %s", msg);
-		a->exit_status = cli_exit_code(rc);
+		a->exit_status = app_exit_code(rc);
 		a->quit = 1;
 		return;
 	}
@@ -415,11 +415,11 @@ static void stop_job(tui_app *a)
 			a->result = a->job.result;
 			a->have_outcome = 1;
 			if (k == TUI_JOB_INSTALL && a->wizard_mode)
-				a->exit_status = cli_exit_code(a->result.code);
+				a->exit_status = app_exit_code(a->result.code);
 		}
 	}
 	if (a->signalled)
-		a->exit_status = cli_exit_code(PYRT_E_CANCELLED);
+		a->exit_status = app_exit_code(PYRT_E_CANCELLED);
 }
 
 /* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
@@ -846,21 +846,21 @@ static void say_outcome(const tui_app *a)
 static int prepare(tui_app *a, tui_start start)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
-	int rc = cli_load_pins(a->opts, &a->pins, msg, sizeof msg);
+	int rc = app_load_pins(a->opts, &a->pins, msg, sizeof msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&a->platform, msg, sizeof msg);
+		rc = app_detect_platform(&a->platform, msg, sizeof msg);
 	if (rc == 0 && start == TUI_START_INSTALL &&
 	    !pyrt_pins_find(a->pins, a->platform.key)) {
 		char keys[1024];
-		cli_supported_keys(a->pins, keys, sizeof keys);
+		app_supported_keys(a->pins, keys, sizeof keys);
 		snprintf(msg, sizeof msg,
 			 "unsupported platform %s: no pinned runtime for it (supported: %s)",
 			 a->platform.key, keys);
 		rc = PYRT_E_UNSUPPORTED;
 	}
 	if (rc < 0) {
-		cli_errorf("%s", msg);
-		return cli_exit_code(rc);
+		app_errorf("%s", msg);
+		return app_exit_code(rc);
 	}
 	return 0;
 }
@@ -907,7 +907,7 @@ static void run_screen(tui_app *a, tui_start start, int sig_rd)
 
 /* Set up (pins, locale, model, signals, curses), run, and put the
  * terminal back before the outcome is printed. */
-int tui_main(const cli_opts *opts, tui_start start)
+int tui_main(const app_request *opts, tui_start start)
 {
 	tui_app *a = calloc(1, sizeof *a);
 	int sp[2] = { -1, -1 };

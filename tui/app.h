@@ -52,7 +52,7 @@ typedef enum tui_ask {
 #define TUI_DIALOG_TEXT 8192
 
 typedef struct tui_app {
-	const cli_opts *opts;
+	const app_request *opts;
 	int wizard_mode;          /* `pyrt install`: leave after the wizard */
 	pyrt_pins *pins;
 	pyrt_platform platform;

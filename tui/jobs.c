@@ -36,7 +36,7 @@ static void result_fail(tui_result *r, int rc, const pyrt_error *err,
 }
 
 /* The marker's baseline and the plugin check, as the result shows them. */
-static void result_report(tui_result *r, const cli_outcome *o)
+static void result_report(tui_result *r, const app_outcome *o)
 {
 	if (o->pip_log)
 		snprintf(r->pip_log, sizeof r->pip_log, "%s", o->pip_log);
@@ -44,7 +44,7 @@ static void result_report(tui_result *r, const cli_outcome *o)
 		snprintf(r->baseline_state, sizeof r->baseline_state, "%s",
 			 o->baseline_state);
 	for (size_t i = 0; i < o->baseline_missing_count; i++)
-		cli_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
+		app_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
 		    i ? ", " : "", o->baseline_missing[i]);
 	if (!o->plugins)
 		return;
@@ -53,17 +53,17 @@ static void result_report(tui_result *r, const cli_outcome *o)
 	for (size_t i = 0; i < pyrt_plugins_count(o->plugins); i++) {
 		const pyrt_plugin *pl = pyrt_plugins_at(o->plugins, i);
 		if (pl->verdict == PYRT_VERDICT_READY)
-			cli_cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
+			app_cat(r->ready_plugins, sizeof r->ready_plugins, "%s%s",
 			    r->ready_plugins[0] ? ", " : "", pl->name);
 		else if (pl->enabled && pl->needs_runtime)
-			cli_cat(r->waiting_plugins, sizeof r->waiting_plugins,
+			app_cat(r->waiting_plugins, sizeof r->waiting_plugins,
 			    "%s%s (%s)", r->waiting_plugins[0] ? ", " : "",
 			    pl->name, pyrt_verdict_name(pl->verdict));
 	}
 }
 
 /* The outcome app/ composed, kept in words for the UI thread. */
-static void result_record(const cli_outcome *o, void *arg)
+static void result_record(const app_outcome *o, void *arg)
 {
 	tui_result *r = arg;
 	r->code = o->code;
@@ -77,25 +77,25 @@ static void result_record(const cli_outcome *o, void *arg)
 
 /* Tee the install into a log under the box, as `pyrt install` does; the
  * box is created now, after consent. */
-static cli_front *install_log(tui_job *j, cli_front *front)
+static app_front *install_log(tui_job *j, app_front *front)
 {
 	pyrt_box *box = NULL;
 	tui_result *r = &j->result;
 	if (pyrt_box_open(&box, j->opts->box_root, 1, NULL) != 0)
 		return front; /* core reports the same failure in a moment */
-	cli_front *logged = cli_front_with_log(front, pyrt_box_logs_dir(box),
+	app_front *logged = app_front_with_log(front, pyrt_box_logs_dir(box),
 					       "install", r->log_path,
 					       sizeof r->log_path);
 	pyrt_box_free(box);
 	if (logged && r->log_path[0])
-		cli_front_log(logged, PYRT_LOG_INFO, "install log: %s",
+		app_front_log(logged, PYRT_LOG_INFO, "install log: %s",
 			      r->log_path);
 	return logged;
 }
 
 /* install → baseline → plugin check, run and worded as `pyrt install`
  * runs and words it: app/ decides, the UI shows the outcome. */
-static void job_install(tui_job *j, cli_front *front)
+static void job_install(tui_job *j, app_front *front)
 {
 	app_install_run run = {
 		.opts = j->opts, .pins = j->pins,
@@ -107,16 +107,16 @@ static void job_install(tui_job *j, cli_front *front)
 }
 
 /* `pyrt baseline`, reported the same way. */
-static void job_baseline(tui_job *j, cli_front *front)
+static void job_baseline(tui_job *j, app_front *front)
 {
-	const cli_opts *o = j->opts;
-	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
-	cli_baseline_report rep;
+	const app_request *o = j->opts;
+	pyrt_events ev = app_front_events(front, tui_model_events(j->model).cancel);
+	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	pyrt_error err = PYRT_ERROR_INIT;
 	char summary[256];
-	int rc = cli_baseline_run(o, j->pins, &ev, &rep, &err);
-	cli_outcome oc = { .command = "baseline", .code = rc };
+	int rc = app_baseline_run(o, j->pins, &ev, &rep, &err);
+	app_outcome oc = { .command = "baseline", .code = rc };
 	if (rc == 0) {
 		size_t n = rep.result.requirement_count;
 		snprintf(summary, sizeof summary,
@@ -129,12 +129,12 @@ static void job_baseline(tui_job *j, cli_front *front)
 				       ? "nothing was changed"
 				       : "the runtime itself was not changed and is still active";
 	}
-	cli_baseline_report_fill(&rep, o->box_root, &oc);
+	app_baseline_report_fill(&rep, o->box_root, &oc);
 	if (rc != PYRT_E_CANCELLED)
-		cli_baseline_ready_plugins(&rep, front, o, j->pins,
+		app_baseline_ready_plugins(&rep, front, o, j->pins,
 					   j->platform_key, &ev, &oc);
-	cli_front_result(front, &oc);
-	cli_baseline_report_clear(&rep);
+	app_front_result(front, &oc);
+	app_baseline_report_clear(&rep);
 }
 
 /* The runtime's state and the matrix, as `pyrt plugins` reads them. */
@@ -161,10 +161,10 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 }
 
 /* `pyrt plugins install NAME`: the requirements, then the new verdict. */
-static void job_plugin(tui_job *j, cli_front *front)
+static void job_plugin(tui_job *j, app_front *front)
 {
 	tui_result *r = &j->result;
-	pyrt_events ev = cli_front_events(front, tui_model_events(j->model).cancel);
+	pyrt_events ev = app_front_events(front, tui_model_events(j->model).cancel);
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_pip_result res;
 	memset(&res, 0, sizeof res);
@@ -188,7 +188,7 @@ static void job_plugin(tui_job *j, cli_front *front)
 			rc = pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled");
 	}
 	if (rc == 0) {
-		rc = cli_plugin_install(j->opts, pl, &ev, &res, &err);
+		rc = app_plugin_install(j->opts, pl, &ev, &res, &err);
 		pyrt_events_step(&ev, PYRT_STEP_BASELINE,
 				 rc ? PYRT_STEP_FAIL : PYRT_STEP_END,
 				 rc ? err.msg : NULL);
@@ -236,7 +236,7 @@ static void job_doctor(tui_job *j)
 	dopts.box_root = j->opts->box_root;
 	dopts.pins = j->pins;
 	dopts.platform_key = j->platform_key;
-	dopts.cacert = cli_cacert(j->opts);
+	dopts.cacert = app_cacert(j->opts);
 	int rc = pyrt_doctor_run(&j->doctor, &dopts, &ev, &err);
 	if (rc)
 		result_fail(&j->result, rc, &err, NULL);
@@ -291,11 +291,11 @@ static void job_bundle(tui_job *j)
 			 "support bundle written: %s", j->bundle_path);
 }
 
-/* Jobs that change the box report through a cli_front (so install can be
+/* Jobs that change the box report through a app_front (so install can be
  * tee'd into its log); the others use the model's events directly. */
 static void run_with_front(tui_job *j)
 {
-	cli_front *front = cli_front_tap(tui_model_front(j->model),
+	app_front *front = app_front_tap(tui_model_front(j->model),
 					 result_record, &j->result);
 	if (!front) {
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
@@ -315,7 +315,7 @@ static void run_with_front(tui_job *j)
 		job_baseline(j, front);
 	else
 		job_plugin(j, front);
-	cli_front_free(front);
+	app_front_free(front);
 }
 
 static void *job_main(void *arg)

@@ -53,7 +53,7 @@ typedef struct tui_result {
 typedef struct tui_job {
 	tui_job_kind kind;
 	/* inputs, set before tui_job_start */
-	const cli_opts *opts;
+	const app_request *opts;
 	const pyrt_pins *pins;
 	const char *platform_key;
 	tui_model *model;

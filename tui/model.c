@@ -241,7 +241,7 @@ static void front_destroy(void *state)
 	(void)state;
 }
 
-static const cli_front_ops model_front_ops = {
+static const app_front_ops model_front_ops = {
 	.on_step = on_step,
 	.on_progress = on_progress,
 	.on_log = on_log,
@@ -249,9 +249,9 @@ static const cli_front_ops model_front_ops = {
 	.destroy = front_destroy,
 };
 
-cli_front *tui_model_front(tui_model *m)
+app_front *tui_model_front(tui_model *m)
 {
-	return cli_front_wrap(&model_front_ops, m);
+	return app_front_wrap(&model_front_ops, m);
 }
 
 unsigned tui_model_take(tui_model *m, tui_view *v)

@@ -257,7 +257,7 @@ void tui_smoke_draw(tui_app *a)
 			 a->smoke.paragraph);
 		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
 				      line);
-		cli_human_bytes(a->smoke.docx_bytes, size, sizeof size);
+		app_human_bytes(a->smoke.docx_bytes, size, sizeof size);
 		snprintf(line, sizeof line,
 			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
 			 size, a->smoke.seconds);

@@ -90,7 +90,7 @@ void tui_loading_draw(tui_app *a)
  * the person consenting is told where from (as `pyrt install` says). */
 static void baseline_line(const tui_app *a, char *buf, size_t len)
 {
-	const cli_opts *o = a->opts;
+	const app_request *o = a->opts;
 	size_t n = pyrt_pins_baseline_count(a->pins);
 	char what[4200];
 	if (o->no_baseline) {
@@ -176,14 +176,14 @@ void tui_consent_draw(tui_app *a)
 	int by = l.by;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
-	snprintf(buf, sizeof buf, "%s %s (build %s)%s", cli_impl_name(a->pins),
+	snprintf(buf, sizeof buf, "%s %s (build %s)%s", app_impl_name(a->pins),
 		 p->version, p->build,
 		 p->already_current ? " (reinstall)" : "");
 	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
 	if (l.platform)
 		field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
 	if (p->size)
-		cli_human_bytes(p->size, size, sizeof size);
+		app_human_bytes(p->size, size, sizeof size);
 	else
 		snprintf(size, sizeof size, "unknown (the pin does not say)");
 	field(a, y++, x, w, "Download", size, TUI_ROLE_TEXT, 0);
@@ -209,7 +209,7 @@ void tui_consent_draw(tui_app *a)
 	}
 	if (l.free_disk) {
 		if (p->free_bytes)
-			cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
+			app_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 		else
 			snprintf(free_disk, sizeof free_disk, "unknown");
 		field(a, y++, x, w, "Free disk", free_disk,
@@ -234,7 +234,7 @@ static void consent_declined(tui_app *a)
 	if (a->wizard_mode) {
 		snprintf(a->farewell, sizeof a->farewell,
 			 "pyrt install: consent refused; nothing was changed");
-		a->exit_status = cli_exit_code(PYRT_E_CONSENT);
+		a->exit_status = app_exit_code(PYRT_E_CONSENT);
 		a->quit = 1;
 		return;
 	}
@@ -411,8 +411,8 @@ static void draw_bar(tui_app *a, const progress_layout *l)
 	snprintf(line, sizeof line, "%3d%%",
 		 tui_format_percent(shown_done, shown_total));
 	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
-	cli_human_bytes(shown_done, done, sizeof done);
-	cli_human_bytes(p->total, total, sizeof total);
+	app_human_bytes(shown_done, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
 	tui_format_rate(p->rate, rate, sizeof rate);
 	const char *dot = a->paint.g->dot;
 	if (dl->mark == TUI_MARK_SKIPPED)
@@ -545,7 +545,7 @@ void tui_wizard_finished(tui_app *a)
 	a->asking = 0;
 	a->result_sel = 0;
 	if (a->run_kind == TUI_JOB_INSTALL)
-		a->exit_status = cli_exit_code(a->result.code);
+		a->exit_status = app_exit_code(a->result.code);
 	tui_app_show(a, TUI_SCR_RESULT);
 }
 
