@@ -137,3 +137,39 @@ int app_baseline_skip(const app_request *opts, int already_current,
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	return 1;
 }
+
+int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel)
+{
+	app_baseline_report rep;
+	memset(&rep, 0, sizeof rep);
+	pyrt_events ev = app_front_events(front, cancel);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = cancel && atomic_load(cancel)
+		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
+		: app_baseline_run(req, pins, &ev, &rep, &err);
+	char msg[256];
+	app_outcome o = { .command = "baseline", .code = rc };
+	if (rc == 0) {
+		size_t n = rep.result.requirement_count;
+		snprintf(msg, sizeof msg,
+			 "baseline complete: %zu requirement%s installed in the managed runtime",
+			 n, n == 1 ? "" : "s");
+		o.summary = msg;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		/* "baseline partial: ..." names itself. */
+		if (rc == PYRT_E_BASELINE)
+			o.failure = "";
+		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
+			o.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
+	}
+	app_baseline_report_fill(&rep, req->box_root, &o);
+	if (platform_key && rc != PYRT_E_CANCELLED)
+		app_baseline_ready_plugins(&rep, front, req, pins, platform_key,
+					   &ev, &o);
+	app_front_result(front, &o);
+	app_baseline_report_clear(&rep);
+	return rc;
+}

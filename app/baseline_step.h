@@ -7,6 +7,7 @@
 #ifndef PYRT_APP_BASELINE_STEP_H
 #define PYRT_APP_BASELINE_STEP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "args.h"
@@ -55,5 +56,16 @@ void app_baseline_ready_plugins(app_baseline_report *rep,
 				const pyrt_events *ev, app_outcome *o);
 
 void app_baseline_report_clear(app_baseline_report *rep);
+
+/**
+ * `pyrt baseline` as every front end runs it: the baseline req asks for
+ * against the active runtime, the marker's word on it, the plugins ready
+ * afterwards (only with a platform_key: the TUI's result shows them), and
+ * one outcome through front.  A cancel already set starts nothing.
+ * Returns the pyrt_code.
+ */
+int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel);
 
 #endif

@@ -62,6 +62,7 @@ void app_front_result(const app_front *front, const app_outcome *outcome)
 
 typedef struct tap_state {
 	app_front *inner;
+	int owned;
 	void (*fn)(const app_outcome *o, void *arg);
 	void *arg;
 } tap_state;
@@ -90,14 +91,16 @@ static int tap_log(pyrt_log_level level, const char *line, void *state)
 static void tap_result(const app_outcome *o, void *state)
 {
 	tap_state *s = state;
-	s->fn(o, s->arg);
+	if (s->fn)
+		s->fn(o, s->arg);
 	app_front_result(s->inner, o);
 }
 
 static void tap_destroy(void *state)
 {
 	tap_state *s = state;
-	app_front_free(s->inner);
+	if (s->owned)
+		app_front_free(s->inner);
 	free(s);
 }
 
@@ -121,7 +124,17 @@ app_front *app_front_tap(app_front *inner,
 		return NULL;
 	}
 	s->inner = inner;
+	s->owned = 1;
 	s->fn = fn;
 	s->arg = arg;
+	return app_front_wrap(&tap_ops, s);
+}
+
+app_front *app_front_borrow(const app_front *inner)
+{
+	tap_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->inner = (app_front *)inner; /* only forwarded to, never freed */
 	return app_front_wrap(&tap_ops, s);
 }

@@ -91,6 +91,10 @@ app_front *app_front_tap(app_front *inner,
 			 void (*fn)(const app_outcome *o, void *arg),
 			 void *arg);
 
+/** A front that reports to inner and leaves it to its owner when freed;
+ * NULL when out of memory. */
+app_front *app_front_borrow(const app_front *inner);
+
 /** Wrap ops and state in a front; NULL when out of memory (state destroyed). */
 app_front *app_front_wrap(const app_front_ops *ops, void *state);
 

@@ -41,32 +41,7 @@ int cli_cmd_baseline(const app_request *opts)
 		app_front_free(front);
 		return status;
 	}
-	app_baseline_report rep;
-	memset(&rep, 0, sizeof rep);
-	pyrt_events ev = app_front_events(front, cli_cancel_flag());
-	pyrt_error err = PYRT_ERROR_INIT;
-	rc = cli_cancelled() ? pyrt_error_set(&err, PYRT_E_CANCELLED,
-					      "cancelled")
-			     : app_baseline_run(opts, pins, &ev, &rep, &err);
-	app_outcome o = { .command = "baseline", .code = rc };
-	if (rc == 0) {
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the "
-			 "managed runtime", rep.result.requirement_count,
-			 rep.result.requirement_count == 1 ? "" : "s");
-		o.summary = msg;
-	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		/* "baseline partial: ..." names itself. */
-		if (rc == PYRT_E_BASELINE)
-			o.failure = "";
-		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
-			o.unchanged = "the runtime itself stays active (a "
-				      "baseline failure never deactivates it)";
-	}
-	app_baseline_report_fill(&rep, opts->box_root, &o);
-	app_front_result(front, &o);
-	app_baseline_report_clear(&rep);
+	rc = app_baseline_execute(opts, pins, NULL, front, cli_cancel_flag());
 	app_front_free(front);
 	pyrt_pins_free(pins);
 	return app_exit_code(rc);

@@ -270,75 +270,31 @@ static int run_install(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
 	app_request o = job_request(j);
-	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
-	io.box_root = o.box_root;
-	io.pins = ctx->pins;
-	io.platform_key = ctx->platform_key;
-	io.mirror = o.mirror;
-	io.cacert = o.cacert;
-	io.no_wait = o.no_wait;
+	pyrt_install_opts io;
 	pyrt_install_plan plan;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_plan_make(&io, &plan, &err);
+	int rc = app_install_prepare(&o, ctx->pins, ctx->platform_key, &io,
+				     &plan, &err);
 	if (rc < 0) {
-		refuse(front, "install", rc, err.msg[0] ? err.msg : pyrt_strerror(rc));
+		refuse(front, "install", rc, err.msg);
 		app_front_free(front);
 		return rc;
-	}
-	/* The install log, as `pyrt install` keeps one. */
-	app_front *logged = front;
-	pyrt_box *box = NULL;
-	char path[4096] = "";
-	if (!plan.already_current &&
-	    pyrt_box_open(&box, o.box_root, 1, NULL) == 0) {
-		logged = app_front_with_log(front, pyrt_box_logs_dir(box),
-					    "install", path, sizeof path);
-		pyrt_box_free(box);
-		if (!logged)
-			return PYRT_E_NOMEM;
-		if (path[0])
-			app_front_log(logged, PYRT_LOG_INFO, "install log: %s", path);
 	}
 	app_install_run run = {
 		.opts = &o, .pins = ctx->pins, .platform_key = ctx->platform_key,
 		.iopts = &io, .plan = &plan,
 		.reinstall_hint = "pyrt install --force reinstalls it",
 	};
-	rc = app_install_execute(&run, logged, &j->cancel);
-	if (logged != front)
-		app_front_free(logged); /* frees front too */
-	else
-		app_front_free(front);
+	rc = app_install_execute(&run, front, &j->cancel);
+	app_front_free(front);
 	return rc;
 }
 
 static int run_baseline(srv_job *j, app_front *front)
 {
-	const srv_ctx *ctx = j->owner->ctx;
 	app_request o = job_request(j);
-	app_baseline_report rep;
-	memset(&rep, 0, sizeof rep);
-	pyrt_events ev = app_front_events(front, &j->cancel);
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = app_baseline_run(&o, ctx->pins, &ev, &rep, &err);
-	char msg[512];
-	app_outcome oc = { .command = "baseline", .code = rc };
-	if (rc == 0) {
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 rep.result.requirement_count,
-			 rep.result.requirement_count == 1 ? "" : "s");
-		oc.summary = msg;
-	} else {
-		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (rc == PYRT_E_BASELINE)
-			oc.failure = "";
-		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
-			oc.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
-	}
-	app_baseline_report_fill(&rep, o.box_root, &oc);
-	app_front_result(front, &oc);
-	app_baseline_report_clear(&rep);
+	int rc = app_baseline_execute(&o, j->owner->ctx->pins, NULL, front,
+				      &j->cancel);
 	app_front_free(front);
 	return rc;
 }

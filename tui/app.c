@@ -28,6 +28,7 @@
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "install_run.h"
 #include "text.h"
 #include "watch.h"
 
@@ -276,26 +277,16 @@ static void take_state(tui_app *a, tui_job *j)
 static int make_plan(tui_app *a, char *msg, size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
-	const app_request *o = a->opts;
-	a->iopts = init;
-	a->iopts.box_root = o->box_root;
-	a->iopts.pins = a->pins;
-	a->iopts.platform_key = a->platform.key;
-	a->iopts.mirror = o->mirror;
-	a->iopts.cacert = app_cacert(o);
-	a->iopts.from_file = o->from_file;
-	a->iopts.no_wait = o->no_wait;
-	a->iopts.force = o->force || a->force_reinstall ||
+	/* The command line's request, plus the dashboard's reinstall and the
+	 * repair a broken runtime needs. */
+	app_request req = *a->opts;
+	req.cacert = app_cacert(a->opts);
+	req.force = req.force || a->force_reinstall ||
 		(a->status && a->status->state == PYRT_STATE_BROKEN);
-	if (!pyrt_pins_find(a->pins, a->platform.key)) {
-		snprintf(msg, msglen, "no pinned runtime for this platform (%s)",
-			 a->platform.key);
-		return PYRT_E_UNSUPPORTED;
-	}
-	int rc = pyrt_install_plan_make(&a->iopts, &a->plan, &err);
+	int rc = app_install_prepare(&req, a->pins, a->platform.key, &a->iopts,
+				     &a->plan, &err);
 	if (rc < 0)
-		snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		snprintf(msg, msglen, "%s", err.msg);
 	return rc < 0 ? rc : 0;
 }
 

@@ -1,9 +1,10 @@
 /*
- * The TUI's engine work, one job per worker thread.  Every job calls the
- * same core functions (and the same app/ glue) as the headless command it
- * stands for, reports through the view model's events, and leaves its
- * answer in the job struct for the UI thread, which reads it only after
- * joining.  The worker never touches the screen.
+ * The TUI's engine work, one job per worker thread.  A job that changes
+ * the box runs the app/ use case the headless command runs (install,
+ * baseline, rollback, uninstall: the same code, so the same words and exit
+ * codes), reports through the view model's events, and leaves the outcome
+ * in the job struct for the UI thread, which reads it only after joining.
+ * The worker never touches the screen.
  */
 #include "jobs.h"
 
@@ -15,6 +16,7 @@
 
 #include "baseline_step.h"
 #include "box.h"
+#include "box_ops.h"
 #include "common.h"
 #include "doctor_json.h"
 #include "front.h"
@@ -75,24 +77,6 @@ static void result_record(const app_outcome *o, void *arg)
 	result_report(r, o);
 }
 
-/* Tee the install into a log under the box, as `pyrt install` does; the
- * box is created now, after consent. */
-static app_front *install_log(tui_job *j, app_front *front)
-{
-	pyrt_box *box = NULL;
-	tui_result *r = &j->result;
-	if (pyrt_box_open(&box, j->opts->box_root, 1, NULL) != 0)
-		return front; /* core reports the same failure in a moment */
-	app_front *logged = app_front_with_log(front, pyrt_box_logs_dir(box),
-					       "install", r->log_path,
-					       sizeof r->log_path);
-	pyrt_box_free(box);
-	if (logged && r->log_path[0])
-		app_front_log(logged, PYRT_LOG_INFO, "install log: %s",
-			      r->log_path);
-	return logged;
-}
-
 /* install → baseline → plugin check, run and worded as `pyrt install`
  * runs and words it: app/ decides, the UI shows the outcome. */
 static void job_install(tui_job *j, app_front *front)
@@ -102,39 +86,18 @@ static void job_install(tui_job *j, app_front *front)
 		.platform_key = j->platform_key, .iopts = &j->iopts,
 		.plan = &j->plan,
 		.reinstall_hint = "I on the dashboard reinstalls it",
+		.log_path = j->result.log_path,
+		.log_path_len = sizeof j->result.log_path,
 	};
 	app_install_execute(&run, front, tui_model_events(j->model).cancel);
 }
 
-/* `pyrt baseline`, reported the same way. */
+/* `pyrt baseline`, run and worded as the CLI does, with the plugins
+ * that are ready afterwards. */
 static void job_baseline(tui_job *j, app_front *front)
 {
-	const app_request *o = j->opts;
-	pyrt_events ev = app_front_events(front, tui_model_events(j->model).cancel);
-	app_baseline_report rep;
-	memset(&rep, 0, sizeof rep);
-	pyrt_error err = PYRT_ERROR_INIT;
-	char summary[256];
-	int rc = app_baseline_run(o, j->pins, &ev, &rep, &err);
-	app_outcome oc = { .command = "baseline", .code = rc };
-	if (rc == 0) {
-		size_t n = rep.result.requirement_count;
-		snprintf(summary, sizeof summary,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 n, n == 1 ? "" : "s");
-		oc.summary = summary;
-	} else {
-		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		oc.unchanged = rc == PYRT_E_NOT_READY || rc == PYRT_E_USAGE
-				       ? "nothing was changed"
-				       : "the runtime itself was not changed and is still active";
-	}
-	app_baseline_report_fill(&rep, o->box_root, &oc);
-	if (rc != PYRT_E_CANCELLED)
-		app_baseline_ready_plugins(&rep, front, o, j->pins,
-					   j->platform_key, &ev, &oc);
-	app_front_result(front, &oc);
-	app_baseline_report_clear(&rep);
+	app_baseline_execute(j->opts, j->pins, j->platform_key, front,
+			     tui_model_events(j->model).cancel);
 }
 
 /* The runtime's state and the matrix, as `pyrt plugins` reads them. */
@@ -242,37 +205,27 @@ static void job_doctor(tui_job *j)
 		result_fail(&j->result, rc, &err, NULL);
 }
 
-/* `pyrt rollback`: swap current and previous.  The TUI never waits for
- * the box lock behind a spinner: busy is said at once. */
-static void job_rollback(tui_job *j)
+/* The request the dashboard's keys make: the command line's box, and
+ * never a wait for the box lock behind a spinner (busy is said at once). */
+static app_request box_request(const tui_job *j)
 {
-	pyrt_events ev = tui_model_events(j->model);
-	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
-	io.box_root = j->opts->box_root;
-	io.pins = j->pins;
-	io.platform_key = j->platform_key;
-	io.no_wait = 1;
-	int rc = pyrt_install_rollback(&io, &ev, &err);
-	if (rc)
-		result_fail(&j->result, rc, &err,
-			    "the active runtime was not changed");
-	else
-		snprintf(j->result.summary, sizeof j->result.summary,
-			 "rolled back: the previous runtime is active again");
+	app_request req = { .box_root = j->opts->box_root, .no_wait = 1 };
+	return req;
+}
+
+/* `pyrt rollback`, run and worded as the CLI does. */
+static void job_rollback(tui_job *j, app_front *front)
+{
+	app_request req = box_request(j);
+	app_rollback_execute(&req, j->pins, j->platform_key, front,
+			     tui_model_events(j->model).cancel);
 }
 
 /* `pyrt uninstall`, after the dialog's yes. */
-static void job_uninstall(tui_job *j)
+static void job_uninstall(tui_job *j, app_front *front)
 {
-	pyrt_events ev = tui_model_events(j->model);
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_uninstall(j->opts->box_root, 1, &ev, &err);
-	if (rc)
-		result_fail(&j->result, rc, &err, NULL);
-	else
-		snprintf(j->result.summary, sizeof j->result.summary,
-			 "uninstalled the managed runtime (I installs it again)");
+	app_request req = box_request(j);
+	app_uninstall_execute(&req, front, tui_model_events(j->model).cancel);
 }
 
 /* `pyrt doctor --bundle FILE`, from the doctor answer on the screen. */
@@ -291,8 +244,9 @@ static void job_bundle(tui_job *j)
 			 "support bundle written: %s", j->bundle_path);
 }
 
-/* Jobs that change the box report through a app_front (so install can be
- * tee'd into its log); the others use the model's events directly. */
+/* Jobs that change the box run their app_* use case through a front that
+ * keeps the outcome in the job's result; the others read, with the
+ * model's events directly. */
 static void run_with_front(tui_job *j)
 {
 	app_front *front = app_front_tap(tui_model_front(j->model),
@@ -301,18 +255,14 @@ static void run_with_front(tui_job *j)
 		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
 		return;
 	}
-	/* Nothing to do is not worth a log (as `pyrt install` skips it). */
-	if (j->kind == TUI_JOB_INSTALL &&
-	    !(j->plan.already_current && !j->iopts.force))
-		front = install_log(j, front);
-	if (!front) {
-		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was installed");
-		return;
-	}
 	if (j->kind == TUI_JOB_INSTALL)
 		job_install(j, front);
 	else if (j->kind == TUI_JOB_BASELINE)
 		job_baseline(j, front);
+	else if (j->kind == TUI_JOB_ROLLBACK)
+		job_rollback(j, front);
+	else if (j->kind == TUI_JOB_UNINSTALL)
+		job_uninstall(j, front);
 	else
 		job_plugin(j, front);
 	app_front_free(front);
@@ -325,13 +275,13 @@ static void *job_main(void *arg)
 	case TUI_JOB_INSTALL:
 	case TUI_JOB_BASELINE:
 	case TUI_JOB_PLUGIN:
+	case TUI_JOB_ROLLBACK:
+	case TUI_JOB_UNINSTALL:
 		run_with_front(j);
 		break;
 	case TUI_JOB_REFRESH: job_refresh(j); break;
 	case TUI_JOB_SMOKE: job_smoke(j); break;
 	case TUI_JOB_DOCTOR: job_doctor(j); break;
-	case TUI_JOB_ROLLBACK: job_rollback(j); break;
-	case TUI_JOB_UNINSTALL: job_uninstall(j); break;
 	case TUI_JOB_BUNDLE: job_bundle(j); break;
 	case TUI_JOB_NONE: break;
 	}

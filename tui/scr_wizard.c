@@ -16,6 +16,7 @@
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "install_run.h"
 
 #define LABEL_COL 4
 #define LABEL_W 19
@@ -85,28 +86,6 @@ void tui_loading_draw(tui_app *a)
 }
 
 /* ---- consent ---------------------------------------------------------- */
-
-/* What the baseline step will do; pip may reach the package index, so
- * the person consenting is told where from (as `pyrt install` says). */
-static void baseline_line(const tui_app *a, char *buf, size_t len)
-{
-	const app_request *o = a->opts;
-	size_t n = pyrt_pins_baseline_count(a->pins);
-	char what[4200];
-	if (o->no_baseline) {
-		snprintf(buf, len, "skipped (--no-baseline)");
-		return;
-	}
-	if (o->requirements)
-		snprintf(what, sizeof what, "the requirements in %s",
-			 o->requirements);
-	else
-		snprintf(what, sizeof what, "%zu doc librar%s", n,
-			 n == 1 ? "y" : "ies");
-	snprintf(buf, len, "%s with the runtime's own pip, from %s%s", what,
-		 o->wheelhouse ? "the wheelhouse " : "the package index",
-		 o->wheelhouse ? o->wheelhouse : "");
-}
 
 /* One "Label  value" row inside the consent box. */
 static void field(tui_app *a, int y, int x, int w, const char *label,
@@ -216,7 +195,7 @@ void tui_consent_draw(tui_app *a)
 		      p->size && p->free_bytes && p->free_bytes < 3 * p->size
 			      ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
 	}
-	baseline_line(a, buf, sizeof buf);
+	app_install_baseline_fact(a->opts, a->pins, buf, sizeof buf);
 	field(a, y++, x, w, "Baseline", buf, TUI_ROLE_TEXT, 0);
 	y = by + rows + 2 + !l.compact;
 	tui_draw_text(&a->paint, y, 2, COLS - 4, TUI_ROLE_DIM,
