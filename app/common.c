@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 #include "size.h"
 #include "text.h"
@@ -96,13 +97,6 @@ void app_cat(char *buf, size_t len, const char *fmt, ...)
 void app_human_bytes(uint64_t n, char *buf, size_t len)
 {
 	pyrt_size_human(n, buf, len);
-}
-
-double app_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *app_cacert(const app_request *opts)

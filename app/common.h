@@ -47,7 +47,4 @@ const char *app_cacert(const app_request *opts);
 /** The pins' implementation as people write it ("CPython"). */
 const char *app_impl_name(const pyrt_pins *pins);
 
-/** Seconds on a monotonic clock. */
-double app_now(void);
-
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "event_json.h"
@@ -31,7 +32,7 @@ typedef struct json_state {
 /* Seconds since the front end started. */
 static double elapsed(const json_state *s)
 {
-	return app_now() - s->start;
+	return pyrt_now() - s->start;
 }
 
 /* Write and free one event object (a NULL object, out of memory, is
@@ -65,7 +66,7 @@ static int json_step(pyrt_step step, pyrt_step_state st, const char *detail,
 static int json_progress(pyrt_step step, const pyrt_progress *p, void *state)
 {
 	json_state *s = state;
-	double now = app_now();
+	double now = pyrt_now();
 	if (s->last_progress >= 0 &&
 	    now - s->last_progress < JSON_PROGRESS_INTERVAL_S)
 		return 0;
@@ -124,7 +125,7 @@ void cli_json_usage_result(const char *command, const char *msg)
 	o.code = PYRT_E_USAGE;
 	o.error = msg;
 	o.before_start = 1;
-	json_state s = { .out = stdout, .start = app_now() };
+	json_state s = { .out = stdout, .start = pyrt_now() };
 	emit(&s, app_event_result(&o, elapsed(&s)));
 }
 
@@ -137,7 +138,7 @@ app_front *cli_front_json_new(const app_request *opts)
 	s->verbose = opts->verbose;
 	if (opts->command == APP_CMD_PLUGINS)
 		s->plugin_install = 1;
-	s->start = app_now();
+	s->start = pyrt_now();
 	s->last_progress = -1.0;
 	return app_front_wrap(&json_ops, s);
 }

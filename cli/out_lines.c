@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "fronts.h"
@@ -65,7 +66,7 @@ static int lines_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	lines_state *s = state;
 	const char *name = step == PYRT_STEP_BASELINE && s->plugin_step
 		? s->plugin_step : pyrt_step_name(step);
-	double now = app_now();
+	double now = pyrt_now();
 	int known = (unsigned)step < PYRT_STEP__COUNT;
 	double took = known ? now - s->step_start[step] : 0.0;
 	if (st == PYRT_STEP_BEGIN && known) {
@@ -124,7 +125,7 @@ static int lines_progress(pyrt_step step, const pyrt_progress *p,
 	lines_state *s = state;
 	if (s->quiet)
 		return 0;
-	double now = app_now();
+	double now = pyrt_now();
 	double interval = s->tty ? TTY_PROGRESS_INTERVAL_S
 				 : LOG_PROGRESS_INTERVAL_S;
 	if (now - s->last_progress < interval)
@@ -220,6 +221,6 @@ app_front *cli_front_lines_new(const app_request *opts)
 	s->verbose = opts->verbose;
 	if (opts->command == APP_CMD_PLUGINS)
 		s->plugin_step = "plugin install";
-	s->last_progress = app_now();
+	s->last_progress = pyrt_now();
 	return app_front_wrap(&lines_ops, s);
 }

@@ -21,6 +21,7 @@
 
 #include "baseline_step.h"
 #include "box.h"
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "event_json.h"
@@ -160,7 +161,7 @@ static int job_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	pthread_mutex_lock(&j->owner->mu);
 	const char *name = app_event_step_name(step, j->kind == SRV_KIND_PLUGIN);
 	snprintf(j->step, sizeof j->step, "%s", name);
-	record(j, app_event_step(name, st, detail, app_now() - j->start));
+	record(j, app_event_step(name, st, detail, pyrt_now() - j->start));
 	pthread_mutex_unlock(&j->owner->mu);
 	return 0;
 }
@@ -168,7 +169,7 @@ static int job_step(pyrt_step step, pyrt_step_state st, const char *detail,
 static int job_progress(pyrt_step step, const pyrt_progress *p, void *state)
 {
 	srv_job *j = state;
-	double now = app_now();
+	double now = pyrt_now();
 	if (j->last_progress >= 0 && now - j->last_progress < PROGRESS_INTERVAL_S)
 		return 0;
 	j->last_progress = now;
@@ -189,7 +190,7 @@ static int job_log(pyrt_log_level level, const char *line, void *state)
 	if (level == PYRT_LOG_DEBUG)
 		return 0;
 	pthread_mutex_lock(&j->owner->mu);
-	record(j, app_event_log(level, line, app_now() - j->start));
+	record(j, app_event_log(level, line, pyrt_now() - j->start));
 	pthread_mutex_unlock(&j->owner->mu);
 	return 0;
 }
@@ -206,7 +207,7 @@ static void settle(srv_job *j, int rc)
 static void job_result(const app_outcome *o, void *state)
 {
 	srv_job *j = state;
-	json_t *ev = app_event_result(o, app_now() - j->start);
+	json_t *ev = app_event_result(o, pyrt_now() - j->start);
 	srv_jobs *jobs = j->owner;
 	pthread_mutex_lock(&jobs->mu);
 	/* Settled before anyone sees the result: a client that reads it and
@@ -511,7 +512,7 @@ int srv_jobs_start(srv_jobs *jobs, const srv_job_params *p, json_t **job_js,
 		snprintf(j->id + 2 * i, 3, "%02x", raw[i]);
 	j->kind = p->kind;
 	j->owner = jobs;
-	j->start = app_now();
+	j->start = pyrt_now();
 	j->last_progress = -1.0;
 	j->no_baseline = p->no_baseline;
 	j->plugin = dup_or_null(p->plugin);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "clock.h"
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
@@ -51,13 +52,6 @@ static void on_signal(int sig)
 	ssize_t w = write(signal_pipe_wr, "", 1);
 	(void)w;
 	errno = saved;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int tui_wanted(const app_request *opts)
@@ -567,7 +561,7 @@ static void draw_notice(tui_app *a)
 /* One frame: the whole screen when full, else only what changed. */
 static void frame(tui_app *a)
 {
-	a->spin = (int)(now_s() / TUI_FRAME_S);
+	a->spin = (int)(pyrt_now() / TUI_FRAME_S);
 	a->too_small = too_small_now();
 	if (a->too_small) {
 		if (a->full)
@@ -705,7 +699,7 @@ static void loop(tui_app *a, int sig_rd)
 	double next_frame = 0;
 	a->full = 1;
 	while (!a->quit) {
-		double now = now_s();
+		double now = pyrt_now();
 		int want = a->full || a->dirty || tui_app_animating(a);
 		int timeout = -1;
 		if (want)
@@ -740,14 +734,14 @@ static void loop(tui_app *a, int sig_rd)
 			finish_job(a);
 			finished = 1;
 		}
-		watch_tick(a, now_s());
+		watch_tick(a, pyrt_now());
 		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
 		int ch, keyed = 0;
 		while (!a->quit && (ch = getch()) != ERR) {
 			on_key(a, ch);
 			keyed = 1;
 		}
-		now = now_s();
+		now = pyrt_now();
 		/* A key is answered at once (keys come at human rate, so this
 		 * cannot flood a slow link), and so is a job's end (one per
 		 * job): the dashboard's first full frame follows the first

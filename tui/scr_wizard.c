@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
@@ -36,13 +37,6 @@ static const pyrt_step install_steps[] = {
 	PYRT_STEP_DOWNLOAD, PYRT_STEP_VERIFY, PYRT_STEP_EXTRACT,
 	PYRT_STEP_CHECK, PYRT_STEP_ACTIVATE, PYRT_STEP_BASELINE,
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *step_label(const tui_app *a, pyrt_step s)
 {
@@ -305,7 +299,7 @@ static void draw_status(tui_app *a, const progress_layout *l)
 			 a->paint.g->ellipsis);
 		role = TUI_ROLE_WARN;
 	} else if (v->steps[PYRT_STEP_LOCK].mark == TUI_MARK_RUNNING &&
-		   now_s() - v->steps[PYRT_STEP_LOCK].started > 0.5) {
+		   pyrt_now() - v->steps[PYRT_STEP_LOCK].started > 0.5) {
 		snprintf(line, sizeof line,
 			 "Waiting for the box lock (another pyrt is installing)%s",
 			 a->paint.g->ellipsis);
@@ -350,7 +344,7 @@ static void draw_step(tui_app *a, int y, pyrt_step s)
 		      sv->mark == TUI_MARK_PENDING ? TUI_ROLE_DIM : TUI_ROLE_TEXT,
 		      step_label(a, s));
 	if (sv->mark == TUI_MARK_RUNNING)
-		tui_format_duration(now_s() - sv->started, dur, sizeof dur);
+		tui_format_duration(pyrt_now() - sv->started, dur, sizeof dur);
 	else if (sv->mark == TUI_MARK_DONE || sv->mark == TUI_MARK_FAILED)
 		tui_format_duration(sv->ended - sv->started, dur, sizeof dur);
 	if (sv->mark == TUI_MARK_SKIPPED)
