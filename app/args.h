@@ -9,21 +9,22 @@
 #include <stddef.h>
 
 typedef enum app_command {
-	APP_CMD_NONE = 0, /* no command given: status for now (TUI later) */
+	/* in the manual's order, which `pyrt -h` lists them in */
+	APP_CMD_NONE = 0, /* no command given: the TUI, or status */
 	APP_CMD_INSTALL,
-	APP_CMD_STATUS,
-	APP_CMD_ROLLBACK,
-	APP_CMD_UNINSTALL,
-	APP_CMD_VERIFY,
-	APP_CMD_HELP,
-	APP_CMD_VERSION,
-	APP_CMD_DOCTOR,
-	APP_CMD_PLUGINS,
 	APP_CMD_BASELINE,
+	APP_CMD_STATUS,
+	APP_CMD_VERIFY,
+	APP_CMD_DOCTOR,
 	APP_CMD_SMOKE,
+	APP_CMD_PLUGINS,
 	APP_CMD_SERVE,
 	APP_CMD_MIRROR,
 	APP_CMD_LOCK,
+	APP_CMD_ROLLBACK,
+	APP_CMD_UNINSTALL,
+	APP_CMD_HELP,
+	APP_CMD_VERSION,
 	APP_CMD__COUNT
 } app_command;
 
@@ -50,7 +51,7 @@ typedef struct app_request {
 	const char *theme;
 	int verbose;
 	int quiet;
-	int help;
+	int help;                   /* 1: --help (the manual), 2: -h (short) */
 	int version;
 
 	/* install */

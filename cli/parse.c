@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "commands.h"
 #include "error.h"
 #include "validate.h"
 
@@ -96,23 +97,6 @@ static const opt_spec opt_table[] = {
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
 
-static const char *const command_names[APP_CMD__COUNT] = {
-	[APP_CMD_NONE] = NULL,
-	[APP_CMD_INSTALL] = "install",
-	[APP_CMD_STATUS] = "status",
-	[APP_CMD_ROLLBACK] = "rollback",
-	[APP_CMD_UNINSTALL] = "uninstall",
-	[APP_CMD_VERIFY] = "verify",
-	[APP_CMD_HELP] = "help",
-	[APP_CMD_VERSION] = "version",
-	[APP_CMD_DOCTOR] = "doctor",
-	[APP_CMD_PLUGINS] = "plugins",
-	[APP_CMD_BASELINE] = "baseline",
-	[APP_CMD_SMOKE] = "smoke",
-	[APP_CMD_SERVE] = "serve",
-	[APP_CMD_MIRROR] = "mirror",
-	[APP_CMD_LOCK] = "lock",
-};
 
 /* Parser state: the options seen, so their command fit is checked once the
  * command word is known (it may come after them). */
@@ -127,15 +111,15 @@ const char *cli_command_name(app_command cmd)
 {
 	if ((unsigned)cmd >= APP_CMD__COUNT)
 		return NULL;
-	return command_names[cmd];
+	return cli_commands[cmd].name;
 }
 
 const char *cli_command_suggest(const char *word)
 {
-	/* command_names has no terminator: cli_suggest wants one. */
+	/* The table has no terminator: cli_suggest wants one. */
 	const char *names[APP_CMD__COUNT];
 	for (int i = 1; i < APP_CMD__COUNT; i++)
-		names[i - 1] = command_names[i];
+		names[i - 1] = cli_commands[i].name;
 	names[APP_CMD__COUNT - 1] = NULL;
 	return cli_suggest(word, strlen(word), names);
 }
@@ -143,7 +127,7 @@ const char *cli_command_suggest(const char *word)
 app_command cli_command_lookup(const char *word)
 {
 	for (int i = 1; i < APP_CMD__COUNT; i++)
-		if (strcmp(word, command_names[i]) == 0)
+		if (strcmp(word, cli_commands[i].name) == 0)
 			return (app_command)i;
 	return APP_CMD__COUNT;
 }
@@ -275,6 +259,8 @@ static int parse_short(parse_state *ps, const char *arg)
 		int rc = apply_option(ps, spec, NULL);
 		if (rc)
 			return rc;
+		if (spec->id == O_HELP)
+			ps->opts->help = 2; /* -h: the short usage */
 	}
 	return 0;
 }
