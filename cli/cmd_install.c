@@ -113,7 +113,7 @@ static int install_consent(install_ctx *c)
 {
 	if (c->plan.already_current && !c->opts->force)
 		return 0;
-	char block[8192];
+	char block[16384]; /* every fact whole: a URL, two paths, the baseline */
 	consent_block(c, block, sizeof block);
 	int rc = cli_consent(c->opts, block, "Install?", c->msg, sizeof c->msg);
 	if (rc < 0)

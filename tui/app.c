@@ -423,8 +423,12 @@ static void theme_dirs(tui_app *a)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(a->theme_dir_buf[1], sizeof a->theme_dir_buf[1],
-				 "%s/" PYRT_THEME_INSTALL_REL, exe);
+			int w = snprintf(a->theme_dir_buf[1],
+					 sizeof a->theme_dir_buf[1],
+					 "%s/" PYRT_THEME_INSTALL_REL, exe);
+			/* a cut path would name another folder: none */
+			if (w < 0 || (size_t)w >= sizeof a->theme_dir_buf[1])
+				a->theme_dir_buf[1][0] = '\0';
 		}
 	}
 	snprintf(a->theme_dir_buf[2], sizeof a->theme_dir_buf[2], "%s",

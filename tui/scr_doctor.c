@@ -187,7 +187,10 @@ void tui_doctor_ask_bundle(tui_app *a)
 	const char *home = getenv("HOME");
 	const char *dir = getcwd(cwd, sizeof cwd) && access(cwd, W_OK) == 0
 		? cwd : home && *home ? home : "/tmp";
-	snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	int n = snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	/* A cut path would write the bundle somewhere else: /tmp instead. */
+	if (n < 0 || (size_t)n >= sizeof a->ask_arg)
+		snprintf(a->ask_arg, sizeof a->ask_arg, "/tmp/%s", name);
 	snprintf(text, sizeof text,
 		 "Write a support bundle?\n\n"
 		 "file: %s (owner-only)\n"

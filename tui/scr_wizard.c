@@ -309,7 +309,8 @@ static void draw_status(tui_app *a, const progress_layout *l)
 			 tui_app_spinner(a), a->paint.g->ellipsis);
 		role = TUI_ROLE_ACCENT;
 	} else if (v->steps[PYRT_STEP_LOCK].mark == TUI_MARK_FAILED) {
-		snprintf(line, sizeof line, "Could not take the box lock: %s",
+		/* one screen row: what does not fit is cut by the row anyway */
+		snprintf(line, sizeof line, "Could not take the box lock: %.200s",
 			 v->steps[PYRT_STEP_LOCK].detail);
 		role = TUI_ROLE_ERROR;
 	}
@@ -389,7 +390,7 @@ static void draw_bar(tui_app *a, const progress_layout *l)
 	tui_format_rate(p->rate, rate, sizeof rate);
 	const char *dot = a->paint.g->dot;
 	if (dl->mark == TUI_MARK_SKIPPED)
-		snprintf(line, sizeof line, "no download: %s", dl->detail);
+		snprintf(line, sizeof line, "no download: %.200s", dl->detail);
 	else if (dl->mark == TUI_MARK_DONE)
 		snprintf(line, sizeof line, "downloaded %s in %.1fs", done,
 			 dl->ended - dl->started);
