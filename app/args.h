@@ -1,7 +1,9 @@
 /*
- * The parsed command line: which command, and every option with where its
- * value came from (flag, environment or default).  Shared by every front
- * end; the parsing itself is the CLI's (cli/parse.h).
+ * What a front end asks a use case for (app_request): the command and
+ * every option with where its value came from (flag, environment or
+ * default).  The CLI fills it from the command line (the parsing is
+ * cli/parse.h's) and the TUI runs with it; serve builds one per job from
+ * the fields the server chose, never copying its own command line.
  */
 #ifndef PYRT_APP_ARGS_H
 #define PYRT_APP_ARGS_H
