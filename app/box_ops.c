@@ -95,6 +95,9 @@ int app_uninstall_prepare(const app_request *req, const app_front *front,
 	pyrt_error err = PYRT_ERROR_INIT;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
+	/* Another user of root's box is told before being asked. */
+	if (!rc)
+		rc = pyrt_box_check_change(box, "uninstall", &err);
 	app_outcome o = { .command = "uninstall", .code = rc };
 	if (rc < 0) {
 		o.error = err.msg;
