@@ -389,8 +389,8 @@ static int draw_extract_bar(tui_app *a, const progress_layout *l)
 	snprintf(line, sizeof line, "%3d%%",
 		 tui_format_percent(shown, p->total));
 	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
-	cli_human_bytes(shown, done, sizeof done);
-	cli_human_bytes(p->total, total, sizeof total);
+	app_human_bytes(shown, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
 	if (x->mark == TUI_MARK_DONE)
 		snprintf(line, sizeof line, "extracted the %s archive in %.1fs",
 			 total, x->ended - x->started);
