@@ -32,7 +32,14 @@ int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
 		     const pyrt_events *ev, cli_baseline_report *rep,
 		     pyrt_error *err);
 
-/** Whether the active install's marker says the baseline is complete. */
+/** The one line a complete baseline ends with: how many requirements pip
+ * installed and how many were already present (never "installed" for
+ * those), and what was reinstalled because its files were missing. */
+void cli_baseline_summary(const pyrt_baseline_result *r, char *buf,
+			  size_t len);
+
+/** Whether the active install's marker says the baseline is complete and
+ * no distribution in it lacks its files (dists.h). */
 int cli_baseline_complete(const char *box_root);
 
 /**

@@ -50,10 +50,7 @@ int cli_cmd_baseline(const cli_opts *opts)
 			     : cli_baseline_run(opts, pins, &ev, &rep, &err);
 	cli_outcome o = { .command = "baseline", .code = rc };
 	if (rc == 0) {
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the "
-			 "managed runtime", rep.result.requirement_count,
-			 rep.result.requirement_count == 1 ? "" : "s");
+		cli_baseline_summary(&rep.result, msg, sizeof msg);
 		o.summary = msg;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);

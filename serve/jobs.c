@@ -320,10 +320,7 @@ static int run_baseline(srv_job *j, cli_front *front)
 	char msg[512];
 	cli_outcome oc = { .command = "baseline", .code = rc };
 	if (rc == 0) {
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 rep.result.requirement_count,
-			 rep.result.requirement_count == 1 ? "" : "s");
+		cli_baseline_summary(&rep.result, msg, sizeof msg);
 		oc.summary = msg;
 	} else {
 		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);

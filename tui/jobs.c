@@ -184,10 +184,7 @@ static void job_baseline(tui_job *j, cli_front *front)
 	int rc = cli_baseline_run(o, j->pins, &ev, &rep, &err);
 	cli_outcome oc = { .command = "baseline", .code = rc };
 	if (rc == 0) {
-		size_t n = rep.result.requirement_count;
-		snprintf(r->summary, sizeof r->summary,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 n, n == 1 ? "" : "s");
+		cli_baseline_summary(&rep.result, r->summary, sizeof r->summary);
 	} else {
 		result_fail(r, rc, &err,
 			    rc == PYRT_E_NOT_READY || rc == PYRT_E_USAGE
