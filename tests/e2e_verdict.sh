@@ -34,8 +34,21 @@ check "before: careercoach and marked are ready (the checker's answer is remembe
   eval 'row careercoach | grep -q " ready " && row marked | grep -q " ready " &&
         [ -s "$box/runtime/python/cache/plugins-check.json" ]'
 
+# The API answers status from memory while nothing it watches changed
+# (serve/status_memo.c): the site-packages folders are watched too.
+sock=$short/api.sock
+"$pyrt" serve --listen "unix:$sock" "${common[@]}" 2>"$work/serve.log" &
+spid=$!
+e2e_wait_socket "$sock" "$spid" "$work/serve.log"
+api_baseline() { curl -s --unix-socket "$sock" http://localhost/api/runtime/python |
+  python3 -c 'import json, sys; b = json.load(sys.stdin)["baseline"]; print(b["state"], *b["missing"])'; }
+check "GET /api/runtime/python: baseline complete (and remembered)"   eval '[ "$(api_baseline)" = complete ] && [ "$(api_baseline)" = complete ]'
+
 # --- 4: files moved away, dist-info left ------------------------------------
 mv "$site/docx" "$work/docx.away"
+check "GET /api/runtime/python: the remembered answer is not served, partial python-docx" \
+  eval '[ "$(api_baseline)" = "partial python-docx" ]'
+kill "$spid"; wait "$spid" 2>/dev/null
 run status "${common[@]}"
 check "status: still ready (the runtime is), exit 0" rc_is 0
 check "status: the baseline is partial, missing python-docx" has '^  baseline: *partial (missing: python-docx)' out
