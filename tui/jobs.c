@@ -142,10 +142,24 @@ static void job_install(tui_job *j, cli_front *front)
 	cli_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
+	/* What plugins install added is installed again after a switch
+	 * (app/plugin_ops.h), as `pyrt install` does. */
+	app_plugins_keep *keep = had_current
+		? app_plugins_keep_before(o, j->pins, j->iopts.platform_key, &ev)
+		: NULL;
 	int rc = pyrt_install_run(&j->iopts, &ev, &res, &err);
 	int active = rc == 0;
 	if (active)
 		rc = install_baseline(j, &res, &ev, &rep, &baseline_ran, &err);
+	if (active && !res.already_current &&
+	    (rc == 0 || rc == PYRT_E_BASELINE)) {
+		pyrt_error kerr = PYRT_ERROR_INIT;
+		if (app_plugins_keep_reapply(keep, o, j->pins,
+					     j->iopts.platform_key, &ev, NULL,
+					     &kerr) && rc == 0)
+			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
+	}
+	app_plugins_keep_free(keep);
 	cli_outcome oc = { .command = "install", .code = rc };
 	if (active) {
 		oc.install_dir = res.install_dir;
