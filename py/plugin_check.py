@@ -26,6 +26,8 @@ def intact(dist):
     """Installed means a RECORD whose files are all there (core/dists.c's
     dist_intact): bytecode caches and absolute paths aside."""
     import os
+    if not str(getattr(dist, '_path', '')).endswith('.dist-info'):
+        return True  # an egg-info has no RECORD to hold it to
     files = dist.files
     if not files:
         return False

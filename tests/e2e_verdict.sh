@@ -109,6 +109,13 @@ check "no RECORD: cowork counts openpyxl missing" \
   json 'c = {p["name"]: p for p in d["plugins"]}["cowork"]; assert "openpyxl" in c["missing"], c'
 mv "$work/RECORD.away" "$rec"
 
+# `pyrt install` on the current runtime runs the baseline when a package
+# is not whole (the marker's "complete" is not enough) and repairs it.
+mv "$site/docx" "$work/docx.away2"
+run install --yes --from-file "$fx/runtime.tar.gz" "${wh[@]}" "${common[@]}"
+check "install on a current runtime with a broken package repairs it" \
+  eval 'rc_is 0 && has "reinstalling it" err && [ -f "$site/docx/__init__.py" ]'
+
 # --- status --deep asks doctor's sys.prefix question -----------------------
 # The system's python 3.11.2 behind the install's link: same version,
 # but it runs from /usr, not from the install.
