@@ -84,7 +84,7 @@ void cli_baseline_summary(const pyrt_baseline_result *r, char *buf,
 	     i++)
 		used += snprintf(buf + used, len - (size_t)used, "%s%s",
 				 i ? ", " : "; reinstalled (its files were "
-				 "missing): ", r->repaired[i]);
+				 "missing or it did not import): ", r->repaired[i]);
 }
 
 /* The marker's word, not the run's: a refusal leaves the marker as it was,

@@ -28,12 +28,16 @@
 #include "fs.h"
 #include "lock.h"
 #include "pip.h"
+#include "proc.h"
+#include "py_programs.h"
 #include "requirement.h"
 #include "testhook.h"
 #include "trust.h"
 #include "wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
+#define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */
+#define IMPORT_TIMEOUT_S 120.0
 
 /* Everything one baseline run owns; freed in baseline_cleanup. */
 typedef struct baseline_run {
@@ -342,6 +346,8 @@ static void repair_add(const char *name, const char *version,
  * baseline runs.  What that cannot mend is found again after the baseline
  * and makes it partial.
  */
+static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err);
+
 static int baseline_repair(baseline_run *r, pyrt_error *err)
 {
 	pyrt_dists *d = baseline_dists(r);
@@ -355,6 +361,15 @@ static int baseline_repair(baseline_run *r, pyrt_error *err)
 	l->r = r;
 	pyrt_dists_each_broken(d, repair_add, l);
 	pyrt_dists_free(d);
+	int rc = repair_run(r, l, err);
+	free(l);
+	return rc;
+}
+
+/* pip --force-reinstall --no-deps for what l lists; a pip failure is a
+ * warning (the recheck after names what stays broken). */
+static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
+{
 	int rc = 0;
 	if (l->rc) {
 		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
@@ -376,7 +391,138 @@ static int baseline_repair(baseline_run *r, pyrt_error *err)
 				     ? pyrt_error_set(err, PYRT_E_CANCELLED,
 						      "cancelled") : 0;
 	}
+	return rc;
+}
+
+/* The interpreter's import failures of the baseline's distributions
+ * (py/doctor_interp.py, doctor's own program: "; "-joined
+ * "module of name (Error: text)"), into out; 0, or -1 when it did not
+ * answer (then nothing is judged). */
+static int baseline_imports(baseline_run *r, char *out, size_t len)
+{
+	const char *layout = r->opts->pins
+		? pyrt_pins_layout_interpreter(r->opts->pins)
+		: "python/bin/python3";
+	if (!layout)
+		return -1;
+	char python[PATH_MAX + 600];
+	snprintf(python, sizeof python, "%s/%s", r->install_dir, layout);
+	const char **argv = calloc(r->nreqs + 8, sizeof *argv);
+	char **envp = pyrt_proc_scrubbed_env(r->install_dir);
+	int rc = -1;
+	if (!argv || !envp)
+		goto done;
+	size_t k = 0;
+	argv[k++] = python;
+	argv[k++] = "-I";
+	argv[k++] = "-S";
+	argv[k++] = "-B";
+	argv[k++] = "-c";
+	argv[k++] = pyrt_py_doctor_interp;
+	for (size_t i = 0; i < r->nreqs; i++)
+		argv[k++] = r->reqs[i];
+	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+	po.argv = argv;
+	po.envp = (const char *const *)envp;
+	po.cwd = r->install_dir;
+	po.timeout_s = IMPORT_TIMEOUT_S;
+	po.capture_max = 256 * 1024;
+	po.cancel = r->ev ? r->ev->cancel : NULL;
+	pyrt_proc_result pr;
+	memset(&pr, 0, sizeof pr);
+	if (pyrt_proc_run(&po, &pr, NULL) == 0 && pr.exited &&
+	    pr.exit_code == 0 && pr.output) {
+		/* The last tag line: an import may print anything before. */
+		const char *tag = NULL;
+		for (const char *p = pr.output; (p = strstr(p, IMPORTS_TAG)); p++)
+			if (p == pr.output || p[-1] == '\n')
+				tag = p;
+		if (tag) {
+			tag += strlen(IMPORTS_TAG);
+			size_t n = strcspn(tag, "\n");
+			snprintf(out, len, "%.*s", (int)n, tag);
+			if (strcmp(out, "ok") == 0)
+				out[0] = '\0';
+			rc = 0;
+		}
+	}
+	pyrt_proc_result_clear(&pr);
+done:
+	pyrt_proc_env_free(envp);
+	free(argv);
+	return rc;
+}
+
+/* Each "MOD of NAME (…)" of the import failures: fn(NAME, that entry). */
+static void each_import_failure(const char *fails,
+				void (*fn)(const char *name, const char *what,
+					   void *ctx), void *ctx)
+{
+	char entry[512], name[128];
+	for (const char *p = fails; *p;) {
+		size_t n = strcspn(p, ";");
+		snprintf(entry, sizeof entry, "%.*s", (int)n, p);
+		const char *of = strstr(entry, " of ");
+		if (of) {
+			of += 4;
+			size_t k = strcspn(of, " (");
+			snprintf(name, sizeof name, "%.*s", (int)k, of);
+			fn(name, entry, ctx);
+		}
+		p += n;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+}
+
+typedef struct import_ctx {
+	repair_list *l;
+	pyrt_dists *d;
+} import_ctx;
+
+static void import_repair_add(const char *name, const char *what, void *ctx)
+{
+	import_ctx *x = ctx;
+	char version[128] = "", why[640];
+	if (pyrt_dists_version(x->d, name, version, sizeof version) != 1)
+		version[0] = '\0';
+	snprintf(why, sizeof why, "it does not import: %s", what);
+	repair_add(name, version, why, x->l);
+}
+
+static void broken_after(const char *name, const char *version,
+			 const char *why, void *ctx);
+
+static void import_missing(const char *name, const char *what, void *ctx)
+{
+	broken_after(name, "", what, ctx);
+}
+
+/*
+ * Installed whole, yet a module of it does not import (a file replaced by
+ * garbage, a partial write the RECORD does not see): reinstall it, once,
+ * and ask again; what still fails is missing.  The runtime's own modules
+ * (ssl) are not the baseline's to mend.
+ */
+static int baseline_import_repair(baseline_run *r, pyrt_error *err)
+{
+	char fails[2048] = "";
+	if (baseline_imports(r, fails, sizeof fails) != 0 || !strstr(fails, " of "))
+		return 0;
+	repair_list *l = calloc(1, sizeof *l);
+	import_ctx x = { l, baseline_dists(r) };
+	if (!l || !x.d) {
+		free(l);
+		pyrt_dists_free(x.d);
+		return l ? 0 : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	l->r = r;
+	each_import_failure(fails, import_repair_add, &x);
+	pyrt_dists_free(x.d);
+	int rc = repair_run(r, l, err);
 	free(l);
+	if (!rc && baseline_imports(r, fails, sizeof fails) == 0)
+		each_import_failure(fails, import_missing, r);
 	return rc;
 }
 
@@ -529,6 +675,17 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 	if (!rc && r->nreqs) {
 		baseline_recheck(r);
 		baseline_count_present(r);
+		/* What pip just wrote imports as pip left it; what it left
+		 * alone ("already present") is where a broken module hides,
+		 * so only then is the interpreter asked (it costs an import
+		 * of the whole baseline). */
+		int repaired = r->res->repaired_count;
+		if (r->res->present_count)
+			rc = baseline_import_repair(r, err);
+		if (r->res->repaired_count != repaired) {
+			r->res->present_count = 0;
+			baseline_count_present(r);
+		}
 	}
 	if (!rc)
 		pyrt_testhook("mid-baseline");

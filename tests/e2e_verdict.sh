@@ -78,7 +78,7 @@ check "smoke fails and says pyrt baseline" eval '! rc_is 0 && has "pyrt baseline
 run baseline "${wh[@]}" "${common[@]}"
 check "pyrt baseline repairs it (exit 0)" rc_is 0
 check "baseline: it says what it reinstalled and why" \
-  has 'reinstalled (its files were missing): python-docx' out
+  has 'reinstalled (its files were missing or it did not import): python-docx' out
 check "baseline: the warning names the missing file" \
   has 'python-docx 0.8.11 is installed but not whole (docx/__init__.py is missing): reinstalling it' err
 check "baseline: not '2 requirements installed' (openpyxl was already there)" \
@@ -108,6 +108,19 @@ run plugins --json "${common[@]}"
 check "no RECORD: cowork counts openpyxl missing" \
   json 'c = {p["name"]: p for p in d["plugins"]}["cowork"]; assert "openpyxl" in c["missing"], c'
 mv "$work/RECORD.away" "$rec"
+
+# Whole by its RECORD, yet it does not import (a file overwritten): doctor
+# says so with fix `pyrt baseline`, and `pyrt baseline` reinstalls it.
+printf 'raise ImportError("overwritten")\n' >"$site/docx/__init__.py"
+run doctor "${common[@]}"
+check "an overwritten module: doctor names it, fix pyrt baseline" \
+  eval 'grep -A1 "cannot import: docx of python-docx" "$work/out" | grep -q "fix: pyrt baseline"'
+run baseline "${wh[@]}" "${common[@]}"
+check "pyrt baseline reinstalls a distribution that does not import" \
+  eval 'rc_is 0 && has "it does not import: docx of python-docx" err &&
+        has "reinstalled (its files were missing or it did not import): python-docx" out'
+run smoke --out "$work/b.docx" "${common[@]}"
+check "smoke passes after it" rc_is 0
 
 # `pyrt install` on the current runtime runs the baseline when a package
 # is not whole (the marker's "complete" is not enough) and repairs it.
