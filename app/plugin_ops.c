@@ -139,8 +139,9 @@ app_plugins_keep *app_plugins_keep_before(const cli_opts *opts,
 					  const pyrt_events *ev)
 {
 	pyrt_plugins *p = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
 	if (pyrt_plugins_check(&p, opts->box_root, pins, platform_key, ev,
-			       NULL) != 0)
+			       &err) != 0)
 		return NULL;
 	size_t any = 0;
 	for (size_t i = 0; pyrt_plugins_runtime_ready(p) &&
