@@ -82,7 +82,11 @@ static int plugin_install_specs(const cli_opts *opts, const char *name,
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
+	char command[320];
+	snprintf(command, sizeof command, "plugins install %s", name);
 	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_box_check_change(box, command, err);
 	if (!rc)
 		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
 				       !opts->no_wait, ev, err);
