@@ -15,19 +15,19 @@
 #include "lock.h"
 #include "wheellock.h"
 
-int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
+int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {
 	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID;
 }
 
-void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		     size_t len)
 {
 	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (!cli_plugin_checked(pl, runtime_ready)) {
+	if (!app_plugin_checked(pl, runtime_ready)) {
 		snprintf(buf, len, "%zu unchecked", pl->require_count);
 		return;
 	}
@@ -38,7 +38,7 @@ void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 }
 
 /* pip under the lock: the batch, then each requirement alone. */
-static int plugin_pip(const cli_opts *opts, const char *name,
+static int plugin_pip(const app_request *opts, const char *name,
 		      const char *const *reqs, size_t nreqs, int lock_fd,
 		      const pyrt_events *ev, pyrt_pip_result *last,
 		      pyrt_error *err)
@@ -59,7 +59,7 @@ static int plugin_pip(const cli_opts *opts, const char *name,
 	 * no unlocked code as root (wheellock.h). */
 	pyrt_pins *pins = NULL;
 	char msg[PYRT_ERROR_MSG_MAX];
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc) {
 		pyrt_error_set(err, rc, "%s", msg);
 		if (last)
@@ -75,7 +75,7 @@ static int plugin_pip(const cli_opts *opts, const char *name,
 }
 
 /* reqs of plugin name under the box lock. */
-static int plugin_install_specs(const cli_opts *opts, const char *name,
+static int plugin_install_specs(const app_request *opts, const char *name,
 				const char *const *reqs, size_t nreqs,
 				const pyrt_events *ev, pyrt_pip_result *last,
 				pyrt_error *err)
@@ -98,7 +98,7 @@ static int plugin_install_specs(const cli_opts *opts, const char *name,
 	return rc;
 }
 
-int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
 		       const pyrt_events *ev, pyrt_pip_result *last,
 		       pyrt_error *err)
 {
@@ -137,7 +137,7 @@ static int keeps(const pyrt_plugin *pl)
 	       pl->verdict != PYRT_VERDICT_INVALID;
 }
 
-app_plugins_keep *app_plugins_keep_before(const cli_opts *opts,
+app_plugins_keep *app_plugins_keep_before(const app_request *opts,
 					  const pyrt_pins *pins,
 					  const char *platform_key,
 					  const pyrt_events *ev)
@@ -186,7 +186,7 @@ static void join_specs(const char *const *specs, size_t n, char *buf,
 
 /* One plugin: what it had and lost, installed again. */
 static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
-		       const cli_opts *opts, const pyrt_events *ev,
+		       const app_request *opts, const pyrt_events *ev,
 		       size_t *reapplied, pyrt_error *err)
 {
 	const char **specs = calloc(was->require_count + 1, sizeof *specs);
@@ -227,7 +227,7 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 	return rc ? pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled") : 0;
 }
 
-int app_plugins_keep_reapply(const app_plugins_keep *k, const cli_opts *opts,
+int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 			     const pyrt_pins *pins, const char *platform_key,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err)

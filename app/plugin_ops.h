@@ -17,11 +17,11 @@
 
 /** Whether the row's requirements were looked up in the runtime: it was
  * ready and the manifest is valid. */
-int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
+int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
 
 /** The DEPS cell: "-" (nothing required, or an invalid manifest),
  * "2 unchecked" (runtime not ready), "1/2 ok". */
-void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		     size_t len);
 
 /**
@@ -31,7 +31,7 @@ void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
  * those that still failed.  last (may be NULL) gets the last pip run's
  * result.  Returns 0 or a negative pyrt_code with err filled.
  */
-int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
 		       const pyrt_events *ev, pyrt_pip_result *last,
 		       pyrt_error *err);
 
@@ -44,19 +44,19 @@ int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
  */
 typedef struct app_plugins_keep app_plugins_keep;
 
-app_plugins_keep *app_plugins_keep_before(const cli_opts *opts,
+app_plugins_keep *app_plugins_keep_before(const app_request *opts,
 					  const pyrt_pins *pins,
 					  const char *platform_key,
 					  const pyrt_events *ev);
 
 /**
  * After the install: each requirement kept that is no longer satisfied is
- * installed again (cli_plugin_install's path, one run per plugin), with a
+ * installed again (app_plugin_install's path, one run per plugin), with a
  * log line naming the plugin and the requirements.  A failure is a warning
  * naming "pyrt plugins install NAME" (the install stands); returns 0, or
  * PYRT_E_CANCELLED.  *reapplied (may be NULL) counts the plugins redone.
  */
-int app_plugins_keep_reapply(const app_plugins_keep *k, const cli_opts *opts,
+int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 			     const pyrt_pins *pins, const char *platform_key,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err);
