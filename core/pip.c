@@ -297,7 +297,8 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	/* + wheelhouse (3) + --cert FILE (2) + --require-hashes -r FILE (3)
 	 * + "--" + the list + NULL; the index goes through the environment
 	 * (pip_env) */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 3 + 1 + o->requirement_count + 1;
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 3 + 1 +
+		   o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -326,6 +327,10 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	if (o->cacert) {
 		a[i++] = "--cert";
 		a[i++] = r->cacert;
+	}
+	if (o->reinstall) {
+		a[i++] = "--force-reinstall";
+		a[i++] = "--no-deps";
 	}
 	if (o->hashed_requirements) {
 		/* pyrt wrote this file from the lock: name==version and
@@ -914,7 +919,7 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 		rc = pip_env(r, err);
 	if (!rc)
 		rc = pip_argv(r, err);
-	if (!rc && o->wheelhouse)
+	if (!rc && o->wheelhouse && !o->reinstall)
 		rc = fast_argv(r, err);
 	if (!rc && shown_init(&r->sh) != 0)
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -56,6 +56,15 @@ mkdir "$box/plugins/aardvark"
 printf 'name: aardvark\nenabled: true\n' >"$box/plugins/aardvark/plugin.yaml"
 check "a plugin added to the box shows in the matrix by itself" \
   wait_for dash 10 '│ aardvark +yes +no'
+# The interpreter is part of the verdict (issue 21.4): its file deleted
+# (bin/python3 is a link to it), the card says broken with no key pressed,
+# and ready again once it is back.
+interp_real=$(readlink -f "$current/bin/python3")
+mv "$interp_real" "$work/python.away"
+check "the interpreter deleted: the card says broken by itself" \
+  wait_for dash 10 'State +. broken'
+mv "$work/python.away" "$interp_real"
+check "... and ready again once it is back" wait_for dash 10 'State +✓ ready'
 
 # --- 6: 80x23 and the compact layout down to 60x16 ----------------------------
 check "80x23: the dashboard is drawn, not 'too small'" \
