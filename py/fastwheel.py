@@ -697,6 +697,10 @@ def run(order, paths, at):
     for w in reversed(order):
         at[0] = w
         commit(w.stage, paths)
+    try:
+        os.rmdir(staging_root(paths))
+    except OSError:
+        pass
 def settle(paths):
     # after a failure or a signal: what is complete in staging goes in,
     # the rest goes (each distribution whole, or not at all)

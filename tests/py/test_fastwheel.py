@@ -239,6 +239,7 @@ class Record(unittest.TestCase):
                     hashlib.sha256(data).digest()).rstrip(b'=').decode()
                 self.assertEqual(digest, 'sha256=' + want, rel)
                 self.assertEqual(size, str(len(data)), rel)
+            self.assertFalse(os.path.exists(os.path.join(site, fastwheel.STAGING)))
             on_disk = {os.path.join(d, n) for d, _, ns in os.walk(root) for n in ns}
             self.assertEqual(on_disk, listed)
             self.assertEqual(rows[-1][0], 'demo_pkg-1.0.dist-info/RECORD')
