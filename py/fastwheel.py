@@ -667,8 +667,9 @@ def repair(paths):
             said.append('pyrt fast path: finished the interrupted install of %s' % n)
         else:
             shutil.rmtree(stage)
-            said.append('pyrt fast path: removed what an unfinished install of %s '
-                        'left in %s' % (n, root))
+            # nothing of it was moved in, or all of it was
+            said.append('pyrt fast path: removed the staging folder of %s, left by a '
+                        'run that stopped' % n)
     try:
         os.rmdir(root)
     except OSError:

@@ -12,7 +12,11 @@
 # nothing of it is written, and the runtime stays active; so is a zip bomb
 # (a member over 200:1), before it is inflated, in little memory.  A large
 # member is copied in chunks.  The installer runs no .pth file of
-# site-packages (-I -S -B).
+# site-packages (-I -S -B).  Only the plain case is its own: a wheel
+# carrying another .dist-info (at the top or under .data/), Wheel-Version
+# 2.0, or a distribution already in another folder on sys.path goes to pip;
+# Wheel-Version 1.9 gets pip's warning; a .dist-info without a complete
+# RECORD is installed again.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup fastwheel fixtures
 
