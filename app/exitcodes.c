@@ -37,6 +37,8 @@ static const exit_row exit_table[] = {
 	  "box or input not trusted (someone else's, or writable by others)" },
 	{ PYRT_E_PLUGIN, 15, "plugin",
 	  "plugin install (its requirements could not be installed)" },
+	{ PYRT_E_READONLY, 16, "read_only",
+	  "read-only: the box is root's, shared with you — run the change as root" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },
 	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM/SIGHUP)" },
 };
@@ -51,19 +53,19 @@ static const exit_row *find_row(int code)
 	return NULL;
 }
 
-int cli_exit_code(int code)
+int app_exit_code(int code)
 {
 	const exit_row *r = find_row(code);
 	return r ? r->exit_status : 13;
 }
 
-const char *cli_code_name(int code)
+const char *app_code_name(int code)
 {
 	const exit_row *r = find_row(code);
 	return r ? r->name : "internal";
 }
 
-void cli_exit_table_print(FILE *out, const char *indent)
+void app_exit_table_print(FILE *out, const char *indent)
 {
 	for (size_t i = 0; i < NROWS; i++)
 		if (exit_table[i].help)

@@ -1,7 +1,7 @@
 /*
  * The ADR's acceptance test.  The active install's interpreter writes a
- * .docx with python-docx in a private 0700 workspace under the box (scrubbed
- * environment, its own process group, a hard timeout); then pyrt, not
+ * .docx with python-docx in a private 0700 workspace under the box (under
+ * $TMPDIR for another user of root's shared box) (scrubbed environment, its own process group, a hard timeout); then pyrt, not
  * Python, opens the result with libarchive and looks for the paragraph in
  * word/document.xml, so a runtime that only pretends to work cannot pass.
  * The paragraph carries a random nonce, so a stale document cannot pass
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "clock.h"
 #include "fs.h"
 #include "lazylib.h"
 #include "proc.h"
@@ -45,13 +46,6 @@ typedef struct smoke_run {
 	char last_line[512];
 	int have_workspace;
 } smoke_run;
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* n random bytes as 2n lowercase hex digits (hex must hold 2n + 1). */
 static int random_hex(char *hex, size_t n, pyrt_error *err)
@@ -115,13 +109,22 @@ static int smoke_find_runtime(smoke_run *r, const char *box_root,
  * and cwd, so nothing it writes lands outside the box. */
 static int smoke_make_workspace(smoke_run *r, pyrt_error *err)
 {
-	snprintf(r->workspace, sizeof r->workspace, "%s/smoke-XXXXXX",
-		 pyrt_box_runtime_dir(r->box));
+	/* A shared box is root's: another user's smoke writes nothing in
+	 * it, and works in a private folder of its own under $TMPDIR. */
+	const char *tmp = getenv("TMPDIR");
+	const char *dir = !pyrt_box_shared(r->box)
+				  ? pyrt_box_runtime_dir(r->box)
+			  : tmp && tmp[0] == '/' ? tmp : "/tmp";
+	int n = snprintf(r->workspace, sizeof r->workspace, "%s/%ssmoke-XXXXXX",
+			 dir, pyrt_box_shared(r->box) ? "pyrt-" : "");
+	if (n < 0 || (size_t)n >= sizeof r->workspace)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "the smoke workspace path under %s is "
+				      "too long", dir);
 	if (!mkdtemp(r->workspace))
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot create a smoke workspace "
-					    "under %s",
-					    pyrt_box_runtime_dir(r->box));
+					    "under %s", dir);
 	r->have_workspace = 1;
 	snprintf(r->docx, sizeof r->docx, "%s/smoke.docx", r->workspace);
 	return 0;
@@ -417,7 +420,7 @@ int pyrt_smoke_run(const char *box_root, const char *out_path,
 		   pyrt_error *err)
 {
 	memset(result, 0, sizeof *result);
-	double start = mono_now();
+	double start = pyrt_now();
 	if (pyrt_events_cancelled(ev))
 		return pyrt_error_set(err, PYRT_E_CANCELLED,
 				      "smoke test cancelled");
@@ -431,6 +434,6 @@ int pyrt_smoke_run(const char *box_root, const char *out_path,
 			rc = rrc;
 	}
 	pyrt_box_free(r.box);
-	result->seconds = mono_now() - start;
+	result->seconds = pyrt_now() - start;
 	return rc;
 }

@@ -42,10 +42,12 @@ done <<'EOF'
 13|internal/out of memory
 14|box or input not trusted (someone else's, or writable by others)
 15|plugin install (its requirements could not be installed)
+16|read-only: the box is root's, shared with you — run the change as root
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
 run -h
-check "-h exits 0 with the manual" eval 'rc_is 0 && has "EXIT CODES" out'
+check "-h exits 0 with the short usage, not the manual" \
+  eval 'rc_is 0 && has "pyrt --help: the manual" out && ! has "EXIT CODES" out'
 run help
 check "pyrt help prints the manual" eval 'rc_is 0 && has "EXIT CODES" out'
 run status --help
