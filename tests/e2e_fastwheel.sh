@@ -218,7 +218,11 @@ check "Wheel-Version 2.0: left to pip, which refuses it (exit 10)" eval '
 other=$(readlink -f "$box/runtime/python/current")/lib/python3/dist-packages
 mkdir -p "$other/pyrt_dup-1.0.dist-info"
 printf 'Metadata-Version: 2.1\nName: pyrt-dup\nVersion: 1.0\n' >"$other/pyrt_dup-1.0.dist-info/METADATA"
-: >"$other/pyrt_dup-1.0.dist-info/RECORD"
+# A whole installation there (a RECORD listing files that exist).
+mkdir -p "$other/pyrt_dup"
+: >"$other/pyrt_dup/__init__.py"
+printf 'pyrt_dup/__init__.py,,\npyrt_dup-1.0.dist-info/METADATA,,\npyrt_dup-1.0.dist-info/RECORD,,\n' \
+  >"$other/pyrt_dup-1.0.dist-info/RECORD"
 plain pyrt-dup
 check "installed in another site folder: left to pip, which keeps it (exit 0)" eval '
   rc_is 0 && grep -q "not decided (pyrt-dup is installed in $other)" "$(last_log)" && pip_ran &&
@@ -234,9 +238,11 @@ check "a .dist-info without RECORD: installed again by the fast path (exit 0)" e
   grep -q "^et_xmlfile/__init__.py,sha256=" "$site"/et_xmlfile-1.0.1.dist-info/RECORD'
 rm "$site"/et_xmlfile/__init__.py
 run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/there.txt"
+# pyrt's own check (core/dists.h) finds it first and has pip reinstall it;
+# the installer's check of the same rule is covered by test_py_unit.
 check "a file its RECORD lists gone: installed again (exit 0)" eval '
-  rc_is 0 && ! pip_ran && [ -f "$site"/et_xmlfile/__init__.py ] &&
-  has "et-xmlfile 1.0.1 has no complete RECORD: installing it again" err'
+  rc_is 0 && [ -f "$site"/et_xmlfile/__init__.py ] &&
+  has "et-xmlfile 1.0.1 is installed but not whole (et_xmlfile/__init__.py is missing): reinstalling it" err'
 check "no staging folder is left" [ ! -e "$site/.pyrt-fastwheel" ]
 
 # --- a hostile wheel is refused by name, nothing of it written ---------------
