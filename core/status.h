@@ -43,6 +43,13 @@ typedef struct pyrt_status {
 	 * plugin install with these pins takes only those files (0: not
 	 * hash-locked, pip installs what its index or wheelhouse serves) */
 	size_t baseline_locked_wheels;
+	/** the runtime is ready but the pins want another archive (another
+	 * version, build or digest): "pyrt install" would replace it.  The
+	 * pinned version, build and digest are what it would install. */
+	int update_available;
+	char update_version[32];
+	char update_build[32];
+	char update_sha256[PYRT_SHA256_HEX_LEN + 1];
 } pyrt_status;
 
 /** "ready", "not_provisioned", ... */
