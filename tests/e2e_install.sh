@@ -79,6 +79,12 @@ import json,sys; d=json.load(open(sys.argv[1])); sha=open(sys.argv[2]).read().st
 assert d["state"]=="ready" and d["build"]=="fixture", d
 assert d["update_available"]=={"version":"3.11.2","build":"fixture2","sha256":sha}, d
 assert "run \"pyrt install\" to update" in d["message"], d' "$work/st.json" "$fx/runtime.sha256"
+check "that object is docs/api.yaml's Status (JSON schema)" /usr/bin/python3 -c '
+import json, sys, jsonschema, yaml
+spec = yaml.safe_load(open(sys.argv[2]))
+schema = {"$ref": "#/components/schemas/Status", "components": spec["components"]}
+jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[1])))' \
+  "$work/st.json" "$src/docs/api.yaml"
 
 # Tampered archive: exit 5, both digests shown, current unchanged.
 before=$(readlink "$current")
