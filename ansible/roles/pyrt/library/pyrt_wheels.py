@@ -201,6 +201,10 @@ def download(module, p, want, source):
             for chunk in iter(lambda: resp.read(1 << 16), b""):
                 h.update(chunk)
                 size += len(chunk)
+                # Past the expected size it is the wrong file: stop there
+                # rather than fill the disk.
+                if want["size"] is not None and size > want["size"]:
+                    break
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
