@@ -188,18 +188,29 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 {
 	const pyrt_marker *m = &st->marker;
 	st->state = PYRT_STATE_READY;
-	if (pin && (strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
-	    strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
-	    !pyrt_sha256_hex_equal(m->sha256, pin->sha256)))
-		snprintf(st->message, sizeof st->message,
-			 "managed CPython %s (build %s) is ready; the pins now "
-			 "say %s (build %s) — run \"pyrt install\" to update",
-			 m->version, m->build, pyrt_pins_version(pins),
-			 pyrt_pins_build(pins));
-	else
+	/* The same test install uses for "already current", so that a tool
+	 * (Ansible's check mode) can tell from status alone whether an
+	 * install would change the host. */
+	st->update_available = pin &&
+		(strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
+		 strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
+		 !pyrt_sha256_hex_equal(m->sha256, pin->sha256));
+	if (!st->update_available) {
 		snprintf(st->message, sizeof st->message,
 			 "managed CPython %s (build %s) is ready", m->version,
 			 m->build);
+	} else {
+		snprintf(st->update_version, sizeof st->update_version, "%s",
+			 pyrt_pins_version(pins));
+		snprintf(st->update_build, sizeof st->update_build, "%s",
+			 pyrt_pins_build(pins));
+		snprintf(st->update_sha256, sizeof st->update_sha256, "%s",
+			 pin->sha256);
+		snprintf(st->message, sizeof st->message,
+			 "managed CPython %s (build %s) is ready; the pins now say %s "
+			 "(build %s) — run \"pyrt install\" to update", m->version,
+			 m->build, pyrt_pins_version(pins), pyrt_pins_build(pins));
+	}
 	if (st->baseline_broken) {
 		size_t n = strlen(st->message);
 		snprintf(st->message + n, sizeof st->message - n,

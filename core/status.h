@@ -49,6 +49,13 @@ typedef struct pyrt_status {
 	 *  the first one's name and what is missing */
 	int baseline_broken;
 	char baseline_broken_why[640];
+	/** the runtime is ready but the pins want another archive (another
+	 * version, build or digest): "pyrt install" would replace it.  The
+	 * pinned version, build and digest are what it would install. */
+	int update_available;
+	char update_version[32];
+	char update_build[32];
+	char update_sha256[PYRT_SHA256_HEX_LEN + 1];
 } pyrt_status;
 
 /** "ready", "not_provisioned", ... */
