@@ -25,6 +25,7 @@
 
 #include "box.h"
 #include "fs.h"
+#include "halfdist.h"
 #include "lock.h"
 #include "pip.h"
 #include "requirement.h"
@@ -48,7 +49,9 @@ typedef struct baseline_run {
 	const char **reqs;      /* what a retry installs, one at a time */
 	size_t nreqs;
 	char *file_text;        /* owns the strings reqs points into (file) */
-	size_t failed;          /* requirements that could not be installed */
+	size_t failed;          /* requirements that could not be installed,
+				 * and distributions left half-installed */
+	size_t half;            /* of failed: the half-installed */
 	int unreachable;        /* a failure was pip not reaching the index */
 } baseline_run;
 
@@ -227,6 +230,86 @@ static void baseline_missing(baseline_run *r, const char *req,
 			 sizeof res->missing[0], "%s", req);
 }
 
+#define HALF_MAX 16
+
+/* The half-installed distributions in the install's own site folders
+ * (the marker's search path: what its interpreter imports from), at most
+ * HALF_MAX into out; how many were found. */
+static size_t baseline_half_scan(const baseline_run *r, pyrt_halfdist *out)
+{
+	const pyrt_marker *m = &r->marker;
+	char site[PATH_MAX + PYRT_MARKER_SEARCH_LEN + 16];
+	size_t found = 0;
+	for (int i = 0; m->search_path_known && i < m->search_path_count; i++) {
+		const char *rel = m->search_path[i];
+		if (!pyrt_marker_search_entry_ok(rel) ||
+		    strstr(rel, ".zip"))
+			continue;
+		snprintf(site, sizeof site, "%s/python/%s", r->install_dir, rel);
+		int n = pyrt_halfdist_scan(site, found < HALF_MAX ? out + found
+					   : NULL, found < HALF_MAX
+					   ? HALF_MAX - found : 0);
+		if (n > 0)
+			found += (size_t)n;
+	}
+	return found;
+}
+
+/*
+ * A distribution with a METADATA but no RECORD is one pip stopped in the
+ * middle of: its .dist-info folder (what makes pip say "already
+ * satisfied") is removed, so this run installs it again.  Files it had
+ * written stay for pip to overwrite.
+ */
+static int baseline_half_repair(baseline_run *r)
+{
+	pyrt_halfdist half[HALF_MAX];
+	size_t n = baseline_half_scan(r, half);
+	char path[2 * PATH_MAX];
+	for (size_t i = 0; i < n && i < HALF_MAX; i++) {
+		if (!half[i].no_record || !half[i].has_metadata)
+			continue;
+		int rc = pyrt_events_log(r->ev, PYRT_LOG_WARN, "%s %s was left "
+					 "half-installed (%s): installing it "
+					 "again", half[i].name,
+					 half[i].version, half[i].why);
+		if (rc)
+			return rc;
+		/* The same folder the scan found, in the same site folder. */
+		for (int j = 0; j < r->marker.search_path_count; j++) {
+			snprintf(path, sizeof path, "%s/python/%s/%s",
+				 r->install_dir, r->marker.search_path[j],
+				 half[i].folder);
+			if (pyrt_marker_search_entry_ok(r->marker.search_path[j])
+			    && access(path, F_OK) == 0)
+				pyrt_fs_remove_tree(path, NULL, NULL);
+		}
+	}
+	return 0;
+}
+
+/* After pip: each distribution it left half-installed is named in the
+ * marker's missing list, and the baseline is partial, never complete. */
+static void baseline_half_check(baseline_run *r)
+{
+	pyrt_halfdist half[HALF_MAX];
+	pyrt_baseline_result *res = r->res;
+	size_t n = baseline_half_scan(r, half);
+	for (size_t i = 0; i < n; i++) {
+		r->failed++;
+		r->half++;
+		if (i >= HALF_MAX)
+			continue;
+		if (r->failed == 1)
+			snprintf(res->error, sizeof res->error, "%s %s is "
+				 "half-installed: %s", half[i].name,
+				 half[i].version, half[i].why);
+		if (res->missing_count < PYRT_MARKER_MISSING_MAX)
+			snprintf(res->missing[res->missing_count++],
+				 sizeof res->missing[0], "%s", half[i].name);
+	}
+}
+
 /*
  * The batch and, when pip refuses it, each requirement alone (pip says
  * "Requirement already satisfied" for what is there, so a rerun costs
@@ -247,10 +330,13 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.lock_fd = pyrt_lock_fd(r->lock);
 	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
+	int rc = baseline_half_repair(r);
+	if (rc)
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	/* With a wheel lock in the pins: only the locked files, copied
 	 * and verified first (wheellock.h). */
-	int rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
-					    &pres, &perr);
+	rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
+					&pres, &perr);
 	snprintf(r->res->log_path, sizeof r->res->log_path, "%s",
 		 pres.batch.log_path);
 	for (size_t i = 0; i < pres.failed_count; i++)
@@ -260,6 +346,7 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	 * outcome is per requirement and goes into the marker. */
 	if (rc == 0 || pres.retried || pres.index_unreachable) {
 		rc = 0;
+		baseline_half_check(r);
 	} else {
 		rc = pyrt_error_set(err, rc, "%s", perr.msg);
 	}
@@ -271,8 +358,10 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 static int baseline_record(baseline_run *r, pyrt_error *err)
 {
 	pyrt_baseline_result *res = r->res;
+	/* A half-installed distribution is partial at worst: pip wrote
+	 * something of the baseline. */
 	const char *state = r->failed == 0 ? "complete"
-			  : r->failed >= r->nreqs ? "none"
+			  : r->failed - r->half >= r->nreqs ? "none"
 			  : "partial";
 	snprintf(res->state, sizeof res->state, "%s", state);
 	pyrt_marker *m = &r->marker;
@@ -307,11 +396,18 @@ static int baseline_incomplete(baseline_run *r, pyrt_error *err)
 	char names[300];
 	baseline_missing_list(res, r->failed, names, sizeof names);
 	const char *fix = r->unreachable ? "; " PYRT_PIP_OFFLINE_FIX : "";
+	if (r->half == r->failed)
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "baseline %s: not installed in full (%s): "
+				      "%s; run \"pyrt baseline\" again to "
+				      "reinstall it, or \"pyrt install --force\" "
+				      "if it stays; see %s", res->state, names,
+				      res->error, res->log_path);
 	return pyrt_error_set(err, PYRT_E_BASELINE,
 			      "baseline %s: %zu of %zu requirements could not "
 			      "be installed (%s): %s%s; see %s", res->state,
-			      r->failed, r->nreqs, names, res->error, fix,
-			      res->log_path);
+			      r->failed - r->half, r->nreqs, names, res->error,
+			      fix, res->log_path);
 }
 
 static void baseline_cleanup(baseline_run *r)
