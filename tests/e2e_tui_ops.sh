@@ -211,6 +211,19 @@ check "a second y while one waits is refused, naming what waits" \
 rm -f "$work/hold"
 check "y rolls back once the check ends" wait_for dash 20 'rolled back: the previous runtime is active again'
 check "current points where previous did" [ "$(readlink "$current")" = "$prev" ]
+# A key that starts a job (d: doctor) while the dashboard's own check runs
+# waits for that check, saying so, instead of being refused as busy.
+for _ in $(seq 100); do idle && break; sleep 0.1; done
+: >"$work/hold"
+T send-keys -t dash r
+for _ in $(seq 100); do grep -q tui-refresh "$work/hold" 2>/dev/null && break; sleep 0.1; done
+T send-keys -t dash d
+check "d while the dashboard checks: doctor waits, and says so" \
+  wait_for dash 10 'queued: running doctor once checking has finished'
+rm -f "$work/hold"
+check "... then doctor runs" wait_for dash 60 'doctor: [0-9]+ passed'
+T send-keys -t dash q
+wait_for dash 10 'PLUGIN +ENABLED' >/dev/null
 # The dashboard reads the state again after the rollback; one job at a
 # time, so B waits for that.
 for _ in $(seq 100); do idle && break; sleep 0.1; done
