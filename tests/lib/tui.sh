@@ -26,8 +26,10 @@ start() {
     printf 'echo $? >%q\n' "$work/$name.rc"
   } >"$work/$name.run"
   rm -f "$work/$name.rc"
-  T new-session -d -x "${geom%x*}" -y "${geom#*x}" -s "$name" "bash $work/$name.run"
-  T set-option -t "$name" remain-on-exit on >/dev/null 2>&1
+  # One command list: tmux runs it whole before it reaps the child, so a
+  # pyrt that exits at once still leaves its pane (and last screen) behind.
+  T new-session -d -x "${geom%x*}" -y "${geom#*x}" -s "$name" "bash $work/$name.run" \; \
+    set-option -t "$name" remain-on-exit on >/dev/null 2>&1
 }
 
 # The screen now, as text (plain) or with its SGR escapes (-e).
