@@ -1270,6 +1270,8 @@ apply:
 	}
 	if (results_complete(p, doc, why, whylen)) {
 		rc = apply_results(p, json_object_get(doc, "results"));
+		if (rc)
+			snprintf(why, whylen, "out of memory");
 		goto cleanup;
 	}
 	rc = PYRT_E_INTERPRETER;
@@ -1277,8 +1279,10 @@ keep_decided:
 	/* What C decided does not depend on the interpreter that failed. */
 	if (decided) {
 		*partial = 1;
-		if (apply_results(p, decided) != 0)
+		if (apply_results(p, decided) != 0) {
+			snprintf(why, whylen, "out of memory");
 			rc = PYRT_E_NOMEM;
+		}
 	}
 cleanup:
 	json_decref(decided);
