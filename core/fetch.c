@@ -35,6 +35,7 @@
 
 #include <curl/curl.h>
 
+#include "clock.h"
 #include "redact.h"
 
 #define FETCH_BUFFER_SIZE (256L * 1024)
@@ -91,13 +92,6 @@ struct fetch {
 	char reason[CURL_ERROR_SIZE + 64]; /* why this attempt should be retried */
 	char curl_err[CURL_ERROR_SIZE];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Parse url with libcurl's own parser, so we judge what curl will fetch. */
 static CURLU *url_parse(const char *url)
@@ -284,7 +278,7 @@ static int partial_open(struct fetch *f)
 /* Report progress, at most once per interval unless forced. */
 static int progress_emit(struct fetch *f, int force)
 {
-	double now = now_s();
+	double now = pyrt_now();
 	double interval = f->opts->progress_interval_s;
 	pyrt_progress p;
 
@@ -880,7 +874,7 @@ static void attempt_debug(const struct fetch *f, CURLcode cc)
 			(unsigned long long)f->body_from,
 			proxy[0] ? "proxy " : "no proxy", proxy,
 			cc == CURLE_OK ? "HTTP " : "no response, HTTP ",
-			f->status, now_s() - f->attempt_t0);
+			f->status, pyrt_now() - f->attempt_t0);
 }
 
 /* One request, continuing from whatever the partial file holds. */
@@ -889,7 +883,7 @@ static enum outcome attempt(struct fetch *f)
 	char range[32];
 	CURLcode cc;
 
-	f->attempt_t0 = now_s();
+	f->attempt_t0 = pyrt_now();
 	f->body_from = f->have;
 	f->status = 0;
 	f->cr_start = f->cr_total = -1;
@@ -1035,7 +1029,7 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	f.fd = -1;
 	f.cap = opts->expected_size ? opts->expected_size
 		: opts->max_size ? opts->max_size : PYRT_FETCH_HARD_CAP;
-	f.t0 = now_s();
+	f.t0 = pyrt_now();
 	f.last_progress = -1;
 
 	pyrt_redact_url(opts->url, f.shown, sizeof f.shown);

@@ -209,7 +209,7 @@ T send-keys -t dash y
 check "a second y while one waits is refused, naming what waits" \
   wait_for dash 10 'busy: rolling back waits already'
 rm -f "$work/hold"
-check "y rolls back once the check ends" wait_for dash 20 'rolled back: the previous runtime is active again'
+check "y rolls back once the check ends" wait_for dash 20 'rolled back to CPython 3\.11\.2'
 check "current points where previous did" [ "$(readlink "$current")" = "$prev" ]
 # A key that starts a job (d: doctor) while the dashboard's own check runs
 # waits for that check, saying so, instead of being refused as busy.

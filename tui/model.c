@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define RING_LINES 2000
 
 struct tui_model {
@@ -36,13 +38,6 @@ struct tui_model {
 	unsigned long seq;            /* lines ever appended */
 	unsigned long job_seq;        /* seq when the job began */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Wake the UI unless it is already awake; a full pipe is as good as a
  * written byte. */
@@ -147,7 +142,7 @@ static void record_step(tui_model *m, pyrt_step step, pyrt_step_state st,
 	case PYRT_STEP_BEGIN:
 		if ((*depth)++ == 0) {
 			s->mark = TUI_MARK_RUNNING;
-			s->started = now_s();
+			s->started = pyrt_now();
 			s->ended = 0;
 			s->detail[0] = '\0';
 			set_detail(s, detail);
@@ -160,15 +155,15 @@ static void record_step(tui_model *m, pyrt_step step, pyrt_step_state st,
 			break;
 		s->mark = st == PYRT_STEP_END ? TUI_MARK_DONE : TUI_MARK_FAILED;
 		if (!s->started)
-			s->started = now_s();
-		s->ended = now_s();
+			s->started = pyrt_now();
+		s->ended = pyrt_now();
 		set_detail(s, detail);
 		if (m->active == (int)step)
 			m->active = PYRT_STEP__COUNT;
 		break;
 	case PYRT_STEP_SKIP:
 		s->mark = TUI_MARK_SKIPPED;
-		s->started = s->ended = now_s();
+		s->started = s->ended = pyrt_now();
 		set_detail(s, detail);
 		break;
 	}
@@ -241,7 +236,7 @@ static void front_destroy(void *state)
 	(void)state;
 }
 
-static const cli_front_ops model_front_ops = {
+static const app_front_ops model_front_ops = {
 	.on_step = on_step,
 	.on_progress = on_progress,
 	.on_log = on_log,
@@ -249,9 +244,9 @@ static const cli_front_ops model_front_ops = {
 	.destroy = front_destroy,
 };
 
-cli_front *tui_model_front(tui_model *m)
+app_front *tui_model_front(tui_model *m)
 {
-	return cli_front_wrap(&model_front_ops, m);
+	return app_front_wrap(&model_front_ops, m);
 }
 
 unsigned tui_model_take(tui_model *m, tui_view *v)

@@ -82,9 +82,9 @@ void tui_model_cancel(tui_model *m);
 /* The events struct the worker passes to core. */
 pyrt_events tui_model_events(tui_model *m);
 
-/* The same callbacks as a cli_front (so cli_front_with_log can tee an
- * install into its log); free with cli_front_free, the model stays. */
-cli_front *tui_model_front(tui_model *m);
+/* The same callbacks as a app_front (so app_front_with_log can tee an
+ * install into its log); free with app_front_free, the model stays. */
+app_front *tui_model_front(tui_model *m);
 
 /* Copy the shared state into v; returns the TUI_DIRTY_* bits since the
  * last call and clears them. */

@@ -212,7 +212,7 @@ static void matrix_columns(tui_app *a, int total, int *widths)
 		int len = (int)tui_format_columns(pl->name);
 		cols[0].want = len > cols[0].want ? (len > 24 ? 24 : len)
 						  : cols[0].want;
-		cli_plugin_deps(pl, ready, deps, sizeof deps);
+		app_plugin_deps(pl, ready, deps, sizeof deps);
 		len = (int)strlen(deps);
 		cols[3].want = len > cols[3].want ? len : cols[3].want;
 	}
@@ -261,7 +261,7 @@ static void draw_row(tui_app *a, int y, int x, const int *widths, size_t i,
 	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, i);
 	int invalid = pl->verdict == PYRT_VERDICT_INVALID;
 	char deps[64];
-	cli_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
+	app_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
 			sizeof deps);
 	const char *cells[NCOLS] = {
 		pl->name, invalid ? "-" : pl->enabled ? "yes" : "no",
@@ -430,7 +430,7 @@ static void ask_baseline(tui_app *a)
 	char list[1024] = "", src[4200], text[TUI_DIALOG_TEXT];
 	size_t n = pyrt_pins_baseline_count(a->pins);
 	for (size_t i = 0; i < n; i++)
-		cli_cat(list, sizeof list, "%s%s", i ? ", " : "",
+		app_cat(list, sizeof list, "%s%s", i ? ", " : "",
 		    pyrt_pins_baseline_at(a->pins, i));
 	pip_source(a, src, sizeof src);
 	snprintf(text, sizeof text,
@@ -490,23 +490,23 @@ static void plugin_details(tui_app *a)
 	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, (size_t)a->sel);
 	int ready = pyrt_plugins_runtime_ready(a->plugins);
 	char deps[64];
-	cli_plugin_deps(pl, ready, deps, sizeof deps);
+	app_plugin_deps(pl, ready, deps, sizeof deps);
 	snprintf(text, sizeof text, "verdict: %s (deps: %s)\n",
 		 pyrt_verdict_name(pl->verdict), deps);
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
-		cli_cat(text, sizeof text, "requires %s: %s%s%s\n", q->spec,
+		app_cat(text, sizeof text, "requires %s: %s%s%s\n", q->spec,
 		    q->installed ? "installed " : "not installed",
 		    q->installed ? q->installed : "",
 		    q->conflict ? " (outside the specifier)" : "");
 	}
 	if (pl->error)
-		cli_cat(text, sizeof text, "error: %s\n", pl->error);
-	cli_cat(text, sizeof text, "fix: %s", pl->fix ? pl->fix : "none needed");
+		app_cat(text, sizeof text, "error: %s\n", pl->error);
+	app_cat(text, sizeof text, "fix: %s", pl->fix ? pl->fix : "none needed");
 	if (pl->verdict == PYRT_VERDICT_MISSING_DEPS && ready)
-		cli_cat(text, sizeof text, " (i here does it)");
+		app_cat(text, sizeof text, " (i here does it)");
 	else if (pl->verdict == PYRT_VERDICT_NEEDS_RUNTIME)
-		cli_cat(text, sizeof text, " (I here installs the runtime)");
+		app_cat(text, sizeof text, " (I here installs the runtime)");
 	snprintf(title, sizeof title, "Plugin %s", pl->name);
 	tui_dialog_open(a, TUI_ASK_NONE, title, text);
 }

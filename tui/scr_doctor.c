@@ -187,7 +187,10 @@ void tui_doctor_ask_bundle(tui_app *a)
 	const char *home = getenv("HOME");
 	const char *dir = getcwd(cwd, sizeof cwd) && access(cwd, W_OK) == 0
 		? cwd : home && *home ? home : "/tmp";
-	snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	int n = snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	/* A cut path would write the bundle somewhere else: /tmp instead. */
+	if (n < 0 || (size_t)n >= sizeof a->ask_arg)
+		snprintf(a->ask_arg, sizeof a->ask_arg, "/tmp/%s", name);
 	snprintf(text, sizeof text,
 		 "Write a support bundle?\n\n"
 		 "file: %s (owner-only)\n"
@@ -257,7 +260,7 @@ void tui_smoke_draw(tui_app *a)
 			 a->smoke.paragraph);
 		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
 				      line);
-		cli_human_bytes(a->smoke.docx_bytes, size, sizeof size);
+		app_human_bytes(a->smoke.docx_bytes, size, sizeof size);
 		snprintf(line, sizeof line,
 			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
 			 size, a->smoke.seconds);
