@@ -14,25 +14,10 @@
 #include <sys/stat.h>
 
 #include "fs.h"
+#include "requirement.h"
 
 #define RECORD_MAX (16 * 1024 * 1024)
 #define SUFFIX ".dist-info"
-
-/* "Et_XMLfile" -> "et-xmlfile" (PEP 503: runs of -_. one '-'). */
-static void pep503(const char *s, size_t n, char *out, size_t len)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n && o + 1 < len; i++) {
-		char c = s[i];
-		if (c == '-' || c == '_' || c == '.') {
-			if (o && out[o - 1] != '-')
-				out[o++] = '-';
-			continue;
-		}
-		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-	}
-	out[o] = '\0';
-}
 
 /* Name and version from "name-version.dist-info". */
 static void folder_names(pyrt_halfdist *h, const char *folder)
@@ -40,7 +25,12 @@ static void folder_names(pyrt_halfdist *h, const char *folder)
 	size_t n = strlen(folder) - strlen(SUFFIX);
 	const char *dash = memchr(folder, '-', n);
 	size_t name_len = dash ? (size_t)(dash - folder) : n;
-	pep503(folder, name_len, h->name, sizeof h->name);
+	char norm[sizeof h->name];
+	if (name_len >= sizeof norm)
+		name_len = sizeof norm - 1;
+	/* A name that is not ASCII is shown as it is. */
+	pyrt_name_normalize(folder, name_len, '-', norm);
+	snprintf(h->name, sizeof h->name, "%s", norm);
 	if (dash)
 		snprintf(h->version, sizeof h->version, "%.*s",
 			 (int)(n - name_len - 1), dash + 1);
