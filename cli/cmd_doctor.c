@@ -142,6 +142,12 @@ int cli_cmd_doctor(const app_request *opts)
 	dopts.pins = pins;
 	dopts.platform_key = platform.key;
 	dopts.cacert = app_cacert(opts);
+	/* The network is tried as install would reach it, unless the
+	 * machine is meant to be offline (no DNS waits there). */
+	const char *offline = getenv("PYRT_DOCTOR_OFFLINE");
+	dopts.network = !(offline && *offline && strcmp(offline, "0"));
+	dopts.mirror = opts->mirror;
+	dopts.index_url = opts->index_url;
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = pyrt_doctor_run(&d, &dopts, &ev, &err);

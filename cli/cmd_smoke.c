@@ -31,7 +31,10 @@ static int print_json(int rc, const pyrt_smoke_result *res,
 				res->docx_path[0] ? app_text_json(res->docx_path)
 						  : json_null(),
 				"bytes", (json_int_t)res->docx_bytes,
-				"seconds", res->seconds);
+				/* to the millisecond, as every "t" */
+				"seconds", (double)(long long)(res->seconds *
+							       1000.0 + 0.5) /
+					   1000.0);
 	else
 		obj = json_pack("{s:b, s:s, s:o}", "ok", 0, "code",
 				app_code_name(rc), "error",

@@ -161,16 +161,25 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.name = "doctor", .run = cli_cmd_doctor,
 		.summary = "every check with a verdict and a fix",
 		.usage =
-		"usage: pyrt doctor [--json] [--bundle FILE] [OPTIONS]\n"
+		"usage: pyrt doctor [--json] [--bundle FILE] [--mirror URL]\n"
+		"                   [--index-url URL] [OPTIONS]\n"
 		"Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 		"files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
-		"CA bundle, proxy variables, stale staging) and print each verdict with\n"
-		"its fix.  The interpreter must start and import ssl and the installed\n"
-		"baseline's modules; the baseline check reads the installed packages,\n"
-		"not only the marker.  Exit 0 only when no check failed, 1 otherwise.\n"
+		"CA bundle, proxy variables, stale staging, and the network: the pinned\n"
+		"archive's host and pip's index, each reached through the proxy in use\n"
+		"with DNS, TCP and TLS verified with the CA in use, 5 s at most, no\n"
+		"request sent; PYRT_DOCTOR_OFFLINE=1 leaves these out) and print each\n"
+		"verdict with its fix.  The interpreter must start and import ssl and the\n"
+		"installed baseline's modules; the baseline check reads the installed\n"
+		"packages, not only the marker.  Exit 0 only when no check failed, 1\n"
+		"otherwise.\n"
 		"  --json          one JSON object: ok and the checks\n"
 		"  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
 		"                  FILE \"-\" writes it to stdout\n"
+		"  --mirror URL    try the archive's host under this mirror (env\n"
+		"                  PYRT_MIRROR_URL)\n"
+		"  --index-url URL try this index (env PYRT_INDEX_URL; else\n"
+		"                  PIP_INDEX_URL, else PyPI)\n"
 	},
 	[APP_CMD_SMOKE] = {
 		.name = "smoke", .run = cli_cmd_smoke,

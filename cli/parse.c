@@ -68,11 +68,12 @@ static const opt_spec opt_table[] = {
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_SERVE) |
+	  CMD_BIT(APP_CMD_DOCTOR) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
 	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_SERVE) | CMD_BIT(APP_CMD_DOCTOR) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
@@ -443,6 +444,7 @@ static void apply_env(app_request *o)
 	    env_nonempty("PYRT_INDEX_URL") &&
 	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
 	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
+	     o->command == APP_CMD_DOCTOR ||
 	     (o->command == APP_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
@@ -454,7 +456,7 @@ static void apply_env(app_request *o)
 	if (!o->mirror && !o->from_file && !o->mirror_verify &&
 	    env_nonempty("PYRT_MIRROR_URL") &&
 	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_NONE ||
-	     o->command == APP_CMD_MIRROR)) {
+	     o->command == APP_CMD_MIRROR || o->command == APP_CMD_DOCTOR)) {
 		o->mirror = getenv("PYRT_MIRROR_URL");
 		o->mirror_from = "PYRT_MIRROR_URL";
 	}

@@ -1086,13 +1086,8 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
 			m = own;
 		pyrt_digest_memo_free(dm);
 	}
-	if (m && m->search_path_known) {
-		const char *rel[PYRT_MARKER_SEARCH_MAX];
-		for (int i = 0; i < m->search_path_count; i++)
-			rel[i] = m->search_path[i];
-		snprintf(path, sizeof path, "%s/python", dir);
-		d = pyrt_dists_new(path, rel, (size_t)m->search_path_count);
-	}
+	if (m)
+		d = pyrt_dists_for_install(dir, m);
 	free(own);
 	return d;
 }
@@ -1143,11 +1138,23 @@ static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
  * (an object keyed by spec) and leaves specs[], which keeps its order.
  * Returns how many remain for Python; *decided NULL when none was.
  */
+/* 1 when spec names a distribution whose dist-info is there but whose
+ * files are not (dists.h): the checker's memo keys on the dist-info and
+ * METADATA only, so it could not see that. */
+static int c_broken(pyrt_dists *d, const char *spec)
+{
+	char *name = requirement_name(spec), why[512];
+	int broken = name && pyrt_dists_intact(d, name, why, sizeof why) == 0;
+	free(name);
+	return broken;
+}
+
 static size_t c_decide_all(const pyrt_box *box, const pyrt_status *st,
 			   int memo, const char **specs, size_t n,
-			   json_t **decided)
+			   json_t **decided, int *broken)
 {
 	*decided = NULL;
+	*broken = 0;
 	pyrt_dists *d = c_reader(box, st, memo);
 	if (!d)
 		return n;
@@ -1158,6 +1165,7 @@ static size_t c_decide_all(const pyrt_box *box, const pyrt_status *st,
 		json_t *res = out ? c_decide(d, specs[i], &packaging) : NULL;
 		if (res && json_object_set_new(out, specs[i], res) == 0)
 			continue;
+		*broken |= c_broken(d, specs[i]);
 		specs[left++] = specs[i];
 	}
 	specs[left] = NULL;
@@ -1218,8 +1226,13 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	while (specs[nspecs_distinct])
 		nspecs_distinct++;
 	size_t all = nspecs_distinct;
+	int broken = 0;
 	nspecs_distinct = c_decide_all(box, st, memo, specs, nspecs_distinct,
-				       &decided);
+				       &decided, &broken);
+	/* A distribution with files missing is asked afresh, and that
+	 * answer is not kept (plugins_memo.h keys on metadata only). */
+	if (broken)
+		memo = 0;
 	if (nspecs_distinct < all) {
 		rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu "
 				     "requirements decided without Python",

@@ -24,6 +24,22 @@ def load_packaging():
         except ImportError:
             return None
     return Requirement
+def intact(dist):
+    """Installed means a RECORD whose files are all there (core/dists.c's
+    dist_intact): bytecode caches and absolute paths aside."""
+    import os
+    if not str(getattr(dist, '_path', '')).endswith('.dist-info'):
+        return True  # an egg-info has no RECORD to hold it to
+    files = dist.files
+    if not files:
+        return False
+    for f in files:
+        p = str(f)
+        if p.endswith('.pyc') or p.startswith('/'):
+            continue
+        if not os.path.lexists(dist.locate_file(f)):
+            return False
+    return True
 def check(specs):
     from importlib import metadata
     Requirement = None
@@ -50,6 +66,8 @@ def check(specs):
         r['name'] = re.sub(r'[-_.]+', '-', name).lower()
         try:
             v = metadata.version(name)
+            if not intact(metadata.distribution(name)):
+                v = None
         except metadata.PackageNotFoundError:
             v = None
         except Exception as e:

@@ -396,7 +396,20 @@ static void count_interpreter_starts(const char *log)
 	cr_assert_eq(chmod(py, 0755), 0);
 }
 
-/* A distribution installed by hand: just its dist-info METADATA. */
+/* dir/RECORD listing METADATA and itself: installed means a RECORD whose
+ * files are there (dists.h). */
+static void write_record(const char *dir)
+{
+	const char *entry = strrchr(dir, '/') + 1;
+	char *rec = pt_join(dir, "RECORD");
+	char text[1024];
+	snprintf(text, sizeof text, "%s/METADATA,,\n%s/RECORD,,\n", entry,
+		 entry);
+	pt_write(rec, text);
+	free(rec);
+}
+
+/* A distribution installed by hand: its dist-info METADATA and RECORD. */
 static void install_demo_pkg(void)
 {
 	char dir[PATH_MAX];
@@ -407,6 +420,7 @@ static void install_demo_pkg(void)
 	char *meta = pt_join(dir, "METADATA");
 	pt_write(meta, "Metadata-Version: 2.1\nName: Demo_Pkg\nVersion: 1.2.0\n");
 	free(meta);
+	write_record(dir);
 }
 
 static int count_lines(const char *path)
@@ -552,6 +566,7 @@ static void fake_dist(const char *entry, const char *name,
 		 version);
 	pt_write(meta, text);
 	free(meta);
+	write_record(dir);
 }
 
 /* The active install's marker rewritten as an older pyrt wrote it: no
@@ -808,7 +823,9 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	cr_assert_eq(pt_sh("mkdir -p '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
 			   "printf 'Metadata-Version: 2.1\\nName: demo-pkg\\n"
 			   "Version: 0.9\\n' > '" DEMO_DIR
-			   "/demo_pkg-0.9.dist-info/METADATA'", box, box), 0);
+			   "/demo_pkg-0.9.dist-info/METADATA' && printf "
+			   "'demo_pkg-0.9.dist-info/METADATA,,\\n' > '" DEMO_DIR
+			   "/demo_pkg-0.9.dist-info/RECORD'", box, box, box), 0);
 	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, "0.9");
 	cr_assert_eq(count_lines(log), 4, "an installed package is seen");
 	cr_assert_eq(stat(rt, &after), 0);

@@ -181,7 +181,8 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 		break;
 	case TUI_JOB_REFRESH:
 		a->refreshing = 1;
-		a->watch_sig = tui_watch_sig(a->opts->box_root);
+		a->watch_sig = tui_watch_sig(a->opts->box_root,
+				pyrt_pins_layout_interpreter(a->pins));
 		a->full = 1;
 		break;
 	case TUI_JOB_ROLLBACK:
@@ -700,7 +701,8 @@ static void watch_tick(tui_app *a, double now)
 	if (now < a->watch_next)
 		return;
 	a->watch_next = now + TUI_WATCH_S;
-	if (tui_watch_sig(a->opts->box_root) != a->watch_sig)
+	if (tui_watch_sig(a->opts->box_root,
+			  pyrt_pins_layout_interpreter(a->pins)) != a->watch_sig)
 		tui_app_run(a, TUI_JOB_REFRESH, NULL);
 }
 

@@ -32,6 +32,8 @@ struct tui_model {
 	int active;                   /* the step log lines belong to */
 	pyrt_progress progress;
 	int have_progress;
+	pyrt_progress xprogress;
+	int have_xprogress;
 	int done;
 	unsigned dirty;
 	tui_line *ring;
@@ -100,6 +102,8 @@ void tui_model_begin(tui_model *m)
 	memset(m->depth, 0, sizeof m->depth);
 	memset(&m->progress, 0, sizeof m->progress);
 	m->have_progress = 0;
+	memset(&m->xprogress, 0, sizeof m->xprogress);
+	m->have_xprogress = 0;
 	m->active = PYRT_STEP__COUNT;
 	m->done = 0;
 	m->job_seq = m->seq;
@@ -184,16 +188,22 @@ static int on_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	return 0;
 }
 
-/* Only the download's bytes are shown as a bar; other steps' counters
- * would make it jump between meanings. */
+/* The download's and the extraction's bytes, each kept apart: the bar
+ * shows the step that runs, never one step's counters under another's
+ * name. */
 static int on_progress(pyrt_step step, const pyrt_progress *p, void *payload)
 {
 	tui_model *m = payload;
-	if (step != PYRT_STEP_DOWNLOAD)
+	if (step != PYRT_STEP_DOWNLOAD && step != PYRT_STEP_EXTRACT)
 		return 0;
 	pthread_mutex_lock(&m->mu);
-	m->progress = *p;
-	m->have_progress = 1;
+	if (step == PYRT_STEP_EXTRACT) {
+		m->xprogress = *p;
+		m->have_xprogress = 1;
+	} else {
+		m->progress = *p;
+		m->have_progress = 1;
+	}
 	m->dirty |= TUI_DIRTY_PROGRESS;
 	pthread_mutex_unlock(&m->mu);
 	poke(m);
@@ -255,6 +265,8 @@ unsigned tui_model_take(tui_model *m, tui_view *v)
 	memcpy(v->steps, m->steps, sizeof v->steps);
 	v->progress = m->progress;
 	v->have_progress = m->have_progress;
+	v->xprogress = m->xprogress;
+	v->have_xprogress = m->have_xprogress;
 	v->done = m->done;
 	v->cancelling = atomic_load(&m->cancel) != 0;
 	v->lines = m->seq - m->job_seq;

@@ -51,6 +51,8 @@ typedef struct tui_view {
 	tui_step_view steps[PYRT_STEP__COUNT];
 	pyrt_progress progress;   /* of the download */
 	int have_progress;
+	pyrt_progress xprogress;  /* of the extraction (archive bytes read) */
+	int have_xprogress;
 	int done;                 /* the job's thread has finished */
 	int cancelling;
 	unsigned long lines;      /* log lines since the job began */

@@ -368,9 +368,48 @@ static void draw_steps(tui_app *a, const progress_layout *l)
 		draw_step(a, l->steps_y + (int)i, steps[i]);
 }
 
+/* Once extraction has begun, the bar is its own: the archive's bytes read
+ * of its size, then what it took.  The download's 100 % stays on its row
+ * in the checklist. */
+static int draw_extract_bar(tui_app *a, const progress_layout *l)
+{
+	const tui_view *v = &a->view;
+	const tui_step_view *x = &v->steps[PYRT_STEP_EXTRACT];
+	if (x->mark != TUI_MARK_RUNNING && x->mark != TUI_MARK_DONE &&
+	    x->mark != TUI_MARK_FAILED)
+		return 0;
+	const pyrt_progress *p = &v->xprogress;
+	char done[32], total[32], line[256];
+	int y = l->bar_y, bw = COLS - 12;
+	tui_draw_fill(&a->paint, y, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_fill(&a->paint, y + 1, 0, COLS, TUI_ROLE_TEXT);
+	uint64_t shown = x->mark == TUI_MARK_DONE && p->total ? p->total
+							       : p->done;
+	tui_draw_bar(&a->paint, y, 4, bw, shown, p->total);
+	snprintf(line, sizeof line, "%3d%%",
+		 tui_format_percent(shown, p->total));
+	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
+	app_human_bytes(shown, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
+	if (x->mark == TUI_MARK_DONE)
+		snprintf(line, sizeof line, "extracted the %s archive in %.1fs",
+			 total, x->ended - x->started);
+	else if (!v->have_xprogress)
+		snprintf(line, sizeof line, "extracting");
+	else
+		snprintf(line, sizeof line, "extracting: %s of %s of the "
+			 "archive read", done, total);
+	tui_draw_text(&a->paint, y + 1, 4, COLS - 8,
+		      x->mark == TUI_MARK_FAILED ? TUI_ROLE_ERROR : TUI_ROLE_TEXT,
+		      line);
+	return 1;
+}
+
 /* The download's bar and numbers: bytes, total, rate, ETA. */
 static void draw_bar(tui_app *a, const progress_layout *l)
 {
+	if (draw_extract_bar(a, l))
+		return;
 	const tui_view *v = &a->view;
 	const tui_step_view *dl = &v->steps[PYRT_STEP_DOWNLOAD];
 	const pyrt_progress *p = &v->progress;
