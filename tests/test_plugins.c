@@ -1008,6 +1008,7 @@ Test(plugins, one_unreadable_distribution_spoils_only_its_rows,
 	cr_assert_eq(pt_sh("mkdir -p '%s' && printf 'Metadata-Version: 2.1\\n"
 			   "Name: bad-pkg\\nVersion: 1.0\\nSummary: caf\\351\\n' "
 			   "> '%s/METADATA'", dir, dir), 0);
+	write_record(dir);
 	const char *tools = "requires_tools: [execute_code]\n";
 	char text[512];
 #define PLUGIN(name, reqs) \

@@ -41,6 +41,9 @@ def dist(site_dir, folder, metadata):
     os.mkdir(path)
     with open(os.path.join(path, 'METADATA'), 'wb') as f:
         f.write(metadata)
+    # installed means a RECORD whose files are there
+    with open(os.path.join(path, 'RECORD'), 'w') as f:
+        f.write('%s/METADATA,,\n%s/RECORD,,\n' % (folder, folder))
 
 
 class OneBadDistribution(unittest.TestCase):
