@@ -42,6 +42,7 @@
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
+#include "testhook.h"
 #include "trust.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
@@ -357,8 +358,9 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 static int fast_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* It reads a directory: no index, proxy or credential reaches it. */
-	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
+	/* It reads a directory: no index, proxy or credential reaches it
+	 * (the crash points' variables do, in a test build). */
+	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
 	const char **a = calloc(9 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
