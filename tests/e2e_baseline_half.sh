@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # ctest: e2e_baseline_half
-# End to end: an installer that fails part-way through a distribution.
-# A directory stands where et_xmlfile's dist-info RECORD goes (openpyxl's
-# dependency), so the installer writes its files and METADATA and then
-# fails; the retry one requirement at a time finds METADATA and says
-# "already satisfied".  The baseline must not say complete over it: the
-# marker, `pyrt baseline`'s result and `pyrt status` say partial, naming
-# et-xmlfile (a folder where RECORD goes is no RECORD).  Once through pyrt's
-# wheelhouse installer (--wheelhouse) and once through pip itself (a PEP
-# 503 index on loopback).
+# End to end: pip failing part-way through a distribution.  A directory
+# stands where et_xmlfile's dist-info RECORD goes (openpyxl's dependency),
+# so pip writes its files and METADATA and then fails; the retry one
+# requirement at a time finds METADATA and says "already satisfied".  The
+# baseline must not say complete over it: the marker, `pyrt baseline`'s
+# result and `pyrt status` say partial, naming et-xmlfile (a folder where
+# RECORD goes is no RECORD).  pip runs from a PEP 503 index on loopback;
+# pyrt's wheelhouse installer installs each distribution atomically
+# (e2e_faults_wheel), so it leaves no such state to find.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup baseline_half fixtures
 
@@ -41,7 +41,7 @@ done
 stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
 trap stop_http EXIT
 
-for via in wheelhouse pip; do
+for via in pip; do
   box=$work/box-$via
   mkdir -p "$box"
   common=(--box-root "$box" --pins "$fx/pins.yaml")
