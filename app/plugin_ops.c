@@ -17,7 +17,10 @@
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {
-	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID;
+	/* needs_runtime under a ready runtime: the interpreter failed before
+	 * it answered this row (the other rows kept their answers). */
+	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID &&
+	       pl->verdict != PYRT_VERDICT_NEEDS_RUNTIME;
 }
 
 void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,

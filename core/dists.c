@@ -375,6 +375,10 @@ static char *record_read(int fd, const char *name, size_t *len, int *absent)
 		close(dfd);
 	struct stat sb;
 	char *buf = NULL;
+	/* A folder where RECORD goes (an installer that failed writing it)
+	 * is no RECORD either. */
+	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode))
+		*absent = 1;
 	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > RECORD_MAX ||
 	    !(buf = malloc((size_t)sb.st_size + 1))) {
