@@ -310,6 +310,7 @@ static void baseline_count_present(baseline_run *r)
  * "name==version" for pip --force-reinstall --no-deps. */
 typedef struct repair_list {
 	char reqs[REPAIR_MAX][PYRT_REQUIREMENT_MAX];
+	char names[REPAIR_MAX][256];
 	const char *list[REPAIR_MAX + 1];
 	size_t n;
 	baseline_run *r;
@@ -330,6 +331,7 @@ static void repair_add(const char *name, const char *version,
 		snprintf(req, PYRT_REQUIREMENT_MAX, "%s", name);
 	if (pyrt_requirement_check(req, NULL, 0) != 0)
 		return;
+	snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
 	l->list[l->n++] = req;
 	pyrt_baseline_result *res = l->r->res;
 	if (res->repaired_count < PYRT_MARKER_MISSING_MAX)
@@ -350,6 +352,28 @@ static void repair_add(const char *name, const char *version,
  */
 static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err);
 
+/* A dist-info pip died before giving a RECORD cannot be reinstalled over
+ * (pip cannot uninstall it): drop it, and pip installs the distribution
+ * anew over the files it had written. */
+static void repair_unrecorded(baseline_run *r, pyrt_dists *d, repair_list *l)
+{
+	for (size_t i = 0; i < l->n && !l->rc; i++) {
+		pyrt_error derr = PYRT_ERROR_INIT;
+		int rc = pyrt_dists_drop_unrecorded(d, l->names[i], &derr);
+		if (rc < 0)
+			l->rc = pyrt_events_log(r->ev, PYRT_LOG_WARN,
+						"cannot remove the RECORD-less "
+						"metadata of %s: %s",
+						l->names[i], derr.msg);
+		else if (rc == 1)
+			l->rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
+						"%s: its metadata had no RECORD "
+						"(an install cut short); removed "
+						"it so pip can install it again",
+						l->names[i]);
+	}
+}
+
 static int baseline_repair(baseline_run *r, pyrt_error *err)
 {
 	pyrt_dists *d = baseline_dists(r);
@@ -362,6 +386,7 @@ static int baseline_repair(baseline_run *r, pyrt_error *err)
 	}
 	l->r = r;
 	pyrt_dists_each_broken(d, repair_add, l);
+	repair_unrecorded(r, d, l);
 	pyrt_dists_free(d);
 	int rc = repair_run(r, l, err);
 	free(l);
@@ -672,8 +697,10 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 				     r->opts->requirements_file ? "s" : "");
 	else if (baseline_stamps(r, &r->stamps) != 0)
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	else if (!(rc = baseline_repair(r, err)))
+	else if (!(rc = baseline_repair(r, err))) {
+		pyrt_testhook("baseline-repaired");
 		rc = baseline_install(r, err);
+	}
 	if (!rc && r->nreqs) {
 		baseline_recheck(r);
 		baseline_count_present(r);

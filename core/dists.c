@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "requirement.h"
 
 #define METADATA_MAX (1024 * 1024)
@@ -516,6 +518,33 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 		}
 	}
 	return count;
+}
+
+int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
+			       pyrt_error *err)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1 || !hit || hit->egg || !ends_with_ci(hit->raw,
+		strlen(hit->raw), ".dist-info"))
+		return 0;
+	size_t len = 0;
+	int absent = 0;
+	char *buf = record_read(s->fd, hit->raw, &len, &absent);
+	free(buf);
+	if (buf || !absent)
+		return 0;
+	/* Through the folder's descriptor: the one that was read. */
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", s->fd,
+			 hit->raw);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL, "path too long");
+	rc = pyrt_fs_remove_tree(path, NULL, err);
+	return rc ? rc : 1;
 }
 
 int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len)

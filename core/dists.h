@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "error.h"
 #include "marker.h"
 
 typedef struct pyrt_dists pyrt_dists;
@@ -62,6 +63,14 @@ typedef void (*pyrt_dists_broken_fn)(const char *name, const char *version,
  *  whole (pyrt_dists_intact's 0), with its PEP 503 name and its METADATA
  *  version ("" when unreadable); the count. */
 int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx);
+
+/** When name's dist-info has no RECORD (an installer died before writing
+ *  it), remove that dist-info: pip cannot uninstall it ("RECORD file not
+ *  found"), so a reinstall over it would fail every time, and which files
+ *  it had written is unknown.  1 when removed, 0 when there was nothing
+ *  to do, or a negative pyrt_code. */
+int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
+			       pyrt_error *err);
 
 /** What identifies the installed distribution requirement req names (its
  *  leading name): "<dist-info> <version> <inode> <mtime>" in out, 1 when it
