@@ -749,8 +749,8 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 				       "certificate verification failed for %s "
 				       "(%s); the CA bundle in use (%s) does "
 				       "not hold the CA that signed this "
-				       "server's certificate — pass a bundle "
-				       "that holds it (it replaces the system "
+				       "server's certificate — pass --cacert "
+				       "a bundle that holds it (it replaces the system "
 				       "CAs, so add them to it if other hosts "
 				       "need them)", url, detail,
 				       f->opts->cacert);

@@ -26,6 +26,7 @@ sort >"$work/files.want" <<'LIST'
 644 ./usr/share/doc/pyrt/README.md
 644 ./usr/share/doc/pyrt/SECURITY.md
 644 ./usr/share/doc/pyrt/RELIABILITY.md
+644 ./usr/share/doc/pyrt/api.yaml
 644 ./usr/share/doc/pyrt/copyright
 644 ./usr/share/doc/pyrt/changelog.gz
 LIST
