@@ -12,7 +12,7 @@
  * no backtracking; installed distributions that satisfy are kept.  Anything
  * else (extras, a conflict, an installed version that does not satisfy, a
  * missing distribution, unreadable metadata, a Wheel-Version other than
- * 1.x, a .data/headers directory) is pip's.
+ * 1.x, a wheel without a RECORD, a .data/headers directory) is pip's.
  *
  * Installing: every member path is checked before anything is written (no
  * absolute path, "..", backslash, NUL; the joined path stays under its

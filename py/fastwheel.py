@@ -242,6 +242,9 @@ def open_wheel(w):
     if len(infos) != 1:
         raise Undecided('%s: no single .dist-info' % os.path.basename(w.path))
     info = infos[0]
+    if info + '/RECORD' not in z.namelist():
+        # pip refuses it after writing part of it: pip's to do
+        raise Undecided('%s: no RECORD' % os.path.basename(w.path))
     try:
         meta = meta_of(z.read(info + '/METADATA').decode('utf-8'))
         whl = meta_of(z.read(info + '/WHEEL').decode('utf-8'))
@@ -402,21 +405,20 @@ def install(w, paths):
         mode = 0o755 if (zi.external_attr >> 16) & 0o111 else 0o644
         write(dest, member(w, zi), mode, record, w.site)
         if dest.endswith('.py'):
-            pys.append(dest)
+            # by its path from the site folder, as pip compiles it (a .data
+            # file's code then names it ".../dist-packages/../../..")
+            pys.append(os.path.join(w.site, os.path.relpath(dest, w.site)))
     w.record, w.later, w.pys = record, later, pys
 def finish(w):
     # after the compile: the .pyc in RECORD, then the .dist-info, RECORD last
     import csv, io, importlib.util
     record, later = w.record, w.later
+    # a .pyc's row has no hash or size, as pip writes it: Python rewrites
+    # the cache whenever its source changes (tests/e2e_fastwheel_diff.sh)
     for p in w.pys:
         c = importlib.util.cache_from_source(p)
-        try:
-            with open(c, 'rb') as f:
-                data = f.read()
-        except OSError:
-            continue
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
-        record.append((os.path.relpath(c, w.site), 'sha256=' + digest, str(len(data))))
+        if os.path.isfile(c):
+            record.append((os.path.relpath(c, w.site), '', ''))
     for zi, dest in later:
         write(dest, member(w, zi), 0o644, record, w.site)
     infodir = os.path.join(w.site, w.info)
