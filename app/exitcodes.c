@@ -37,6 +37,8 @@ static const exit_row exit_table[] = {
 	  "box or input not trusted (someone else's, or writable by others)" },
 	{ PYRT_E_PLUGIN, 15, "plugin",
 	  "plugin install (its requirements could not be installed)" },
+	{ PYRT_E_READONLY, 16, "read_only",
+	  "read-only: the box is root's, shared with you — run the change as root" },
 	{ PYRT_E_NOMEM, 13, "out_of_memory", NULL },
 	{ PYRT_E_CANCELLED, 130, "cancelled", "cancelled (Ctrl-C/SIGTERM/SIGHUP)" },
 };

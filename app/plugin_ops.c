@@ -85,7 +85,11 @@ int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	for (size_t i = 0; i < pl->require_count; i++)
 		reqs[i] = pl->requires[i].spec;
+	char command[320];
+	snprintf(command, sizeof command, "plugins install %s", pl->name);
 	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_box_check_change(box, command, err);
 	if (!rc)
 		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
 				       !opts->no_wait, ev, err);

@@ -341,6 +341,9 @@ int cli_cmd_uninstall(const cli_opts *opts)
 		goto cleanup;
 	}
 	int rc = pyrt_box_open(&box, opts->box_root, 0, &err);
+	/* Another user of root's box is told before being asked. */
+	if (!rc)
+		rc = pyrt_box_check_change(box, "uninstall", &err);
 	if (rc < 0) {
 		status = refuse(front, "uninstall", rc, err.msg);
 		goto cleanup;

@@ -185,6 +185,8 @@ static int baseline_collect(baseline_run *r, pyrt_error *err)
 static int baseline_open(baseline_run *r, pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_box_check_change(r->box, "baseline", err);
 	if (rc)
 		return rc;
 	if (access(pyrt_box_runtime_dir(r->box), F_OK) != 0)

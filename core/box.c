@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -28,6 +29,7 @@ struct pyrt_box {
 	char *logs;
 	char *lock;
 	char *plugins;
+	int shared;   /* root's box, opened by another user: read-only */
 };
 
 /* Join into a fixed buffer; a path too long for PATH_MAX is refused. */
@@ -78,9 +80,10 @@ static int box_absolute(char *out, const char *root, pyrt_error *err)
 
 /*
  * Every directory pyrt keeps state or code in, from the root down, must be
- * ours alone (StrictModes, as OpenSSH does it): a box someone else made or
- * can write could hand root a planted interpreter or a symlinked partial.
- * Checked before anything runs, and again after creating what was missing.
+ * ours or root's, and nobody else's to write (StrictModes, as OpenSSH does
+ * it): a box someone else made or can write could hand root a planted
+ * interpreter or a symlinked partial.  Checked before anything runs, and
+ * again after creating what was missing.
  */
 static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 {
@@ -99,6 +102,49 @@ static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 			return 0;
 	}
 	return 0;
+}
+
+/*
+ * The runtime tree is every user's to read and run, like /usr: the box
+ * root, runtime/, runtime/python and installs/ get r-x for all (never w).
+ * What stays private is below them: downloads, staging, logs, caches,
+ * pip's home, the token (0700/0600).  A box of one user's is kept private
+ * by the folder it lives in (a 0700 home).
+ */
+static int box_share(const pyrt_box *box, pyrt_error *err)
+{
+	char runtime_parent[PATH_MAX];
+	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
+	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+			       box->installs };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct stat st;
+		if (lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 0055) == 0055)
+			continue;
+		if (chmod(dirs[i], (st.st_mode & 07777) | 0055) != 0)
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "cannot make %s readable "
+						    "by every user", dirs[i]);
+	}
+	return 0;
+}
+
+/* Root's box seen by another user: trusted (root could change ours too),
+ * but only to read.  Any directory of root's in it makes it so: we could
+ * not write there. */
+static void box_note_owner(pyrt_box *box)
+{
+	char runtime_parent[PATH_MAX];
+	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
+	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+			       box->installs, box->staging, box->downloads,
+			       box->logs };
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct stat st;
+		if (lstat(dirs[i], &st) == 0 && st.st_uid != geteuid())
+			box->shared = 1;
+	}
 }
 
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
@@ -129,11 +175,16 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	if (!rc) rc = box_dup(&box->lock, box->runtime, "lock", err);
 	if (!rc) rc = box_dup(&box->plugins, box->root, "plugins", err);
 	if (!rc) rc = box_check_trust(box, err);
-	if (!rc && create) {
+	if (!rc)
+		box_note_owner(box);
+	/* Nothing is ours to create in a shared box; its changes refuse
+	 * through pyrt_box_check_change. */
+	if (!rc && create && !box->shared) {
 		const char *dirs[] = { box->installs, box->staging,
 				       box->downloads, box->logs };
 		for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
 			rc = pyrt_fs_mkdirs(dirs[i], err);
+		if (!rc) rc = box_share(box, err);
 		if (!rc) rc = box_check_trust(box, err);
 	}
 	if (rc) {
@@ -157,6 +208,24 @@ void pyrt_box_free(pyrt_box *box)
 }
 
 const char *pyrt_box_root(const pyrt_box *b) { return b->root; }
+int pyrt_box_shared(const pyrt_box *b) { return b->shared; }
+
+int pyrt_box_check_change(const pyrt_box *box, const char *command,
+			  pyrt_error *err)
+{
+	if (!box->shared)
+		return 0;
+	char me[128];
+	pyrt_fs_owner_name(geteuid(), me, sizeof me);
+	return pyrt_error_set(err, PYRT_E_READONLY,
+			      "the box %s is root's, shared read-only with "
+			      "every user: you (%s) may read it (status, "
+			      "doctor, plugins, smoke, its interpreter) but "
+			      "not change it — run it as root: \"sudo pyrt "
+			      "%s --box-root %s\" (or keep a box of your own: "
+			      "--box-root DIR)", box->root, me, command,
+			      box->root);
+}
 const char *pyrt_box_runtime_dir(const pyrt_box *b) { return b->runtime; }
 const char *pyrt_box_current(const pyrt_box *b) { return b->current; }
 const char *pyrt_box_previous(const pyrt_box *b) { return b->previous; }

@@ -25,13 +25,27 @@ typedef struct pyrt_box pyrt_box;
 
 /**
  * Resolve the layout under root.  With create=1 the directories are made
- * (0700); with create=0 nothing is written (status, doctor).
+ * (the runtime tree 0755 like /usr, private state 0700); with create=0
+ * nothing is written (status, doctor).  A box owned by root is trusted by
+ * every user; opened by another user it is shared (read-only) and create
+ * makes nothing.
  */
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err);
 void pyrt_box_free(pyrt_box *box);
 
 const char *pyrt_box_root(const pyrt_box *box);
+
+/** 1 when the box is root's and we are not root: we may read it only. */
+int pyrt_box_shared(const pyrt_box *box);
+
+/**
+ * 0 when we may change the box; else PYRT_E_READONLY, the message naming
+ * the box and the fix ("sudo pyrt COMMAND --box-root BOX").  Every change
+ * (install, baseline, plugins install, rollback, uninstall) asks first.
+ */
+int pyrt_box_check_change(const pyrt_box *box, const char *command,
+			  pyrt_error *err);
 const char *pyrt_box_runtime_dir(const pyrt_box *box); /* <root>/runtime/python */
 const char *pyrt_box_current(const pyrt_box *box);
 const char *pyrt_box_previous(const pyrt_box *box);

@@ -252,6 +252,12 @@ static int check_box_root(doctor_ctx *x)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL,
 				 "pass --box-root DIR naming a directory",
 				 "%s is not a directory", root);
+	/* Root's box, and we are not root: read-only by design, not broken. */
+	if (pyrt_box_shared(x->box))
+		return check_add(x->d, "box_root", title, PYRT_CHECK_PASS, NULL,
+				 "%s is root's box, shared read-only with every "
+				 "user: its changes (install, baseline, plugins "
+				 "install) are root's — \"sudo pyrt …\"", root);
 	const char *rt = pyrt_box_runtime_dir(x->box);
 	const char *bad = access(root, W_OK | X_OK) != 0 ? root
 			  : stat(rt, &sb) == 0 && access(rt, W_OK | X_OK) != 0
@@ -918,6 +924,10 @@ static int check_staging(doctor_ctx *x)
 {
 	const char *title = "Stale staging";
 	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_box_shared(x->box))
+		return check_add(x->d, "staging", title, PYRT_CHECK_PASS, NULL,
+				 "root's to sweep (staging of a shared box is "
+				 "private to root; root's doctor looks at it)");
 	int n = pyrt_staging_count_stale(pyrt_box_staging_dir(x->box), &err);
 	if (n < 0)
 		return check_add(x->d, "staging", title, PYRT_CHECK_WARN, NULL,

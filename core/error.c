@@ -79,6 +79,7 @@ const char *pyrt_strerror(int code)
 	case PYRT_E_INTERNAL: return "internal error";
 	case PYRT_E_UNTRUSTED: return "box not owned by you or writable by others";
 	case PYRT_E_PLUGIN: return "plugin requirements could not be installed";
+	case PYRT_E_READONLY: return "the box is shared read-only: run the change as root";
 	}
 	return "unknown error";
 }

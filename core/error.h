@@ -29,7 +29,8 @@ typedef enum pyrt_code {
 	PYRT_E_NOMEM = -14,      /**< out of memory */
 	PYRT_E_INTERNAL = -15,   /**< a bug: an invariant did not hold */
 	PYRT_E_UNTRUSTED = -16,  /**< a box path someone else controls */
-	PYRT_E_PLUGIN = -17      /**< a plugin's requirements failed to install */
+	PYRT_E_PLUGIN = -17,     /**< a plugin's requirements failed to install */
+	PYRT_E_READONLY = -18    /**< a change asked of a box shared read-only (root's) */
 } pyrt_code;
 
 #define PYRT_ERROR_MSG_MAX 1024

@@ -471,12 +471,21 @@ static int open_temp(const char *path, char **tmp, pyrt_error *err)
 int pyrt_fs_write_file_atomic(const char *path, const void *data, size_t len,
 			      pyrt_error *err)
 {
+	return pyrt_fs_write_file_atomic_mode(path, data, len, 0600, err);
+}
+
+int pyrt_fs_write_file_atomic_mode(const char *path, const void *data,
+				   size_t len, unsigned mode, pyrt_error *err)
+{
 	char *tmp = NULL;
 	int fd = open_temp(path, &tmp, err);
 	if (fd < 0)
 		return fd;
 	int rc = 0;
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	/* fchmod, not open's mode: the umask must not make a file every user
+	 * should read (the marker of a shared box) private by accident. */
+	if (write_all(fd, data, len) != 0 || fchmod(fd, (mode_t)mode) != 0 ||
+	    fsync(fd) != 0) {
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot write %s", tmp);
 		close(fd);
@@ -647,13 +656,15 @@ static int fs_state_refuse(const char *path, const struct stat *st,
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "%s is not a regular file; pyrt keeps only "
 				      "regular files there — remove it", path);
-	if (st->st_uid != geteuid()) {
+	/* Root's files are trusted by everyone (a shared box): whoever is
+	 * root could change ours too. */
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
 		pyrt_fs_owner_name(st->st_uid, owner, sizeof owner);
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
-				      "%s is owned by %s, not by you (%s) — "
-				      "remove it, or run pyrt as its owner",
-				      path, owner, me);
+				      "%s is owned by %s, not by you (%s) or "
+				      "root — remove it, or run pyrt as its "
+				      "owner", path, owner, me);
 	}
 	return 0;
 }
@@ -713,14 +724,16 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing %s: it is not a directory — "
 				      "remove it", path);
-	if (st.st_uid != geteuid()) {
+	/* OpenSSH's rule: root's directories are trusted by every user. */
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
 		pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing the box directory %s: it is "
-				      "owned by %s, not by you (%s) — run pyrt "
-				      "as its owner, or use a box root of your "
-				      "own (--box-root DIR)", path, owner, me);
+				      "owned by %s, not by you (%s) or root — "
+				      "run pyrt as its owner, or use a box root "
+				      "of your own (--box-root DIR)", path,
+				      owner, me);
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,

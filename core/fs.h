@@ -37,6 +37,11 @@ int pyrt_fs_remove_tree(const char *path, const pyrt_fs_remove_limits *limits,
 int pyrt_fs_write_file_atomic(const char *path, const void *data, size_t len,
 			      pyrt_error *err);
 
+/** pyrt_fs_write_file_atomic with the file's mode set exactly (0644 for
+ *  what every user of a shared box reads, whatever the umask). */
+int pyrt_fs_write_file_atomic_mode(const char *path, const void *data,
+				   size_t len, unsigned mode, pyrt_error *err);
+
 /** Read a whole (small) regular file; *out is malloc'd and
  * NUL-terminated.  A FIFO or device is refused, never waited on. */
 int pyrt_fs_read_file(const char *path, size_t max_len, char **out,

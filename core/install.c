@@ -178,8 +178,12 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 	}
 	pyrt_box *box = NULL;
 	rc = pyrt_box_open(&box, opts->box_root, 0, err);
-	if (rc)
+	if (!rc)
+		rc = pyrt_box_check_change(box, "install", err);
+	if (rc) {
+		pyrt_box_free(box);
 		return rc;
+	}
 	snprintf(plan->destination, sizeof plan->destination, "%s",
 		 pyrt_box_current(box));
 	/* The box may not exist yet: measure the nearest existing ancestor. */
@@ -468,12 +472,19 @@ static int install_extract(install_run *r, pyrt_error *err)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	snprintf(r->staging, sizeof r->staging, "%s/%s",
 		 pyrt_box_staging_dir(r->box), r->id);
+	/* Made 0755 (chmod: whatever the umask): it becomes installs/<id>,
+	 * every user's to read; staging/ keeps it private until then. */
 	if (mkdir(r->staging, 0700) != 0) {
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot create %s", r->staging);
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	}
 	r->staging_made = 1;
+	if (chmod(r->staging, 0755) != 0) {
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot make %s readable", r->staging);
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
+	}
 	pyrt_testhook("staging-made");
 	rc = pyrt_staging_mark_owner(r->staging, err);
 	if (rc)
@@ -972,8 +983,12 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 	if (!r.pin)
 		return err ? err->code : PYRT_E_UNSUPPORTED;
 	rc = pyrt_box_open(&r.box, opts->box_root, 1, err);
-	if (rc)
+	if (!rc)
+		rc = pyrt_box_check_change(r.box, "install", err);
+	if (rc) {
+		pyrt_box_free(r.box);
 		return rc;
+	}
 	rc = install_pipeline(&r, res, err);
 	if (rc == 0) {
 		snprintf(res->current, sizeof res->current, "%s",
@@ -988,13 +1003,19 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 }
 
 /* Take the box lock for a maintenance command (rollback, uninstall). */
-static int install_open_locked(const char *box_root, int no_wait,
-			       const pyrt_events *ev, pyrt_box **box,
-			       pyrt_lock **lock, pyrt_error *err)
+static int install_open_locked(const char *box_root, const char *command,
+			       int no_wait, const pyrt_events *ev,
+			       pyrt_box **box, pyrt_lock **lock,
+			       pyrt_error *err)
 {
 	int rc = pyrt_box_open(box, box_root, 0, err);
-	if (rc)
+	if (!rc)
+		rc = pyrt_box_check_change(*box, command, err);
+	if (rc) {
+		pyrt_box_free(*box);
+		*box = NULL;
 		return rc;
+	}
 	if (access(pyrt_box_runtime_dir(*box), F_OK) != 0) {
 		pyrt_box_free(*box);
 		*box = NULL;
@@ -1048,8 +1069,8 @@ int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(o->box_root, o->no_wait, ev, &box, &lock,
-				     err);
+	int rc = install_open_locked(o->box_root, "rollback", o->no_wait, ev,
+				     &box, &lock, err);
 	if (rc)
 		return rc;
 	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
@@ -1092,7 +1113,8 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(box_root, no_wait, ev, &box, &lock, err);
+	int rc = install_open_locked(box_root, "uninstall", no_wait, ev, &box,
+				     &lock, err);
 	if (rc)
 		return rc;
 	/* Deactivate first: from here on status says not_provisioned, never

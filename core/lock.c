@@ -164,10 +164,12 @@ static int ofd_lock(int fd, short type)
 	return rc;
 }
 
-/* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere. */
+/* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere.
+ * 0644: every user of a shared box may see that an install runs (and by
+ * whom); only its owner can take it. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
-	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0600, err);
+	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0644, err);
 }
 
 static void sleep_100ms(void)
@@ -334,7 +336,10 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 {
 	if (holder)
 		memset(holder, 0, sizeof *holder);
-	if (access(lock_path, F_OK) != 0 && errno == ENOENT)
+	/* EACCES: root's private lock (a shared box an older pyrt made),
+	 * seen by another user, who could not wait for it anyway. */
+	if (access(lock_path, R_OK) != 0 &&
+	    (errno == ENOENT || errno == EACCES))
 		return 0;
 	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {

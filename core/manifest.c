@@ -428,7 +428,8 @@ int pyrt_manifest_write(const pyrt_manifest *m, const char *path,
 		tmp = NULL;
 		goto cleanup;
 	}
-	f = fdopen(fd, "w");
+	/* 0644 like the tree it lists: every user of a shared box verifies. */
+	f = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot write %s", tmp);

@@ -211,7 +211,9 @@ int pyrt_marker_write(const char *path, const pyrt_marker *m, pyrt_error *err)
 	json_decref(doc);
 	if (!text)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_fs_write_file_atomic(path, text, strlen(text), err);
+	/* 0644: every user of a shared box reads it (status, doctor). */
+	int rc = pyrt_fs_write_file_atomic_mode(path, text, strlen(text), 0644,
+						err);
 	free(text);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * The ADR's acceptance test.  The active install's interpreter writes a
- * .docx with python-docx in a private 0700 workspace under the box (scrubbed
- * environment, its own process group, a hard timeout); then pyrt, not
+ * .docx with python-docx in a private 0700 workspace under the box (under
+ * $TMPDIR for another user of root's shared box) (scrubbed environment, its own process group, a hard timeout); then pyrt, not
  * Python, opens the result with libarchive and looks for the paragraph in
  * word/document.xml, so a runtime that only pretends to work cannot pass.
  * The paragraph carries a random nonce, so a stale document cannot pass
@@ -115,13 +115,22 @@ static int smoke_find_runtime(smoke_run *r, const char *box_root,
  * and cwd, so nothing it writes lands outside the box. */
 static int smoke_make_workspace(smoke_run *r, pyrt_error *err)
 {
-	snprintf(r->workspace, sizeof r->workspace, "%s/smoke-XXXXXX",
-		 pyrt_box_runtime_dir(r->box));
+	/* A shared box is root's: another user's smoke writes nothing in
+	 * it, and works in a private folder of its own under $TMPDIR. */
+	const char *tmp = getenv("TMPDIR");
+	const char *dir = !pyrt_box_shared(r->box)
+				  ? pyrt_box_runtime_dir(r->box)
+			  : tmp && tmp[0] == '/' ? tmp : "/tmp";
+	int n = snprintf(r->workspace, sizeof r->workspace, "%s/%ssmoke-XXXXXX",
+			 dir, pyrt_box_shared(r->box) ? "pyrt-" : "");
+	if (n < 0 || (size_t)n >= sizeof r->workspace)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "the smoke workspace path under %s is "
+				      "too long", dir);
 	if (!mkdtemp(r->workspace))
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot create a smoke workspace "
-					    "under %s",
-					    pyrt_box_runtime_dir(r->box));
+					    "under %s", dir);
 	r->have_workspace = 1;
 	snprintf(r->docx, sizeof r->docx, "%s/smoke.docx", r->workspace);
 	return 0;

@@ -1,6 +1,7 @@
 /*
- * Where the server listens: a Unix socket in the box by default (0600 in a
- * 0700 directory, made so by umask at bind time, never chmod-ed), loopback
+ * Where the server listens: a Unix socket in the box by default (0600, made
+ * so by umask at bind time, never chmod-ed, in a directory only its owner
+ * may write: runtime/python, every user's to read in a shared box), loopback
  * TCP on request (anything else is refused before binding), or the socket
  * systemd passes (LISTEN_FDS).  The bearer token for TCP lives in a 0600
  * file made at first start.
@@ -210,7 +211,9 @@ static int clear_stale(const char *path, char *msg, size_t msglen)
 	return 0;
 }
 
-/* The socket's directory must be ours and closed to others. */
+/* The socket's directory must be ours and no one else's to write: nobody
+ * else can bind or swap the path; connecting needs write on the 0600
+ * socket itself, which Linux checks. */
 static int check_dir(const char *path, char *msg, size_t msglen)
 {
 	char dir[4096];
@@ -233,8 +236,8 @@ static int check_dir(const char *path, char *msg, size_t msglen)
 	struct stat st;
 	if (lstat(dir, &st) != 0)
 		return fail(msg, msglen, "%s: %s", dir, strerror(errno));
-	if (st.st_uid != geteuid() || (st.st_mode & 0077))
-		return fail(msg, msglen, "%s must be a directory owned by you with mode 0700 (it is %o), so no one else can reach the socket; fix: chmod 700 %s, or pick another --listen unix:PATH",
+	if (st.st_uid != geteuid() || (st.st_mode & 0022))
+		return fail(msg, msglen, "%s must be a directory owned by you and writable by no one else (it is %o), so no one else can replace the socket; fix: chmod go-w %s, or pick another --listen unix:PATH",
 			    dir, (unsigned)(st.st_mode & 07777), dir);
 	return 0;
 }

@@ -42,6 +42,7 @@ done <<'EOF'
 13|internal/out of memory
 14|box or input not trusted (someone else's, or writable by others)
 15|plugin install (its requirements could not be installed)
+16|read-only: the box is root's, shared with you — run the change as root
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
 run -h

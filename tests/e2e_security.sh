@@ -114,20 +114,17 @@ run install --yes --box-root "$work/theirs/box" "${pins[@]}" --from-file "$fx/ru
 check "a box under another user's folder is refused (exit 14)" rc_is 14
 check "and nothing was created there" [ ! -e "$work/theirs/box" ]
 
-# --- 2b. root's box, looked at by another user: untrusted, not broken ------
-# What the operator is told is what it is (someone else's box) and the fix,
-# not "broken, reinstall".  pyrt and the pins are copied where nobody can
-# read them, whatever the checkout's permissions.
+# --- 2b. root's box, looked at by another user: shared, read-only ---------
+# A box owned by root is trusted by every user (OpenSSH's rule): the other
+# user is not refused and not told "broken"; e2e_shared_box tests the rest.
 install -m 0755 "$pyrt" "$work/pyrt-copy"
 install -m 0644 "$fx/pins.yaml" "$work/pins-copy.yaml"
 as_nobody env HOME=/nonexistent "$work/pyrt-copy" status --box-root "$work/box-swap1" \
   --pins "$work/pins-copy.yaml" </dev/null >"$work/out" 2>&1
 rc=$?
-check "another user's status on root's box exits 14, not 1 (broken)" [ "$rc" -eq 14 ]
-check "... says untrusted, owned by root, and how to run it" \
-  eval 'grep -q "^untrusted: " "$work/out" && grep -q "owned by uid 0 (root), not by you (uid 65534" "$work/out" && grep -q "run pyrt as its owner" "$work/out"'
-check "... and never says broken or --force" \
-  eval '! grep -qE "broken|--force" "$work/out"'
+check "another user's status on root's box is not refused (not 14)" [ "$rc" -ne 14 ]
+check "... and never says untrusted, broken or --force" \
+  eval '! grep -qE "untrusted|broken|--force" "$work/out"'
 
 # --- 3. a planted symlink as the partial download ---------------------------
 e2e_mirror

@@ -127,9 +127,14 @@ Test(install, fresh_install_activates_a_working_interpreter)
 	cr_assert_eq(staging_entries(), 0);
 	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/downloads')\"",
 			   box), 0);
-	/* Private state: box dirs are 0700. */
+	/* The runtime tree is every user's to read (like /usr), private
+	 * state is 0700. */
 	struct stat sb;
 	char *p = pt_join(box, "runtime/python/installs");
+	cr_assert_eq(stat(p, &sb), 0);
+	cr_assert_eq(sb.st_mode & 0777, 0755);
+	free(p);
+	p = pt_join(box, "runtime/python/downloads");
 	cr_assert_eq(stat(p, &sb), 0);
 	cr_assert_eq(sb.st_mode & 0777, 0700);
 	free(p);
