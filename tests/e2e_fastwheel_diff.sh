@@ -86,7 +86,9 @@ while IFS=$'\t' read -r name layouts pre; do
       --requirements "$work/corpus/$name/req.txt"
     arc=$rc
     cp "$work/err" "$L/pyrt.err"
-    log=$(ls -t "$box"/runtime/python/logs/pip-baseline-*.log | head -1)
+    # the batch's log (when pip refuses a batch, pyrt retries each
+    # requirement alone, in later logs)
+    log=$(ls -tr "$box"/runtime/python/logs/pip-baseline-*.log | head -1)
     verdict=$(sed -n 's/^# the wheelhouse installer //p' "$log" | head -1)
     (umask 022 && env -i PATH=/usr/bin:/bin LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$bhome" \
       "$bp/bin/python3" -I -m pip install --only-binary=:all: --disable-pip-version-check \
