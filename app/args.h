@@ -1,40 +1,43 @@
 /*
- * The parsed command line: which command, and every option with where its
- * value came from (flag, environment or default).  Shared by every front
- * end; the parsing itself is the CLI's (cli/parse.h).
+ * What a front end asks a use case for (app_request): the command and
+ * every option with where its value came from (flag, environment or
+ * default).  The CLI fills it from the command line (the parsing is
+ * cli/parse.h's) and the TUI runs with it; serve builds one per job from
+ * the fields the server chose, never copying its own command line.
  */
 #ifndef PYRT_APP_ARGS_H
 #define PYRT_APP_ARGS_H
 
 #include <stddef.h>
 
-typedef enum cli_command {
-	CLI_CMD_NONE = 0, /* no command given: status for now (TUI later) */
-	CLI_CMD_INSTALL,
-	CLI_CMD_STATUS,
-	CLI_CMD_ROLLBACK,
-	CLI_CMD_UNINSTALL,
-	CLI_CMD_VERIFY,
-	CLI_CMD_HELP,
-	CLI_CMD_VERSION,
-	CLI_CMD_DOCTOR,
-	CLI_CMD_PLUGINS,
-	CLI_CMD_BASELINE,
-	CLI_CMD_SMOKE,
-	CLI_CMD_SERVE,
-	CLI_CMD_MIRROR,
-	CLI_CMD_LOCK,
-	CLI_CMD__COUNT
-} cli_command;
+typedef enum app_command {
+	/* in the manual's order, which `pyrt -h` lists them in */
+	APP_CMD_NONE = 0, /* no command given: the TUI, or status */
+	APP_CMD_INSTALL,
+	APP_CMD_BASELINE,
+	APP_CMD_STATUS,
+	APP_CMD_VERIFY,
+	APP_CMD_DOCTOR,
+	APP_CMD_SMOKE,
+	APP_CMD_PLUGINS,
+	APP_CMD_SERVE,
+	APP_CMD_MIRROR,
+	APP_CMD_LOCK,
+	APP_CMD_ROLLBACK,
+	APP_CMD_UNINSTALL,
+	APP_CMD_HELP,
+	APP_CMD_VERSION,
+	APP_CMD__COUNT
+} app_command;
 
-#define CLI_MAX_POSITIONAL 8
-#define CLI_OWNED_MAX 14
-#define CLI_MAX_PLATFORMS 16
+#define APP_MAX_POSITIONAL 8
+#define APP_OWNED_MAX 14
+#define APP_MAX_PLATFORMS 16
 
-typedef struct cli_opts {
-	cli_command command;
+typedef struct app_request {
+	app_command command;
 	const char *command_word;   /* as typed, for messages */
-	const char *positional[CLI_MAX_POSITIONAL];
+	const char *positional[APP_MAX_POSITIONAL];
 	size_t npositional;
 
 	/* global */
@@ -50,7 +53,7 @@ typedef struct cli_opts {
 	const char *theme;
 	int verbose;
 	int quiet;
-	int help;
+	int help;                   /* 1: --help (the manual), 2: -h (short) */
 	int version;
 
 	/* install */
@@ -72,7 +75,7 @@ typedef struct cli_opts {
 	const char *out;            /* --out FILE: the .docx; the locked pins */
 
 	/* mirror: DIR is positional[0] */
-	const char *platforms[CLI_MAX_PLATFORMS]; /* --platform KEY, repeatable */
+	const char *platforms[APP_MAX_PLATFORMS]; /* --platform KEY, repeatable */
 	size_t nplatforms;
 	const char *wheelhouse_from; /* --wheelhouse-from DIR */
 	int mirror_verify;          /* --verify */
@@ -85,8 +88,8 @@ typedef struct cli_opts {
 	const char *token_file;     /* --token-file FILE */
 
 	/* the normalised copies of path options the fields above point at */
-	char *owned[CLI_OWNED_MAX];
+	char *owned[APP_OWNED_MAX];
 	size_t nowned;
-} cli_opts;
+} app_request;
 
 #endif

@@ -12,8 +12,8 @@
 #include "box.h"
 #include "error.h"
 
-int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
-		     const pyrt_events *ev, cli_baseline_report *rep,
+int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
+		     const pyrt_events *ev, app_baseline_report *rep,
 		     pyrt_error *err)
 {
 	pyrt_baseline_opts bo = PYRT_BASELINE_OPTS_INIT;
@@ -43,7 +43,7 @@ static int active_marker(const char *box_root, pyrt_marker *m)
 	return pyrt_marker_read(path, m, NULL) == 0 ? 0 : -1;
 }
 
-int cli_baseline_complete(const char *box_root)
+int app_baseline_complete(const char *box_root)
 {
 	pyrt_marker m;
 	return active_marker(box_root, &m) == 0 &&
@@ -52,8 +52,8 @@ int cli_baseline_complete(const char *box_root)
 
 /* The marker's word, not the run's: a refusal leaves the marker as it was,
  * and the result must not claim more than the marker says. */
-void cli_baseline_report_fill(cli_baseline_report *rep, const char *box_root,
-			      cli_outcome *o)
+void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
+			      app_outcome *o)
 {
 	if (rep->result.log_path[0])
 		o->pip_log = rep->result.log_path;
@@ -80,15 +80,15 @@ static void join_names(const char *const *names, size_t n, char *buf,
 					 i ? ", " : "", names[i]);
 }
 
-void cli_baseline_ready_plugins(cli_baseline_report *rep,
-				const cli_front *front, const cli_opts *opts,
+void app_baseline_ready_plugins(app_baseline_report *rep,
+				const app_front *front, const app_request *opts,
 				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, cli_outcome *o)
+				const pyrt_events *ev, app_outcome *o)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (pyrt_plugins_check(&rep->plugins, opts->box_root, pins,
 			       platform_key, ev, &err) != 0) {
-		cli_front_log(front, PYRT_LOG_WARN,
+		app_front_log(front, PYRT_LOG_WARN,
 			      "could not check the plugins: %s",
 			      err.msg[0] ? err.msg : pyrt_strerror(err.code));
 		return;
@@ -104,35 +104,72 @@ void cli_baseline_ready_plugins(cli_baseline_report *rep,
 	}
 	o->ready_plugins = rep->ready;
 	o->ready_plugin_count = rep->ready_count;
+	o->plugins = rep->plugins;
 	if (n == 0)
 		return; /* no plugins in this box: nothing worth a line */
 	char names[2048];
 	join_names(rep->ready, rep->ready_count, names, sizeof names);
-	cli_front_log(front, PYRT_LOG_INFO, "plugins ready: %s%s",
+	app_front_log(front, PYRT_LOG_INFO, "plugins ready: %s%s",
 		      rep->ready_count ? names : "none",
 		      rep->ready_count < n ? " (see \"pyrt plugins\" for the rest)"
 					   : "");
 }
 
-void cli_baseline_report_clear(cli_baseline_report *rep)
+void app_baseline_report_clear(app_baseline_report *rep)
 {
 	pyrt_plugins_free(rep->plugins);
 	free(rep->ready);
 	memset(rep, 0, sizeof *rep);
 }
 
-int cli_baseline_skip(const cli_opts *opts, int already_current,
+int app_baseline_skip(const app_request *opts, int already_current,
 		      const pyrt_events *ev, pyrt_error *err)
 {
 	const char *skip = NULL;
 	if (opts->no_baseline)
 		skip = "--no-baseline";
 	else if (already_current && !opts->requirements &&
-		 cli_baseline_complete(opts->box_root))
+		 app_baseline_complete(opts->box_root))
 		skip = "already complete";
 	if (!skip)
 		return 0;
 	if (pyrt_events_step(ev, PYRT_STEP_BASELINE, PYRT_STEP_SKIP, skip))
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	return 1;
+}
+
+int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel)
+{
+	app_baseline_report rep;
+	memset(&rep, 0, sizeof rep);
+	pyrt_events ev = app_front_events(front, cancel);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = cancel && atomic_load(cancel)
+		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
+		: app_baseline_run(req, pins, &ev, &rep, &err);
+	char msg[256];
+	app_outcome o = { .command = "baseline", .code = rc };
+	if (rc == 0) {
+		size_t n = rep.result.requirement_count;
+		snprintf(msg, sizeof msg,
+			 "baseline complete: %zu requirement%s installed in the managed runtime",
+			 n, n == 1 ? "" : "s");
+		o.summary = msg;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		/* "baseline partial: ..." names itself. */
+		if (rc == PYRT_E_BASELINE)
+			o.failure = "";
+		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
+			o.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
+	}
+	app_baseline_report_fill(&rep, req->box_root, &o);
+	if (platform_key && rc != PYRT_E_CANCELLED)
+		app_baseline_ready_plugins(&rep, front, req, pins, platform_key,
+					   &ev, &o);
+	app_front_result(front, &o);
+	app_baseline_report_clear(&rep);
+	return rc;
 }

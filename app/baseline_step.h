@@ -7,6 +7,7 @@
 #ifndef PYRT_APP_BASELINE_STEP_H
 #define PYRT_APP_BASELINE_STEP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "args.h"
@@ -16,7 +17,7 @@
 #include "pins.h"
 #include "plugins.h"
 
-typedef struct cli_baseline_report {
+typedef struct app_baseline_report {
 	pyrt_baseline_result result;  /* of the run, if there was one */
 	pyrt_marker marker;           /* the active install's, after it */
 	int have_marker;
@@ -24,16 +25,16 @@ typedef struct cli_baseline_report {
 	pyrt_plugins *plugins;        /* owned; for ready[] */
 	const char **ready;           /* names of ready plugins (malloc'd) */
 	size_t ready_count;
-} cli_baseline_report;
+} app_baseline_report;
 
 /** Run the baseline the options ask for (--requirements, --wheelhouse,
  * --no-wait) against the active runtime; returns a pyrt_code. */
-int cli_baseline_run(const cli_opts *opts, const pyrt_pins *pins,
-		     const pyrt_events *ev, cli_baseline_report *rep,
+int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
+		     const pyrt_events *ev, app_baseline_report *rep,
 		     pyrt_error *err);
 
 /** Whether the active install's marker says the baseline is complete. */
-int cli_baseline_complete(const char *box_root);
+int app_baseline_complete(const char *box_root);
 
 /**
  * After an install: skip the baseline with --no-baseline, or when the pin
@@ -41,19 +42,30 @@ int cli_baseline_complete(const char *box_root);
  * asks for something new).  Emits the SKIP step; returns 1 when skipped, 0
  * when the baseline should run, or PYRT_E_CANCELLED (recorded in err).
  */
-int cli_baseline_skip(const cli_opts *opts, int already_current,
+int app_baseline_skip(const app_request *opts, int already_current,
 		      const pyrt_events *ev, pyrt_error *err);
 
 /** Read the active marker and put its baseline (and the pip log) into o. */
-void cli_baseline_report_fill(cli_baseline_report *rep, const char *box_root,
-			      cli_outcome *o);
+void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
+			      app_outcome *o);
 
 /** Check the plugins, put the ready ones into o (and one log line). */
-void cli_baseline_ready_plugins(cli_baseline_report *rep,
-				const cli_front *front, const cli_opts *opts,
+void app_baseline_ready_plugins(app_baseline_report *rep,
+				const app_front *front, const app_request *opts,
 				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, cli_outcome *o);
+				const pyrt_events *ev, app_outcome *o);
 
-void cli_baseline_report_clear(cli_baseline_report *rep);
+void app_baseline_report_clear(app_baseline_report *rep);
+
+/**
+ * `pyrt baseline` as every front end runs it: the baseline req asks for
+ * against the active runtime, the marker's word on it, the plugins ready
+ * afterwards (only with a platform_key: the TUI's result shows them), and
+ * one outcome through front.  A cancel already set starts nothing.
+ * Returns the pyrt_code.
+ */
+int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel);
 
 #endif

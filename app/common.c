@@ -10,11 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "error.h"
 #include "size.h"
 #include "text.h"
 
-void cli_errorf(const char *fmt, ...)
+void app_errorf(const char *fmt, ...)
 {
 	char line[PYRT_ERROR_MSG_MAX + 1024];
 	va_list ap;
@@ -26,7 +27,7 @@ void cli_errorf(const char *fmt, ...)
 			strncmp(line, "pyrt ", 5) == 0 ? "" : "pyrt: ", line);
 }
 
-int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
+int app_load_pins(const app_request *opts, pyrt_pins **out, char *msg,
 		  size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -50,7 +51,7 @@ int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
 	       rc == PYRT_E_UNTRUSTED ? rc : PYRT_E_PINS;
 }
 
-int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen)
+int app_detect_platform(pyrt_platform *out, char *msg, size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = pyrt_platform_detect(out, &err);
@@ -60,7 +61,7 @@ int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen)
 	return rc;
 }
 
-void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len)
+void app_supported_keys(const pyrt_pins *pins, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
@@ -76,13 +77,13 @@ void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-int cli_is_terminal(int fd)
+int app_is_terminal(int fd)
 {
 	const char *term = getenv("TERM");
 	return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
 }
 
-void cli_cat(char *buf, size_t len, const char *fmt, ...)
+void app_cat(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t used = strlen(buf);
 	if (used + 1 >= len)
@@ -93,19 +94,12 @@ void cli_cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-void cli_human_bytes(uint64_t n, char *buf, size_t len)
+void app_human_bytes(uint64_t n, char *buf, size_t len)
 {
 	pyrt_size_human(n, buf, len);
 }
 
-double cli_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const char *cli_cacert(const cli_opts *opts)
+const char *app_cacert(const app_request *opts)
 {
 	static const char *const vars[] = { "CURL_CA_BUNDLE", "SSL_CERT_FILE" };
 	if (opts->cacert)
@@ -118,7 +112,7 @@ const char *cli_cacert(const cli_opts *opts)
 	return NULL;
 }
 
-const char *cli_impl_name(const pyrt_pins *pins)
+const char *app_impl_name(const pyrt_pins *pins)
 {
 	const char *impl = pyrt_pins_implementation(pins);
 	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;

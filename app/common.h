@@ -13,41 +13,38 @@
 #include "platform.h"
 
 /** Print "pyrt: <message>" on stderr ("pyrt <cmd>: ..." messages as is). */
-void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void app_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
  * Load the pins the options name (--pins / PYRT_PINS, else builtin).
  * On failure writes the reason to msg and returns PYRT_E_PINS (any failure
  * to use the named file) or PYRT_E_NOMEM.
  */
-int cli_load_pins(const cli_opts *opts, pyrt_pins **out, char *msg,
+int app_load_pins(const app_request *opts, pyrt_pins **out, char *msg,
 		  size_t msglen);
 
 /** Detect the platform; on failure writes the reason to msg. */
-int cli_detect_platform(pyrt_platform *out, char *msg, size_t msglen);
+int app_detect_platform(pyrt_platform *out, char *msg, size_t msglen);
 
 /** The pinned keys joined with ", " into buf. */
-void cli_supported_keys(const pyrt_pins *pins, char *buf, size_t len);
+void app_supported_keys(const pyrt_pins *pins, char *buf, size_t len);
 
 /** Non-zero when fd is a terminal and TERM is not "dumb". */
-int cli_is_terminal(int fd);
+int app_is_terminal(int fd);
 
 /** Append formatted text to a NUL-terminated buffer, truncating quietly. */
-void cli_cat(char *buf, size_t len, const char *fmt, ...)
+void app_cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /** "812 B", "12.3 KiB", "35.0 MiB", "1.2 GiB": the one size format of
  * every front end. */
-void cli_human_bytes(uint64_t n, char *buf, size_t len);
+void app_human_bytes(uint64_t n, char *buf, size_t len);
 
 /** The CA bundle a download would use: --cacert, else CURL_CA_BUNDLE, else
  * SSL_CERT_FILE; NULL for the system store. */
-const char *cli_cacert(const cli_opts *opts);
+const char *app_cacert(const app_request *opts);
 
 /** The pins' implementation as people write it ("CPython"). */
-const char *cli_impl_name(const pyrt_pins *pins);
-
-/** Seconds on a monotonic clock. */
-double cli_now(void);
+const char *app_impl_name(const pyrt_pins *pins);
 
 #endif

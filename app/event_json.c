@@ -82,7 +82,7 @@ static json_t *str_array(const char *const *v, size_t n)
 }
 
 /* "baseline" and "ready_plugins", only for the commands that report them. */
-static json_t *with_extras(json_t *obj, const cli_outcome *o)
+static json_t *with_extras(json_t *obj, const app_outcome *o)
 {
 	if (!obj)
 		return NULL;
@@ -100,16 +100,16 @@ static json_t *with_extras(json_t *obj, const cli_outcome *o)
 	return obj;
 }
 
-json_t *app_event_result(const cli_outcome *o, double t)
+json_t *app_event_result(const app_outcome *o, double t)
 {
 	return with_extras(json_pack("{s:s, s:s, s:b, s:i, s:o, s:s, s:o, s:o, s:b, s:o}",
 			  "event", "result", "command", o->command,
 			  "ok", o->code == 0,
-			  "exit_code", cli_exit_code(o->code),
+			  "exit_code", app_exit_code(o->code),
 			  "error", o->code ? str_or_null(o->error ? o->error
 					    : pyrt_strerror(o->code))
 					   : json_null(),
-			  "code", cli_code_name(o->code),
+			  "code", app_code_name(o->code),
 			  "install_dir", str_or_null(o->install_dir),
 			  "sha256", str_or_null(o->sha256),
 			  "already_current", o->already_current,

@@ -25,6 +25,6 @@ json_t *app_event_progress(const char *step, const pyrt_progress *p, double t);
 /** "level": "debug", "info" or "warn". */
 json_t *app_event_log(pyrt_log_level level, const char *line, double t);
 /** The final {"event":"result",...}. */
-json_t *app_event_result(const cli_outcome *o, double t);
+json_t *app_event_result(const app_outcome *o, double t);
 
 #endif

@@ -53,19 +53,19 @@ static const exit_row *find_row(int code)
 	return NULL;
 }
 
-int cli_exit_code(int code)
+int app_exit_code(int code)
 {
 	const exit_row *r = find_row(code);
 	return r ? r->exit_status : 13;
 }
 
-const char *cli_code_name(int code)
+const char *app_code_name(int code)
 {
 	const exit_row *r = find_row(code);
 	return r ? r->name : "internal";
 }
 
-void cli_exit_table_print(FILE *out, const char *indent)
+void app_exit_table_print(FILE *out, const char *indent)
 {
 	for (size_t i = 0; i < NROWS; i++)
 		if (exit_table[i].help)

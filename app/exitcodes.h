@@ -8,18 +8,18 @@
 
 #include <stdio.h>
 
-#define CLI_EXIT_OK 0
-#define CLI_EXIT_NOT_READY 1
-#define CLI_EXIT_USAGE 2
-#define CLI_EXIT_CANCELLED 130
+#define APP_EXIT_OK 0
+#define APP_EXIT_NOT_READY 1
+#define APP_EXIT_USAGE 2
+#define APP_EXIT_CANCELLED 130
 
 /** The exit status for a pyrt_code (0 for PYRT_OK, 13 for unknown codes). */
-int cli_exit_code(int code);
+int app_exit_code(int code);
 
 /** The stable machine name of a pyrt_code: "ok", "network", ... */
-const char *cli_code_name(int code);
+const char *app_code_name(int code);
 
 /** Print the EXIT CODES table, one "  N  meaning" line per exit status. */
-void cli_exit_table_print(FILE *out, const char *indent);
+void app_exit_table_print(FILE *out, const char *indent);
 
 #endif

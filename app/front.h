@@ -2,8 +2,8 @@
  * A front end is one implementation of the pyrt_events callbacks plus the
  * final report of a command.  The CLI has two (plain lines for people and
  * logs, NDJSON for scripts, cli/fronts.h); the ncurses TUI plugs in as a
- * third by providing its own cli_front_ops.  Commands only ever talk to a
- * cli_front, never to stdout/stderr directly, for anything that happens
+ * third by providing its own app_front_ops.  Commands only ever talk to a
+ * app_front, never to stdout/stderr directly, for anything that happens
  * while core works.
  */
 #ifndef PYRT_APP_FRONT_H
@@ -16,7 +16,7 @@
 #include "events.h"
 
 /** How a mutating command (install, rollback, uninstall) ended. */
-typedef struct cli_outcome {
+typedef struct app_outcome {
 	const char *command;     /**< "install", "rollback", "uninstall" */
 	int code;                /**< pyrt_code, 0 on success */
 	const char *error;       /**< one line, NULL on success */
@@ -40,34 +40,37 @@ typedef struct cli_outcome {
 	/** install: plugins whose verdict is ready; NULL when not checked */
 	const char *const *ready_plugins;
 	size_t ready_plugin_count;
-} cli_outcome;
+	/** the plugin check behind ready_plugins (every verdict), NULL when
+	 * not checked; valid only during on_result */
+	const struct pyrt_plugins *plugins;
+} app_outcome;
 
-typedef struct cli_front_ops {
+typedef struct app_front_ops {
 	/* The three pyrt_events callbacks; state is the front end's own. */
 	int (*on_step)(pyrt_step step, pyrt_step_state st, const char *detail,
 		       void *state);
 	int (*on_progress)(pyrt_step step, const pyrt_progress *p, void *state);
 	int (*on_log)(pyrt_log_level level, const char *line, void *state);
 	/** The final report; called once. */
-	void (*on_result)(const cli_outcome *outcome, void *state);
+	void (*on_result)(const app_outcome *outcome, void *state);
 	void (*destroy)(void *state);
-} cli_front_ops;
+} app_front_ops;
 
-typedef struct cli_front {
-	const cli_front_ops *ops;
+typedef struct app_front {
+	const app_front_ops *ops;
 	void *state;
-} cli_front;
+} app_front;
 
-void cli_front_free(cli_front *front);
+void app_front_free(app_front *front);
 
 /** An events struct that feeds front and stops when *cancel is set. */
-pyrt_events cli_front_events(const cli_front *front, const atomic_int *cancel);
+pyrt_events app_front_events(const app_front *front, const atomic_int *cancel);
 
 /** Log a line of the CLI's own through the front end. */
-void cli_front_log(const cli_front *front, pyrt_log_level level,
+void app_front_log(const app_front *front, pyrt_log_level level,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-void cli_front_result(const cli_front *front, const cli_outcome *outcome);
+void app_front_result(const app_front *front, const app_outcome *outcome);
 
 /**
  * Tee every event of inner into a new 0600 log file
@@ -75,11 +78,24 @@ void cli_front_result(const cli_front *front, const cli_outcome *outcome);
  * log could be made, then inner is returned as is).  Keeps the newest logs
  * only.  Takes ownership of inner.
  */
-cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
+app_front *app_front_with_log(app_front *inner, const char *logs_dir,
 			      const char *command, char *path,
 			      size_t path_len);
 
+/**
+ * Forward every event of inner, and hand the outcome to fn before inner
+ * sees it: how a front end keeps an outcome's words to show them later.
+ * Takes ownership of inner; NULL when out of memory (inner freed).
+ */
+app_front *app_front_tap(app_front *inner,
+			 void (*fn)(const app_outcome *o, void *arg),
+			 void *arg);
+
+/** A front that reports to inner and leaves it to its owner when freed;
+ * NULL when out of memory. */
+app_front *app_front_borrow(const app_front *inner);
+
 /** Wrap ops and state in a front; NULL when out of memory (state destroyed). */
-cli_front *cli_front_wrap(const cli_front_ops *ops, void *state);
+app_front *app_front_wrap(const app_front_ops *ops, void *state);
 
 #endif

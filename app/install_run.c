@@ -1,5 +1,6 @@
 /*
- * install → baseline → plugin check → one outcome, for every front end.
+ * prepare → (consent) → install → baseline → plugin check → one outcome,
+ * for every front end.
  */
 #include "install_run.h"
 
@@ -7,7 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "baseline.h"
 #include "baseline_step.h"
+#include "box.h"
 #include "common.h"
 #include "error.h"
 
@@ -17,6 +20,86 @@ static int path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+int app_install_prepare(const app_request *req, const pyrt_pins *pins,
+			const char *platform_key, pyrt_install_opts *iopts,
+			pyrt_install_plan *plan, pyrt_error *err)
+{
+	int rc;
+	/* A --requirements file pip will not be given is refused before
+	 * anything is downloaded, not after the runtime is active. */
+	if (req->requirements && !req->no_baseline &&
+	    (rc = pyrt_baseline_check_file(req->requirements, NULL, err)) < 0)
+		return rc;
+	if (!pyrt_pins_find(pins, platform_key)) {
+		char keys[1024];
+		app_supported_keys(pins, keys, sizeof keys);
+		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				      "unsupported platform %s: no pinned runtime for it (supported: %s)",
+				      platform_key, keys);
+	}
+	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
+	*iopts = init;
+	iopts->box_root = req->box_root;
+	iopts->pins = pins;
+	iopts->platform_key = platform_key;
+	iopts->mirror = req->mirror;
+	iopts->cacert = req->cacert;
+	iopts->from_file = req->from_file;
+	iopts->no_wait = req->no_wait;
+	iopts->force = req->force;
+	rc = pyrt_install_plan_make(iopts, plan, err);
+	if (rc < 0 && !err->msg[0])
+		pyrt_error_set(err, rc, "%s", pyrt_strerror(rc));
+	return rc < 0 ? rc : 0;
+}
+
+void app_install_baseline_fact(const app_request *req, const pyrt_pins *pins,
+			       char *buf, size_t len)
+{
+	if (req->no_baseline) {
+		snprintf(buf, len, "skipped (--no-baseline)");
+		return;
+	}
+	size_t n = pyrt_pins_baseline_count(pins);
+	char what[4200];
+	if (req->requirements)
+		snprintf(what, sizeof what, "the requirements in %s",
+			 req->requirements);
+	else
+		snprintf(what, sizeof what, "%zu doc librar%s", n,
+			 n == 1 ? "y" : "ies");
+	snprintf(buf, len, "%s with the runtime's own pip, from %s%s", what,
+		 req->wheelhouse ? "the wheelhouse " : "the package index",
+		 req->wheelhouse ? req->wheelhouse : "");
+}
+
+/* Tee the run into an install log under the box, created now (after
+ * consent: nothing is written to the box before the operator agreed);
+ * nothing to do is not worth a log.  NULL: report to front as it is. */
+static app_front *install_log(const app_install_run *r, const app_front *front)
+{
+	if (r->log_path && r->log_path_len)
+		r->log_path[0] = '\0';
+	if (r->plan->already_current && !r->iopts->force)
+		return NULL;
+	pyrt_box *box = NULL;
+	if (pyrt_box_open(&box, r->iopts->box_root, 1, NULL) != 0)
+		return NULL; /* core reports the same failure in a moment */
+	char path[4096];
+	app_front *borrowed = app_front_borrow(front);
+	app_front *logged = borrowed
+		? app_front_with_log(borrowed, pyrt_box_logs_dir(box), "install",
+				     path, sizeof path)
+		: NULL;
+	pyrt_box_free(box);
+	if (!logged || !path[0])
+		return logged;
+	app_front_log(logged, PYRT_LOG_INFO, "install log: %s", path);
+	if (r->log_path && r->log_path_len)
+		snprintf(r->log_path, r->log_path_len, "%s", path);
+	return logged;
+}
+
 /*
  * The baseline, last: after a fresh activation, or on an already active
  * runtime whose marker does not say complete (or when --requirements names
@@ -24,15 +107,15 @@ static int path_exists(const char *path)
  */
 static int run_baseline(const app_install_run *r,
 			const pyrt_install_result *res, const pyrt_events *ev,
-			cli_baseline_report *rep, int *ran, pyrt_error *err)
+			app_baseline_report *rep, int *ran, pyrt_error *err)
 {
-	int skipped = cli_baseline_skip(r->opts, res->already_current, ev, err);
+	int skipped = app_baseline_skip(r->opts, res->already_current, ev, err);
 	/* A cancel that lands after the swap finds nothing left to stop
 	 * when the baseline is skipped: the install stands as a success. */
 	if (skipped)
 		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
 	*ran = 1;
-	return cli_baseline_run(r->opts, r->pins, ev, rep, err);
+	return app_baseline_run(r->opts, r->pins, ev, rep, err);
 }
 
 /* The success sentence: what is active, and what the baseline did. */
@@ -47,28 +130,30 @@ static void summary(const app_install_run *r, const pyrt_install_result *res,
 	if (res->already_current && !baseline_ran)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s; nothing to do (%s)",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 r->reinstall_hint);
 	else if (res->already_current)
 		snprintf(buf, len,
 			 "%s %s (build %s) is already installed and active at %s%s",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 	else
 		snprintf(buf, len, "installed %s %s (build %s) at %s%s",
-			 cli_impl_name(r->pins), p->version, p->build, where,
+			 app_impl_name(r->pins), p->version, p->build, where,
 			 baseline);
 }
 
-int app_install_execute(const app_install_run *r, const cli_front *front,
+int app_install_execute(const app_install_run *r, const app_front *caller,
 			const atomic_int *cancel)
 {
+	app_front *logged = install_log(r, caller);
+	const app_front *front = logged ? logged : caller;
 	int had_current = path_exists(r->plan->destination);
-	pyrt_events ev = cli_front_events(front, cancel);
+	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_install_result res;
 	memset(&res, 0, sizeof res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cli_baseline_report rep;
+	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
 	int rc = cancel && atomic_load(cancel)
@@ -78,14 +163,14 @@ int app_install_execute(const app_install_run *r, const cli_front *front,
 	if (active)
 		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
 	char text[8192];
-	cli_outcome o = { .command = "install", .code = rc };
+	app_outcome o = { .command = "install", .code = rc };
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
 		o.already_current = res.already_current;
-		cli_baseline_report_fill(&rep, r->opts->box_root, &o);
+		app_baseline_report_fill(&rep, r->opts->box_root, &o);
 		if (rc != PYRT_E_CANCELLED)
-			cli_baseline_ready_plugins(&rep, front, r->opts, r->pins,
+			app_baseline_ready_plugins(&rep, front, r->opts, r->pins,
 						   r->platform_key, &ev, &o);
 	}
 	if (rc == 0) {
@@ -104,7 +189,8 @@ int app_install_execute(const app_install_run *r, const cli_front *front,
 				: "nothing was installed";
 		}
 	}
-	cli_front_result(front, &o);
-	cli_baseline_report_clear(&rep);
+	app_front_result(front, &o);
+	app_baseline_report_clear(&rep);
+	app_front_free(logged);
 	return rc;
 }

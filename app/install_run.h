@@ -1,8 +1,10 @@
 /*
- * An install as every front end runs it once it is planned and consented
- * to: core's install, the baseline after it (skipped as `pyrt install`
- * skips it), the plugin check, and one outcome through the front end.  The
- * CLI and the API server call this, so a run started either way does and
+ * An install as every front end runs it: prepare (the options and the plan,
+ * with the refusals that come before anything is written), the consent's
+ * baseline fact, then, once consented to, core's install tee'd into the
+ * box's install log, the baseline after it (skipped as `pyrt install` skips
+ * it), the plugin check, and one outcome through the front end.  The CLI,
+ * the TUI and the API server call these, so a run started any way does and
  * says the same thing.
  */
 #ifndef PYRT_APP_INSTALL_RUN_H
@@ -11,12 +13,13 @@
 #include <stdatomic.h>
 
 #include "args.h"
+#include "error.h"
 #include "front.h"
 #include "install.h"
 #include "pins.h"
 
 typedef struct app_install_run {
-	const cli_opts *opts;          /* box root, baseline options */
+	const app_request *opts;          /* box root, baseline options */
 	const pyrt_pins *pins;
 	const char *platform_key;
 	const pyrt_install_opts *iopts;
@@ -24,10 +27,29 @@ typedef struct app_install_run {
 	/** how to reinstall, for the nothing-to-do sentence
 	 * ("use --force to reinstall") */
 	const char *reinstall_hint;
+	/** where the install log went ("" when none); may be NULL */
+	char *log_path;
+	size_t log_path_len;
 } app_install_run;
 
-/** Run it and report the outcome through front; returns the pyrt_code. */
-int app_install_execute(const app_install_run *r, const cli_front *front,
+/**
+ * The install options req asks for and the plan a consent shows: a
+ * --requirements file pip would refuse, a platform with no pin and any
+ * refusal of the plan come back as a pyrt_code with err naming the fix,
+ * before anything is downloaded or written.
+ */
+int app_install_prepare(const app_request *req, const pyrt_pins *pins,
+			const char *platform_key, pyrt_install_opts *iopts,
+			pyrt_install_plan *plan, pyrt_error *err);
+
+/** What the baseline step will do, for the consent: pip may reach the
+ * package index, so the person consenting is told, and told where from. */
+void app_install_baseline_fact(const app_request *req, const pyrt_pins *pins,
+			       char *buf, size_t len);
+
+/** Run it (tee'd into an install log unless there is nothing to do) and
+ * report the outcome through front; returns the pyrt_code. */
+int app_install_execute(const app_install_run *r, const app_front *front,
 			const atomic_int *cancel);
 
 #endif

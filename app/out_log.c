@@ -23,7 +23,7 @@
 #define LOGS_KEPT 10
 
 typedef struct log_state {
-	cli_front *inner;
+	app_front *inner;
 	FILE *file;
 	struct timespec start;
 } log_state;
@@ -69,7 +69,7 @@ static int log_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	static const char *const names[] = { "begin", "end", "fail", "skip" };
 	log_write(s, "step %s %s%s%s", pyrt_step_name(step), names[st & 3],
 		  detail ? ": " : "", detail ? detail : "");
-	const cli_front_ops *ops = s->inner->ops;
+	const app_front_ops *ops = s->inner->ops;
 	return ops->on_step ? ops->on_step(step, st, detail, s->inner->state) : 0;
 }
 
@@ -77,7 +77,7 @@ static int log_step(pyrt_step step, pyrt_step_state st, const char *detail,
 static int log_progress(pyrt_step step, const pyrt_progress *p, void *state)
 {
 	log_state *s = state;
-	const cli_front_ops *ops = s->inner->ops;
+	const app_front_ops *ops = s->inner->ops;
 	return ops->on_progress ? ops->on_progress(step, p, s->inner->state) : 0;
 }
 
@@ -86,11 +86,11 @@ static int log_line(pyrt_log_level level, const char *line, void *state)
 	log_state *s = state;
 	static const char *const names[] = { "debug", "info", "warn" };
 	log_write(s, "%s %s", names[level % 3], line);
-	const cli_front_ops *ops = s->inner->ops;
+	const app_front_ops *ops = s->inner->ops;
 	return ops->on_log ? ops->on_log(level, line, s->inner->state) : 0;
 }
 
-static void log_result(const cli_outcome *o, void *state)
+static void log_result(const app_outcome *o, void *state)
 {
 	log_state *s = state;
 	if (o->code == 0)
@@ -98,7 +98,7 @@ static void log_result(const cli_outcome *o, void *state)
 	else
 		log_write(s, "result failed: %s; %s", o->error ? o->error : "",
 			  o->unchanged ? o->unchanged : "");
-	cli_front_result(s->inner, o);
+	app_front_result(s->inner, o);
 }
 
 static void log_destroy(void *state)
@@ -106,11 +106,11 @@ static void log_destroy(void *state)
 	log_state *s = state;
 	if (s->file)
 		fclose(s->file);
-	cli_front_free(s->inner);
+	app_front_free(s->inner);
 	free(s);
 }
 
-static const cli_front_ops log_ops = {
+static const app_front_ops log_ops = {
 	log_step, log_progress, log_line, log_result, log_destroy,
 };
 
@@ -143,7 +143,7 @@ static void log_prune(const char *dir)
 	}
 }
 
-cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
+app_front *app_front_with_log(app_front *inner, const char *logs_dir,
 			      const char *command, char *path, size_t path_len)
 {
 	char stamp[32];
@@ -174,5 +174,5 @@ cli_front *cli_front_with_log(cli_front *inner, const char *logs_dir,
 	fprintf(file, "pyrt %s %s, pid %ld\n", PYRT_VERSION, command,
 		(long)getpid());
 	log_prune(logs_dir);
-	return cli_front_wrap(&log_ops, s);
+	return app_front_wrap(&log_ops, s);
 }

@@ -15,19 +15,19 @@
 #include "lock.h"
 #include "wheellock.h"
 
-int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
+int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {
 	return runtime_ready && pl->verdict != PYRT_VERDICT_INVALID;
 }
 
-void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		     size_t len)
 {
 	if (!pl->require_count || pl->verdict == PYRT_VERDICT_INVALID) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (!cli_plugin_checked(pl, runtime_ready)) {
+	if (!app_plugin_checked(pl, runtime_ready)) {
 		snprintf(buf, len, "%zu unchecked", pl->require_count);
 		return;
 	}
@@ -38,7 +38,7 @@ void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 }
 
 /* pip under the lock: the batch, then each requirement alone. */
-static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
+static int plugin_pip(const app_request *opts, const pyrt_plugin *pl,
 		      const char *const *reqs, int lock_fd,
 		      const pyrt_events *ev, pyrt_pip_result *last,
 		      pyrt_error *err)
@@ -59,7 +59,7 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	 * no unlocked code as root (wheellock.h). */
 	pyrt_pins *pins = NULL;
 	char msg[PYRT_ERROR_MSG_MAX];
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc) {
 		pyrt_error_set(err, rc, "%s", msg);
 		if (last)
@@ -74,7 +74,7 @@ static int plugin_pip(const cli_opts *opts, const pyrt_plugin *pl,
 	return rc;
 }
 
-int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
 		       const pyrt_events *ev, pyrt_pip_result *last,
 		       pyrt_error *err)
 {

@@ -17,11 +17,11 @@
 
 /** Whether the row's requirements were looked up in the runtime: it was
  * ready and the manifest is valid. */
-int cli_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
+int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
 
 /** The DEPS cell: "-" (nothing required, or an invalid manifest),
  * "2 unchecked" (runtime not ready), "1/2 ok". */
-void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
+void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		     size_t len);
 
 /**
@@ -31,7 +31,7 @@ void cli_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
  * those that still failed.  last (may be NULL) gets the last pip run's
  * result.  Returns 0 or a negative pyrt_code with err filled.
  */
-int cli_plugin_install(const cli_opts *opts, const pyrt_plugin *pl,
+int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
 		       const pyrt_events *ev, pyrt_pip_result *last,
 		       pyrt_error *err);
 

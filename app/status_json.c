@@ -105,7 +105,7 @@ json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready)
 {
 	json_t *requires = json_array(), *installed = json_object();
 	json_t *missing = json_array(), *conflicts = json_array();
-	int checked = cli_plugin_checked(pl, runtime_ready);
+	int checked = app_plugin_checked(pl, runtime_ready);
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
 		json_array_append_new(requires, app_text_json(q->name));

@@ -58,6 +58,8 @@ void app_text_puts(FILE *f, const char *text);
  */
 json_t *app_text_json(const char *s);
 
-#define APP_TEXT_JSON_FLAGS JSON_ENSURE_ASCII
+/* Ten significant digits: jansson's default of 17 shows a time rounded
+ * to the millisecond (0.472) as 0.47199999999999998. */
+#define APP_TEXT_JSON_FLAGS (JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10))
 
 #endif

@@ -40,10 +40,10 @@ static const char *verdict_color(pyrt_check_verdict v)
 	return (unsigned)v <= PYRT_CHECK_SKIP ? colors[v] : "";
 }
 
-static void print_table(const pyrt_doctor *d, const cli_opts *opts, FILE *out)
+static void print_table(const pyrt_doctor *d, const app_request *opts, FILE *out)
 {
 	int utf8 = app_text_utf8_locale();
-	int color = !opts->no_color && cli_is_terminal(fileno(out));
+	int color = !opts->no_color && app_is_terminal(fileno(out));
 	size_t width = 0, n = pyrt_doctor_count(d);
 	int tally[PYRT_CHECK_SKIP + 1] = { 0 };
 	for (size_t i = 0; i < n; i++) {
@@ -73,12 +73,12 @@ static void print_table(const pyrt_doctor *d, const cli_opts *opts, FILE *out)
 }
 
 /* Print the answer (and write the bundle); returns the exit status. */
-static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
+static int doctor_report(const pyrt_doctor *d, const app_request *opts)
 {
 	char *text = app_doctor_json_text(d);
 	if (!text) {
-		cli_errorf("doctor: out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("doctor: out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	/* With --bundle - the bundle owns stdout; the answer moves to
 	 * stderr. */
@@ -89,14 +89,14 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 	else
 		print_table(d, opts, out);
 	fflush(out);
-	int status = pyrt_doctor_passed(d) ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
+	int status = pyrt_doctor_passed(d) ? APP_EXIT_OK : APP_EXIT_NOT_READY;
 	if (opts->bundle) {
 		pyrt_error err = PYRT_ERROR_INIT;
 		int rc = pyrt_doctor_bundle(d, text, opts->bundle, &err);
 		if (rc) {
-			cli_errorf("doctor: cannot write the support bundle: %s",
+			app_errorf("doctor: cannot write the support bundle: %s",
 				   err.msg[0] ? err.msg : pyrt_strerror(rc));
-			status = cli_exit_code(rc);
+			status = app_exit_code(rc);
 		} else if (!opts->quiet && !to_stdout) {
 			app_text_printf(stderr, "support bundle written: %s\n",
 				opts->bundle);
@@ -106,54 +106,60 @@ static int doctor_report(const pyrt_doctor *d, const cli_opts *opts)
 	return status;
 }
 
-int cli_cmd_doctor(const cli_opts *opts)
+int cli_cmd_doctor(const app_request *opts)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	if (opts->bundle && strcmp(opts->bundle, "-") == 0 &&
 	    isatty(STDOUT_FILENO)) {
-		cli_errorf("doctor: --bundle - writes a tar.gz to stdout, which is "
+		app_errorf("doctor: --bundle - writes a tar.gz to stdout, which is "
 			   "a terminal; redirect it (> bundle.tar.gz) or pipe it");
-		return CLI_EXIT_USAGE;
+		return APP_EXIT_USAGE;
 	}
 	pyrt_pins *pins = NULL;
 	pyrt_platform platform;
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&platform, msg, sizeof msg);
+		rc = app_detect_platform(&platform, msg, sizeof msg);
 	if (rc < 0) {
-		cli_errorf("doctor: %s", msg);
+		app_errorf("doctor: %s", msg);
 		pyrt_pins_free(pins);
-		return cli_exit_code(rc);
+		return app_exit_code(rc);
 	}
-	cli_front *front = opts->json ? NULL : cli_front_lines_new(opts);
+	app_front *front = opts->json ? NULL : cli_front_lines_new(opts);
 	if ((!opts->json && !front) || cli_signals_install(!opts->quiet) != 0) {
-		cli_front_free(front);
+		app_front_free(front);
 		pyrt_pins_free(pins);
-		cli_errorf("doctor: cannot set up the front end");
-		return cli_exit_code(PYRT_E_INTERNAL);
+		app_errorf("doctor: cannot set up the front end");
+		return app_exit_code(PYRT_E_INTERNAL);
 	}
 	pyrt_events ev = PYRT_EVENTS_INIT;
 	if (front)
-		ev = cli_front_events(front, cli_cancel_flag());
+		ev = app_front_events(front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
 	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
 	dopts.box_root = opts->box_root;
 	dopts.pins = pins;
 	dopts.platform_key = platform.key;
-	dopts.cacert = cli_cacert(opts);
+	dopts.cacert = app_cacert(opts);
+	/* The network is tried as install would reach it, unless the
+	 * machine is meant to be offline (no DNS waits there). */
+	const char *offline = getenv("PYRT_DOCTOR_OFFLINE");
+	dopts.network = !(offline && *offline && strcmp(offline, "0"));
+	dopts.mirror = opts->mirror;
+	dopts.index_url = opts->index_url;
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = pyrt_doctor_run(&d, &dopts, &ev, &err);
 	int status;
 	if (rc < 0) {
-		cli_errorf("doctor: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
-		status = cli_exit_code(rc);
+		app_errorf("doctor: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		status = app_exit_code(rc);
 	} else {
 		status = doctor_report(d, opts);
 	}
 	pyrt_doctor_free(d);
-	cli_front_free(front);
+	app_front_free(front);
 	pyrt_pins_free(pins);
 	return status;
 }

@@ -22,15 +22,15 @@
 #include "wheellock.h"
 
 /* Lock each platform asked for (or this machine's) into pins. */
-static int lock_platforms(const cli_opts *opts, pyrt_pins *pins,
+static int lock_platforms(const app_request *opts, pyrt_pins *pins,
 			  size_t *total, char *msg, size_t msglen)
 {
 	pyrt_platform here;
-	const char *keys[CLI_MAX_PLATFORMS];
+	const char *keys[APP_MAX_PLATFORMS];
 	size_t n = opts->nplatforms;
 	memcpy(keys, opts->platforms, n * sizeof *keys);
 	if (n == 0) {
-		int rc = cli_detect_platform(&here, msg, msglen);
+		int rc = app_detect_platform(&here, msg, msglen);
 		if (rc)
 			return rc;
 		keys[n++] = here.key;
@@ -74,7 +74,7 @@ static int lock_format(const pyrt_pins *pins, char **text, size_t *len,
 	return rc;
 }
 
-static int lock_write(const cli_opts *opts, const char *text, size_t len,
+static int lock_write(const app_request *opts, const char *text, size_t len,
 		      char *msg, size_t msglen)
 {
 	if (!opts->out) {
@@ -88,13 +88,13 @@ static int lock_write(const cli_opts *opts, const char *text, size_t len,
 	return rc;
 }
 
-int cli_cmd_lock(const cli_opts *opts)
+int cli_cmd_lock(const app_request *opts)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	pyrt_pins *pins = NULL;
 	char *text = NULL;
 	size_t len = 0, total = 0;
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (!rc)
 		rc = lock_platforms(opts, pins, &total, msg, sizeof msg);
 	if (!rc)
@@ -102,7 +102,7 @@ int cli_cmd_lock(const cli_opts *opts)
 	if (!rc)
 		rc = lock_write(opts, text, len, msg, sizeof msg);
 	if (rc) {
-		cli_errorf("lock: %s", msg);
+		app_errorf("lock: %s", msg);
 	} else if (opts->out && !opts->quiet) {
 		app_text_printf(stdout, "lock: %zu wheel(s) locked in %s (the "
 				"pins of %s with a wheels: lock); review it, "
@@ -111,5 +111,5 @@ int cli_cmd_lock(const cli_opts *opts)
 	}
 	free(text);
 	pyrt_pins_free(pins);
-	return cli_exit_code(rc);
+	return app_exit_code(rc);
 }

@@ -21,7 +21,7 @@
 /* Progress lines to stderr; debug ones only with -v, none with -q. */
 static int on_log(pyrt_log_level level, const char *line, void *payload)
 {
-	const cli_opts *opts = payload;
+	const app_request *opts = payload;
 	if (opts->quiet && level != PYRT_LOG_WARN)
 		return 0;
 	if (level == PYRT_LOG_DEBUG && !opts->verbose)
@@ -40,7 +40,7 @@ static void print_json(json_t *obj)
 }
 
 typedef struct verify_ctx {
-	const cli_opts *opts;
+	const app_request *opts;
 	json_t *problems;
 } verify_ctx;
 
@@ -56,7 +56,7 @@ static void on_problem(const char *file, const char *what, void *payload)
 		app_text_printf(stdout, "%s: %s\n", file, what);
 }
 
-static int run_verify(const cli_opts *opts)
+static int run_verify(const app_request *opts)
 {
 	const char *dir = opts->positional[0];
 	verify_ctx v = { opts, opts->json ? json_array() : NULL };
@@ -64,11 +64,11 @@ static int run_verify(const cli_opts *opts)
 	pyrt_error err = PYRT_ERROR_INIT;
 	char msg[PYRT_ERROR_MSG_MAX + 256];
 	pyrt_pins *pins = NULL;
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc) {
 		json_decref(v.problems);
-		cli_errorf("mirror: %s", msg);
-		return cli_exit_code(rc);
+		app_errorf("mirror: %s", msg);
+		return app_exit_code(rc);
 	}
 	rc = pyrt_mirror_verify(dir, on_problem, &v, &checked, &err);
 	/* The index lives on the mirror: whoever changes a wheel can change
@@ -101,7 +101,7 @@ static int run_verify(const cli_opts *opts)
 			 dir, against);
 	else
 		snprintf(msg, sizeof msg, "%s", err.msg);
-	int status = rc > 0 ? cli_exit_code(PYRT_E_VERIFY) : cli_exit_code(rc);
+	int status = rc > 0 ? app_exit_code(PYRT_E_VERIFY) : app_exit_code(rc);
 	if (opts->json) {
 		print_json(json_pack("{s:b, s:o, s:o, s:I, s:o}", "ok", rc == 0,
 				     "message", app_text_json(msg), "dir",
@@ -109,7 +109,7 @@ static int run_verify(const cli_opts *opts)
 				     (json_int_t)checked, "problems",
 				     v.problems ? v.problems : json_array()));
 		if (rc < 0)
-			cli_errorf("mirror: %s", msg);
+			app_errorf("mirror: %s", msg);
 	} else if (rc == 0) {
 		app_text_printf(stdout, "mirror: %s\n", msg);
 	} else {
@@ -118,7 +118,7 @@ static int run_verify(const cli_opts *opts)
 	return status;
 }
 
-static void report(const cli_opts *opts, int rc, const pyrt_mirror_result *r,
+static void report(const app_request *opts, int rc, const pyrt_mirror_result *r,
 		   const char *msg)
 {
 	const char *dir = opts->positional[0];
@@ -131,27 +131,27 @@ static void report(const cli_opts *opts, int rc, const pyrt_mirror_result *r,
 				     (json_int_t)r->kept, "wheels",
 				     (json_int_t)r->wheels, "wheels_missing",
 				     r->missing_wheels ? r->missing : NULL,
-				     "code", cli_code_name(rc)));
+				     "code", app_code_name(rc)));
 		if (rc)
-			cli_errorf("mirror: %s", msg);
+			app_errorf("mirror: %s", msg);
 		return;
 	}
 	if (rc)
-		cli_errorf("mirror: %s", msg);
+		app_errorf("mirror: %s", msg);
 	else
 		app_text_printf(stdout, "mirror: %s\n", msg);
 }
 
-int cli_cmd_mirror(const cli_opts *opts)
+int cli_cmd_mirror(const app_request *opts)
 {
 	if (opts->mirror_verify)
 		return run_verify(opts);
 	pyrt_pins *pins = NULL;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc) {
-		cli_errorf("%s", msg);
-		return cli_exit_code(rc);
+		app_errorf("%s", msg);
+		return app_exit_code(rc);
 	}
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_mirror_result res;
@@ -188,5 +188,5 @@ int cli_cmd_mirror(const cli_opts *opts)
 			 opts->positional[0], PYRT_MIRROR_INDEX);
 	report(opts, rc, &res, msg);
 	pyrt_pins_free(pins);
-	return cli_exit_code(rc);
+	return app_exit_code(rc);
 }

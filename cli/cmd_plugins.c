@@ -33,7 +33,7 @@
 
 /* What both subcommands load first. */
 typedef struct plugins_ctx {
-	const cli_opts *opts;
+	const app_request *opts;
 	pyrt_pins *pins;
 	pyrt_platform platform;
 	pyrt_status *status;
@@ -45,17 +45,17 @@ typedef struct plugins_ctx {
  * stdout, which carries the table or the JSON object. */
 static int matrix_log(pyrt_log_level level, const char *line, void *payload)
 {
-	const cli_opts *opts = payload;
+	const app_request *opts = payload;
 	if (opts->quiet || (level == PYRT_LOG_DEBUG && !opts->verbose))
 		return 0;
-	cli_errorf("%s", line);
+	app_errorf("%s", line);
 	return 0;
 }
 
 /* Whether a row's requirements were looked up in the runtime. */
 static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
 {
-	return cli_plugin_checked(pl, pyrt_plugins_runtime_ready(c->plugins));
+	return app_plugin_checked(pl, pyrt_plugins_runtime_ready(c->plugins));
 }
 
 static json_t *plugin_json(const plugins_ctx *c, const pyrt_plugin *pl)
@@ -67,7 +67,7 @@ static int print_json(const plugins_ctx *c)
 {
 	json_t *obj = app_plugins_json(c->plugins);
 	if (!obj) {
-		cli_errorf("out of memory");
+		app_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
 	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
@@ -82,19 +82,19 @@ static int print_json(const plugins_ctx *c)
 static void deps_cell(const plugins_ctx *c, const pyrt_plugin *pl, char *buf,
 		      size_t len)
 {
-	cli_plugin_deps(pl, pyrt_plugins_runtime_ready(c->plugins), buf, len);
+	app_plugin_deps(pl, pyrt_plugins_runtime_ready(c->plugins), buf, len);
 	if (!pl->require_count || !row_checked(c, pl))
 		return;
 	const char *sep = "; missing: ";
 	for (size_t i = 0; i < pl->require_count; i++)
 		if (!pl->requires[i].installed) {
-			cli_cat(buf, len, "%s%s", sep, pl->requires[i].name);
+			app_cat(buf, len, "%s%s", sep, pl->requires[i].name);
 			sep = ", ";
 		}
 	sep = "; conflict: ";
 	for (size_t i = 0; i < pl->require_count; i++)
 		if (pl->requires[i].conflict) {
-			cli_cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
+			app_cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
 			    pl->requires[i].installed);
 			sep = ", ";
 		}
@@ -190,8 +190,8 @@ static int matrix_exit(const pyrt_plugins *p)
 {
 	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
 		if (!plugin_works(pyrt_plugins_at(p, i)))
-			return CLI_EXIT_NOT_READY;
-	return CLI_EXIT_OK;
+			return APP_EXIT_NOT_READY;
+	return APP_EXIT_OK;
 }
 
 static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
@@ -224,9 +224,9 @@ static int plugins_load(plugins_ctx *c)
 	pyrt_plugins_free(c->plugins);
 	c->plugins = NULL;
 	int rc = 0;
-	if (!c->pins && (rc = cli_load_pins(c->opts, &c->pins, c->msg,
+	if (!c->pins && (rc = app_load_pins(c->opts, &c->pins, c->msg,
 					    sizeof c->msg)) == 0)
-		rc = cli_detect_platform(&c->platform, c->msg, sizeof c->msg);
+		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0)
 		return rc;
 	if (!c->status && !(c->status = calloc(1, sizeof *c->status))) {
@@ -254,13 +254,13 @@ static int cmd_matrix(plugins_ctx *c)
 {
 	int rc = plugins_load(c);
 	if (rc < 0) {
-		cli_errorf("%s", c->msg);
-		return cli_exit_code(rc);
+		app_errorf("%s", c->msg);
+		return app_exit_code(rc);
 	}
 	if (c->opts->json) {
 		rc = print_json(c);
 		if (rc < 0)
-			return cli_exit_code(rc);
+			return app_exit_code(rc);
 	} else if (c->opts->quiet) {
 		print_quiet(c);
 	} else {
@@ -274,30 +274,30 @@ static void known_names(const pyrt_plugins *p, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
-		cli_cat(buf, len, "%s%s", i ? ", " : "",
+		app_cat(buf, len, "%s%s", i ? ", " : "",
 		    pyrt_plugins_at(p, i)->name);
 	if (!buf[0])
-		cli_cat(buf, len, "none");
+		app_cat(buf, len, "none");
 }
 
 /* The plugin is one that can be installed: known and valid.  Returns 0 or
  * an exit status (reported). */
 /* A usage error of plugins: on stderr, and with --json as the result
  * line every --json run ends with.  Returns exit 2. */
-static int plugins_usage(const cli_opts *opts, const char *fmt, ...)
+static int plugins_usage(const app_request *opts, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int plugins_usage(const cli_opts *opts, const char *fmt, ...)
+static int plugins_usage(const app_request *opts, const char *fmt, ...)
 {
 	char msg[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	cli_errorf("%s", msg);
+	app_errorf("%s", msg);
 	if (opts->json)
 		cli_json_usage_result("plugins", msg);
-	return CLI_EXIT_USAGE;
+	return APP_EXIT_USAGE;
 }
 
 static int install_target(plugins_ctx *c, const char *name,
@@ -342,12 +342,12 @@ static void emit_plugin_event(const plugins_ctx *c, const pyrt_plugin *pl)
 }
 
 /* Install, re-check, report; returns the exit status. */
-static int install_run(plugins_ctx *c, cli_front *front, const char *name,
+static int install_run(plugins_ctx *c, app_front *front, const char *name,
 		       const pyrt_plugin *pl)
 {
-	pyrt_events ev = cli_front_events(front, cli_cancel_flag());
+	pyrt_events ev = app_front_events(front, cli_cancel_flag());
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = cli_plugin_install(c->opts, pl, &ev, NULL, &err);
+	int rc = app_plugin_install(c->opts, pl, &ev, NULL, &err);
 	const pyrt_plugin *now = NULL; /* pl dies with the old matrix */
 	char sentence[DEPS_MAX + 512];
 	sentence[0] = '\0';
@@ -358,32 +358,32 @@ static int install_run(plugins_ctx *c, cli_front *front, const char *name,
 		if (c->opts->json)
 			emit_plugin_event(c, now);
 		else if (rc < 0)
-			cli_front_log(front, PYRT_LOG_INFO, "%s", sentence);
+			app_front_log(front, PYRT_LOG_INFO, "%s", sentence);
 	} else if (rc == 0) {
 		rc = pyrt_error_set(&err, PYRT_E_INTERNAL,
 				    "installed, but the plugin could not be "
 				    "checked again: %s", c->msg);
 	}
-	cli_outcome o = { .command = "plugins install", .code = rc };
+	app_outcome o = { .command = "plugins install", .code = rc };
 	if (rc == 0)
 		o.summary = sentence;
 	else
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-	cli_front_result(front, &o);
+	app_front_result(front, &o);
 	if (rc < 0)
-		return cli_exit_code(rc);
+		return app_exit_code(rc);
 	return now->verdict == PYRT_VERDICT_READY ||
 	       now->verdict == PYRT_VERDICT_DISABLED ||
 	       now->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED
-		       ? CLI_EXIT_OK : CLI_EXIT_NOT_READY;
+		       ? APP_EXIT_OK : APP_EXIT_NOT_READY;
 }
 
 static int cmd_install(plugins_ctx *c, const char *name)
 {
 	int rc = plugins_load(c);
 	if (rc < 0) {
-		cli_errorf("%s", c->msg);
-		return cli_exit_code(rc);
+		app_errorf("%s", c->msg);
+		return app_exit_code(rc);
 	}
 	const pyrt_plugin *pl = NULL;
 	int status = install_target(c, name, &pl);
@@ -391,9 +391,9 @@ static int cmd_install(plugins_ctx *c, const char *name)
 		return status;
 	char sentence[DEPS_MAX + 512];
 	if (!pyrt_plugins_runtime_ready(c->plugins)) {
-		cli_errorf("pyrt plugins install %s: the managed runtime is not ready: %s",
+		app_errorf("pyrt plugins install %s: the managed runtime is not ready: %s",
 			   name, c->status->message);
-		return cli_exit_code(PYRT_E_NOT_READY);
+		return app_exit_code(PYRT_E_NOT_READY);
 	}
 	if (!pl->require_count) {
 		verdict_sentence(c, pl, sentence, sizeof sentence);
@@ -402,18 +402,18 @@ static int cmd_install(plugins_ctx *c, const char *name)
 				sentence);
 		return 0;
 	}
-	cli_front *front = cli_front_for(c->opts);
+	app_front *front = cli_front_for(c->opts);
 	if (!front) {
-		cli_errorf("out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	status = install_run(c, front, name, pl);
-	cli_front_free(front);
+	app_front_free(front);
 	return status;
 }
 
 /* "plugins" or "plugins install NAME"; anything else is a usage error. */
-static int plugins_words(const cli_opts *opts, const char **install_name)
+static int plugins_words(const app_request *opts, const char **install_name)
 {
 	*install_name = NULL;
 	if (opts->npositional == 0)
@@ -429,15 +429,15 @@ static int plugins_words(const cli_opts *opts, const char **install_name)
 	return 0;
 }
 
-int cli_cmd_plugins(const cli_opts *opts)
+int cli_cmd_plugins(const app_request *opts)
 {
 	const char *name;
 	int status = plugins_words(opts, &name);
 	if (status)
 		return status;
 	if (cli_signals_install(!opts->quiet) != 0) {
-		cli_errorf("cannot start: no signal handlers");
-		return cli_exit_code(PYRT_E_INTERNAL);
+		app_errorf("cannot start: no signal handlers");
+		return app_exit_code(PYRT_E_INTERNAL);
 	}
 	plugins_ctx c = { .opts = opts };
 	status = name ? cmd_install(&c, name) : cmd_matrix(&c);

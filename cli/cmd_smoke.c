@@ -31,14 +31,17 @@ static int print_json(int rc, const pyrt_smoke_result *res,
 				res->docx_path[0] ? app_text_json(res->docx_path)
 						  : json_null(),
 				"bytes", (json_int_t)res->docx_bytes,
-				"seconds", res->seconds);
+				/* to the millisecond, as every "t" */
+				"seconds", (double)(long long)(res->seconds *
+							       1000.0 + 0.5) /
+					   1000.0);
 	else
 		obj = json_pack("{s:b, s:s, s:o}", "ok", 0, "code",
-				cli_code_name(rc), "error",
+				app_code_name(rc), "error",
 				app_text_json(err->msg[0] ? err->msg
 						: pyrt_strerror(rc)));
 	if (!obj) {
-		cli_errorf("out of memory");
+		app_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
 	int w = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
@@ -59,34 +62,34 @@ static void print_human(const pyrt_smoke_result *res)
 				res->paragraph);
 }
 
-int cli_cmd_smoke(const cli_opts *opts)
+int cli_cmd_smoke(const app_request *opts)
 {
-	cli_front *front = opts->json ? NULL : cli_front_lines_new(opts);
+	app_front *front = opts->json ? NULL : cli_front_lines_new(opts);
 	if ((!opts->json && !front) || cli_signals_install(!opts->quiet) != 0) {
-		cli_front_free(front);
-		cli_errorf("smoke: cannot set up the front end");
-		return cli_exit_code(PYRT_E_INTERNAL);
+		app_front_free(front);
+		app_errorf("smoke: cannot set up the front end");
+		return app_exit_code(PYRT_E_INTERNAL);
 	}
 	pyrt_events ev = PYRT_EVENTS_INIT;
 	if (front)
-		ev = cli_front_events(front, cli_cancel_flag());
+		ev = app_front_events(front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
 	pyrt_smoke_result *res = calloc(1, sizeof *res);
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = res ? pyrt_smoke_run(opts->box_root, opts->out, &ev, res, &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
-	int status = cli_exit_code(rc);
+	int status = app_exit_code(rc);
 	if (opts->json && res) {
 		int w = print_json(rc, res, &err);
 		if (w && !rc)
-			status = cli_exit_code(w);
+			status = app_exit_code(w);
 	} else if (rc == 0) {
 		print_human(res);
 	} else {
-		cli_errorf("smoke: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		app_errorf("smoke: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
 	}
 	free(res);
-	cli_front_free(front);
+	app_front_free(front);
 	return status;
 }

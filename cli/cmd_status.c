@@ -30,7 +30,7 @@ static int print_json(const pyrt_status *st)
 {
 	json_t *obj = app_status_json(st);
 	if (!obj) {
-		cli_errorf("out of memory");
+		app_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
 	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
@@ -88,18 +88,18 @@ static void print_human(const pyrt_status *st, int quiet)
 	field("wheels:", source);
 }
 
-int cli_cmd_status(const cli_opts *opts)
+int cli_cmd_status(const app_request *opts)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	pyrt_pins *pins = NULL;
 	pyrt_platform platform;
-	int rc = cli_load_pins(opts, &pins, msg, sizeof msg);
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&platform, msg, sizeof msg);
+		rc = app_detect_platform(&platform, msg, sizeof msg);
 	if (rc < 0) {
-		cli_errorf("%s", msg);
+		app_errorf("%s", msg);
 		pyrt_pins_free(pins);
-		return cli_exit_code(rc);
+		return app_exit_code(rc);
 	}
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -108,18 +108,18 @@ int cli_cmd_status(const cli_opts *opts)
 		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
 	if (rc < 0) {
-		cli_errorf("status: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
-		status = cli_exit_code(rc);
+		app_errorf("status: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		status = app_exit_code(rc);
 	} else {
 		if (opts->json)
 			rc = print_json(st);
 		else
 			print_human(st, opts->quiet);
-		status = rc < 0 ? cli_exit_code(rc)
-		       : st->state == PYRT_STATE_READY ? CLI_EXIT_OK
+		status = rc < 0 ? app_exit_code(rc)
+		       : st->state == PYRT_STATE_READY ? APP_EXIT_OK
 		       : st->state == PYRT_STATE_UNTRUSTED
-			       ? cli_exit_code(PYRT_E_UNTRUSTED)
-			       : CLI_EXIT_NOT_READY;
+			       ? app_exit_code(PYRT_E_UNTRUSTED)
+			       : APP_EXIT_NOT_READY;
 	}
 	free(st);
 	pyrt_pins_free(pins);

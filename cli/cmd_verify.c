@@ -25,7 +25,7 @@
 #include "text.h"
 
 typedef struct verify_ctx {
-	const cli_opts *opts;
+	const app_request *opts;
 	json_t *problems; /* --json: collected; otherwise printed at once */
 	char first[1024]; /* -q: the first difference, for the result line */
 	char install_dir[4096];
@@ -160,18 +160,18 @@ static void print_json(const verify_ctx *v, int rc, size_t entries)
 	json_decref(obj);
 }
 
-int cli_cmd_verify(const cli_opts *opts)
+int cli_cmd_verify(const app_request *opts)
 {
 	verify_ctx *v = calloc(1, sizeof *v);
 	if (!v) {
-		cli_errorf("out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	v->opts = opts;
 	if (opts->json && !(v->problems = json_array())) {
 		free(v);
-		cli_errorf("out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	size_t entries = 0;
 	int rc = run_verify(v, &entries);
@@ -180,13 +180,13 @@ int cli_cmd_verify(const cli_opts *opts)
 	if (opts->json) {
 		print_json(v, rc, entries);
 		if (rc < 0)
-			cli_errorf("verify: %s", v->msg);
+			app_errorf("verify: %s", v->msg);
 	} else if (rc == 0)
 		app_text_printf(stdout, "verify: %s\n", v->msg);
 	else
 		app_text_printf(rc > 0 ? stdout : stderr, "%s%s\n",
 				rc > 0 ? "verify: " : "pyrt: verify: ", v->msg);
-	int status = rc > 0 ? CLI_EXIT_NOT_READY : cli_exit_code(rc);
+	int status = rc > 0 ? APP_EXIT_NOT_READY : app_exit_code(rc);
 	json_decref(v->problems);
 	free(v);
 	return status;

@@ -1,31 +1,47 @@
 /*
  * The commands.  Each takes the parsed options and returns the process exit
- * status (see exitcodes.h).
+ * status (see exitcodes.h); cli_commands (cli/commands.c) declares each one
+ * once: its word, its handler, its -h line and its usage.
  */
 #ifndef PYRT_CLI_COMMANDS_H
 #define PYRT_CLI_COMMANDS_H
 
 #include "args.h"
 
-int cli_cmd_install(const cli_opts *opts);
-int cli_cmd_rollback(const cli_opts *opts);
-int cli_cmd_uninstall(const cli_opts *opts);
-int cli_cmd_status(const cli_opts *opts);
-int cli_cmd_verify(const cli_opts *opts);
-int cli_cmd_smoke(const cli_opts *opts);
-int cli_cmd_doctor(const cli_opts *opts);
-int cli_cmd_plugins(const cli_opts *opts);
-int cli_cmd_baseline(const cli_opts *opts);
-int cli_cmd_mirror(const cli_opts *opts);
-int cli_cmd_lock(const cli_opts *opts);
+typedef struct cli_command_entry {
+	const char *name;     /* the word; NULL for `pyrt` alone */
+	int (*run)(const app_request *opts);
+	const char *summary;  /* its line in `pyrt -h`; NULL: not listed */
+	const char *usage;    /* `pyrt help NAME`: usage, what it does, options */
+	/* `pyrt --help` prints its option lines as a NAME OPTIONS section
+	 * (the manual has no hand-written one for it) */
+	int manual_options;
+} cli_command_entry;
+
+/** Indexed by app_command. */
+extern const cli_command_entry cli_commands[APP_CMD__COUNT];
+
+int cli_cmd_install(const app_request *opts);
+int cli_cmd_rollback(const app_request *opts);
+int cli_cmd_uninstall(const app_request *opts);
+int cli_cmd_status(const app_request *opts);
+int cli_cmd_verify(const app_request *opts);
+int cli_cmd_smoke(const app_request *opts);
+int cli_cmd_doctor(const app_request *opts);
+int cli_cmd_plugins(const app_request *opts);
+int cli_cmd_baseline(const app_request *opts);
+int cli_cmd_mirror(const app_request *opts);
+int cli_cmd_lock(const app_request *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);
+/** `pyrt -h`: the synopsis and one line a command. */
+void cli_help_short(void);
 /** `pyrt <cmd> --help`: that command's usage. */
-void cli_help_command(cli_command cmd);
+void cli_help_command(app_command cmd);
 /** `pyrt --version`, `pyrt version [--json]`: pyrt's version and commit,
  * the platform, the pins in use (--pins honoured) and the libraries; the
  * exit status (11 when the named pins cannot be read). */
-int cli_help_version(const cli_opts *opts, const char *curses);
+int cli_help_version(const app_request *opts, const char *curses);
 
 #endif

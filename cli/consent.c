@@ -28,7 +28,7 @@ static int is_yes(char *answer)
 	return strcasecmp(p, "y") == 0 || strcasecmp(p, "yes") == 0;
 }
 
-int cli_consent(const cli_opts *opts, const char *block, const char *question,
+int cli_consent(const app_request *opts, const char *block, const char *question,
 		char *msg, size_t msglen)
 {
 	const char *cmd = cli_command_name(opts->command);

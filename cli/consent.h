@@ -15,7 +15,7 @@
  * a signal interrupted the question.  block is printed to stderr before the
  * question.  msg receives the one-line reason on failure.
  */
-int cli_consent(const cli_opts *opts, const char *block, const char *question,
+int cli_consent(const app_request *opts, const char *block, const char *question,
 		char *msg, size_t msglen);
 
 #endif

@@ -3,7 +3,7 @@
  */
 #include "fronts.h"
 
-cli_front *cli_front_for(const cli_opts *opts)
+app_front *cli_front_for(const app_request *opts)
 {
 	return opts->json ? cli_front_json_new(opts) : cli_front_lines_new(opts);
 }

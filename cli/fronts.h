@@ -9,11 +9,11 @@
 #include "front.h"
 
 /** Plain lines on stderr (updating line on a TTY). NULL when out of memory. */
-cli_front *cli_front_lines_new(const cli_opts *opts);
+app_front *cli_front_lines_new(const app_request *opts);
 /** NDJSON events on stdout. NULL when out of memory. */
-cli_front *cli_front_json_new(const cli_opts *opts);
+app_front *cli_front_json_new(const app_request *opts);
 /** The front end the options ask for (--json or lines). */
-cli_front *cli_front_for(const cli_opts *opts);
+app_front *cli_front_for(const app_request *opts);
 
 /** A usage error (exit 2) as the one {"event":"result",...} line on stdout
  *  that every --json run ends with; the message itself goes to stderr as

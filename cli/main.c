@@ -12,80 +12,16 @@
 #include "exitcodes.h"
 #include "fronts.h"
 #include "parse.h"
-#include "serve.h"
 #include "tui.h"
 
-/* `pyrt` alone: the dashboard (or the install wizard) on a terminal;
- * without one, or when curses cannot start, the same answer as status. */
-static int run_default(const cli_opts *opts)
+/* One place maps a command to its implementation: the command table. */
+static int dispatch(const app_request *opts)
 {
-	if (tui_wanted(opts)) {
-		int status = tui_main(opts, TUI_START_AUTO);
-		if (status >= 0)
-			return status;
-	}
-	return cli_cmd_status(opts);
-}
-
-/* `pyrt install` on a terminal without --yes is the TUI wizard (its
- * consent screen is the consent); --yes, --json or no terminal keep the
- * headless lines. */
-static int run_install(const cli_opts *opts)
-{
-	if (!opts->yes && tui_wanted(opts)) {
-		int status = tui_main(opts, TUI_START_INSTALL);
-		if (status >= 0)
-			return status;
-	}
-	return cli_cmd_install(opts);
-}
-
-/* `pyrt help [CMD]`. */
-static int run_help(const cli_opts *opts)
-{
-	if (opts->npositional == 0) {
-		cli_help_manual();
-		return 0;
-	}
-	cli_command cmd = cli_command_lookup(opts->positional[0]);
-	if (cmd == CLI_CMD__COUNT) {
-		const char *near = cli_command_suggest(opts->positional[0]);
-		if (near)
-			cli_errorf("unknown command '%s'; did you mean '%s'? (see pyrt --help)",
-				   opts->positional[0], near);
-		else
-			cli_errorf("unknown command '%s'; see pyrt --help",
-				   opts->positional[0]);
-		return CLI_EXIT_USAGE;
-	}
-	cli_help_command(cmd);
-	return 0;
-}
-
-/* One place maps a command to its implementation. */
-static int dispatch(const cli_opts *opts)
-{
-	switch (opts->command) {
-	case CLI_CMD_NONE: return run_default(opts);
-	case CLI_CMD_INSTALL: return run_install(opts);
-	case CLI_CMD_STATUS: return cli_cmd_status(opts);
-	case CLI_CMD_ROLLBACK: return cli_cmd_rollback(opts);
-	case CLI_CMD_UNINSTALL: return cli_cmd_uninstall(opts);
-	case CLI_CMD_VERIFY: return cli_cmd_verify(opts);
-	case CLI_CMD_HELP: return run_help(opts);
-	case CLI_CMD_VERSION:
-		return cli_help_version(opts, tui_curses_version());
-	case CLI_CMD_DOCTOR: return cli_cmd_doctor(opts);
-	case CLI_CMD_SMOKE: return cli_cmd_smoke(opts);
-	case CLI_CMD_PLUGINS: return cli_cmd_plugins(opts);
-	case CLI_CMD_BASELINE: return cli_cmd_baseline(opts);
-	case CLI_CMD_SERVE: return serve_main(opts);
-	case CLI_CMD_MIRROR: return cli_cmd_mirror(opts);
-	case CLI_CMD_LOCK: return cli_cmd_lock(opts);
-	case CLI_CMD__COUNT: break;
-	}
-	cli_errorf("internal error: no handler for command %d", opts->command);
-	return cli_exit_code(PYRT_E_INTERNAL);
+	if ((unsigned)opts->command < APP_CMD__COUNT &&
+	    cli_commands[opts->command].run)
+		return cli_commands[opts->command].run(opts);
+	app_errorf("internal error: no handler for command %d", opts->command);
+	return app_exit_code(PYRT_E_INTERNAL);
 }
 
 /*
@@ -130,9 +66,9 @@ static int wants_json(int argc, char **argv)
 static const char *typed_command(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		cli_command c = argv[i][0] == '-' ? CLI_CMD__COUNT
+		app_command c = argv[i][0] == '-' ? APP_CMD__COUNT
 						  : cli_command_lookup(argv[i]);
-		if (c != CLI_CMD__COUNT)
+		if (c != APP_CMD__COUNT)
 			return cli_command_name(c);
 	}
 	return "pyrt";
@@ -140,23 +76,25 @@ static const char *typed_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	cli_opts opts;
+	app_request opts;
 	char msg[1024];
 	sigchld_default();
 	sigxfsz_ignore();
 	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
 	int status;
 	if (rc < 0) {
-		cli_errorf("%s", msg[0] ? msg : pyrt_strerror(rc));
-		status = cli_exit_code(rc);
+		app_errorf("%s", msg[0] ? msg : pyrt_strerror(rc));
+		status = app_exit_code(rc);
 		if (wants_json(argc, argv))
 			cli_json_usage_result(typed_command(argc, argv),
 					      msg[0] ? msg : pyrt_strerror(rc));
 	} else if (opts.help) {
-		if (opts.command == CLI_CMD_NONE || opts.command == CLI_CMD_HELP)
-			cli_help_manual();
-		else
+		if (opts.command != APP_CMD_NONE && opts.command != APP_CMD_HELP)
 			cli_help_command(opts.command);
+		else if (opts.help == 2)
+			cli_help_short();
+		else
+			cli_help_manual();
 		status = 0;
 	} else if (opts.version) {
 		status = cli_help_version(&opts, tui_curses_version());
@@ -165,6 +103,6 @@ int main(int argc, char **argv)
 	}
 	cli_args_clear(&opts);
 	if (fflush(stdout) != 0 && status == 0)
-		status = cli_exit_code(PYRT_E_IO);
+		status = app_exit_code(PYRT_E_IO);
 	return status;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "event_json.h"
@@ -31,7 +32,7 @@ typedef struct json_state {
 /* Seconds since the front end started. */
 static double elapsed(const json_state *s)
 {
-	return cli_now() - s->start;
+	return pyrt_now() - s->start;
 }
 
 /* Write and free one event object (a NULL object, out of memory, is
@@ -65,7 +66,7 @@ static int json_step(pyrt_step step, pyrt_step_state st, const char *detail,
 static int json_progress(pyrt_step step, const pyrt_progress *p, void *state)
 {
 	json_state *s = state;
-	double now = cli_now();
+	double now = pyrt_now();
 	if (s->last_progress >= 0 &&
 	    now - s->last_progress < JSON_PROGRESS_INTERVAL_S)
 		return 0;
@@ -85,22 +86,22 @@ static int json_log(pyrt_log_level level, const char *line, void *state)
 }
 
 /* The final {"event":"result",...}; a script reads only this line. */
-static void json_result(const cli_outcome *o, void *state)
+static void json_result(const app_outcome *o, void *state)
 {
 	json_state *s = state;
 	emit(s, app_event_result(o, elapsed(s)));
 	/* People reading a terminal while a script runs still see why. */
 	if (o->code != 0) {
 		if (o->before_start)
-			cli_errorf("%s", o->error ? o->error
+			app_errorf("%s", o->error ? o->error
 						  : pyrt_strerror(o->code));
 		else if (o->code == PYRT_E_CANCELLED)
-			cli_errorf("%s cancelled", o->command);
+			app_errorf("%s cancelled", o->command);
 		else
-			cli_errorf("%s failed: %s", o->command,
+			app_errorf("%s failed: %s", o->command,
 				   o->error ? o->error : pyrt_strerror(o->code));
 		if (o->unchanged)
-			cli_errorf("%s", o->unchanged);
+			app_errorf("%s", o->unchanged);
 	}
 }
 
@@ -109,7 +110,7 @@ static void json_destroy(void *state)
 	free(state);
 }
 
-static const cli_front_ops json_ops = {
+static const app_front_ops json_ops = {
 	.on_step = json_step,
 	.on_progress = json_progress,
 	.on_log = json_log,
@@ -119,25 +120,25 @@ static const cli_front_ops json_ops = {
 
 void cli_json_usage_result(const char *command, const char *msg)
 {
-	cli_outcome o = { 0 };
+	app_outcome o = { 0 };
 	o.command = command;
 	o.code = PYRT_E_USAGE;
 	o.error = msg;
 	o.before_start = 1;
-	json_state s = { .out = stdout, .start = cli_now() };
+	json_state s = { .out = stdout, .start = pyrt_now() };
 	emit(&s, app_event_result(&o, elapsed(&s)));
 }
 
-cli_front *cli_front_json_new(const cli_opts *opts)
+app_front *cli_front_json_new(const app_request *opts)
 {
 	json_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->out = stdout;
 	s->verbose = opts->verbose;
-	if (opts->command == CLI_CMD_PLUGINS)
+	if (opts->command == APP_CMD_PLUGINS)
 		s->plugin_install = 1;
-	s->start = cli_now();
+	s->start = pyrt_now();
 	s->last_progress = -1.0;
-	return cli_front_wrap(&json_ops, s);
+	return app_front_wrap(&json_ops, s);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "fronts.h"
@@ -65,7 +66,7 @@ static int lines_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	lines_state *s = state;
 	const char *name = step == PYRT_STEP_BASELINE && s->plugin_step
 		? s->plugin_step : pyrt_step_name(step);
-	double now = cli_now();
+	double now = pyrt_now();
 	int known = (unsigned)step < PYRT_STEP__COUNT;
 	double took = known ? now - s->step_start[step] : 0.0;
 	if (st == PYRT_STEP_BEGIN && known) {
@@ -104,9 +105,9 @@ static void format_progress(pyrt_step step, const pyrt_progress *p,
 			    char *buf, size_t len)
 {
 	char done[32], total[32], rate[32];
-	cli_human_bytes(p->done, done, sizeof done);
-	cli_human_bytes(p->total, total, sizeof total);
-	cli_human_bytes((uint64_t)(p->rate > 0 ? p->rate : 0), rate,
+	app_human_bytes(p->done, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
+	app_human_bytes((uint64_t)(p->rate > 0 ? p->rate : 0), rate,
 			sizeof rate);
 	if (p->total)
 		snprintf(buf, len, "%s: %s of %s (%d%%), %s/s",
@@ -124,7 +125,7 @@ static int lines_progress(pyrt_step step, const pyrt_progress *p,
 	lines_state *s = state;
 	if (s->quiet)
 		return 0;
-	double now = cli_now();
+	double now = pyrt_now();
 	double interval = s->tty ? TTY_PROGRESS_INTERVAL_S
 				 : LOG_PROGRESS_INTERVAL_S;
 	if (now - s->last_progress < interval)
@@ -163,7 +164,7 @@ static int lines_log(pyrt_log_level level, const char *line, void *state)
 
 /* The last word: the summary on success, the error and what survived it
  * on failure (errors are printed even with -q). */
-static void lines_result(const cli_outcome *o, void *state)
+static void lines_result(const app_outcome *o, void *state)
 {
 	lines_state *s = state;
 	clear_live(s);
@@ -180,7 +181,7 @@ static void lines_result(const cli_outcome *o, void *state)
 	if (s->fail_detail && !s->quiet && strcmp(s->fail_detail, why) != 0)
 		print_line(s, "pyrt: %s", s->fail_detail);
 	if (o->before_start || (o->failure && !*o->failure))
-		cli_errorf("%s", why);
+		app_errorf("%s", why);
 	else if (o->code == PYRT_E_CANCELLED)
 		print_line(s, "pyrt: %s cancelled", o->command);
 	else if (o->failure)
@@ -201,7 +202,7 @@ static void lines_destroy(void *state)
 	free(s);
 }
 
-static const cli_front_ops lines_ops = {
+static const app_front_ops lines_ops = {
 	.on_step = lines_step,
 	.on_progress = lines_progress,
 	.on_log = lines_log,
@@ -209,17 +210,17 @@ static const cli_front_ops lines_ops = {
 	.destroy = lines_destroy,
 };
 
-cli_front *cli_front_lines_new(const cli_opts *opts)
+app_front *cli_front_lines_new(const app_request *opts)
 {
 	lines_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
 	s->out = stderr;
-	s->tty = cli_is_terminal(STDERR_FILENO);
+	s->tty = app_is_terminal(STDERR_FILENO);
 	s->quiet = opts->quiet;
 	s->verbose = opts->verbose;
-	if (opts->command == CLI_CMD_PLUGINS)
+	if (opts->command == APP_CMD_PLUGINS)
 		s->plugin_step = "plugin install";
-	s->last_progress = cli_now();
-	return cli_front_wrap(&lines_ops, s);
+	s->last_progress = pyrt_now();
+	return app_front_wrap(&lines_ops, s);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "commands.h"
 #include "error.h"
 #include "validate.h"
 
@@ -52,100 +53,84 @@ static const opt_spec opt_table[] = {
 	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS },
 	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
 	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
-	/* CLI_CMD_NONE: `pyrt` on a terminal runs the wizard and the
+	/* APP_CMD_NONE: `pyrt` on a terminal runs the wizard and the
 	 * dashboard's baseline and plugin installs with these.  serve: its
 	 * jobs do, never a request field (the API cannot choose code). */
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
-	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_LOCK) | CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
+	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
+	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE) },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
-	  CMD_BIT(CLI_CMD_NONE) | CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
+	  CMD_BIT(APP_CMD_NONE) | CMD_BIT(APP_CMD_SERVE) },
 	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) },
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) |
+	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_SERVE) |
+	  CMD_BIT(APP_CMD_DOCTOR) },
 	{ O_INDEX_URL, "index-url", 0, "URL",
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_PLUGINS) |
-	  CMD_BIT(CLI_CMD_BASELINE) | CMD_BIT(CLI_CMD_NONE) |
-	  CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
+	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
+	  CMD_BIT(APP_CMD_SERVE) | CMD_BIT(APP_CMD_DOCTOR) },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_ROLLBACK) |
-	  CMD_BIT(CLI_CMD_UNINSTALL) | CMD_BIT(CLI_CMD_BASELINE) |
-	  CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
+	  CMD_BIT(APP_CMD_UNINSTALL) | CMD_BIT(APP_CMD_BASELINE) |
+	  CMD_BIT(APP_CMD_NONE) },
 	{ O_FORCE, "force", 0, NULL,
-	  CMD_BIT(CLI_CMD_INSTALL) | CMD_BIT(CLI_CMD_ROLLBACK) |
-	  CMD_BIT(CLI_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
+	  CMD_BIT(APP_CMD_NONE) },
 	{ O_DEEP, "deep", 0, NULL,
-	  CMD_BIT(CLI_CMD_STATUS) | CMD_BIT(CLI_CMD_NONE) },
-	{ O_OUT, "out", 0, "FILE", CMD_BIT(CLI_CMD_SMOKE) | CMD_BIT(CLI_CMD_LOCK) },
-	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(CLI_CMD_DOCTOR) },
-	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(CLI_CMD_SERVE) },
-	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(CLI_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE) },
+	{ O_OUT, "out", 0, "FILE", CMD_BIT(APP_CMD_SMOKE) | CMD_BIT(APP_CMD_LOCK) },
+	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(APP_CMD_DOCTOR) },
+	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(APP_CMD_SERVE) },
+	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(APP_CMD_SERVE) },
 	{ O_PLATFORM, "platform", 0, "KEY",
-	  CMD_BIT(CLI_CMD_MIRROR) | CMD_BIT(CLI_CMD_LOCK) },
+	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_LOCK) },
 	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
-	  CMD_BIT(CLI_CMD_MIRROR) },
-	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(CLI_CMD_MIRROR) },
+	  CMD_BIT(APP_CMD_MIRROR) },
+	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR) },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
 
-static const char *const command_names[CLI_CMD__COUNT] = {
-	[CLI_CMD_NONE] = NULL,
-	[CLI_CMD_INSTALL] = "install",
-	[CLI_CMD_STATUS] = "status",
-	[CLI_CMD_ROLLBACK] = "rollback",
-	[CLI_CMD_UNINSTALL] = "uninstall",
-	[CLI_CMD_VERIFY] = "verify",
-	[CLI_CMD_HELP] = "help",
-	[CLI_CMD_VERSION] = "version",
-	[CLI_CMD_DOCTOR] = "doctor",
-	[CLI_CMD_PLUGINS] = "plugins",
-	[CLI_CMD_BASELINE] = "baseline",
-	[CLI_CMD_SMOKE] = "smoke",
-	[CLI_CMD_SERVE] = "serve",
-	[CLI_CMD_MIRROR] = "mirror",
-	[CLI_CMD_LOCK] = "lock",
-};
 
 /* Parser state: the options seen, so their command fit is checked once the
  * command word is known (it may come after them). */
 typedef struct parse_state {
-	cli_opts *opts;
+	app_request *opts;
 	int seen[O__COUNT];
 	char *msg;
 	size_t msglen;
 } parse_state;
 
-const char *cli_command_name(cli_command cmd)
+const char *cli_command_name(app_command cmd)
 {
-	if ((unsigned)cmd >= CLI_CMD__COUNT)
+	if ((unsigned)cmd >= APP_CMD__COUNT)
 		return NULL;
-	return command_names[cmd];
+	return cli_commands[cmd].name;
 }
 
 const char *cli_command_suggest(const char *word)
 {
-	/* command_names has no terminator: cli_suggest wants one. */
-	const char *names[CLI_CMD__COUNT];
-	for (int i = 1; i < CLI_CMD__COUNT; i++)
-		names[i - 1] = command_names[i];
-	names[CLI_CMD__COUNT - 1] = NULL;
+	/* The table has no terminator: cli_suggest wants one. */
+	const char *names[APP_CMD__COUNT];
+	for (int i = 1; i < APP_CMD__COUNT; i++)
+		names[i - 1] = cli_commands[i].name;
+	names[APP_CMD__COUNT - 1] = NULL;
 	return cli_suggest(word, strlen(word), names);
 }
 
-cli_command cli_command_lookup(const char *word)
+app_command cli_command_lookup(const char *word)
 {
-	for (int i = 1; i < CLI_CMD__COUNT; i++)
-		if (strcmp(word, command_names[i]) == 0)
-			return (cli_command)i;
-	return CLI_CMD__COUNT;
+	for (int i = 1; i < APP_CMD__COUNT; i++)
+		if (strcmp(word, cli_commands[i].name) == 0)
+			return (app_command)i;
+	return APP_CMD__COUNT;
 }
 
 static int usage_error(parse_state *ps, const char *fmt, ...)
@@ -181,7 +166,7 @@ static const opt_spec *find_short(char c)
 static int apply_option(parse_state *ps, const opt_spec *spec,
 			const char *value)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	ps->seen[spec->id] = 1;
 	switch (spec->id) {
 	case O_BOX_ROOT: free(o->box_root); o->box_root = strdup(value);
@@ -213,10 +198,10 @@ static int apply_option(parse_state *ps, const opt_spec *spec,
 	case O_LISTEN: o->listen = value; break;
 	case O_TOKEN_FILE: o->token_file = value; break;
 	case O_PLATFORM:
-		if (o->nplatforms >= CLI_MAX_PLATFORMS)
+		if (o->nplatforms >= APP_MAX_PLATFORMS)
 			return usage_error(ps, "at most %d --platform options; "
 					   "run pyrt mirror again for more",
-					   CLI_MAX_PLATFORMS);
+					   APP_MAX_PLATFORMS);
 		o->platforms[o->nplatforms++] = value;
 		break;
 	case O_WHEELHOUSE_FROM: o->wheelhouse_from = value; break;
@@ -275,6 +260,8 @@ static int parse_short(parse_state *ps, const char *arg)
 		int rc = apply_option(ps, spec, NULL);
 		if (rc)
 			return rc;
+		if (spec->id == O_HELP)
+			ps->opts->help = 2; /* -h: the short usage */
 	}
 	return 0;
 }
@@ -282,10 +269,10 @@ static int parse_short(parse_state *ps, const char *arg)
 /* The first word is the command; later ones are its arguments. */
 static int add_word(parse_state *ps, const char *word)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	if (!o->command_word) {
-		cli_command cmd = cli_command_lookup(word);
-		if (cmd == CLI_CMD__COUNT) {
+		app_command cmd = cli_command_lookup(word);
+		if (cmd == APP_CMD__COUNT) {
 			const char *near = cli_command_suggest(word);
 			if (near)
 				return usage_error(ps, "unknown command '%s'; did you mean '%s'? (see pyrt --help)",
@@ -296,7 +283,7 @@ static int add_word(parse_state *ps, const char *word)
 		o->command_word = word;
 		return 0;
 	}
-	if (o->npositional >= CLI_MAX_POSITIONAL)
+	if (o->npositional >= APP_MAX_POSITIONAL)
 		return usage_error(ps, "too many arguments; see pyrt --help");
 	o->positional[o->npositional++] = word;
 	return 0;
@@ -305,12 +292,12 @@ static int add_word(parse_state *ps, const char *word)
 /* Options that do not apply to the command are refused by name. */
 static int check_fit(parse_state *ps)
 {
-	cli_command cmd = ps->opts->command;
-	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION ||
-	    (cmd >= CLI_CMD_DOCTOR && cmd != CLI_CMD_DOCTOR &&
-	     cmd != CLI_CMD_SMOKE && cmd != CLI_CMD_PLUGINS &&
-	     cmd != CLI_CMD_BASELINE && cmd != CLI_CMD_SERVE &&
-	     cmd != CLI_CMD_MIRROR && cmd != CLI_CMD_LOCK))
+	app_command cmd = ps->opts->command;
+	if (ps->opts->help || cmd == APP_CMD_HELP || cmd == APP_CMD_VERSION ||
+	    (cmd >= APP_CMD_DOCTOR && cmd != APP_CMD_DOCTOR &&
+	     cmd != APP_CMD_SMOKE && cmd != APP_CMD_PLUGINS &&
+	     cmd != APP_CMD_BASELINE && cmd != APP_CMD_SERVE &&
+	     cmd != APP_CMD_MIRROR && cmd != APP_CMD_LOCK))
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
@@ -331,20 +318,20 @@ static int check_fit(parse_state *ps)
  * them (a mistyped option value would otherwise pass unnoticed). */
 static int check_positionals(parse_state *ps)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	size_t allowed = 0;
-	if (o->command == CLI_CMD_HELP)
+	if (o->command == APP_CMD_HELP)
 		allowed = 1;
-	else if (o->command == CLI_CMD_DOCTOR || o->command == CLI_CMD_SMOKE ||
-		 o->command == CLI_CMD_BASELINE || o->command == CLI_CMD_SERVE ||
-		 o->command == CLI_CMD_LOCK)
+	else if (o->command == APP_CMD_DOCTOR || o->command == APP_CMD_SMOKE ||
+		 o->command == APP_CMD_BASELINE || o->command == APP_CMD_SERVE ||
+		 o->command == APP_CMD_LOCK)
 		allowed = 0;
-	else if (o->command == CLI_CMD_PLUGINS)
+	else if (o->command == APP_CMD_PLUGINS)
 		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
-	else if (o->command == CLI_CMD_MIRROR)
+	else if (o->command == APP_CMD_MIRROR)
 		allowed = 1; /* DIR */
-	else if (o->command >= CLI_CMD_DOCTOR)
-		allowed = CLI_MAX_POSITIONAL;
+	else if (o->command >= APP_CMD_DOCTOR)
+		allowed = APP_MAX_POSITIONAL;
 	if (o->npositional > allowed)
 		return usage_error(ps, "pyrt %s: unexpected argument '%s'; see pyrt --help",
 				   o->command_word, o->positional[allowed]);
@@ -357,14 +344,14 @@ static const char *env_nonempty(const char *name)
 	return (v && *v) ? v : NULL;
 }
 
-static int needs_box(cli_command cmd)
+static int needs_box(app_command cmd)
 {
-	return cmd == CLI_CMD_NONE || cmd == CLI_CMD_INSTALL ||
-	       cmd == CLI_CMD_STATUS || cmd == CLI_CMD_ROLLBACK ||
-	       cmd == CLI_CMD_UNINSTALL || cmd == CLI_CMD_VERIFY ||
-	       cmd == CLI_CMD_DOCTOR || cmd == CLI_CMD_SMOKE ||
-	       cmd == CLI_CMD_PLUGINS || cmd == CLI_CMD_BASELINE ||
-	       cmd == CLI_CMD_SERVE;
+	return cmd == APP_CMD_NONE || cmd == APP_CMD_INSTALL ||
+	       cmd == APP_CMD_STATUS || cmd == APP_CMD_ROLLBACK ||
+	       cmd == APP_CMD_UNINSTALL || cmd == APP_CMD_VERIFY ||
+	       cmd == APP_CMD_DOCTOR || cmd == APP_CMD_SMOKE ||
+	       cmd == APP_CMD_PLUGINS || cmd == APP_CMD_BASELINE ||
+	       cmd == APP_CMD_SERVE;
 }
 
 /* The box root as every path we print and store shows it: ~ expanded,
@@ -372,7 +359,7 @@ static int needs_box(cli_command cmd)
  * same way, so what is shown is what is used). */
 static int absolutize_box(parse_state *ps)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	char *norm = NULL;
 	int rc = cli_path_normalise_trusted(o->box_root, o->box_root_from,
 					    &norm, ps->msg, ps->msglen);
@@ -387,7 +374,7 @@ static int absolutize_box(parse_state *ps)
  * commands that use a box, so `pyrt --help` works without HOME). */
 static int resolve_box(parse_state *ps)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	if (!o->box_root && env_nonempty("PYRT_BOX_ROOT")) {
 		o->box_root = strdup(getenv("PYRT_BOX_ROOT"));
 		o->box_root_from = "PYRT_BOX_ROOT";
@@ -415,15 +402,15 @@ static int resolve_box(parse_state *ps)
  * minutes later. */
 static int check_cacert(parse_state *ps)
 {
-	cli_opts *o = ps->opts;
+	app_request *o = ps->opts;
 	/* doctor reports an unreadable bundle as a failed check instead. */
-	if (o->command == CLI_CMD_DOCTOR)
+	if (o->command == APP_CMD_DOCTOR)
 		return 0;
 	if (!o->cacert) {
 		/* Only commands that download care about the environment's
 		 * bundle; a stale variable must not break status. */
-		if (o->command != CLI_CMD_INSTALL &&
-		    o->command != CLI_CMD_MIRROR)
+		if (o->command != APP_CMD_INSTALL &&
+		    o->command != APP_CMD_MIRROR)
 			return 0;
 		if ((o->cacert = env_nonempty("CURL_CA_BUNDLE")))
 			o->cacert_from = "CURL_CA_BUNDLE";
@@ -441,7 +428,7 @@ static int check_cacert(parse_state *ps)
 }
 
 /* The environment fills what the command line left open. */
-static void apply_env(cli_opts *o)
+static void apply_env(app_request *o)
 {
 	if (!o->pins_path && env_nonempty("PYRT_PINS")) {
 		o->pins_path = getenv("PYRT_PINS");
@@ -455,9 +442,10 @@ static void apply_env(cli_opts *o)
 	 * beats it. */
 	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
 	    env_nonempty("PYRT_INDEX_URL") &&
-	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_BASELINE ||
-	     o->command == CLI_CMD_NONE || o->command == CLI_CMD_SERVE ||
-	     (o->command == CLI_CMD_PLUGINS && o->npositional > 0))) {
+	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
+	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
+	     o->command == APP_CMD_DOCTOR ||
+	     (o->command == APP_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
 	}
@@ -467,8 +455,8 @@ static void apply_env(cli_opts *o)
 	 * and `mirror --verify` (nothing is fetched) ignore it. */
 	if (!o->mirror && !o->from_file && !o->mirror_verify &&
 	    env_nonempty("PYRT_MIRROR_URL") &&
-	    (o->command == CLI_CMD_INSTALL || o->command == CLI_CMD_NONE ||
-	     o->command == CLI_CMD_MIRROR)) {
+	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_NONE ||
+	     o->command == APP_CMD_MIRROR || o->command == APP_CMD_DOCTOR)) {
 		o->mirror = getenv("PYRT_MIRROR_URL");
 		o->mirror_from = "PYRT_MIRROR_URL";
 	}
@@ -476,7 +464,7 @@ static void apply_env(cli_opts *o)
 		o->no_color = 1;
 }
 
-int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
+int cli_args_parse(int argc, char **argv, app_request *opts, char *msg,
 		   size_t msglen)
 {
 	memset(opts, 0, sizeof *opts);
@@ -506,12 +494,12 @@ int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
 	if (rc == 0 && !opts->help && !opts->version)
 		rc = check_cacert(&ps);
 	if (rc == 0 && !opts->help && !opts->version &&
-	    opts->command != CLI_CMD_HELP && opts->command != CLI_CMD_VERSION)
+	    opts->command != APP_CMD_HELP && opts->command != APP_CMD_VERSION)
 		rc = cli_args_validate(opts, msg, msglen);
 	return rc;
 }
 
-void cli_args_clear(cli_opts *opts)
+void cli_args_clear(app_request *opts)
 {
 	if (!opts)
 		return;

@@ -1,5 +1,5 @@
 /*
- * The command line into cli_opts (app/args.h): options before or after the
+ * The command line into app_request (app/args.h): options before or after the
  * command, values from flags, the environment or defaults.
  */
 #ifndef PYRT_CLI_PARSE_H
@@ -15,16 +15,16 @@
  * PYRT_E_USAGE with a one-line message in msg; other negative pyrt codes when
  * a default could not be computed.  Free with cli_args_clear.
  */
-int cli_args_parse(int argc, char **argv, cli_opts *opts, char *msg,
+int cli_args_parse(int argc, char **argv, app_request *opts, char *msg,
 		   size_t msglen);
 
-void cli_args_clear(cli_opts *opts);
+void cli_args_clear(app_request *opts);
 
-/** The command's name ("install") or NULL for CLI_CMD_NONE. */
-const char *cli_command_name(cli_command cmd);
+/** The command's name ("install") or NULL for APP_CMD_NONE. */
+const char *cli_command_name(app_command cmd);
 
-/** Look up a command word; CLI_CMD__COUNT when unknown. */
-cli_command cli_command_lookup(const char *word);
+/** Look up a command word; APP_CMD__COUNT when unknown. */
+app_command cli_command_lookup(const char *word);
 
 /** The command closest to a mistyped word, or NULL. */
 const char *cli_command_suggest(const char *word);

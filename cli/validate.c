@@ -116,12 +116,12 @@ int cli_path_normalise_trusted(const char *given, const char *opt,
 }
 
 /* Replace *field with its normalised form, owned by opts. */
-static int normalise_field(cli_opts *o, const char **field, const char *opt,
+static int normalise_field(app_request *o, const char **field, const char *opt,
 			   int trust, char *msg, size_t msglen)
 {
 	if (!*field)
 		return 0;
-	if (o->nowned >= CLI_OWNED_MAX)
+	if (o->nowned >= APP_OWNED_MAX)
 		return PYRT_E_INTERNAL;
 	char *norm = NULL;
 	int rc = normalise(*field, opt, trust, &norm, msg, msglen);
@@ -132,7 +132,7 @@ static int normalise_field(cli_opts *o, const char **field, const char *opt,
 	return 0;
 }
 
-static int normalise_all(cli_opts *o, char *msg, size_t msglen)
+static int normalise_all(app_request *o, char *msg, size_t msglen)
 {
 	/* trust: the files that decide what runs (trust.h).  --from-file
 	 * is not one: it is copied while hashed and must match the pin. */
@@ -145,7 +145,7 @@ static int normalise_all(cli_opts *o, char *msg, size_t msglen)
 		{ &o->out, "--out", 0 },
 		{ &o->bundle, "--bundle", 0 },
 		{ &o->wheelhouse_from, "--wheelhouse-from", 1 },
-		{ o->command == CLI_CMD_MIRROR && o->npositional
+		{ o->command == APP_CMD_MIRROR && o->npositional
 		  ? &o->positional[0] : NULL, "pyrt mirror DIR", 1 },
 	};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
@@ -223,7 +223,7 @@ static int check_url(const char *url, const char *opt, char *msg,
 }
 
 /* Options that cannot both apply: refused, not one silently ignored. */
-static int check_conflicts(const cli_opts *o, char *msg, size_t msglen)
+static int check_conflicts(const app_request *o, char *msg, size_t msglen)
 {
 	if (o->from_file && o->mirror)
 		return fail(msg, msglen, "--from-file and --mirror conflict: a "
@@ -232,7 +232,7 @@ static int check_conflicts(const cli_opts *o, char *msg, size_t msglen)
 		return fail(msg, msglen, "--wheelhouse and %s conflict: with a "
 			    "wheelhouse pip reads no index; drop one",
 			    o->index_url_from);
-	if (o->command != CLI_CMD_INSTALL || !o->no_baseline)
+	if (o->command != APP_CMD_INSTALL || !o->no_baseline)
 		return 0;
 	const char *with = o->requirements ? "--requirements"
 			 : o->wheelhouse ? "--wheelhouse"
@@ -247,9 +247,9 @@ static int check_conflicts(const cli_opts *o, char *msg, size_t msglen)
 /* mirror: one DIR; --verify only reads, so it takes nothing that writes.
  * The directory itself is created by the command, its parent must be
  * there. */
-static int check_mirror(const cli_opts *o, char *msg, size_t msglen)
+static int check_mirror(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != CLI_CMD_MIRROR)
+	if (o->command != APP_CMD_MIRROR)
 		return 0;
 	if (o->npositional != 1)
 		return fail(msg, msglen, "pyrt mirror needs the mirror "
@@ -289,9 +289,9 @@ static int check_mirror(const cli_opts *o, char *msg, size_t msglen)
 }
 
 /* lock: the wheelhouse it hashes is required; the output is a new file. */
-static int check_lock(const cli_opts *o, char *msg, size_t msglen)
+static int check_lock(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != CLI_CMD_LOCK)
+	if (o->command != APP_CMD_LOCK)
 		return 0;
 	if (!o->wheelhouse)
 		return fail(msg, msglen, "pyrt lock needs the wheelhouse to lock: "
@@ -304,9 +304,9 @@ static int check_lock(const cli_opts *o, char *msg, size_t msglen)
 }
 
 /* plugins: --wheelhouse and --index-url are for `plugins install NAME`. */
-static int check_plugins_words(const cli_opts *o, char *msg, size_t msglen)
+static int check_plugins_words(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != CLI_CMD_PLUGINS || o->npositional > 0)
+	if (o->command != APP_CMD_PLUGINS || o->npositional > 0)
 		return 0;
 	const char *opt = o->wheelhouse ? "--wheelhouse"
 			: o->index_url ? "--index-url" : NULL;
@@ -316,7 +316,7 @@ static int check_plugins_words(const cli_opts *o, char *msg, size_t msglen)
 	return 0;
 }
 
-static int check_values(const cli_opts *o, char *msg, size_t msglen)
+static int check_values(const app_request *o, char *msg, size_t msglen)
 {
 	int rc = 0;
 	if (!rc && o->from_file)
@@ -337,7 +337,7 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 		if (brc == PYRT_E_UNTRUSTED)
 			rc = brc;
 	}
-	if (!rc && o->out && o->command != CLI_CMD_LOCK)
+	if (!rc && o->out && o->command != APP_CMD_LOCK)
 		rc = check_output_file(o->out, "--out", "smoke.docx", msg,
 				       msglen);
 	if (!rc && o->bundle && strcmp(o->bundle, "-") != 0)
@@ -346,7 +346,7 @@ static int check_values(const cli_opts *o, char *msg, size_t msglen)
 	return rc;
 }
 
-int cli_args_validate(cli_opts *o, char *msg, size_t msglen)
+int cli_args_validate(app_request *o, char *msg, size_t msglen)
 {
 	int rc = normalise_all(o, msg, msglen);
 	if (!rc)

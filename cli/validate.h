@@ -30,7 +30,7 @@ int cli_path_normalise_trusted(const char *given, const char *opt,
 
 /** Normalise every path option and check every path, URL and
  * combination for opts->command.  0 or PYRT_E_USAGE with msg. */
-int cli_args_validate(cli_opts *opts, char *msg, size_t msglen);
+int cli_args_validate(app_request *opts, char *msg, size_t msglen);
 
 /**
  * The candidate closest to word (edit distance at most 2, and less than

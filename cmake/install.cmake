@@ -47,6 +47,7 @@ add_custom_command(
 add_custom_target(pyrt_changelog ALL DEPENDS ${PYRT_CHANGELOG_GZ})
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/docs/SECURITY.md
               ${CMAKE_SOURCE_DIR}/docs/RELIABILITY.md
+              ${CMAKE_SOURCE_DIR}/docs/api.yaml
               ${CMAKE_SOURCE_DIR}/dist/debian/copyright ${PYRT_CHANGELOG_GZ}
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -79,6 +79,37 @@ static int box_absolute(char *out, const char *root, pyrt_error *err)
 }
 
 /*
+ * The box root as given may be a folder everyone shares (/tmp) or not a
+ * folder at all (/etc/passwd).  Neither is fixed by changing it ("chmod
+ * go-w /tmp" breaks every other program, "remove it" a system file): the
+ * fix is a folder of the box's own, which pyrt creates.
+ */
+static int box_root_kind(const char *root, pyrt_error *err)
+{
+	struct stat st;
+	if (lstat(root, &st) != 0 || S_ISLNK(st.st_mode))
+		return 0; /* the private-dir rule says what is wrong */
+	if (!S_ISDIR(st.st_mode))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing the box root %s: it is not a "
+				      "directory — leave it as it is and pass "
+				      "--box-root naming a folder of the box's "
+				      "own (a new path: pyrt creates it 0700)",
+				      root);
+	if ((st.st_mode & S_ISVTX) && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
+				      "refusing the box root %s: it is a folder "
+				      "shared by every user (mode %04o), not "
+				      "one of its own — leave its mode as it "
+				      "is and pass a dedicated folder in it "
+				      "(pyrt creates it 0700), e.g. --box-root "
+				      "%s/pyrt-box", root,
+				      (unsigned)(st.st_mode & 07777),
+				      strcmp(root, "/") ? root : "");
+	return 0;
+}
+
+/*
  * Every directory pyrt keeps state or code in, from the root down, must be
  * ours or root's, and nobody else's to write (StrictModes, as OpenSSH does
  * it): a box someone else made or can write could hand root a planted
@@ -87,6 +118,9 @@ static int box_absolute(char *out, const char *root, pyrt_error *err)
  */
 static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 {
+	int rc = box_root_kind(box->root, err);
+	if (rc)
+		return rc;
 	char runtime_parent[PATH_MAX];
 	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
 	const char *dirs[] = { box->root, runtime_parent, box->runtime,
@@ -94,7 +128,7 @@ static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 			       box->logs };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
 		int missing = 0;
-		int rc = pyrt_fs_check_private_dir(dirs[i], &missing, err);
+		rc = pyrt_fs_check_private_dir(dirs[i], &missing, err);
 		if (rc)
 			return rc;
 		/* Below a missing directory nothing exists either. */

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "requirement.h"
+
 #define METADATA_MAX (1024 * 1024)
 #define ENTRIES_MAX 100000
 
@@ -87,26 +89,10 @@ void pyrt_dists_free(pyrt_dists *d)
 static char *normalize(const char *s, size_t n)
 {
 	char *out = malloc(n + 1);
-	size_t o = 0;
-	if (!out)
+	if (out && pyrt_name_normalize(s, n, '_', out) != 0) {
+		free(out);
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x80) {
-			free(out);
-			return NULL;
-		}
-		if (c == '-' || c == '_' || c == '.') {
-			if (!o || out[o - 1] != '_')
-				out[o++] = '_';
-			/* A run continues only over separators. */
-			while (i + 1 < n && strchr("-_.", s[i + 1]))
-				i++;
-			continue;
-		}
-		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
 	}
-	out[o] = '\0';
 	return out;
 }
 

@@ -31,6 +31,7 @@
 #endif
 
 #include "box.h"
+#include "fetch.h"
 #include "fs.h"
 #include "lazylib.h"
 #include "lock.h"
@@ -262,6 +263,13 @@ static int check_box_root(doctor_ctx *x)
 	const char *bad = access(root, W_OK | X_OK) != 0 ? root
 			  : stat(rt, &sb) == 0 && access(rt, W_OK | X_OK) != 0
 				  ? rt : NULL;
+	if (bad && access(bad, W_OK) != 0 && errno == EROFS)
+		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL,
+				 "remount it read-write to change the runtime, "
+				 "or pass --box-root DIR on a writable file "
+				 "system (status, plugins and smoke work as it "
+				 "is)",
+				 "%s is on a read-only file system", bad);
 	if (bad)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL, fix,
 				 "%s is not writable by this user (uid %ld)",
@@ -943,6 +951,97 @@ static int check_staging(doctor_ctx *x)
 			 "no stale staging directories");
 }
 
+/* Enough for a TLS handshake over a slow link, short enough that a
+ * desktop with no network answers within seconds. */
+#define DOCTOR_NET_TIMEOUT_S 5
+#define DOCTOR_DEFAULT_INDEX "https://pypi.org/simple/"
+
+/* What to do about a probe that stopped at stage. */
+static const char *net_fix(const char *stage, int index, char *buf,
+			   size_t len)
+{
+	const char *offline = index
+		? "install the baseline offline with --wheelhouse DIR"
+		: "install offline with --from-file ARCHIVE";
+	const char *what =
+		!strcmp(stage, "dns") ? "check the DNS (/etc/resolv.conf), or "
+					"set https_proxy to this network's "
+					"proxy"
+		: !strcmp(stage, "proxy") ? "fix the proxy in https_proxy (it "
+					    "does not answer), or unset it "
+					    "where connections are direct"
+		: !strcmp(stage, "tls") ? "pass --cacert FILE with the CA "
+					  "that signed the server's (or a "
+					  "TLS-inspecting proxy's) "
+					  "certificate"
+		: !strcmp(stage, "tcp") ? "check the firewall, or set "
+					  "https_proxy to this network's proxy"
+		: "check the network and the proxy";
+	snprintf(buf, len, "%s; or %s; or %s", what,
+		 index ? "pass --index-url URL for a reachable index"
+		       : "pass --mirror URL for a reachable mirror",
+		 offline);
+	return buf;
+}
+
+static int net_check(doctor_ctx *x, const char *id, const char *title,
+		     const char *url, const char *from, int index)
+{
+	pyrt_fetch_probe_result pr;
+	pyrt_error err = PYRT_ERROR_INIT;
+	long t = x->o->network_timeout_s > 0 ? x->o->network_timeout_s
+					     : DOCTOR_NET_TIMEOUT_S;
+	int rc = pyrt_fetch_probe(url, x->o->cacert, t, &pr, &err);
+	if (rc == PYRT_E_NOMEM)
+		return rc;
+	if (rc)
+		return check_add(x->d, id, title, PYRT_CHECK_WARN, NULL,
+				 "not tried: %s", err.msg);
+	if (pr.ok)
+		return check_add(x->d, id, title, PYRT_CHECK_PASS, NULL,
+				 "%s (%s)", pr.line, from);
+	char fix[512];
+	return check_add(x->d, id, title, PYRT_CHECK_FAIL,
+			 net_fix(pr.stage, index, fix, sizeof fix), "%s (%s)",
+			 pr.line, from);
+}
+
+/* The archive's host (under --mirror when given), as install reaches it. */
+static int check_net_archive(doctor_ctx *x)
+{
+	if (!x->o->network)
+		return 0;
+	const char *title = "Archive host reachable";
+	if (!x->pin || !x->pin->url)
+		return check_add(x->d, "net_archive", title, PYRT_CHECK_SKIP,
+				 NULL, "no pinned archive for this platform");
+	char *url = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (x->o->mirror &&
+	    pyrt_fetch_mirror_url(x->pin->url, x->o->mirror, &url, &err) != 0)
+		return check_add(x->d, "net_archive", title, PYRT_CHECK_FAIL,
+				 "pass a --mirror URL pyrt accepts", "%s",
+				 err.msg);
+	int rc = net_check(x, "net_archive", title, url ? url : x->pin->url,
+			   x->o->mirror ? "--mirror" : "the pins' URL", 0);
+	free(url);
+	return rc;
+}
+
+/* pip's index: the one install would give pip. */
+static int check_net_index(doctor_ctx *x)
+{
+	if (!x->o->network)
+		return 0;
+	const char *env = getenv("PIP_INDEX_URL");
+	const char *url = x->o->index_url ? x->o->index_url
+			  : env && *env ? env : DOCTOR_DEFAULT_INDEX;
+	const char *from = x->o->index_url ? "--index-url"
+			   : env && *env ? "PIP_INDEX_URL" : "PyPI, pip's default";
+	return net_check(x, "net_index", "Package index reachable", url, from,
+			 1);
+}
+
 typedef int (*check_fn)(doctor_ctx *x);
 
 /* The order is the contract: ids and order are stable. */
@@ -950,6 +1049,7 @@ static const check_fn check_order[] = {
 	check_platform, check_pins, check_box_root, check_lock, check_runtime,
 	check_marker, check_interpreter, check_pep668, check_baseline,
 	check_plugins, check_disk, check_ca_bundle, check_proxy, check_staging,
+	check_net_archive, check_net_index,
 };
 
 /* Run the checks in order, logging each verdict as it lands. */

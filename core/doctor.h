@@ -2,7 +2,8 @@
  * Every check support staff need at an unprovisioned or broken desktop, each
  * with a verdict and the fix: platform, pins, box root, lock, runtime,
  * marker vs files, interpreter, baseline, plugins, free disk, CA bundle,
- * proxy variables (values redacted), stale staging.
+ * proxy variables (values redacted), stale staging, and when asked the
+ * network: the archive's host and the index, reached as a download would.
  */
 #ifndef PYRT_DOCTOR_H
 #define PYRT_DOCTOR_H
@@ -36,10 +37,16 @@ typedef struct pyrt_doctor_opts {
 	const pyrt_pins *pins;
 	const char *platform_key;
 	const char *cacert;     /**< the CA bundle install would use, or NULL */
+	int network;            /**< try the archive's host and the index */
+	const char *mirror;     /**< --mirror: the archive's URL under it */
+	const char *index_url;  /**< pip's index; NULL: PIP_INDEX_URL, else
+				     PyPI */
+	long network_timeout_s; /**< per host; 0: DOCTOR_NET_TIMEOUT_S */
 } pyrt_doctor_opts;
 
 #define PYRT_DOCTOR_OPTS_VERSION 1
-#define PYRT_DOCTOR_OPTS_INIT { PYRT_DOCTOR_OPTS_VERSION, NULL, NULL, NULL, NULL }
+#define PYRT_DOCTOR_OPTS_INIT { PYRT_DOCTOR_OPTS_VERSION, NULL, NULL, NULL, NULL, \
+	0, NULL, NULL, 0 }
 
 int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		    const pyrt_events *ev, pyrt_error *err);

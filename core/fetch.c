@@ -35,6 +35,7 @@
 
 #include <curl/curl.h>
 
+#include "clock.h"
 #include "redact.h"
 
 #define FETCH_BUFFER_SIZE (256L * 1024)
@@ -91,13 +92,6 @@ struct fetch {
 	char reason[CURL_ERROR_SIZE + 64]; /* why this attempt should be retried */
 	char curl_err[CURL_ERROR_SIZE];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Parse url with libcurl's own parser, so we judge what curl will fetch. */
 static CURLU *url_parse(const char *url)
@@ -284,7 +278,7 @@ static int partial_open(struct fetch *f)
 /* Report progress, at most once per interval unless forced. */
 static int progress_emit(struct fetch *f, int force)
 {
-	double now = now_s();
+	double now = pyrt_now();
 	double interval = f->opts->progress_interval_s;
 	pyrt_progress p;
 
@@ -748,10 +742,24 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 	case CURLE_SSL_ISSUER_ERROR:
 	case CURLE_SSL_INVALIDCERTSTATUS:
 	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-		pyrt_error_set(f->err, PYRT_E_NETWORK,
-			       "certificate verification failed for %s (%s); "
-			       "if the server uses a private CA, pass its "
-			       "certificate with --cacert FILE", url, detail);
+		if (f->opts->cacert)
+			/* The bundle given replaces the system's: the fix is
+			 * another bundle, not the option already passed. */
+			pyrt_error_set(f->err, PYRT_E_NETWORK,
+				       "certificate verification failed for %s "
+				       "(%s); the CA bundle in use (%s) does "
+				       "not hold the CA that signed this "
+				       "server's certificate — pass a bundle "
+				       "that holds it (it replaces the system "
+				       "CAs, so add them to it if other hosts "
+				       "need them)", url, detail,
+				       f->opts->cacert);
+		else
+			pyrt_error_set(f->err, PYRT_E_NETWORK,
+				       "certificate verification failed for %s "
+				       "(%s); if the server uses a private CA, "
+				       "pass its certificate with --cacert "
+				       "FILE", url, detail);
 		return OUT_FAIL;
 	case CURLE_SSL_CACERT_BADFILE:
 		pyrt_error_set(f->err, PYRT_E_NETWORK,
@@ -880,7 +888,7 @@ static void attempt_debug(const struct fetch *f, CURLcode cc)
 			(unsigned long long)f->body_from,
 			proxy[0] ? "proxy " : "no proxy", proxy,
 			cc == CURLE_OK ? "HTTP " : "no response, HTTP ",
-			f->status, now_s() - f->attempt_t0);
+			f->status, pyrt_now() - f->attempt_t0);
 }
 
 /* One request, continuing from whatever the partial file holds. */
@@ -889,7 +897,7 @@ static enum outcome attempt(struct fetch *f)
 	char range[32];
 	CURLcode cc;
 
-	f->attempt_t0 = now_s();
+	f->attempt_t0 = pyrt_now();
 	f->body_from = f->have;
 	f->status = 0;
 	f->cr_start = f->cr_total = -1;
@@ -1035,7 +1043,7 @@ int pyrt_fetch(const pyrt_fetch_opts *opts, const pyrt_events *ev,
 	f.fd = -1;
 	f.cap = opts->expected_size ? opts->expected_size
 		: opts->max_size ? opts->max_size : PYRT_FETCH_HARD_CAP;
-	f.t0 = now_s();
+	f.t0 = pyrt_now();
 	f.last_progress = -1;
 
 	pyrt_redact_url(opts->url, f.shown, sizeof f.shown);
@@ -1241,5 +1249,154 @@ int pyrt_fetch_url_check(const char *url, const char *what, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s: %s", what,
 				      shown, why.msg[0] ? why.msg
 				      : "not a URL");
+	return 0;
+}
+
+/* Where a connect-only attempt stopped, by libcurl's code. */
+static const char *probe_stage(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return "dns";
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_PROXY:
+	case CURLE_RECV_ERROR:
+		return "proxy";
+	case CURLE_COULDNT_CONNECT:
+		return "tcp";
+	case CURLE_OPERATION_TIMEDOUT:
+		return "timeout";
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+		return "tls";
+	default:
+		return "other";
+	}
+}
+
+/* The sentence for a failed probe: the stage in words, the proxy when it
+ * is the thing that failed, libcurl's own words last. */
+static void probe_failed(pyrt_fetch_probe_result *res, CURLcode cc,
+			 const char *hostport, const char *proxy,
+			 const char *cacert, long timeout_s, char *curl_err)
+{
+	pyrt_redact(curl_err);
+	const char *why = curl_err[0] ? curl_err : curl_easy_strerror(cc);
+	const char *via = proxy[0] ? proxy : "none (direct)";
+	res->stage = probe_stage(cc);
+	/* Through a proxy, the connection that failed was the proxy's. */
+	if (proxy[0] && cc == CURLE_COULDNT_CONNECT)
+		res->stage = "proxy";
+	if (strcmp(res->stage, "dns") == 0)
+		snprintf(res->line, sizeof res->line, "%s: DNS: the name does "
+			 "not resolve (%s)", hostport, why);
+	else if (strcmp(res->stage, "proxy") == 0)
+		snprintf(res->line, sizeof res->line, "%s: the proxy %s "
+			 "failed (%s)", hostport, proxy, why);
+	else if (strcmp(res->stage, "tcp") == 0)
+		snprintf(res->line, sizeof res->line, "%s: TCP: cannot "
+			 "connect (%s)", hostport, why);
+	else if (strcmp(res->stage, "timeout") == 0)
+		snprintf(res->line, sizeof res->line, "%s: no answer within "
+			 "%ld s, proxy %s (%s)", hostport, timeout_s, via,
+			 why);
+	else if (strcmp(res->stage, "tls") == 0)
+		snprintf(res->line, sizeof res->line, "%s: TLS: %s (CA bundle "
+			 "%s)", hostport, why, cacert ? cacert
+						      : "the system's");
+	else
+		snprintf(res->line, sizeof res->line, "%s: %s (proxy %s)",
+			 hostport, why, via);
+}
+
+int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
+		     pyrt_fetch_probe_result *res, pyrt_error *err)
+{
+	memset(res, 0, sizeof *res);
+	res->stage = "";
+	int rc = pyrt_lazy_curl(err);
+	if (rc)
+		return rc;
+	char shown[2048], host[512], proxy[600];
+	pyrt_redact_url(url, shown, sizeof shown);
+	int loopback = 0;
+	pyrt_error uerr = PYRT_ERROR_INIT;
+	if (url_check(url, shown, &loopback, &uerr) != 0) {
+		res->stage = "other";
+		snprintf(res->line, sizeof res->line, "%s", uerr.msg);
+		return 0;
+	}
+	struct fetch f;
+	memset(&f, 0, sizeof f);
+	pyrt_fetch_opts fo = PYRT_FETCH_OPTS_INIT;
+	fo.url = url;
+	f.opts = &fo;
+	f.loopback = loopback;
+	fetch_proxy(&f, proxy, sizeof proxy);
+	CURL *c = curl_easy_init();
+	if (!c)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	char curl_err[CURL_ERROR_SIZE] = "";
+	CURLcode cc = CURLE_OK;
+#define SETOPT(opt, val) \
+	do { if (cc == CURLE_OK) cc = curl_easy_setopt(c, opt, val); } while (0)
+	SETOPT(CURLOPT_URL, url);
+	SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(CURLOPT_CONNECT_ONLY, 1L);
+	SETOPT(CURLOPT_SSL_VERIFYPEER, 1L);
+	SETOPT(CURLOPT_SSL_VERIFYHOST, 2L);
+	if (cacert) {
+		SETOPT(CURLOPT_CAINFO, cacert);
+		SETOPT(CURLOPT_PROXY_CAINFO, cacert);
+	}
+	/* As a download: loopback never goes through a proxy. */
+	if (loopback)
+		SETOPT(CURLOPT_NOPROXY, "*");
+	SETOPT(CURLOPT_NOSIGNAL, 1L);
+	SETOPT(CURLOPT_TIMEOUT, timeout_s);
+	SETOPT(CURLOPT_CONNECTTIMEOUT, timeout_s);
+	SETOPT(CURLOPT_ERRORBUFFER, curl_err);
+#undef SETOPT
+	if (cc == CURLE_OK && cacert)
+		cc = ca_path_off(c);
+	if (cc != CURLE_OK) {
+		curl_easy_cleanup(c);
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "cannot configure libcurl: %s",
+				      curl_easy_strerror(cc));
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cc = curl_easy_perform(c);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	pyrt_fetch_url_host(url, host, sizeof host);
+	/* The port the URL names, else the scheme's. */
+	long port = strncasecmp(url, "https:", 6) == 0 ? 443 : 80;
+	char hostport[600], *named = NULL;
+	CURLU *u = url_parse(url);
+	if (u && curl_url_get(u, CURLUPART_PORT, &named, 0) == CURLUE_OK &&
+	    named)
+		port = strtol(named, NULL, 10);
+	curl_free(named);
+	curl_url_cleanup(u);
+	snprintf(hostport, sizeof hostport, "%s:%ld", host, port);
+	if (cc == CURLE_OK) {
+		res->ok = 1;
+		snprintf(res->line, sizeof res->line, "%s: DNS, TCP and %s in "
+			 "%ld ms, %s%s", hostport,
+			 strncasecmp(url, "https:", 6) == 0
+			 ? "TLS (certificate verified)" : "plain http",
+			 res->ms, proxy[0] ? "through the proxy " : "direct",
+			 proxy);
+	} else {
+		probe_failed(res, cc, hostport, proxy, cacert, timeout_s,
+			     curl_err);
+	}
+	curl_easy_cleanup(c);
 	return 0;
 }

@@ -84,6 +84,26 @@ int pyrt_fetch_mirror_url(const char *url, const char *mirror, char **out,
  */
 int pyrt_fetch_url_check(const char *url, const char *what, pyrt_error *err);
 
+/** What pyrt_fetch_probe found: one line for people, no credentials. */
+typedef struct pyrt_fetch_probe_result {
+	int ok;             /**< DNS, TCP, the proxy and TLS all passed */
+	const char *stage;  /**< where it stopped: "dns", "proxy", "tcp",
+			         "tls", "timeout", "other"; "" when ok */
+	long ms;            /**< how long it took */
+	char line[1024];    /**< "host:port over TLS in 12 ms (direct)", or
+			         what failed and how */
+} pyrt_fetch_probe_result;
+
+/**
+ * Can a download reach url's host now?  DNS, a TCP connection (through the
+ * proxy libcurl takes from the environment, as a download would), and the
+ * TLS handshake verified with cacert (NULL: the system CAs), with libcurl's
+ * CONNECT_ONLY: no request is sent.  Bounded by timeout_s.  0 with res
+ * filled either way; an error only when libcurl cannot be used.
+ */
+int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
+		     pyrt_fetch_probe_result *res, pyrt_error *err);
+
 /** The host part of a URL into buf (for consent screens), "" if none. */
 void pyrt_fetch_url_host(const char *url, char *buf, size_t len);
 

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 /* mkdir -p; each component we create is 0700, existing ones are kept. */
@@ -60,13 +62,6 @@ int pyrt_fs_mkdirs(const char *path, pyrt_error *err)
 cleanup:
 	free(copy);
 	return rc;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* One directory we descended into: how to find it again from below. */
@@ -117,7 +112,7 @@ static int rt_tick(rt_walk *w)
 				      "gave up removing %s after %llu entries",
 				      w->top,
 				      (unsigned long long)w->lim.max_entries);
-	double spent = mono_now() - w->started;
+	double spent = pyrt_now() - w->started;
 	if (spent > w->lim.max_seconds)
 		return pyrt_error_set(w->err, PYRT_E_IO,
 				      "gave up removing %s after %.0f seconds",
@@ -352,7 +347,7 @@ int pyrt_fs_remove_tree(const char *path, const pyrt_fs_remove_limits *limits,
 		top[--n] = '\0';
 
 	rt_walk w = { .top = top, .lim = limits ? *limits : defaults,
-		      .started = mono_now(), .err = err };
+		      .started = pyrt_now(), .err = err };
 	int rc = 0;
 	struct stat st;
 	if (lstat(top, &st) != 0) {

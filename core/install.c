@@ -942,9 +942,22 @@ static void install_cleanup(install_run *r, int rc)
 	pyrt_box_free(r->box);
 }
 
+/* A box on a read-only file system cannot be locked, and needs no lock
+ * when it is already what the pins want: nobody can change it. */
+static int install_read_only(const pyrt_box *box)
+{
+	return access(pyrt_box_root(box), W_OK) != 0 && errno == EROFS;
+}
+
 static int install_pipeline(install_run *r, pyrt_install_result *res,
 			    pyrt_error *err)
 {
+	if (!r->opts->force && install_read_only(r->box) &&
+	    install_is_current(r->box, r->opts->pins, r->pin,
+			       r->opts->platform_key)) {
+		res->already_current = 1;
+		return 0;
+	}
 	int rc = install_lock(r, err);
 	if (rc)
 		return rc;

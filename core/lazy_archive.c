@@ -6,7 +6,7 @@
  * here (the link fails until it is).
  */
 #include "lazylib.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,8 +73,8 @@ int pyrt_lazy_archive(pyrt_error *err)
 {
 	pyrt_lazy_crypto(NULL); /* first: lazylib.h says why */
 	pyrt_lazy_zlib(NULL);
-	return lazy_lib_load(&archive_lib) ? 0
-					   : lazy_lib_error(&archive_lib, err);
+	return pyrt_lazy_lib_load(&archive_lib) ? 0
+					   : pyrt_lazy_lib_error(&archive_lib, err);
 }
 
 int pyrt_lazy_archive_loaded(void)
@@ -82,7 +82,7 @@ int pyrt_lazy_archive_loaded(void)
 	return LAZY_LIB_LOADED(archive_lib);
 }
 
-#define F(name) (lazy_lib_need(&archive_lib), LAZY_FN(archive_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&archive_lib), LAZY_FN(archive_lib_table, name))
 
 struct archive *archive_read_new(void)
 {

@@ -10,7 +10,7 @@
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "lazylib.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -29,8 +29,8 @@ LAZY_LIB_DEFINE(crypto_lib, CRYPTO_SYMS, "libcrypto.so.3", "PYRT_TEST_LIBCRYPTO"
 
 int pyrt_lazy_crypto(pyrt_error *err)
 {
-	return lazy_lib_load(&crypto_lib) ? 0
-					  : lazy_lib_error(&crypto_lib, err);
+	return pyrt_lazy_lib_load(&crypto_lib) ? 0
+					  : pyrt_lazy_lib_error(&crypto_lib, err);
 }
 
 int pyrt_lazy_crypto_loaded(void)
@@ -38,7 +38,7 @@ int pyrt_lazy_crypto_loaded(void)
 	return LAZY_LIB_LOADED(crypto_lib);
 }
 
-#define F(name) (lazy_lib_need(&crypto_lib), LAZY_FN(crypto_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&crypto_lib), LAZY_FN(crypto_lib_table, name))
 
 int SHA256_Init(SHA256_CTX *c)
 {

@@ -6,7 +6,7 @@
  * fails until it is).
  */
 #include "lazylib.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <stdarg.h>
 
@@ -32,7 +32,7 @@ int pyrt_lazy_curl(pyrt_error *err)
 	 * failure if libcrypto is missing. */
 	pyrt_lazy_crypto(NULL);
 	pyrt_lazy_zlib(NULL);
-	return lazy_lib_load(&curl_lib) ? 0 : lazy_lib_error(&curl_lib, err);
+	return pyrt_lazy_lib_load(&curl_lib) ? 0 : pyrt_lazy_lib_error(&curl_lib, err);
 }
 
 int pyrt_lazy_curl_loaded(void)
@@ -40,7 +40,7 @@ int pyrt_lazy_curl_loaded(void)
 	return LAZY_LIB_LOADED(curl_lib);
 }
 
-#define F(name) (lazy_lib_need(&curl_lib), LAZY_FN(curl_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&curl_lib), LAZY_FN(curl_lib_table, name))
 
 /* The names in parentheses: curl.h makes setopt and getinfo macros. */
 CURL *(curl_easy_init)(void)

@@ -8,7 +8,7 @@
  * run on a document it loaded.  Prototypes come from <yaml.h>.
  */
 #include "lazylib.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <yaml.h>
 
@@ -23,7 +23,7 @@ LAZY_LIB_DEFINE(yaml_lib, YAML_SYMS, "libyaml-0.so.2", "PYRT_TEST_LIBYAML",
 
 int pyrt_lazy_yaml(pyrt_error *err)
 {
-	return lazy_lib_load(&yaml_lib) ? 0 : lazy_lib_error(&yaml_lib, err);
+	return pyrt_lazy_lib_load(&yaml_lib) ? 0 : pyrt_lazy_lib_error(&yaml_lib, err);
 }
 
 int pyrt_lazy_yaml_loaded(void)
@@ -31,7 +31,7 @@ int pyrt_lazy_yaml_loaded(void)
 	return LAZY_LIB_LOADED(yaml_lib);
 }
 
-#define F(name) (lazy_lib_need(&yaml_lib), LAZY_FN(yaml_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&yaml_lib), LAZY_FN(yaml_lib_table, name))
 
 int yaml_parser_initialize(yaml_parser_t *parser)
 {

@@ -6,7 +6,7 @@
  * signature fails to compile.
  */
 #include "lazylib.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <zlib.h>
 
@@ -22,7 +22,7 @@ LAZY_LIB_DEFINE(zlib_lib, ZLIB_SYMS, "libz.so.1", "PYRT_TEST_LIBZ", "zlib1g");
 
 int pyrt_lazy_zlib(pyrt_error *err)
 {
-	return lazy_lib_load(&zlib_lib) ? 0 : lazy_lib_error(&zlib_lib, err);
+	return pyrt_lazy_lib_load(&zlib_lib) ? 0 : pyrt_lazy_lib_error(&zlib_lib, err);
 }
 
 int pyrt_lazy_zlib_loaded(void)
@@ -30,7 +30,7 @@ int pyrt_lazy_zlib_loaded(void)
 	return LAZY_LIB_LOADED(zlib_lib);
 }
 
-#define F(name) (lazy_lib_need(&zlib_lib), LAZY_FN(zlib_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&zlib_lib), LAZY_FN(zlib_lib_table, name))
 
 int inflateInit2_(z_streamp strm, int window_bits, const char *version,
 		  int stream_size)

@@ -3,7 +3,7 @@
  * state by nature, so this is the one place core keeps some: each library's
  * table, filled once under a lock and never changed after.
  */
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -13,7 +13,7 @@
 
 static pthread_mutex_t lazy_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static int lazy_open(struct lazy_lib *lib)
+static int lazy_open(struct pyrt_lazy_lib *lib)
 {
 	const char *name = lib->soname;
 #ifdef PYRT_TEST_HOOKS
@@ -44,7 +44,7 @@ static int lazy_open(struct lazy_lib *lib)
 	return 1;
 }
 
-int lazy_lib_load(struct lazy_lib *lib)
+int pyrt_lazy_lib_load(struct pyrt_lazy_lib *lib)
 {
 	int st = __atomic_load_n(&lib->state, __ATOMIC_ACQUIRE);
 	if (st)
@@ -59,7 +59,7 @@ int lazy_lib_load(struct lazy_lib *lib)
 	return st == 1;
 }
 
-int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err)
+int pyrt_lazy_lib_error(const struct pyrt_lazy_lib *lib, pyrt_error *err)
 {
 	return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
 			      "%s could not be loaded (%s); install the Debian "
@@ -67,12 +67,12 @@ int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err)
 			      lib->why, lib->package, lib->package);
 }
 
-void lazy_lib_need(struct lazy_lib *lib)
+void pyrt_lazy_lib_need(struct pyrt_lazy_lib *lib)
 {
-	if (lazy_lib_load(lib))
+	if (pyrt_lazy_lib_load(lib))
 		return;
 	pyrt_error err = PYRT_ERROR_INIT;
-	lazy_lib_error(lib, &err);
+	pyrt_lazy_lib_error(lib, &err);
 	/* Only reachable when an entry point forgot pyrt_lazy_*(): say what
 	 * is missing rather than jump through a NULL pointer. */
 	fprintf(stderr, "pyrt: %s\n", err.msg);

@@ -27,6 +27,7 @@
 #include "fetch.h"
 #include "fs.h"
 #include "redact.h"
+#include "requirement.h"
 #include "sha256.h"
 #include "trust.h"
 
@@ -405,18 +406,8 @@ static void strlist_free(strlist *l)
 static char *normalise_name(const char *s, size_t n)
 {
 	char *out = malloc(n + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '-' || s[i] == '_' || s[i] == '.') {
-			if (o == 0 || out[o - 1] != '-')
-				out[o++] = '-';
-			continue;
-		}
-		out[o++] = (char)tolower((unsigned char)s[i]);
-	}
-	out[o] = '\0';
+	if (out)
+		pyrt_name_normalize(s, n, '-', out);
 	return out;
 }
 

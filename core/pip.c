@@ -354,7 +354,7 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	const pyrt_pip_opts *o = r->opts;
 	/* It reads a directory: no index, proxy or credential reaches it. */
 	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
-	const char **a = calloc(8 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(9 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -365,6 +365,10 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	a[i++] = "-I";
 	a[i++] = "-S";
 	a[i++] = "-B";
+	/* Unbuffered: into a pipe its stdout is block-buffered, so every line
+	 * arrived at once when it exited (-I ignores PYTHONUNBUFFERED).  pip
+	 * flushes its own log lines. */
+	a[i++] = "-u";
 	a[i++] = "-c";
 	a[i++] = pyrt_py_fastwheel;
 	a[i++] = r->wheelhouse;

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define LINE_CHUNK 4096          /* longer lines reach on_line in pieces */
 #define MARKER_MAX 96            /* room for "\n[… N bytes truncated …]\n" */
 #define TICK_MS 50               /* how often timers and cancel are looked at */
@@ -60,13 +62,6 @@ typedef struct run {
 	capture cap;
 	liner ln;
 } run;
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* All buffers are allocated before the spawn, so nothing can fail later. */
 static int capture_init(capture *c, size_t max)
@@ -293,7 +288,7 @@ static void wait_events(run *r, int ms)
 static void supervise(run *r)
 {
 	for (;;) {
-		double now = mono_now();
+		double now = pyrt_now();
 		if (!r->reaped)
 			try_reap(r, now);
 		if (r->reaped) {
@@ -496,7 +491,7 @@ int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 	r.rfd = fds[0];
 	if ((rc = spawn_child(opts, fds[1], &r.pid, err)) != 0)
 		goto cleanup;
-	r.t_start = mono_now();
+	r.t_start = pyrt_now();
 	close(fds[1]);
 	fds[1] = -1;
 	r.pidfd = pidfd_for(r.pid);

@@ -277,14 +277,27 @@ static void copy_n(char *text, size_t *i, size_t *o, size_t n)
 		text[(*o)++] = text[(*i)++];
 }
 
+/* The word before a ':' at end is the last name of a path ("refusing
+ * /etc/passwd: it is not a directory"): a file named like a secret is not
+ * a "key: value" pair.  Only a '/' right before the name counts, so
+ * "password: x" and "db.password: x" stay hidden. */
+static int path_name_before(const char *text, size_t end)
+{
+	size_t start = end;
+	while (start > 0 && key_char(text[start - 1]))
+		start--;
+	return start > 0 && start < end && text[start - 1] == '/';
+}
+
 /* The key=value / key: value rule at a separator in text[*i]. */
 static void redact_pair(char *text, size_t *i, size_t *o)
 {
 	char key[64];
 	char sep = text[*i];
 	key_before(text, *o, key, sizeof key);
+	int path = sep == ':' && path_name_before(text, *o);
 	copy_n(text, i, o, 1);
-	int mode = key_sensitive(key, sep);
+	int mode = path ? REDACT_NONE : key_sensitive(key, sep);
 	if (mode)
 		redact_value(text, i, o, mode);
 }

@@ -402,3 +402,21 @@ int pyrt_requirement_check(const char *req, char *why, size_t whylen)
 	}
 	return 0;
 }
+
+int pyrt_name_normalize(const char *s, size_t n, char sep, char *out)
+{
+	size_t o = 0;
+	int ascii = 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '-' || c == '_' || c == '.') {
+			if (!o || out[o - 1] != sep)
+				out[o++] = sep;
+			continue;
+		}
+		ascii &= c < 0x80;
+		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	out[o] = '\0';
+	return ascii ? 0 : -1;
+}

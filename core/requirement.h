@@ -28,4 +28,14 @@
  */
 int pyrt_requirement_check(const char *req, char *why, size_t whylen);
 
+/**
+ * A project name's normal form, the one every comparison of names uses:
+ * ASCII letters lowercased, every run of '-', '_' and '.' one sep ('-':
+ * PEP 503, as pip and an index compare; '_': as importlib names a
+ * dist-info).  The n bytes of s go to out (room for n + 1), other bytes
+ * as they are.  Returns 0, or -1 when s holds a byte above 0x7f (Python
+ * would lowercase it: a caller that must agree with Python refuses it).
+ */
+int pyrt_name_normalize(const char *s, size_t n, char sep, char *out);
+
 #endif

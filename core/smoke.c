@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "clock.h"
 #include "fs.h"
 #include "lazylib.h"
 #include "proc.h"
@@ -45,13 +46,6 @@ typedef struct smoke_run {
 	char last_line[512];
 	int have_workspace;
 } smoke_run;
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* n random bytes as 2n lowercase hex digits (hex must hold 2n + 1). */
 static int random_hex(char *hex, size_t n, pyrt_error *err)
@@ -426,7 +420,7 @@ int pyrt_smoke_run(const char *box_root, const char *out_path,
 		   pyrt_error *err)
 {
 	memset(result, 0, sizeof *result);
-	double start = mono_now();
+	double start = pyrt_now();
 	if (pyrt_events_cancelled(ev))
 		return pyrt_error_set(err, PYRT_E_CANCELLED,
 				      "smoke test cancelled");
@@ -440,6 +434,6 @@ int pyrt_smoke_run(const char *box_root, const char *out_path,
 			rc = rrc;
 	}
 	pyrt_box_free(r.box);
-	result->seconds = mono_now() - start;
+	result->seconds = pyrt_now() - start;
 	return rc;
 }

@@ -97,6 +97,14 @@ static int check_final(walk *w)
 			      "one else", it, owner, geteuid() ? me : "root",
 			      geteuid() ? " or root" : "");
 	}
+	/* A shared sticky folder (/tmp) is meant to be writable: changing its
+	 * mode would break the machine, a folder of its own fixes this. */
+	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))
+		return refuse(w, "%s is a folder shared by every user (owner "
+			      "%s, mode %04o) — leave its mode as it is and "
+			      "use a folder of its own that only you or root "
+			      "can write", it, owner,
+			      (unsigned)(st.st_mode & 07777));
 	return refuse(w, "%s (owner %s) is writable by %s (mode %04o) — run "
 		      "\"chmod go-w %s\"", it, owner,
 		      (st.st_mode & S_IWOTH) ? "everyone" : "its group",

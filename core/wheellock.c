@@ -22,6 +22,7 @@
 #include "box.h"
 #include "fs.h"
 #include "marker.h"
+#include "requirement.h"
 #include "sha256.h"
 #include "testhook.h"
 
@@ -164,18 +165,12 @@ static int other_platform(const stage_run *s, const char *file)
 /* A requirement's project name, PEP 503-normalised, into out. */
 static void req_project(const char *req, char *out, size_t len)
 {
-	size_t o = 0;
-	for (const char *p = req; *p && o + 1 < len; p++) {
-		if (*p == '-' || *p == '_' || *p == '.') {
-			if (o && out[o - 1] != '-')
-				out[o++] = '-';
-		} else if (isalnum((unsigned char)*p)) {
-			out[o++] = (char)tolower((unsigned char)*p);
-		} else {
-			break; /* extras, a specifier, a marker */
-		}
-	}
-	out[o] = '\0';
+	/* The name ends at extras, a specifier or a marker. */
+	size_t n = strspn(req, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			  "0123456789-_.");
+	if (n >= len)
+		n = len - 1;
+	pyrt_name_normalize(req, n, '-', out);
 }
 
 /* Whether the lock holds a wheel of project name. */

@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 bash scripts/deps.sh
+echo "== building pyrt and its fixtures (a runtime archive, a CA, wheels): about two minutes the first time…"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" --target pyrt >/dev/null
 
@@ -38,3 +39,16 @@ echo "== pyrt plugins (cowork needs python-pptx, which Debian 12 does not packag
 "$pyrt" plugins || true
 echo "== pyrt smoke: a real .docx made by the managed runtime"
 "$pyrt" smoke --out "$box/smoke.docx"
+
+# The dashboard on the demo box: the one command, run here while the
+# mirror is still up (its reinstall and baseline actions fetch from it).
+dash="PYRT_BOX_ROOT=$box PYRT_PINS=$fx/pins.yaml PYRT_MIRROR_URL=https://127.0.0.1:$port/pbs CURL_CA_BUNDLE=$fx/ca.pem $pyrt"
+if [ -t 0 ] && [ -t 1 ] && [ -z "${PYRT_DEMO_NO_DASHBOARD:-}" ]; then
+  echo "== the dashboard (q quits; the mirror stays up while it runs):"
+  echo "   $dash"
+  PYRT_MIRROR_URL="https://127.0.0.1:$port/pbs" CURL_CA_BUNDLE="$fx/ca.pem" "$pyrt" || true
+else
+  echo "== the dashboard: on a terminal, run bash scripts/demo.sh again (it opens it"
+  echo "   with the mirror up), or with the mirror up yourself:"
+  echo "   $dash"
+fi

@@ -34,5 +34,10 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+# A fresh VM's unattended-upgrades holds the dpkg lock for minutes: wait
+# for it (PYRT_DEPS_LOCK_WAIT seconds) rather than fail at once.
+wait=${PYRT_DEPS_LOCK_WAIT:-900}
+lock=(-o "DPkg::Lock::Timeout=$wait")
+echo "(waiting up to ${wait}s if another apt or dpkg holds the lock)" >&2
+$sudo apt-get "${lock[@]}" update -qq
+$sudo apt-get "${lock[@]}" install -y -qq "${missing[@]}" >/dev/null

@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clock.h"
 #include "internal.h"
 
 /* The watchdog looks this often (ms). */
@@ -53,13 +54,6 @@ struct srv_guard {
 	unsigned max;
 	double grace_s;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Called with mu held. */
 static void unlink_conn(srv_guard *g, guard_conn *c)
@@ -101,7 +95,7 @@ static void *watch(void *arg)
 	srv_guard *g = arg;
 	pthread_mutex_lock(&g->mu);
 	while (!g->stopping) {
-		double t = now_s();
+		double t = pyrt_now();
 		while (g->head && t - g->head->start >= g->deadline_s)
 			drop_head(g);
 		enforce_cap(g, g->max, t);
@@ -170,7 +164,7 @@ static void conn_started(srv_guard *g, struct MHD_Connection *conn,
 	if (!c)
 		return; /* unguarded: the idle timeout still applies */
 	c->fd = info->connect_fd;
-	c->start = now_s();
+	c->start = pyrt_now();
 	pthread_mutex_lock(&g->mu);
 	enforce_cap(g, g->max ? g->max - 1 : 0, c->start);
 	c->prev = g->tail;

@@ -49,8 +49,21 @@ typedef struct req {
 	int answered;
 } req;
 
+static enum MHD_Result send_json_header(struct MHD_Connection *c,
+					unsigned status, json_t *obj,
+					const char *header, const char *value);
+
 static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status,
 				 json_t *obj, const char *location)
+{
+	return send_json_header(c, status, obj, location ? "Location" : NULL,
+				location);
+}
+
+/* The JSON body with one more header (Location, Allow) when named. */
+static enum MHD_Result send_json_header(struct MHD_Connection *c,
+					unsigned status, json_t *obj,
+					const char *header, const char *value)
 {
 	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
 			 : NULL;
@@ -71,8 +84,8 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status,
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
-	if (location)
-		MHD_add_response_header(r, "Location", location);
+	if (header && value)
+		MHD_add_response_header(r, header, value);
 	if (status == 401)
 		MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
 	enum MHD_Result rc = MHD_queue_response(c, status, r);
@@ -308,7 +321,7 @@ static enum MHD_Result plugin_refusal(srv_http *h, struct MHD_Connection *c,
 		out = send_error(c, 500, "plugins", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
 	} else if (!pl) {
 		snprintf(msg, sizeof msg, "no plugin named '%s' in %s/plugins", name, h->ctx->opts->box_root);
-		out = send_error(c, 400, "unknown_plugin", msg, "GET /api/plugins lists them");
+		out = send_error(c, 404, "unknown_plugin", msg, "GET /api/plugins lists them");
 	} else if (pl->verdict == PYRT_VERDICT_INVALID) {
 		snprintf(msg, sizeof msg, "plugin '%s' is invalid: %s", name, pl->error ? pl->error : "unreadable manifest");
 		out = send_error(c, 400, "invalid_plugin", msg, "fix its plugin.yaml (GET /api/plugins says what is wrong)");
@@ -454,10 +467,19 @@ static int job_path(const char *url, char *id, size_t idlen, int *events)
 	return (p[n] == '\0' || *events) ? 0 : -1;
 }
 
-static enum MHD_Result method_not_allowed(struct MHD_Connection *c)
+/* 405 says which methods the path takes (RFC 9110 15.5.6: Allow is
+ * required). */
+static enum MHD_Result method_not_allowed(struct MHD_Connection *c,
+					  const char *allow)
 {
-	return send_error(c, 405, "method_not_allowed", "this method is not allowed on this path", "see docs/api.yaml");
+	char msg[128];
+	snprintf(msg, sizeof msg, "this method is not allowed on this path; it takes %s", allow);
+	return send_json_header(c, 405, srv_error("method_not_allowed", msg, "see docs/api.yaml"),
+				"Allow", allow);
 }
+
+#define ALLOW_GET "GET, HEAD"
+#define ALLOW_POST "POST"
 
 static enum MHD_Result route_jobs(srv_http *h, struct MHD_Connection *c,
 				  const char *url, const char *method)
@@ -468,14 +490,14 @@ static enum MHD_Result route_jobs(srv_http *h, struct MHD_Connection *c,
 		return send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
 	if (events)
 		return strcmp(method, "GET") == 0 ? get_events(h, c, id)
-						  : method_not_allowed(c);
+						  : method_not_allowed(c, "GET");
 	if (strcmp(method, "GET") == 0) {
 		json_t *o = srv_jobs_get(h->jobs, id);
 		return o ? send_json(c, 200, o, NULL)
 			 : send_error(c, 404, "not_found", "no such job", "GET a job's href from the POST that started it");
 	}
 	if (strcmp(method, "DELETE") != 0)
-		return method_not_allowed(c);
+		return method_not_allowed(c, "GET, DELETE");
 	json_t *o = NULL;
 	int st = srv_jobs_cancel(h->jobs, id, &o);
 	if (st == 404)
@@ -507,25 +529,25 @@ static enum MHD_Result route(srv_http *h, struct MHD_Connection *c,
 	int post = strcmp(method, "POST") == 0;
 	if (strcmp(url, "/api/health") == 0)
 		return get ? send_json(c, 200, json_pack("{s:s, s:s}", "status", "ok", "version", PYRT_VERSION), NULL)
-			   : method_not_allowed(c);
+			   : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/runtime/python") == 0)
-		return get ? get_status(h, c) : method_not_allowed(c);
+		return get ? get_status(h, c) : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/plugins") == 0)
-		return get ? get_plugins(h, c) : method_not_allowed(c);
+		return get ? get_plugins(h, c) : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/doctor") == 0)
-		return get ? get_doctor(h, c) : method_not_allowed(c);
+		return get ? get_doctor(h, c) : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/runtime/python/install") == 0)
-		return post ? post_install(h, c, r) : method_not_allowed(c);
+		return post ? post_install(h, c, r) : method_not_allowed(c, ALLOW_POST);
 	if (strcmp(url, "/api/runtime/python/baseline") == 0)
 		return post ? post_simple(h, c, r, SRV_KIND_BASELINE, NULL)
-			    : method_not_allowed(c);
+			    : method_not_allowed(c, ALLOW_POST);
 	if (strncmp(url, "/api/jobs/", 10) == 0)
 		return route_jobs(h, c, url, method);
 	char name[256];
 	if (strncmp(url, "/api/plugins/", 13) == 0 &&
 	    plugin_path(url, name, sizeof name) == 0)
 		return post ? post_simple(h, c, r, SRV_KIND_PLUGIN, name)
-			    : method_not_allowed(c);
+			    : method_not_allowed(c, ALLOW_POST);
 	return send_error(c, 404, "not_found", "no such endpoint", "see docs/api.yaml");
 }
 

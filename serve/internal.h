@@ -40,11 +40,11 @@ typedef struct srv_listener {
 
 /** Refuse a --listen that names no loopback TCP address, before anything
  * is created. */
-int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen);
+int srv_listen_check(const app_request *opts, char *msg, size_t msglen);
 
 /** Open the listener the options ask for (or systemd's).  Returns 0, or -1
  * with msg naming what was wrong and the fix. */
-int srv_listen_open(const cli_opts *opts, const char *runtime_dir,
+int srv_listen_open(const app_request *opts, const char *runtime_dir,
 		    srv_listener *out, char *msg, size_t msglen);
 void srv_listen_close(srv_listener *l);
 
@@ -79,7 +79,7 @@ typedef struct srv_sub srv_sub;
 
 /** The context every job runs with (read-only, outlives the registry). */
 typedef struct srv_ctx {
-	const cli_opts *opts;
+	const app_request *opts;
 	const pyrt_pins *pins;
 	const char *platform_key;
 	const char *cacert;

@@ -21,6 +21,7 @@
 
 #include "baseline_step.h"
 #include "box.h"
+#include "clock.h"
 #include "common.h"
 #include "error.h"
 #include "event_json.h"
@@ -160,7 +161,7 @@ static int job_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	pthread_mutex_lock(&j->owner->mu);
 	const char *name = app_event_step_name(step, j->kind == SRV_KIND_PLUGIN);
 	snprintf(j->step, sizeof j->step, "%s", name);
-	record(j, app_event_step(name, st, detail, cli_now() - j->start));
+	record(j, app_event_step(name, st, detail, pyrt_now() - j->start));
 	pthread_mutex_unlock(&j->owner->mu);
 	return 0;
 }
@@ -168,7 +169,7 @@ static int job_step(pyrt_step step, pyrt_step_state st, const char *detail,
 static int job_progress(pyrt_step step, const pyrt_progress *p, void *state)
 {
 	srv_job *j = state;
-	double now = cli_now();
+	double now = pyrt_now();
 	if (j->last_progress >= 0 && now - j->last_progress < PROGRESS_INTERVAL_S)
 		return 0;
 	j->last_progress = now;
@@ -189,7 +190,7 @@ static int job_log(pyrt_log_level level, const char *line, void *state)
 	if (level == PYRT_LOG_DEBUG)
 		return 0;
 	pthread_mutex_lock(&j->owner->mu);
-	record(j, app_event_log(level, line, cli_now() - j->start));
+	record(j, app_event_log(level, line, pyrt_now() - j->start));
 	pthread_mutex_unlock(&j->owner->mu);
 	return 0;
 }
@@ -203,10 +204,10 @@ static void settle(srv_job *j, int rc)
 		j->owner->running = NULL;
 }
 
-static void job_result(const cli_outcome *o, void *state)
+static void job_result(const app_outcome *o, void *state)
 {
 	srv_job *j = state;
-	json_t *ev = app_event_result(o, cli_now() - j->start);
+	json_t *ev = app_event_result(o, pyrt_now() - j->start);
 	srv_jobs *jobs = j->owner;
 	pthread_mutex_lock(&jobs->mu);
 	/* Settled before anyone sees the result: a client that reads it and
@@ -224,7 +225,7 @@ static void job_front_destroy(void *state)
 	(void)state; /* the job outlives its front */
 }
 
-static const cli_front_ops job_ops = {
+static const app_front_ops job_ops = {
 	.on_step = job_step,
 	.on_progress = job_progress,
 	.on_log = job_log,
@@ -233,117 +234,77 @@ static const cli_front_ops job_ops = {
 };
 
 /*
- * The options a job runs with: the server's own (where code comes from:
- * --mirror, --wheelhouse, --index-url, --requirements, --cacert), plus
- * no_baseline, the one choice a request makes.
+ * The request a job runs: the server's sources of code (--mirror,
+ * --wheelhouse, --index-url, --requirements, --cacert) named one by one,
+ * plus no_baseline, the one choice a request makes; nothing else of the
+ * command line that started the server.
  *
  * The lock is waited for, cancellably: a held lock was answered 409 before
  * the job started (busy()), so a holder found now took it in the instant
  * since; the job waits for it (its log says whom for) instead of failing
  * "busy" after the client was told 202.
  */
-static cli_opts job_opts(const srv_job *j)
+static app_request job_request(const srv_job *j)
 {
-	cli_opts o = *j->owner->ctx->opts;
-	o.nowned = 0;
-	o.cacert = j->owner->ctx->cacert;
-	o.no_wait = 0;
-	o.no_baseline = j->no_baseline;
-	o.force = 0;
-	o.from_file = NULL;
-	return o;
+	const app_request *srv = j->owner->ctx->opts;
+	app_request r = {
+		.box_root = srv->box_root,
+		.mirror = srv->mirror,
+		.cacert = j->owner->ctx->cacert,
+		.wheelhouse = srv->wheelhouse,
+		.index_url = srv->index_url,
+		.requirements = srv->requirements,
+		.no_baseline = j->no_baseline,
+	};
+	return r;
 }
 
-static void refuse(const cli_front *front, const char *command, int rc,
+static void refuse(const app_front *front, const char *command, int rc,
 		   const char *msg)
 {
-	cli_outcome o = { .command = command, .code = rc, .error = msg,
+	app_outcome o = { .command = command, .code = rc, .error = msg,
 			  .before_start = 1 };
-	cli_front_result(front, &o);
+	app_front_result(front, &o);
 }
 
-static int run_install(srv_job *j, cli_front *front)
+static int run_install(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
-	cli_opts o = job_opts(j);
-	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
-	io.box_root = o.box_root;
-	io.pins = ctx->pins;
-	io.platform_key = ctx->platform_key;
-	io.mirror = o.mirror;
-	io.cacert = o.cacert;
-	io.no_wait = o.no_wait;
+	app_request o = job_request(j);
+	pyrt_install_opts io;
 	pyrt_install_plan plan;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_plan_make(&io, &plan, &err);
+	int rc = app_install_prepare(&o, ctx->pins, ctx->platform_key, &io,
+				     &plan, &err);
 	if (rc < 0) {
-		refuse(front, "install", rc, err.msg[0] ? err.msg : pyrt_strerror(rc));
-		cli_front_free(front);
+		refuse(front, "install", rc, err.msg);
+		app_front_free(front);
 		return rc;
-	}
-	/* The install log, as `pyrt install` keeps one. */
-	cli_front *logged = front;
-	pyrt_box *box = NULL;
-	char path[4096] = "";
-	if (!plan.already_current &&
-	    pyrt_box_open(&box, o.box_root, 1, NULL) == 0) {
-		logged = cli_front_with_log(front, pyrt_box_logs_dir(box),
-					    "install", path, sizeof path);
-		pyrt_box_free(box);
-		if (!logged)
-			return PYRT_E_NOMEM;
-		if (path[0])
-			cli_front_log(logged, PYRT_LOG_INFO, "install log: %s", path);
 	}
 	app_install_run run = {
 		.opts = &o, .pins = ctx->pins, .platform_key = ctx->platform_key,
 		.iopts = &io, .plan = &plan,
 		.reinstall_hint = "pyrt install --force reinstalls it",
 	};
-	rc = app_install_execute(&run, logged, &j->cancel);
-	if (logged != front)
-		cli_front_free(logged); /* frees front too */
-	else
-		cli_front_free(front);
+	rc = app_install_execute(&run, front, &j->cancel);
+	app_front_free(front);
 	return rc;
 }
 
-static int run_baseline(srv_job *j, cli_front *front)
+static int run_baseline(srv_job *j, app_front *front)
 {
-	const srv_ctx *ctx = j->owner->ctx;
-	cli_opts o = job_opts(j);
-	cli_baseline_report rep;
-	memset(&rep, 0, sizeof rep);
-	pyrt_events ev = cli_front_events(front, &j->cancel);
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = cli_baseline_run(&o, ctx->pins, &ev, &rep, &err);
-	char msg[512];
-	cli_outcome oc = { .command = "baseline", .code = rc };
-	if (rc == 0) {
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 rep.result.requirement_count,
-			 rep.result.requirement_count == 1 ? "" : "s");
-		oc.summary = msg;
-	} else {
-		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-		if (rc == PYRT_E_BASELINE)
-			oc.failure = "";
-		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
-			oc.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
-	}
-	cli_baseline_report_fill(&rep, o.box_root, &oc);
-	cli_front_result(front, &oc);
-	cli_baseline_report_clear(&rep);
-	cli_front_free(front);
+	app_request o = job_request(j);
+	int rc = app_baseline_execute(&o, j->owner->ctx->pins, NULL, front,
+				      &j->cancel);
+	app_front_free(front);
 	return rc;
 }
 
-static int run_plugin(srv_job *j, cli_front *front)
+static int run_plugin(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
-	cli_opts o = job_opts(j);
-	pyrt_events ev = cli_front_events(front, &j->cancel);
+	app_request o = job_request(j);
+	pyrt_events ev = app_front_events(front, &j->cancel);
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_plugins *plugins = NULL;
 	int rc = pyrt_plugins_check(&plugins, o.box_root, ctx->pins,
@@ -361,18 +322,18 @@ static int run_plugin(srv_job *j, cli_front *front)
 		rc = pyrt_error_set(&err, PYRT_E_NOT_READY,
 				    "the managed runtime is not ready; fix: POST /api/runtime/python/install first");
 	if (rc == 0)
-		rc = cli_plugin_install(&o, pl, &ev, NULL, &err);
+		rc = app_plugin_install(&o, pl, &ev, NULL, &err);
 	char msg[600];
-	cli_outcome oc = { .command = "plugins install", .code = rc };
+	app_outcome oc = { .command = "plugins install", .code = rc };
 	if (rc == 0) {
 		snprintf(msg, sizeof msg, "installed the requirements of %s", j->plugin);
 		oc.summary = msg;
 	} else {
 		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
 	}
-	cli_front_result(front, &oc);
+	app_front_result(front, &oc);
 	pyrt_plugins_free(plugins);
-	cli_front_free(front);
+	app_front_free(front);
 	return rc;
 }
 
@@ -386,7 +347,7 @@ static void *job_main(void *arg)
 	srv_logf("job %s (%s) started", j->id, kind_names[j->kind]);
 	/* Tests hold a job here, between its 202 and its lock. */
 	pyrt_testhook("job-start");
-	cli_front *front = cli_front_wrap(&job_ops, j);
+	app_front *front = app_front_wrap(&job_ops, j);
 	int rc = PYRT_E_NOMEM;
 	if (front) {
 		if (j->kind == SRV_KIND_INSTALL)
@@ -551,7 +512,7 @@ int srv_jobs_start(srv_jobs *jobs, const srv_job_params *p, json_t **job_js,
 		snprintf(j->id + 2 * i, 3, "%02x", raw[i]);
 	j->kind = p->kind;
 	j->owner = jobs;
-	j->start = cli_now();
+	j->start = pyrt_now();
 	j->last_progress = -1.0;
 	j->no_baseline = p->no_baseline;
 	j->plugin = dup_or_null(p->plugin);

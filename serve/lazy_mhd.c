@@ -7,7 +7,7 @@
  * call must be added here (the link fails until it is).
  */
 #include "internal.h"
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,10 +27,10 @@ LAZY_LIB_DEFINE(mhd_lib, MHD_SYMS, "libmicrohttpd.so.12", "PYRT_TEST_LIBMHD",
 
 int srv_lazy_mhd(pyrt_error *err)
 {
-	return lazy_lib_load(&mhd_lib) ? 0 : lazy_lib_error(&mhd_lib, err);
+	return pyrt_lazy_lib_load(&mhd_lib) ? 0 : pyrt_lazy_lib_error(&mhd_lib, err);
 }
 
-#define F(name) (lazy_lib_need(&mhd_lib), LAZY_FN(mhd_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&mhd_lib), LAZY_FN(mhd_lib_table, name))
 
 /* The library's own variadic entry takes the options as a va_list. */
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port,

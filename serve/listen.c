@@ -306,7 +306,7 @@ static int from_systemd(srv_listener *l, char *msg, size_t msglen)
 	return 1;
 }
 
-int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen)
+int srv_listen_check(const app_request *opts, char *msg, size_t msglen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = 0;
@@ -315,7 +315,7 @@ int srv_listen_check(const cli_opts *opts, char *msg, size_t msglen)
 	return parse_tcp(opts->listen, &ss, &sl, msg, msglen);
 }
 
-int srv_listen_open(const cli_opts *opts, const char *runtime_dir,
+int srv_listen_open(const app_request *opts, const char *runtime_dir,
 		    srv_listener *l, char *msg, size_t msglen)
 {
 	memset(l, 0, sizeof *l);

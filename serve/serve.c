@@ -51,7 +51,7 @@ typedef struct serve_state {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 } serve_state;
 
-static int load_token(serve_state *s, const cli_opts *opts)
+static int load_token(serve_state *s, const app_request *opts)
 {
 	char path[4200];
 	if (opts->token_file)
@@ -67,11 +67,11 @@ static int load_token(serve_state *s, const cli_opts *opts)
 }
 
 /* pins, platform, box, listener, token, jobs, HTTP. */
-static int serve_start(serve_state *s, const cli_opts *opts)
+static int serve_start(serve_state *s, const app_request *opts)
 {
-	int rc = cli_load_pins(opts, &s->pins, s->msg, sizeof s->msg);
+	int rc = app_load_pins(opts, &s->pins, s->msg, sizeof s->msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&s->platform, s->msg, sizeof s->msg);
+		rc = app_detect_platform(&s->platform, s->msg, sizeof s->msg);
 	if (rc < 0)
 		return rc;
 	if (srv_listen_check(opts, s->msg, sizeof s->msg) != 0)
@@ -95,7 +95,7 @@ static int serve_start(serve_state *s, const cli_opts *opts)
 	s->ctx.opts = opts;
 	s->ctx.pins = s->pins;
 	s->ctx.platform_key = s->platform.key;
-	s->ctx.cacert = cli_cacert(opts);
+	s->ctx.cacert = app_cacert(opts);
 	s->ctx.lock_path = pyrt_box_lock_path(s->box);
 	s->ctx.status_cache = pyrt_status_cache_new();
 	s->ctx.status_memo = srv_status_memo_new();
@@ -133,12 +133,12 @@ static int wait_for_stop(const sigset_t *set, srv_jobs *jobs)
 	}
 }
 
-int serve_main(const cli_opts *opts)
+int serve_main(const app_request *opts)
 {
 	serve_state *s = calloc(1, sizeof *s);
 	if (!s) {
-		cli_errorf("serve: out of memory");
-		return cli_exit_code(PYRT_E_NOMEM);
+		app_errorf("serve: out of memory");
+		return app_exit_code(PYRT_E_NOMEM);
 	}
 	s->l.fd = -1;
 	/* Every thread started from here on inherits the mask: the signals
@@ -154,8 +154,8 @@ int serve_main(const cli_opts *opts)
 	int rc = serve_start(s, opts);
 	int status = 0;
 	if (rc < 0) {
-		cli_errorf("serve: %s", s->msg[0] ? s->msg : pyrt_strerror(rc));
-		status = cli_exit_code(rc);
+		app_errorf("serve: %s", s->msg[0] ? s->msg : pyrt_strerror(rc));
+		status = app_exit_code(rc);
 	} else {
 		for (;;) {
 			int sig = wait_for_stop(&set, s->jobs);

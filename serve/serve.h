@@ -9,6 +9,6 @@
 #include "args.h"
 
 /** Run the server until SIGTERM/SIGINT; returns the exit status. */
-int serve_main(const cli_opts *opts);
+int serve_main(const app_request *opts);
 
 #endif

@@ -106,7 +106,8 @@ check "nothing in the runtime is world-writable" \
 check "the version check and the wheelhouse installer were recorded" records_check '
 kinds = [r["args"] for r in recs]
 assert any(a == "-I -S -B " for a in kinds), kinds
-assert any(a == "-I -S -B --" for a in kinds), kinds'
+# the installer: -I -S -B -u -c PROGRAM WHEELHOUSE -- (its $7: the wheelhouse)
+assert any(a.startswith("-I -S -B ") and a != "-I -S -B " for a in kinds), kinds'
 # A requirement with extras is pip's to install (the installer leaves it).
 printf 'python-docx[nosuchextra]\n' >"$work/extras.txt"
 (umask 000; exec "$pyrt" baseline "${common[@]}" --wheelhouse "$wh" \

@@ -46,7 +46,8 @@ done <<'EOF'
 130|cancelled (Ctrl-C/SIGTERM/SIGHUP)
 EOF
 run -h
-check "-h exits 0 with the manual" eval 'rc_is 0 && has "EXIT CODES" out'
+check "-h exits 0 with the short usage, not the manual" \
+  eval 'rc_is 0 && has "pyrt --help: the manual" out && ! has "EXIT CODES" out'
 run help
 check "pyrt help prints the manual" eval 'rc_is 0 && has "EXIT CODES" out'
 run status --help

@@ -20,6 +20,29 @@ awk '/^COMMANDS/{on=1; next} /^[A-Z]/{on=0} on && /^    [a-z]/{
        sub(/^    /, ""); split($0, w, /  +| \[|$/); print w[1] }' "$h/manual" |
   sed 's/ [A-Z]*$//' >"$h/commands"
 check "the manual lists commands" [ -s "$h/commands" ]
+
+# -h is the short usage, --help the manual: both from the one command
+# table (cli/commands.c), so -h lists every command the manual lists, and
+# the manual has an options section for serve, rollback, uninstall and lock
+# made from their usages.
+"$pyrt" -h >"$h/short" 2>&1
+check "pyrt -h is short (under 30 lines), the manual is not" \
+  eval '[ "$(wc -l <"$h/short")" -lt 30 ] && [ "$(wc -l <"$h/manual")" -gt 100 ]'
+missing=
+while read -r c; do
+  grep -qE "^  ${c%% *} " "$h/short" || missing="$missing ${c%% *}"
+done <"$h/commands"
+check "pyrt -h lists every command of the manual (missing:${missing:- none})" [ -z "$missing" ]
+check "pyrt -h points to --help" grep -q 'pyrt --help: the manual' "$h/short"
+check "the manual has SERVE, ROLLBACK, UNINSTALL and LOCK OPTIONS sections" \
+  eval 'grep -q "^SERVE OPTIONS" "$h/manual" && grep -q "^ROLLBACK OPTIONS" "$h/manual" &&
+        grep -q "^UNINSTALL OPTIONS" "$h/manual" && grep -q "^LOCK OPTIONS" "$h/manual"'
+check "... with their options" \
+  eval 'sed -n "/^SERVE OPTIONS/,/^$/p" "$h/manual" | grep -q -- "--listen ADDR" &&
+        sed -n "/^ROLLBACK OPTIONS/,/^$/p" "$h/manual" | grep -q -- "--force" &&
+        sed -n "/^UNINSTALL OPTIONS/,/^$/p" "$h/manual" | grep -q -- "-y, --yes"'
+check "pyrt rollback -h is rollback's usage" \
+  eval '"$pyrt" rollback -h | head -1 | grep -q "^usage: pyrt rollback"'
 while read -r c; do
   [ "$c" = "${c% *}" ] || continue # "plugins install" is in plugins' usage
   "$pyrt" help "$c" >"$h/usage.$c" 2>&1 || bad "pyrt help $c exits $?"
@@ -74,7 +97,7 @@ for p in glob.glob(os.path.join(h, "usage.*")):
         if m:
             opts |= set(re.findall(OPT, m.group(1)))
     cmd_opts[c] = opts - glob_opts
-# pyrt with no command takes the options its usage (CLI_CMD_NONE) lists in
+# pyrt with no command takes the options its usage (APP_CMD_NONE) lists in
 # the manual's synopsis of `pyrt` on a terminal: the install options + --deep.
 none_opts = cmd_opts.get("install", set()) | cmd_opts.get("status", set())
 check("the manual has global options", len(glob_opts) >= 10, str(glob_opts))

@@ -43,6 +43,55 @@ https_proxy=http://alice:s3cret-pw@proxy.example:3128 run doctor --json --box-ro
 check "proxy shown as scheme://host:port" has 'https_proxy=http://proxy.example:3128' out
 check "proxy password not shown" eval '! has "s3cret-pw" out && ! has "alice" out'
 
+# --- the network: the archive's host and the index, tried -------------------
+# Loopback only: the mirror (HTTPS, the fixture CA), a dead port, a dead
+# proxy in front of the pins' own host (which the proxy would resolve, so no
+# name is looked up here), and a live CONNECT proxy that leads to the mirror.
+e2e_mirror
+net() { unset PYRT_DOCTOR_OFFLINE; "$@"; export PYRT_DOCTOR_OFFLINE=1; }
+verdict() { json "[c for c in d['checks'] if c['id'] == '$1'][0]['verdict'] == '$2'"; }
+detail_has() { json "'$2' in [c for c in d['checks'] if c['id'] == '$1'][0]['detail']"; }
+fix_has() { json "'$2' in ([c for c in d['checks'] if c['id'] == '$1'][0]['fix'] or '')"; }
+run doctor --json --box-root "$box" --pins "$pins"
+check "offline (PYRT_DOCTOR_OFFLINE): no network checks" \
+  json "not any(c['id'].startswith('net_') for c in d['checks'])"
+net run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem" \
+  --mirror "$mirror" --index-url "https://127.0.0.1:$port/simple/"
+check "doctor --mirror: the archive host passes" verdict net_archive pass
+check "... over TLS verified with the CA in use" detail_has net_archive "127.0.0.1:$port: DNS, TCP and TLS (certificate verified)"
+check "... direct, from --mirror" eval 'detail_has net_archive "direct (--mirror)"'
+check "the index passes" eval 'verdict net_index pass && detail_has net_index "(--index-url)"'
+check "the probe sent no request" eval '! grep -q "GET\|HEAD" "$work/requests.log" 2>/dev/null'
+net run doctor --json --box-root "$box" --pins "$pins" --mirror "$mirror" \
+  --index-url "https://127.0.0.1:$port/simple/"
+check "the system CAs do not know the fixture CA: TLS fails" \
+  eval 'verdict net_archive fail && detail_has net_archive "TLS:" && fix_has net_archive "--cacert FILE"'
+dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+net run doctor --json --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem" \
+  --mirror "$mirror" --index-url "https://127.0.0.1:$dead/simple/"
+check "a dead index port: TCP fails, doctor exits 1" \
+  eval 'rc_is 1 && verdict net_index fail && detail_has net_index "TCP: cannot connect" && fix_has net_index "--wheelhouse DIR"'
+https_proxy=http://ops:pr0xy-pw@127.0.0.1:$dead net run doctor --json --box-root "$box" --pins "$pins" \
+  --index-url "https://pypi.invalid/simple/"
+check "a dead proxy is tried, not just listed: the archive host fails" \
+  eval 'verdict net_archive fail && detail_has net_archive "the proxy http://127.0.0.1:$dead (https_proxy) failed"'
+check "... and so does the index, with the proxy fix" \
+  eval 'verdict net_index fail && fix_has net_index "fix the proxy in https_proxy"'
+check "the proxy password appears nowhere" eval '! has "pr0xy-pw" out && ! has "pr0xy-pw" err'
+python3 "$src/tests/fixtures/proxy.py" --plain --port-file "$work/pport" --log "$work/proxy.log" \
+  --lifetime 60 2>/dev/null &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$work/pport" ] && break; sleep 0.1; done
+https_proxy=http://127.0.0.1:$(cat "$work/pport") net run doctor --json --box-root "$box" --pins "$pins" \
+  --cacert "$fx/ca.pem" --mirror "https://localhost.:$port/pbs" --index-url "https://localhost.:$port/simple/"
+check "through a live proxy: both pass, naming the proxy" \
+  eval 'verdict net_archive pass && detail_has net_archive "through the proxy http://127.0.0.1:"'
+check "... and the proxy saw the CONNECT" grep -q "CONNECT localhost.:$port" "$work/proxy.log"
+kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null
+PYRT_MIRROR_URL=$mirror net run doctor --box-root "$box" --pins "$pins" --cacert "$fx/ca.pem" \
+  --index-url "https://127.0.0.1:$port/simple/"
+check "PYRT_MIRROR_URL counts for doctor too (table)" has "Archive host reachable   127.0.0.1:$port" out
+
 # --- smoke and doctor with the fixture runtime ------------------------------------------
 run smoke --box-root "$box"
 check "smoke without a runtime exits 1 naming pyrt install" eval 'rc_is 1 && has "pyrt install" err'
@@ -63,6 +112,8 @@ check "the kept document holds the paragraph" \
   python3 -c "import sys, zipfile; x = zipfile.ZipFile(sys.argv[1]).read('word/document.xml').decode(); sys.exit(0 if '>' + sys.argv[2] + '<' in x else 1)" "$work/x.docx" "$para"
 run smoke --box-root "$box" --json
 check "smoke --json" eval 'rc_is 0 && json "d[\"ok\"] is True and d[\"docx\"] is None and d[\"paragraph\"].startswith(\"pyrt smoke test \")"'
+check "smoke --json: seconds to the millisecond, not 17 digits" \
+  eval 'grep -qE "\"seconds\": ?[0-9]+(\.[0-9]{1,3})?([,}]|$)" "$work/out"'
 check "no smoke workspace left" eval '! ls -d "$box"/runtime/python/smoke-* >/dev/null 2>&1'
 
 mkdir -p "$box/runtime/python/logs"

@@ -68,6 +68,9 @@ check "lintian reports no errors" eval '! grep -q "^E:" "$work/lintian"'
 # reading early can turn a negated check into a pass.)
 dpkg-deb -f "$deb" Depends >"$work/depends"
 dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/copyright >"$work/copyright"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/pyrt/api.yaml >"$work/api.yaml" 2>/dev/null
+check "the package ships the API contract (/usr/share/doc/pyrt/api.yaml)" \
+  cmp "$src/docs/api.yaml" "$work/api.yaml"
 check "Depends are computed from the shared libraries" \
   eval 'grep -q "libjansson4 (>=" "$work/depends"'
 # libcurl, libarchive, libcrypto (libssl3), libmicrohttpd, libncursesw, libyaml and zlib are dlopen()ed

@@ -184,6 +184,32 @@ T send-keys -t recancel q
 check "a cancelled pyrt install leaves" wait_exit recancel 10
 check "a cancelled pyrt install exits 130" [ "${rc:-x}" = 130 ]
 
+# A cancel that lands after `current` moved is too late: the runtime is
+# installed and active, and the TUI says so and exits 0, as `pyrt install`
+# does (e2e_signals).  The install is held at the after-swap crash point
+# (a test-hooks build) while Esc, y asks to cancel; --no-baseline leaves
+# only the skipped baseline step, which sees the cancel.
+lbox=$work/latebox
+start late PYRT_TEST_HOOK=after-swap:pause PYRT_TEST_HOOK_FILE="$work/late.hook" \
+  -- install --no-baseline --box-root "$lbox" --pins "$work/pins-quick.yaml" --cacert "$fx/ca.pem"
+wait_for late 15 'What will happen' >/dev/null
+T send-keys -t late y
+for _ in $(seq 600); do [ -e "$work/late.hook" ] && break; sleep 0.1; done
+check "the install pauses after the swap (a -DPYRT_TEST_HOOKS=ON build)" \
+  [ -e "$work/late.hook" ]
+T send-keys -t late Escape
+check "Esc after the swap still asks" wait_for late 10 'Cancel the install\? \[y/N\]'
+T send-keys -t late y
+sleep 0.3
+rm -f "$work/late.hook"
+check "a cancel after the swap: the result says the install is complete" \
+  wait_for late 30 'Install complete'
+check "... and not cancelled" eval '! shows "cancelled"'
+check "... the runtime is active" [ -x "$lbox/runtime/python/current/bin/python3" ]
+T send-keys -t late q
+check "the late-cancelled pyrt install leaves" wait_exit late 10
+check "a cancel after the swap exits 0, as the CLI does" [ "${rc:-x}" = 0 ]
+
 # --- colours: NO_COLOR and --no-color leave no colour escapes -------------
 dash() { # name, env..., -- : the installed box's dashboard, captured with -e
   local name=$1; shift

@@ -121,16 +121,23 @@ check "Right scrolls sideways" wait_for dash 10 'from column 21'
 T send-keys -t dash q d
 check "doctor runs" wait_for dash 60 'doctor: [0-9]+ passed'
 "$pyrt" doctor --json --box-root "$box" --pins "$work/pins.yaml" --cacert "$fx/ca.pem" >"$work/doctor.json"
-# The first check whose detail is longer than its row at 80 columns.
-read -r idx title < <(python3 - "$work/doctor.json" <<'EOF'
+# The first check whose detail is longer than its row at 80 columns, as
+# the screen lists them (failures, then warnings, then the rest), and its
+# index in doctor --json.
+read -r pos idx title < <(python3 - "$work/doctor.json" <<'EOF'
 import json, sys
-for i, c in enumerate(json.load(open(sys.argv[1]))["checks"]):
-    if len(c["detail"]) > 52:
-        print(i, c["title"]); break
+checks = json.load(open(sys.argv[1]))["checks"]
+rank = {"fail": 0, "warn": 1}
+order = sorted(range(len(checks)), key=lambda i: rank.get(checks[i]["verdict"], 2))
+for pos, i in enumerate(order):
+    # ASCII only: the dialog's wrap of wide characters is checked on the
+    # plugin dialog below.
+    if len(checks[i]["detail"]) > 52 and checks[i]["detail"].isascii():
+        print(pos, i, checks[i]["title"]); break
 EOF
 )
 check "doctor --json has a check longer than its row" [ -n "${title:-}" ]
-for ((k = 0; k < ${idx:-0}; k++)); do T send-keys -t dash j; done
+for ((k = 0; k < ${pos:-0}; k++)); do T send-keys -t dash j; done
 T send-keys -t dash Enter
 check "Enter on a check opens its whole text" wait_for dash 10 "┌─ $title"
 check "... the detail whole, as doctor --json has it" python3 - "$work/doctor.json" "$idx" \
@@ -140,7 +147,10 @@ c = json.load(open(sys.argv[1]))["checks"][int(sys.argv[2])]
 # Wrapping breaks at spaces and splits a word longer than the row: the
 # text is all there once blanks are set aside.
 want = "".join(c["detail"].split())
-sys.exit(0 if want in "".join(sys.argv[3].split()) else 1)
+ok = want in "".join(sys.argv[3].split())
+if not ok:
+    print("# want:", c["detail"], "\n# shown:", sys.argv[3], file=sys.stderr)
+sys.exit(0 if ok else 1)
 EOF
 T send-keys -t dash Escape q
 wait_for dash 10 'PLUGIN +ENABLED' >/dev/null
@@ -213,7 +223,7 @@ T send-keys -t dash y
 check "a second y while one waits is refused, naming what waits" \
   wait_for dash 10 'busy: rolling back waits already'
 rm -f "$work/hold"
-check "y rolls back once the check ends" wait_for dash 20 'rolled back: the previous runtime is active again'
+check "y rolls back once the check ends" wait_for dash 20 'rolled back to CPython 3\.11\.2'
 check "current points where previous did" [ "$(readlink "$current")" = "$prev" ]
 # The dashboard reads the state again after the rollback; one job at a
 # time, so B waits for that.

@@ -36,6 +36,7 @@ MIRROR = os.environ["MIRROR"]
 MPORT = os.environ["PORT"]
 SHORT = os.environ["SHORT"]
 
+LONG_FLOATS = []
 SPEC = yaml.safe_load(open(os.path.join(SRC, "docs", "api.yaml")))
 passed = failed = 0
 
@@ -145,6 +146,10 @@ class Api:
         obj = None
         ctype = hdrs.get("content-type", "")
         if data and ctype == "application/json":
+            # A number rounded to the millisecond is printed as such, not
+            # with jansson's 17 digits (0.47199999999999998).
+            if re.search(rb"[0-9]\.[0-9]{11,}", data):
+                LONG_FLOATS.append(f"{method} {path}")
             obj = json.loads(data)
             validate(path, method, r.status, ctype, obj)
         return r.status, hdrs, obj
@@ -496,8 +501,20 @@ def scenario_unix_full_flow():
     check("a body over 16 KiB: 413 with the JSON error", code == 413 and e["error"]["code"] == "too_large", (code, e))
     code, _, e = api.request("GET", "/api/nothing")
     check("unknown path: 404 JSON error", code == 404 and e["error"]["code"] == "not_found", e)
-    code, _, e = api.request("PUT", "/api/runtime/python")
+    code, h, e = api.request("PUT", "/api/runtime/python")
     check("wrong method: 405 JSON error", code == 405, e)
+    check("405 names the methods the path takes (Allow)", h.get("allow") == "GET, HEAD", h)
+    code, h, e = api.request("GET", "/api/runtime/python/install")
+    check("GET on a POST path: 405, Allow: POST", code == 405 and h.get("allow") == "POST", (code, h))
+    code, h, e = api.request("POST", "/api/jobs/" + "0" * 32)
+    check("POST on a job: 405, Allow: GET, DELETE", code == 405 and h.get("allow") == "GET, DELETE", (code, h))
+    ops = [(p, m, o) for p, v in SPEC["paths"].items() for m, o in v.items() if m != "parameters"]
+    ids = [o.get("operationId") for _, _, o in ops]
+    check("every operation in docs/api.yaml has a unique operationId",
+          all(ids) and len(set(ids)) == len(ids), ids)
+    check("every GET documents its 4xx answers (400, 401, 403, 421)",
+          all({"400", "401", "403", "421"} <= set(o["responses"]) for _, m, o in ops if m == "get"),
+          [(p, sorted(o["responses"])) for p, m, o in ops if m == "get"])
     code, _, e = api.request("GET", "/api/jobs/" + "0" * 32)
     check("unknown job: 404", code == 404, e)
     code, _, e = api.request("GET", "/api/plugins")
@@ -775,7 +792,7 @@ def scenario_reach():
     code, _, e = api.request("GET", "/api/runtime/python?deep=0")
     check("GET status?deep=0: 200", code == 200, code)
     code, _, e = api.request("POST", "/api/plugins/nosuchplugin/install", body={})
-    check("POST plugins/<unknown>/install: 400 naming it, no job", code == 400
+    check("POST plugins/<unknown>/install: 404 naming it, no job", code == 404
           and e["error"]["code"] == "unknown_plugin" and "nosuchplugin" in e["error"]["message"], (code, e))
     bad = os.path.join(box, "plugins", "broken")
     os.makedirs(bad, exist_ok=True)
@@ -1012,5 +1029,6 @@ if __name__ == "__main__":
         scenario_slow_clients()
     check("no response ever carried a CORS header", not cors_seen, cors_seen[:3])
     check(f"responses validated against docs/api.yaml ({validated})", validated > 20)
+    check("no response prints a float with more than 10 digits", not LONG_FLOATS, LONG_FLOATS)
     print(f"# {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

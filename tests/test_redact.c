@@ -71,6 +71,22 @@ Test(redact, key_value_secrets)
 	redacts("secret: s3cr3t", "secret: ***");
 }
 
+/* A file whose name reads like a key is a path, not "key: value": the
+ * refusal of --box-root /etc/passwd must say what it refused. */
+Test(redact, path_named_like_a_key)
+{
+	redacts("refusing --box-root /etc/passwd: it is not a directory",
+		"refusing --box-root /etc/passwd: it is not a directory");
+	redacts("cannot read /run/secrets/api_token: Permission denied",
+		"cannot read /run/secrets/api_token: Permission denied");
+	/* Real pairs stay hidden, with or without a dotted prefix. */
+	redacts("db.password: hunter2", "db.password: ***");
+	redacts("x password: hunter2", "x password: ***");
+	redacts("/etc/passwd password: hunter2",
+		"/etc/passwd password: ***");
+	redacts("--password=/etc/passwd: x", "--password=*** x");
+}
+
 Test(redact, signatures_and_short_names)
 {
 	redacts("sig=abcdef", "sig=***");

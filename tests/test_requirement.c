@@ -143,3 +143,17 @@ Test(requirement, deep_markers_are_refused_not_recursed)
 	req[n] = '\0';
 	refuses(req, "not a PEP 508 requirement");
 }
+
+/* The one normal form of a project name (dists, mirror, wheel lock). */
+Test(requirement, name_normal_form)
+{
+	char out[64];
+	cr_assert_eq(pyrt_name_normalize("Python.Docx", 11, '-', out), 0);
+	cr_assert_str_eq(out, "python-docx");
+	cr_assert_eq(pyrt_name_normalize("zope__.interface", 16, '_', out), 0);
+	cr_assert_str_eq(out, "zope_interface");
+	cr_assert_eq(pyrt_name_normalize("PyYAML>=6", 6, '-', out), 0);
+	cr_assert_str_eq(out, "pyyaml", "only the n bytes given");
+	cr_assert_eq(pyrt_name_normalize("caf\xc3\xa9", 5, '-', out), -1,
+		     "a byte above 0x7f is said");
+}

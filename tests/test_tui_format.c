@@ -15,7 +15,7 @@
 static const char *size(uint64_t n)
 {
 	static char buf[BUF];
-	cli_human_bytes(n, buf, sizeof buf);
+	app_human_bytes(n, buf, sizeof buf);
 	return buf;
 }
 

@@ -25,9 +25,11 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "clock.h"
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "install_run.h"
 #include "text.h"
 #include "watch.h"
 
@@ -52,14 +54,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int tui_wanted(const cli_opts *opts)
+int tui_wanted(const app_request *opts)
 {
 	const char *term = getenv("TERM");
 	return !opts->json && term && *term && strcmp(term, "dumb") != 0 &&
@@ -110,7 +105,7 @@ const char *tui_app_spinner(const tui_app *a)
 static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 {
 	const pyrt_pins *p = a->pins;
-	const char *impl = cli_impl_name(p);
+	const char *impl = app_impl_name(p);
 	if (kind == TUI_JOB_INSTALL) {
 		snprintf(a->run_title, sizeof a->run_title,
 			 "Installing %s %s (build %s)", impl,
@@ -145,7 +140,7 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	j->platform_key = a->platform.key;
 	j->model = a->model;
 	j->iopts = a->iopts;
-	j->already_current = a->plan.already_current;
+	j->plan = a->plan;
 	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
 	j->bundle_doctor = a->doctor;
 	snprintf(j->bundle_path, sizeof j->bundle_path, "%s",
@@ -276,26 +271,16 @@ static void take_state(tui_app *a, tui_job *j)
 static int make_plan(tui_app *a, char *msg, size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
-	const cli_opts *o = a->opts;
-	a->iopts = init;
-	a->iopts.box_root = o->box_root;
-	a->iopts.pins = a->pins;
-	a->iopts.platform_key = a->platform.key;
-	a->iopts.mirror = o->mirror;
-	a->iopts.cacert = cli_cacert(o);
-	a->iopts.from_file = o->from_file;
-	a->iopts.no_wait = o->no_wait;
-	a->iopts.force = o->force || a->force_reinstall ||
+	/* The command line's request, plus the dashboard's reinstall and the
+	 * repair a broken runtime needs. */
+	app_request req = *a->opts;
+	req.cacert = app_cacert(a->opts);
+	req.force = req.force || a->force_reinstall ||
 		(a->status && a->status->state == PYRT_STATE_BROKEN);
-	if (!pyrt_pins_find(a->pins, a->platform.key)) {
-		snprintf(msg, msglen, "no pinned runtime for this platform (%s)",
-			 a->platform.key);
-		return PYRT_E_UNSUPPORTED;
-	}
-	int rc = pyrt_install_plan_make(&a->iopts, &a->plan, &err);
+	int rc = app_install_prepare(&req, a->pins, a->platform.key, &a->iopts,
+				     &a->plan, &err);
 	if (rc < 0)
-		snprintf(msg, msglen, "%s", err.msg[0] ? err.msg : pyrt_strerror(rc));
+		snprintf(msg, msglen, "%s", err.msg);
 	return rc < 0 ? rc : 0;
 }
 
@@ -306,7 +291,7 @@ void tui_app_wizard(tui_app *a)
 	if (rc && a->wizard_mode) {
 		/* `pyrt install` refuses before starting, as headless does. */
 		snprintf(a->farewell, sizeof a->farewell, "pyrt: %s", msg);
-		a->exit_status = cli_exit_code(rc);
+		a->exit_status = app_exit_code(rc);
 		a->quit = 1;
 		return;
 	}
@@ -415,11 +400,11 @@ static void stop_job(tui_app *a)
 			a->result = a->job.result;
 			a->have_outcome = 1;
 			if (k == TUI_JOB_INSTALL && a->wizard_mode)
-				a->exit_status = cli_exit_code(a->result.code);
+				a->exit_status = app_exit_code(a->result.code);
 		}
 	}
 	if (a->signalled)
-		a->exit_status = cli_exit_code(PYRT_E_CANCELLED);
+		a->exit_status = app_exit_code(PYRT_E_CANCELLED);
 }
 
 /* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
@@ -438,8 +423,12 @@ static void theme_dirs(tui_app *a)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(a->theme_dir_buf[1], sizeof a->theme_dir_buf[1],
-				 "%s/" PYRT_THEME_INSTALL_REL, exe);
+			int w = snprintf(a->theme_dir_buf[1],
+					 sizeof a->theme_dir_buf[1],
+					 "%s/" PYRT_THEME_INSTALL_REL, exe);
+			/* a cut path would name another folder: none */
+			if (w < 0 || (size_t)w >= sizeof a->theme_dir_buf[1])
+				a->theme_dir_buf[1][0] = '\0';
 		}
 	}
 	snprintf(a->theme_dir_buf[2], sizeof a->theme_dir_buf[2], "%s",
@@ -576,7 +565,7 @@ static void draw_notice(tui_app *a)
 /* One frame: the whole screen when full, else only what changed. */
 static void frame(tui_app *a)
 {
-	a->spin = (int)(now_s() / TUI_FRAME_S);
+	a->spin = (int)(pyrt_now() / TUI_FRAME_S);
 	a->too_small = too_small_now();
 	if (a->too_small) {
 		if (a->full)
@@ -714,7 +703,7 @@ static void loop(tui_app *a, int sig_rd)
 	double next_frame = 0;
 	a->full = 1;
 	while (!a->quit) {
-		double now = now_s();
+		double now = pyrt_now();
 		int want = a->full || a->dirty || tui_app_animating(a);
 		int timeout = -1;
 		if (want)
@@ -749,14 +738,14 @@ static void loop(tui_app *a, int sig_rd)
 			finish_job(a);
 			finished = 1;
 		}
-		watch_tick(a, now_s());
+		watch_tick(a, pyrt_now());
 		/* After EINTR too: a SIGWINCH surfaces as KEY_RESIZE here. */
 		int ch, keyed = 0;
 		while (!a->quit && (ch = getch()) != ERR) {
 			on_key(a, ch);
 			keyed = 1;
 		}
-		now = now_s();
+		now = pyrt_now();
 		/* A key is answered at once (keys come at human rate, so this
 		 * cannot flood a slow link), and so is a job's end (one per
 		 * job): the dashboard's first full frame follows the first
@@ -846,21 +835,21 @@ static void say_outcome(const tui_app *a)
 static int prepare(tui_app *a, tui_start start)
 {
 	char msg[PYRT_ERROR_MSG_MAX + 512];
-	int rc = cli_load_pins(a->opts, &a->pins, msg, sizeof msg);
+	int rc = app_load_pins(a->opts, &a->pins, msg, sizeof msg);
 	if (rc == 0)
-		rc = cli_detect_platform(&a->platform, msg, sizeof msg);
+		rc = app_detect_platform(&a->platform, msg, sizeof msg);
 	if (rc == 0 && start == TUI_START_INSTALL &&
 	    !pyrt_pins_find(a->pins, a->platform.key)) {
 		char keys[1024];
-		cli_supported_keys(a->pins, keys, sizeof keys);
+		app_supported_keys(a->pins, keys, sizeof keys);
 		snprintf(msg, sizeof msg,
 			 "unsupported platform %s: no pinned runtime for it (supported: %s)",
 			 a->platform.key, keys);
 		rc = PYRT_E_UNSUPPORTED;
 	}
 	if (rc < 0) {
-		cli_errorf("%s", msg);
-		return cli_exit_code(rc);
+		app_errorf("%s", msg);
+		return app_exit_code(rc);
 	}
 	return 0;
 }
@@ -907,7 +896,7 @@ static void run_screen(tui_app *a, tui_start start, int sig_rd)
 
 /* Set up (pins, locale, model, signals, curses), run, and put the
  * terminal back before the outcome is printed. */
-int tui_main(const cli_opts *opts, tui_start start)
+int tui_main(const app_request *opts, tui_start start)
 {
 	tui_app *a = calloc(1, sizeof *a);
 	int sp[2] = { -1, -1 };

@@ -49,10 +49,10 @@ typedef enum tui_ask {
 	TUI_ASK_BUNDLE      /* write a support bundle */
 } tui_ask;
 
-#define TUI_DIALOG_TEXT 8192
+#define TUI_DIALOG_TEXT 16384 /* two paths, a pip source and a list, whole */
 
 typedef struct tui_app {
-	const cli_opts *opts;
+	const app_request *opts;
 	int wizard_mode;          /* `pyrt install`: leave after the wizard */
 	pyrt_pins *pins;
 	pyrt_platform platform;
@@ -131,7 +131,7 @@ typedef struct tui_app {
 
 	tui_logview *log;
 	int exit_status;
-	char farewell[512];       /* printed after the screen is gone */
+	char farewell[PYRT_ERROR_MSG_MAX + 16]; /* printed after the screen is gone */
 	int signalled;            /* SIGTERM or SIGHUP: leave, exit 130 */
 	int quit;
 } tui_app;

@@ -17,7 +17,7 @@ void tui_format_rate(double bytes_per_s, char *buf, size_t len)
 	char size[32];
 	if (!(bytes_per_s > 0) || isinf(bytes_per_s))
 		bytes_per_s = 0;
-	cli_human_bytes((uint64_t)bytes_per_s, size, sizeof size);
+	app_human_bytes((uint64_t)bytes_per_s, size, sizeof size);
 	snprintf(buf, len, "%s/s", size);
 }
 

@@ -2,7 +2,7 @@
  * Pure text helpers for the screens: rates, durations and ETAs,
  * column-aware truncation, progress-bar cells and the column layout of
  * tables.  No curses and no locale here, so the unit tests check them
- * directly.  Sizes are cli_human_bytes (app/common.h) and text from
+ * directly.  Sizes are app_human_bytes (app/common.h) and text from
  * outside is cleaned by pyrt_sanitize (app/text.h), as in the CLI.
  *
  * Widths are display columns (app_text_char_width: wcwidth in a UTF-8

@@ -39,7 +39,7 @@ typedef struct tui_result {
 	int code;                       /* pyrt_code, 0 on success */
 	char error[PYRT_ERROR_MSG_MAX]; /* one line, "" on success */
 	char unchanged[256];            /* what a failure left as it was */
-	char summary[1536];             /* the success sentence */
+	char summary[4096 + 256];       /* the success sentence (a path in it whole) */
 	char log_path[4096];            /* the run's install log, "" if none */
 	char pip_log[4096];             /* pip's full output, "" if none */
 	char baseline_state[16];        /* "complete", "partial", "none", "" */
@@ -53,12 +53,12 @@ typedef struct tui_result {
 typedef struct tui_job {
 	tui_job_kind kind;
 	/* inputs, set before tui_job_start */
-	const cli_opts *opts;
+	const app_request *opts;
 	const pyrt_pins *pins;
 	const char *platform_key;
 	tui_model *model;
 	pyrt_install_opts iopts;   /* install */
-	int already_current;       /* install: the plan said so */
+	pyrt_install_plan plan;    /* install: what the consent showed */
 	char plugin[256];          /* plugin */
 	const pyrt_doctor *bundle_doctor;  /* bundle: doctor's answer */
 	char bundle_path[4096];    /* bundle: where to write it */

@@ -10,7 +10,7 @@
 #define TUI_LAZY_CURSES_SELF 1
 #include "provide_curses.h"
 
-#include "lazylib_impl.h"
+#include "lazy_loader.h"
 
 #define CURSES_SYMS(X) \
 	X(clearok) X(curs_set) X(curses_version) X(delscreen) X(doupdate) \
@@ -25,13 +25,13 @@ LAZY_LIB_DEFINE(curses_lib, CURSES_SYMS, "libncursesw.so.6", "PYRT_TEST_LIBNCURS
 
 int tui_lazy_curses(pyrt_error *err)
 {
-	return lazy_lib_load(&curses_lib) ? 0
-					  : lazy_lib_error(&curses_lib, err);
+	return pyrt_lazy_lib_load(&curses_lib) ? 0
+					  : pyrt_lazy_lib_error(&curses_lib, err);
 }
 
-#define F(name) (lazy_lib_need(&curses_lib), LAZY_FN(curses_lib_table, name))
+#define F(name) (pyrt_lazy_lib_need(&curses_lib), LAZY_FN(curses_lib_table, name))
 #define V(type, name) \
-	(lazy_lib_need(&curses_lib), (type *)curses_lib_table[LAZY_I_##name])
+	(pyrt_lazy_lib_need(&curses_lib), (type *)curses_lib_table[LAZY_I_##name])
 
 int *tui_curses_COLS(void) { return V(int, COLS); }
 int *tui_curses_LINES(void) { return V(int, LINES); }

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define RING_LINES 2000
 
 struct tui_model {
@@ -30,19 +32,14 @@ struct tui_model {
 	int active;                   /* the step log lines belong to */
 	pyrt_progress progress;
 	int have_progress;
+	pyrt_progress xprogress;
+	int have_xprogress;
 	int done;
 	unsigned dirty;
 	tui_line *ring;
 	unsigned long seq;            /* lines ever appended */
 	unsigned long job_seq;        /* seq when the job began */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Wake the UI unless it is already awake; a full pipe is as good as a
  * written byte. */
@@ -105,6 +102,8 @@ void tui_model_begin(tui_model *m)
 	memset(m->depth, 0, sizeof m->depth);
 	memset(&m->progress, 0, sizeof m->progress);
 	m->have_progress = 0;
+	memset(&m->xprogress, 0, sizeof m->xprogress);
+	m->have_xprogress = 0;
 	m->active = PYRT_STEP__COUNT;
 	m->done = 0;
 	m->job_seq = m->seq;
@@ -147,7 +146,7 @@ static void record_step(tui_model *m, pyrt_step step, pyrt_step_state st,
 	case PYRT_STEP_BEGIN:
 		if ((*depth)++ == 0) {
 			s->mark = TUI_MARK_RUNNING;
-			s->started = now_s();
+			s->started = pyrt_now();
 			s->ended = 0;
 			s->detail[0] = '\0';
 			set_detail(s, detail);
@@ -160,15 +159,15 @@ static void record_step(tui_model *m, pyrt_step step, pyrt_step_state st,
 			break;
 		s->mark = st == PYRT_STEP_END ? TUI_MARK_DONE : TUI_MARK_FAILED;
 		if (!s->started)
-			s->started = now_s();
-		s->ended = now_s();
+			s->started = pyrt_now();
+		s->ended = pyrt_now();
 		set_detail(s, detail);
 		if (m->active == (int)step)
 			m->active = PYRT_STEP__COUNT;
 		break;
 	case PYRT_STEP_SKIP:
 		s->mark = TUI_MARK_SKIPPED;
-		s->started = s->ended = now_s();
+		s->started = s->ended = pyrt_now();
 		set_detail(s, detail);
 		break;
 	}
@@ -189,16 +188,22 @@ static int on_step(pyrt_step step, pyrt_step_state st, const char *detail,
 	return 0;
 }
 
-/* Only the download's bytes are shown as a bar; other steps' counters
- * would make it jump between meanings. */
+/* The download's and the extraction's bytes, each kept apart: the bar
+ * shows the step that runs, never one step's counters under another's
+ * name. */
 static int on_progress(pyrt_step step, const pyrt_progress *p, void *payload)
 {
 	tui_model *m = payload;
-	if (step != PYRT_STEP_DOWNLOAD)
+	if (step != PYRT_STEP_DOWNLOAD && step != PYRT_STEP_EXTRACT)
 		return 0;
 	pthread_mutex_lock(&m->mu);
-	m->progress = *p;
-	m->have_progress = 1;
+	if (step == PYRT_STEP_EXTRACT) {
+		m->xprogress = *p;
+		m->have_xprogress = 1;
+	} else {
+		m->progress = *p;
+		m->have_progress = 1;
+	}
 	m->dirty |= TUI_DIRTY_PROGRESS;
 	pthread_mutex_unlock(&m->mu);
 	poke(m);
@@ -241,7 +246,7 @@ static void front_destroy(void *state)
 	(void)state;
 }
 
-static const cli_front_ops model_front_ops = {
+static const app_front_ops model_front_ops = {
 	.on_step = on_step,
 	.on_progress = on_progress,
 	.on_log = on_log,
@@ -249,9 +254,9 @@ static const cli_front_ops model_front_ops = {
 	.destroy = front_destroy,
 };
 
-cli_front *tui_model_front(tui_model *m)
+app_front *tui_model_front(tui_model *m)
 {
-	return cli_front_wrap(&model_front_ops, m);
+	return app_front_wrap(&model_front_ops, m);
 }
 
 unsigned tui_model_take(tui_model *m, tui_view *v)
@@ -260,6 +265,8 @@ unsigned tui_model_take(tui_model *m, tui_view *v)
 	memcpy(v->steps, m->steps, sizeof v->steps);
 	v->progress = m->progress;
 	v->have_progress = m->have_progress;
+	v->xprogress = m->xprogress;
+	v->have_xprogress = m->have_xprogress;
 	v->done = m->done;
 	v->cancelling = atomic_load(&m->cancel) != 0;
 	v->lines = m->seq - m->job_seq;

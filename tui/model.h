@@ -51,6 +51,8 @@ typedef struct tui_view {
 	tui_step_view steps[PYRT_STEP__COUNT];
 	pyrt_progress progress;   /* of the download */
 	int have_progress;
+	pyrt_progress xprogress;  /* of the extraction (archive bytes read) */
+	int have_xprogress;
 	int done;                 /* the job's thread has finished */
 	int cancelling;
 	unsigned long lines;      /* log lines since the job began */
@@ -82,9 +84,9 @@ void tui_model_cancel(tui_model *m);
 /* The events struct the worker passes to core. */
 pyrt_events tui_model_events(tui_model *m);
 
-/* The same callbacks as a cli_front (so cli_front_with_log can tee an
- * install into its log); free with cli_front_free, the model stays. */
-cli_front *tui_model_front(tui_model *m);
+/* The same callbacks as a app_front (so app_front_with_log can tee an
+ * install into its log); free with app_front_free, the model stays. */
+app_front *tui_model_front(tui_model *m);
 
 /* Copy the shared state into v; returns the TUI_DIRTY_* bits since the
  * last call and clears them. */

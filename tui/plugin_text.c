@@ -1,6 +1,6 @@
 /*
  * Plugin rows as text.  The words match `pyrt plugins` (verdict names; the
- * DEPS cell "2/4 ok" is cli_plugin_deps itself), so what support staff
+ * DEPS cell "2/4 ok" is app_plugin_deps itself), so what support staff
  * read on the dashboard and in a pasted terminal log is the same.
  */
 #include "plugin_text.h"
@@ -15,14 +15,14 @@ void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			size_t len)
 {
 	buf[0] = '\0';
-	if (!cli_plugin_checked(pl, runtime_ready))
+	if (!app_plugin_checked(pl, runtime_ready))
 		return;
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
 		if (!q->installed)
-			cli_cat(buf, len, "%s%s", buf[0] ? ", " : "", q->name);
+			app_cat(buf, len, "%s%s", buf[0] ? ", " : "", q->name);
 		else if (q->conflict)
-			cli_cat(buf, len, "%s%s %s (needs %s)", buf[0] ? ", " : "",
+			app_cat(buf, len, "%s%s %s (needs %s)", buf[0] ? ", " : "",
 			    q->name, q->installed, q->spec);
 	}
 }
@@ -32,7 +32,7 @@ static void all_specs(const pyrt_plugin *pl, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < pl->require_count; i++)
-		cli_cat(buf, len, "%s%s", i ? ", " : "", pl->requires[i].spec);
+		app_cat(buf, len, "%s%s", i ? ", " : "", pl->requires[i].spec);
 }
 
 void tui_plugin_explain(const pyrt_plugin *pl, int runtime_ready, char *buf,
@@ -42,30 +42,30 @@ void tui_plugin_explain(const pyrt_plugin *pl, int runtime_ready, char *buf,
 	buf[0] = '\0';
 	switch (pl->verdict) {
 	case PYRT_VERDICT_READY:
-		cli_cat(buf, len, "%s: ready", pl->name);
+		app_cat(buf, len, "%s: ready", pl->name);
 		if (pl->require_count) {
 			all_specs(pl, list, sizeof list);
-			cli_cat(buf, len, "; requires %s, all installed", list);
+			app_cat(buf, len, "; requires %s, all installed", list);
 		}
 		break;
 	case PYRT_VERDICT_MISSING_DEPS:
 		tui_plugin_missing(pl, runtime_ready, list, sizeof list);
-		cli_cat(buf, len, "%s: missing %s", pl->name, list[0] ? list : "requirements");
+		app_cat(buf, len, "%s: missing %s", pl->name, list[0] ? list : "requirements");
 		break;
 	case PYRT_VERDICT_NEEDS_RUNTIME:
-		cli_cat(buf, len, "%s: needs the managed runtime, which is not ready", pl->name);
+		app_cat(buf, len, "%s: needs the managed runtime, which is not ready", pl->name);
 		break;
 	case PYRT_VERDICT_DISABLED:
-		cli_cat(buf, len, "%s: disabled in its plugin.yaml", pl->name);
+		app_cat(buf, len, "%s: disabled in its plugin.yaml", pl->name);
 		break;
 	case PYRT_VERDICT_NO_RUNTIME_NEEDED:
-		cli_cat(buf, len, "%s: runs in the host process; needs no runtime", pl->name);
+		app_cat(buf, len, "%s: runs in the host process; needs no runtime", pl->name);
 		break;
 	case PYRT_VERDICT_INVALID:
-		cli_cat(buf, len, "%s: invalid plugin.yaml: %s", pl->name,
+		app_cat(buf, len, "%s: invalid plugin.yaml: %s", pl->name,
 		    pl->error ? pl->error : "unreadable");
 		break;
 	}
 	if (pl->fix)
-		cli_cat(buf, len, "; fix: %s", pl->fix);
+		app_cat(buf, len, "; fix: %s", pl->fix);
 }

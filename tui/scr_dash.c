@@ -212,7 +212,7 @@ static void matrix_columns(tui_app *a, int total, int *widths)
 		int len = (int)tui_format_columns(pl->name);
 		cols[0].want = len > cols[0].want ? (len > 24 ? 24 : len)
 						  : cols[0].want;
-		cli_plugin_deps(pl, ready, deps, sizeof deps);
+		app_plugin_deps(pl, ready, deps, sizeof deps);
 		len = (int)strlen(deps);
 		cols[3].want = len > cols[3].want ? len : cols[3].want;
 	}
@@ -261,7 +261,7 @@ static void draw_row(tui_app *a, int y, int x, const int *widths, size_t i,
 	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, i);
 	int invalid = pl->verdict == PYRT_VERDICT_INVALID;
 	char deps[64];
-	cli_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
+	app_plugin_deps(pl, pyrt_plugins_runtime_ready(a->plugins), deps,
 			sizeof deps);
 	const char *cells[NCOLS] = {
 		pl->name, invalid ? "-" : pl->enabled ? "yes" : "no",
@@ -364,38 +364,44 @@ void tui_dash_draw(tui_app *a)
 	tui_draw_footer(&a->paint, dash_keys);
 }
 
-/* `?`: every dashboard key, including those the footer has no room for. */
+/* `?`: every dashboard key, including those the footer has no room for.
+ * Each description fits the 41 columns a 60-column terminal leaves; when
+ * the rows are short (60x16) the closing hint moves into the title so
+ * that no key is cut off. */
 void tui_help_draw(tui_app *a)
 {
 	static const char *const lines[][2] = {
 		{ "Up/Down j/k", "move between plugins" },
 		{ "Enter", "the selected plugin's whole text and fix" },
-		{ "i", "install the selected plugin's missing requirements" },
+		{ "i", "install the plugin's missing requirements" },
 		{ "b", "rerun the doc-library baseline" },
 		{ "I", "install, repair or reinstall the runtime" },
 		{ "s", "smoke test: write and check a real .docx" },
 		{ "d", "doctor: every check with its fix" },
-		{ "B", "support bundle (doctor, logs, marker) to a file" },
+		{ "B", "support bundle: doctor, logs, marker" },
 		{ "R", "roll back to the previous runtime" },
 		{ "U", "uninstall the managed runtime" },
-		{ "l", "log viewer (/ search, w wrap, Tab next log)" },
-		{ "r", "read the runtime's state again (it is watched)" },
+		{ "l", "logs (/ search, w wrap, Tab next log)" },
+		{ "r", "read the state again (it is watched)" },
 		{ "t", "next colour theme" },
 		{ "q", "quit" },
 	};
-	size_t n = sizeof lines / sizeof lines[0];
+	int n = (int)(sizeof lines / sizeof lines[0]);
 	int y, x, w = COLS - 2 < 72 ? COLS - 2 : 72;
-	int h = (int)n + 4 < LINES ? (int)n + 4 : LINES;
-	int shown = h - 4 < (int)n ? h - 4 : (int)n;
-	tui_draw_dialog(&a->paint, h, w, "Keys", &y, &x);
+	int roomy = n + 4 <= LINES;
+	int h = roomy ? n + 4 : n + 2 < LINES ? n + 2 : LINES;
+	int shown = h - (roomy ? 4 : 2);
+	tui_draw_dialog(&a->paint, h, w, roomy ? "Keys" : "Keys (any key closes)",
+			&y, &x);
 	for (int i = 0; i < shown; i++) {
 		tui_draw_text(&a->paint, y + 1 + i, x + 2, 12,
 			      TUI_ROLE_ACCENT, lines[i][0]);
 		tui_draw_text(&a->paint, y + 1 + i, x + 15, w - 17,
 			      TUI_ROLE_TEXT, lines[i][1]);
 	}
-	tui_draw_text(&a->paint, y + shown + 2, x + 2, w - 4, TUI_ROLE_DIM,
-		      "any key closes this help");
+	if (roomy)
+		tui_draw_text(&a->paint, y + shown + 2, x + 2, w - 4,
+			      TUI_ROLE_DIM, "any key closes this help");
 }
 
 /* Where pip will get packages from, in the words of the consent. */
@@ -430,7 +436,7 @@ static void ask_baseline(tui_app *a)
 	char list[1024] = "", src[4200], text[TUI_DIALOG_TEXT];
 	size_t n = pyrt_pins_baseline_count(a->pins);
 	for (size_t i = 0; i < n; i++)
-		cli_cat(list, sizeof list, "%s%s", i ? ", " : "",
+		app_cat(list, sizeof list, "%s%s", i ? ", " : "",
 		    pyrt_pins_baseline_at(a->pins, i));
 	pip_source(a, src, sizeof src);
 	snprintf(text, sizeof text,
@@ -490,23 +496,23 @@ static void plugin_details(tui_app *a)
 	const pyrt_plugin *pl = pyrt_plugins_at(a->plugins, (size_t)a->sel);
 	int ready = pyrt_plugins_runtime_ready(a->plugins);
 	char deps[64];
-	cli_plugin_deps(pl, ready, deps, sizeof deps);
+	app_plugin_deps(pl, ready, deps, sizeof deps);
 	snprintf(text, sizeof text, "verdict: %s (deps: %s)\n",
 		 pyrt_verdict_name(pl->verdict), deps);
 	for (size_t i = 0; i < pl->require_count; i++) {
 		const pyrt_requirement *q = &pl->requires[i];
-		cli_cat(text, sizeof text, "requires %s: %s%s%s\n", q->spec,
+		app_cat(text, sizeof text, "requires %s: %s%s%s\n", q->spec,
 		    q->installed ? "installed " : "not installed",
 		    q->installed ? q->installed : "",
 		    q->conflict ? " (outside the specifier)" : "");
 	}
 	if (pl->error)
-		cli_cat(text, sizeof text, "error: %s\n", pl->error);
-	cli_cat(text, sizeof text, "fix: %s", pl->fix ? pl->fix : "none needed");
+		app_cat(text, sizeof text, "error: %s\n", pl->error);
+	app_cat(text, sizeof text, "fix: %s", pl->fix ? pl->fix : "none needed");
 	if (pl->verdict == PYRT_VERDICT_MISSING_DEPS && ready)
-		cli_cat(text, sizeof text, " (i here does it)");
+		app_cat(text, sizeof text, " (i here does it)");
 	else if (pl->verdict == PYRT_VERDICT_NEEDS_RUNTIME)
-		cli_cat(text, sizeof text, " (I here installs the runtime)");
+		app_cat(text, sizeof text, " (I here installs the runtime)");
 	snprintf(title, sizeof title, "Plugin %s", pl->name);
 	tui_dialog_open(a, TUI_ASK_NONE, title, text);
 }

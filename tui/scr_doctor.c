@@ -49,6 +49,27 @@ static const char *check_mark(const tui_app *a, pyrt_check_verdict v,
 	return g->skip;
 }
 
+/* Failures first, then warnings, then the rest in doctor's order: at
+ * 60x16 the one failure must be on screen, not below the fold while the
+ * tally says "1 failed". */
+static int verdict_rank(pyrt_check_verdict v)
+{
+	return v == PYRT_CHECK_FAIL ? 0 : v == PYRT_CHECK_WARN ? 1 : 2;
+}
+
+/* The check shown at position k. */
+static const pyrt_check *shown_at(const pyrt_doctor *d, size_t k)
+{
+	size_t n = pyrt_doctor_count(d);
+	for (int rank = 0; rank < 3; rank++)
+		for (size_t i = 0; i < n; i++) {
+			const pyrt_check *c = pyrt_doctor_at(d, i);
+			if (verdict_rank(c->verdict) == rank && k-- == 0)
+				return c;
+		}
+	return pyrt_doctor_at(d, n - 1);
+}
+
 /* Display rows: one per check, one more for each fix. */
 static int doctor_rows(const pyrt_doctor *d)
 {
@@ -75,12 +96,15 @@ static void draw_checks(tui_app *a)
 		tw = w > tw ? w : tw;
 	}
 	tw = tw > 28 ? 28 : tw;
+	int below = 0;
 	for (size_t i = 0; i < pyrt_doctor_count(d); i++) {
-		const pyrt_check *c = pyrt_doctor_at(d, i);
+		const pyrt_check *c = shown_at(d, i);
 		tui_role role;
 		const char *mark = check_mark(a, c->verdict, &role);
 		tally[c->verdict <= PYRT_CHECK_SKIP ? c->verdict : 0]++;
 		int y = y0 + row - a->doc_top;
+		if (y >= y0 + h)
+			below++;
 		int sel = (int)i == a->doc_sel;
 		if (y >= y0 && y < y0 + h) {
 			tui_draw_fill(&a->paint, y, 1, COLS - 2, sel
@@ -111,6 +135,15 @@ static void draw_checks(tui_app *a)
 		 tally[PYRT_CHECK_SKIP]);
 	tui_draw_text(&a->paint, LINES - 3, 2, COLS - 4,
 		      tally[PYRT_CHECK_FAIL] ? TUI_ROLE_ERROR : TUI_ROLE_OK, sum);
+	/* What the list does not show, on the row between it and the tally. */
+	char more[64] = "";
+	if (below)
+		snprintf(more, sizeof more, "%d more %s", below,
+			 a->paint.utf8 ? "↓" : "v");
+	tui_draw_fill(&a->paint, y0 + h, 1, COLS - 2, TUI_ROLE_TEXT);
+	if (more[0])
+		tui_draw_text(&a->paint, y0 + h, 4, COLS - 8, TUI_ROLE_ACCENT,
+			      more);
 }
 
 /* A spinner while doctor runs, then its checklist. */
@@ -137,7 +170,7 @@ static int check_row(const pyrt_doctor *d, size_t i)
 {
 	int row = 0;
 	for (size_t k = 0; k < i; k++)
-		row += pyrt_doctor_at(d, k)->fix ? 2 : 1;
+		row += shown_at(d, k)->fix ? 2 : 1;
 	return row;
 }
 
@@ -152,7 +185,7 @@ static void doctor_follow(tui_app *a)
 	if (!n)
 		return;
 	int row = check_row(a->doctor, (size_t)a->doc_sel);
-	int end = row + (pyrt_doctor_at(a->doctor, (size_t)a->doc_sel)->fix ? 2 : 1);
+	int end = row + (shown_at(a->doctor, (size_t)a->doc_sel)->fix ? 2 : 1);
 	if (row < a->doc_top)
 		a->doc_top = row;
 	if (end > a->doc_top + h)
@@ -168,7 +201,7 @@ static void doctor_follow(tui_app *a)
 static void check_details(tui_app *a)
 {
 	char text[TUI_DIALOG_TEXT], title[160];
-	const pyrt_check *c = pyrt_doctor_at(a->doctor, (size_t)a->doc_sel);
+	const pyrt_check *c = shown_at(a->doctor, (size_t)a->doc_sel);
 	snprintf(text, sizeof text, "verdict: %s\n%s%s%s",
 		 pyrt_check_verdict_name(c->verdict), c->detail,
 		 c->fix ? "\nfix: " : "", c->fix ? c->fix : "");
@@ -187,7 +220,10 @@ void tui_doctor_ask_bundle(tui_app *a)
 	const char *home = getenv("HOME");
 	const char *dir = getcwd(cwd, sizeof cwd) && access(cwd, W_OK) == 0
 		? cwd : home && *home ? home : "/tmp";
-	snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	int n = snprintf(a->ask_arg, sizeof a->ask_arg, "%s/%s", dir, name);
+	/* A cut path would write the bundle somewhere else: /tmp instead. */
+	if (n < 0 || (size_t)n >= sizeof a->ask_arg)
+		snprintf(a->ask_arg, sizeof a->ask_arg, "/tmp/%s", name);
 	snprintf(text, sizeof text,
 		 "Write a support bundle?\n\n"
 		 "file: %s (owner-only)\n"
@@ -257,7 +293,7 @@ void tui_smoke_draw(tui_app *a)
 			 a->smoke.paragraph);
 		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
 				      line);
-		cli_human_bytes(a->smoke.docx_bytes, size, sizeof size);
+		app_human_bytes(a->smoke.docx_bytes, size, sizeof size);
 		snprintf(line, sizeof line,
 			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
 			 size, a->smoke.seconds);

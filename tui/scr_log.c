@@ -31,7 +31,7 @@ struct tui_logview {
 	char input[128];
 	int typing;               /* the search prompt is open */
 	long match;               /* line of the current match, -1 */
-	char status[256];
+	char status[4096 + 64]; /* "cannot open PATH": the path whole */
 	char files[LOG_FILES_MAX][4096];  /* under the box, newest first */
 	size_t nfiles;
 	int at;                   /* -1: session, else files[at] */
@@ -312,7 +312,8 @@ void tui_log_draw(tui_app *a)
 	tui_logview *l = a->log;
 	char title[256], pos[96];
 	const char *base = strrchr(l->source, '/');
-	snprintf(title, sizeof title, "pyrt %s Log %s %s", a->paint.g->dot,
+	/* The title row shows the file's name; a longer one is cut there. */
+	snprintf(title, sizeof title, "pyrt %s Log %s %.200s", a->paint.g->dot,
 		 a->paint.g->dash, l->source[0] ? (base ? base + 1 : l->source)
 						: "this session");
 	tui_draw_titlebar(&a->paint, title, "pyrt " PYRT_VERSION);

@@ -13,9 +13,11 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "common.h"
 #include "exitcodes.h"
 #include "format.h"
+#include "install_run.h"
 
 #define LABEL_COL 4
 #define LABEL_W 19
@@ -35,13 +37,6 @@ static const pyrt_step install_steps[] = {
 	PYRT_STEP_DOWNLOAD, PYRT_STEP_VERIFY, PYRT_STEP_EXTRACT,
 	PYRT_STEP_CHECK, PYRT_STEP_ACTIVATE, PYRT_STEP_BASELINE,
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char *step_label(const tui_app *a, pyrt_step s)
 {
@@ -85,28 +80,6 @@ void tui_loading_draw(tui_app *a)
 }
 
 /* ---- consent ---------------------------------------------------------- */
-
-/* What the baseline step will do; pip may reach the package index, so
- * the person consenting is told where from (as `pyrt install` says). */
-static void baseline_line(const tui_app *a, char *buf, size_t len)
-{
-	const cli_opts *o = a->opts;
-	size_t n = pyrt_pins_baseline_count(a->pins);
-	char what[4200];
-	if (o->no_baseline) {
-		snprintf(buf, len, "skipped (--no-baseline)");
-		return;
-	}
-	if (o->requirements)
-		snprintf(what, sizeof what, "the requirements in %s",
-			 o->requirements);
-	else
-		snprintf(what, sizeof what, "%zu doc librar%s", n,
-			 n == 1 ? "y" : "ies");
-	snprintf(buf, len, "%s with the runtime's own pip, from %s%s", what,
-		 o->wheelhouse ? "the wheelhouse " : "the package index",
-		 o->wheelhouse ? o->wheelhouse : "");
-}
 
 /* One "Label  value" row inside the consent box. */
 static void field(tui_app *a, int y, int x, int w, const char *label,
@@ -176,14 +149,14 @@ void tui_consent_draw(tui_app *a)
 	int by = l.by;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
-	snprintf(buf, sizeof buf, "%s %s (build %s)%s", cli_impl_name(a->pins),
+	snprintf(buf, sizeof buf, "%s %s (build %s)%s", app_impl_name(a->pins),
 		 p->version, p->build,
 		 p->already_current ? " (reinstall)" : "");
 	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
 	if (l.platform)
 		field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
 	if (p->size)
-		cli_human_bytes(p->size, size, sizeof size);
+		app_human_bytes(p->size, size, sizeof size);
 	else
 		snprintf(size, sizeof size, "unknown (the pin does not say)");
 	field(a, y++, x, w, "Download", size, TUI_ROLE_TEXT, 0);
@@ -209,14 +182,14 @@ void tui_consent_draw(tui_app *a)
 	}
 	if (l.free_disk) {
 		if (p->free_bytes)
-			cli_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
+			app_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
 		else
 			snprintf(free_disk, sizeof free_disk, "unknown");
 		field(a, y++, x, w, "Free disk", free_disk,
 		      p->size && p->free_bytes && p->free_bytes < 3 * p->size
 			      ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
 	}
-	baseline_line(a, buf, sizeof buf);
+	app_install_baseline_fact(a->opts, a->pins, buf, sizeof buf);
 	field(a, y++, x, w, "Baseline", buf, TUI_ROLE_TEXT, 0);
 	y = by + rows + 2 + !l.compact;
 	tui_draw_text(&a->paint, y, 2, COLS - 4, TUI_ROLE_DIM,
@@ -234,7 +207,7 @@ static void consent_declined(tui_app *a)
 	if (a->wizard_mode) {
 		snprintf(a->farewell, sizeof a->farewell,
 			 "pyrt install: consent refused; nothing was changed");
-		a->exit_status = cli_exit_code(PYRT_E_CONSENT);
+		a->exit_status = app_exit_code(PYRT_E_CONSENT);
 		a->quit = 1;
 		return;
 	}
@@ -326,7 +299,7 @@ static void draw_status(tui_app *a, const progress_layout *l)
 			 a->paint.g->ellipsis);
 		role = TUI_ROLE_WARN;
 	} else if (v->steps[PYRT_STEP_LOCK].mark == TUI_MARK_RUNNING &&
-		   now_s() - v->steps[PYRT_STEP_LOCK].started > 0.5) {
+		   pyrt_now() - v->steps[PYRT_STEP_LOCK].started > 0.5) {
 		snprintf(line, sizeof line,
 			 "Waiting for the box lock (another pyrt is installing)%s",
 			 a->paint.g->ellipsis);
@@ -336,7 +309,8 @@ static void draw_status(tui_app *a, const progress_layout *l)
 			 tui_app_spinner(a), a->paint.g->ellipsis);
 		role = TUI_ROLE_ACCENT;
 	} else if (v->steps[PYRT_STEP_LOCK].mark == TUI_MARK_FAILED) {
-		snprintf(line, sizeof line, "Could not take the box lock: %s",
+		/* one screen row: what does not fit is cut by the row anyway */
+		snprintf(line, sizeof line, "Could not take the box lock: %.200s",
 			 v->steps[PYRT_STEP_LOCK].detail);
 		role = TUI_ROLE_ERROR;
 	}
@@ -371,7 +345,7 @@ static void draw_step(tui_app *a, int y, pyrt_step s)
 		      sv->mark == TUI_MARK_PENDING ? TUI_ROLE_DIM : TUI_ROLE_TEXT,
 		      step_label(a, s));
 	if (sv->mark == TUI_MARK_RUNNING)
-		tui_format_duration(now_s() - sv->started, dur, sizeof dur);
+		tui_format_duration(pyrt_now() - sv->started, dur, sizeof dur);
 	else if (sv->mark == TUI_MARK_DONE || sv->mark == TUI_MARK_FAILED)
 		tui_format_duration(sv->ended - sv->started, dur, sizeof dur);
 	if (sv->mark == TUI_MARK_SKIPPED)
@@ -394,9 +368,48 @@ static void draw_steps(tui_app *a, const progress_layout *l)
 		draw_step(a, l->steps_y + (int)i, steps[i]);
 }
 
+/* Once extraction has begun, the bar is its own: the archive's bytes read
+ * of its size, then what it took.  The download's 100 % stays on its row
+ * in the checklist. */
+static int draw_extract_bar(tui_app *a, const progress_layout *l)
+{
+	const tui_view *v = &a->view;
+	const tui_step_view *x = &v->steps[PYRT_STEP_EXTRACT];
+	if (x->mark != TUI_MARK_RUNNING && x->mark != TUI_MARK_DONE &&
+	    x->mark != TUI_MARK_FAILED)
+		return 0;
+	const pyrt_progress *p = &v->xprogress;
+	char done[32], total[32], line[256];
+	int y = l->bar_y, bw = COLS - 12;
+	tui_draw_fill(&a->paint, y, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_fill(&a->paint, y + 1, 0, COLS, TUI_ROLE_TEXT);
+	uint64_t shown = x->mark == TUI_MARK_DONE && p->total ? p->total
+							       : p->done;
+	tui_draw_bar(&a->paint, y, 4, bw, shown, p->total);
+	snprintf(line, sizeof line, "%3d%%",
+		 tui_format_percent(shown, p->total));
+	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
+	app_human_bytes(shown, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
+	if (x->mark == TUI_MARK_DONE)
+		snprintf(line, sizeof line, "extracted the %s archive in %.1fs",
+			 total, x->ended - x->started);
+	else if (!v->have_xprogress)
+		snprintf(line, sizeof line, "extracting");
+	else
+		snprintf(line, sizeof line, "extracting: %s of %s of the "
+			 "archive read", done, total);
+	tui_draw_text(&a->paint, y + 1, 4, COLS - 8,
+		      x->mark == TUI_MARK_FAILED ? TUI_ROLE_ERROR : TUI_ROLE_TEXT,
+		      line);
+	return 1;
+}
+
 /* The download's bar and numbers: bytes, total, rate, ETA. */
 static void draw_bar(tui_app *a, const progress_layout *l)
 {
+	if (draw_extract_bar(a, l))
+		return;
 	const tui_view *v = &a->view;
 	const tui_step_view *dl = &v->steps[PYRT_STEP_DOWNLOAD];
 	const pyrt_progress *p = &v->progress;
@@ -411,12 +424,12 @@ static void draw_bar(tui_app *a, const progress_layout *l)
 	snprintf(line, sizeof line, "%3d%%",
 		 tui_format_percent(shown_done, shown_total));
 	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
-	cli_human_bytes(shown_done, done, sizeof done);
-	cli_human_bytes(p->total, total, sizeof total);
+	app_human_bytes(shown_done, done, sizeof done);
+	app_human_bytes(p->total, total, sizeof total);
 	tui_format_rate(p->rate, rate, sizeof rate);
 	const char *dot = a->paint.g->dot;
 	if (dl->mark == TUI_MARK_SKIPPED)
-		snprintf(line, sizeof line, "no download: %s", dl->detail);
+		snprintf(line, sizeof line, "no download: %.200s", dl->detail);
 	else if (dl->mark == TUI_MARK_DONE)
 		snprintf(line, sizeof line, "downloaded %s in %.1fs", done,
 			 dl->ended - dl->started);
@@ -545,7 +558,7 @@ void tui_wizard_finished(tui_app *a)
 	a->asking = 0;
 	a->result_sel = 0;
 	if (a->run_kind == TUI_JOB_INSTALL)
-		a->exit_status = cli_exit_code(a->result.code);
+		a->exit_status = app_exit_code(a->result.code);
 	tui_app_show(a, TUI_SCR_RESULT);
 }
 

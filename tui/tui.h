@@ -14,7 +14,7 @@ typedef enum tui_start {
 } tui_start;
 
 /* stdin and stdout are terminals, TERM is set and not "dumb", no --json. */
-int tui_wanted(const cli_opts *opts);
+int tui_wanted(const app_request *opts);
 
 /*
  * Run the TUI until the user quits; returns the process exit status (for
@@ -22,7 +22,7 @@ int tui_wanted(const cli_opts *opts);
  * -1 without having drawn anything when the terminal cannot be used, so
  * the caller can fall back to the headless command.
  */
-int tui_main(const cli_opts *opts, tui_start start);
+int tui_main(const app_request *opts, tui_start start);
 
 /** The curses library in use, e.g. "ncurses 6.4.20221231". */
 const char *tui_curses_version(void);

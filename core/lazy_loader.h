@@ -1,38 +1,40 @@
 /*
- * Shared by core/lazy_curl.c and core/lazy_archive.c (private to them): one
- * library, opened once, every symbol resolved up front so a library that
- * lacks one fails at load, with a message, not at a later call.
+ * The loader behind every library pyrt dlopen()s on first use (lazylib.h
+ * says why): core's lazy_*.c and the front ends' own (tui/lazy_curses.c,
+ * serve/lazy_mhd.c).  One library, opened once, every symbol resolved up
+ * front so a library that lacks one fails at load, with a message, not at
+ * a later call.
  */
-#ifndef PYRT_LAZYLIB_IMPL_H
-#define PYRT_LAZYLIB_IMPL_H
+#ifndef PYRT_LAZY_LOADER_H
+#define PYRT_LAZY_LOADER_H
 
 #include <stddef.h>
 
 #include "error.h"
 
-struct lazy_lib {
+struct pyrt_lazy_lib {
 	const char *soname;   /* what dlopen() is given */
 	const char *test_env; /* test builds: env var that overrides soname */
 	const char *package;  /* the Debian package that ships soname */
 	const char *const *names; /* symbol names, in table order */
-	void **table;         /* filled by lazy_lib_load */
+	void **table;         /* filled by pyrt_lazy_lib_load */
 	size_t count;
 	int state;            /* 0 not tried, 1 loaded, 2 failed (sticky) */
 	char why[512];        /* dlerror() of a failed load */
 };
 
 /** Open lib once; 1 when every symbol resolved. */
-int lazy_lib_load(struct lazy_lib *lib);
+int pyrt_lazy_lib_load(struct pyrt_lazy_lib *lib);
 
 /** For a stub whose caller skipped pyrt_lazy_*(): load or abort(), naming
  *  the library on stderr (a bug in pyrt, never a user's mistake). */
-void lazy_lib_need(struct lazy_lib *lib);
+void pyrt_lazy_lib_need(struct pyrt_lazy_lib *lib);
 
 /** The refusal for a library that did not load. */
-int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err);
+int pyrt_lazy_lib_error(const struct pyrt_lazy_lib *lib, pyrt_error *err);
 
 /* LAZY_LIB_DEFINE(var, SYMS, soname, env, package): the symbol table and
- * the struct lazy_lib `var` for the X-macro list SYMS(X) of function names
+ * the struct pyrt_lazy_lib `var` for the X-macro list SYMS(X) of function names
  * (each lazy_*.c had spelled these out the same way). */
 #define LAZY_AS_INDEX(n) LAZY_I_##n,
 #define LAZY_AS_NAME(n) #n,
@@ -40,7 +42,7 @@ int lazy_lib_error(const struct lazy_lib *lib, pyrt_error *err);
 	enum { SYMS(LAZY_AS_INDEX) var##_count }; \
 	static const char *const var##_names[] = { SYMS(LAZY_AS_NAME) }; \
 	static void *var##_table[var##_count]; \
-	static struct lazy_lib var = { \
+	static struct pyrt_lazy_lib var = { \
 		.soname = so, .test_env = env, .package = pkg, \
 		.names = var##_names, .table = var##_table, \
 		.count = var##_count, \

@@ -1,0 +1,146 @@
+/*
+ * rollback and uninstall → one outcome, for every front end.
+ */
+#include "box_ops.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "box.h"
+#include "common.h"
+#include "error.h"
+#include "install.h"
+#include "marker.h"
+
+/* After a rollback: name what is active now, from its marker. */
+static void rollback_summary(const char *box_root, char *buf, size_t len)
+{
+	pyrt_box *box = NULL;
+	snprintf(buf, len, "rolled back: the previous runtime is active again");
+	if (pyrt_box_open(&box, box_root, 0, NULL) != 0)
+		return;
+	char *real = realpath(pyrt_box_current(box), NULL);
+	char *marker_path = NULL;
+	/* current → installs/<id>/python; the marker sits in installs/<id>. */
+	char *slash = real ? strrchr(real, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		if (asprintf(&marker_path, "%s/marker.json", real) < 0)
+			marker_path = NULL;
+	}
+	pyrt_marker m;
+	if (marker_path && pyrt_marker_read(marker_path, &m, NULL) == 0)
+		snprintf(buf, len, "rolled back to %s %s (build %s) at %s",
+			 strcmp(m.implementation, "cpython") == 0
+				 ? "CPython" : m.implementation,
+			 m.version, m.build, pyrt_box_current(box));
+	free(marker_path);
+	free(real);
+	pyrt_box_free(box);
+}
+
+int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel)
+{
+	pyrt_events ev = app_front_events(front, cancel);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
+	io.box_root = req->box_root;
+	io.pins = pins;
+	io.platform_key = platform_key;
+	io.no_wait = req->no_wait;
+	io.force = req->force;
+	int rc = pyrt_install_rollback(&io, &ev, &err);
+	char summary[8192];
+	app_outcome o = { .command = "rollback", .code = rc };
+	if (rc == 0) {
+		rollback_summary(req->box_root, summary, sizeof summary);
+		o.summary = summary;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		o.unchanged = "the active runtime was not changed";
+	}
+	app_front_result(front, &o);
+	return rc;
+}
+
+/* Whether the box holds an install: current, previous, or anything in
+ * installs/ (a box with only a lock and logs has nothing to remove). */
+static int has_install(const pyrt_box *box)
+{
+	struct stat st;
+	if (lstat(pyrt_box_current(box), &st) == 0 ||
+	    lstat(pyrt_box_previous(box), &st) == 0)
+		return 1;
+	DIR *d = opendir(pyrt_box_installs_dir(box));
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d)))
+		found = strcmp(de->d_name, ".") != 0 &&
+			strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return found;
+}
+
+int app_uninstall_prepare(const app_request *req, const app_front *front,
+			  char *consent, size_t len)
+{
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
+	/* Another user of root's box is told before being asked. */
+	if (!rc)
+		rc = pyrt_box_check_change(box, "uninstall", &err);
+	app_outcome o = { .command = "uninstall", .code = rc };
+	if (rc < 0) {
+		o.error = err.msg;
+		o.before_start = 1;
+	} else if (!has_install(box)) {
+		snprintf(msg, sizeof msg,
+			 "nothing to uninstall: no runtime is installed under %s",
+			 pyrt_box_runtime_dir(box));
+		o.summary = msg;
+	} else {
+		snprintf(consent, len,
+			 "  remove:       %s/{current,previous,installs,staging,downloads}\n"
+			 "  effect:       tools that need the managed runtime stop working until \"pyrt install\"\n",
+			 pyrt_box_runtime_dir(box));
+		pyrt_box_free(box);
+		return 1;
+	}
+	app_front_result(front, &o);
+	pyrt_box_free(box);
+	return rc;
+}
+
+int app_uninstall_execute(const app_request *req, const app_front *front,
+			  const atomic_int *cancel)
+{
+	pyrt_events ev = app_front_events(front, cancel);
+	pyrt_error err = PYRT_ERROR_INIT;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
+	if (rc == 0)
+		snprintf(msg, sizeof msg, "uninstalled the managed runtime from %s",
+			 pyrt_box_runtime_dir(box));
+	pyrt_box_free(box);
+	if (rc == 0)
+		rc = pyrt_install_uninstall(req->box_root, req->no_wait, &ev,
+					    &err);
+	app_outcome o = { .command = "uninstall", .code = rc };
+	if (rc == 0) {
+		o.summary = msg;
+	} else {
+		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+	}
+	app_front_result(front, &o);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * The use cases that change which runtime the box has, as every front end
+ * runs them: rollback (swap current and previous) and uninstall (remove the
+ * managed runtime), each reported as one outcome whose words are the same
+ * in the CLI, the TUI and any later front end.
+ */
+#ifndef PYRT_APP_BOX_OPS_H
+#define PYRT_APP_BOX_OPS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "args.h"
+#include "front.h"
+#include "pins.h"
+
+/**
+ * `pyrt rollback` (req: box root, --no-wait, --force; the pins and the
+ * platform for the target's quick checks), then the outcome naming what is
+ * active now.  Returns the pyrt_code.
+ */
+int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
+			 const char *platform_key, const app_front *front,
+			 const atomic_int *cancel);
+
+/**
+ * Before an uninstall's consent: 1 when the box holds an install (what
+ * will be removed, as consent lines, into consent), 0 when there is
+ * nothing to remove (that outcome is reported), or a negative pyrt_code
+ * (refusal reported).
+ */
+int app_uninstall_prepare(const app_request *req, const app_front *front,
+			  char *consent, size_t len);
+
+/** `pyrt uninstall` after the consent; one outcome; the pyrt_code. */
+int app_uninstall_execute(const app_request *req, const app_front *front,
+			  const atomic_int *cancel);
+
+#endif

@@ -1,0 +1,344 @@
+/*
+ * Every command, declared once: its word, what runs it, the one line of
+ * `pyrt -h`, and its usage (`pyrt help CMD`, `pyrt CMD --help`), which
+ * `pyrt --help` also prints as a section for the commands the manual has no
+ * hand-written section for.  The parser's words, the dispatch, -h and the
+ * help all read this table; which options a command takes is the option
+ * table's (cli/parse.c), checked against each usage by e2e_docs_sync.
+ */
+#include "commands.h"
+
+#include "common.h"
+#include "exitcodes.h"
+#include "parse.h"
+#include "serve.h"
+#include "tui.h"
+
+/* `pyrt` alone: the dashboard (or the install wizard) on a terminal;
+ * without one, or when curses cannot start, the same answer as status. */
+static int run_default(const app_request *opts)
+{
+	if (tui_wanted(opts)) {
+		int status = tui_main(opts, TUI_START_AUTO);
+		if (status >= 0)
+			return status;
+	}
+	return cli_cmd_status(opts);
+}
+
+/* `pyrt install` on a terminal without --yes is the TUI wizard (its
+ * consent screen is the consent); --yes, --json or no terminal keep the
+ * headless lines. */
+static int run_install(const app_request *opts)
+{
+	if (!opts->yes && tui_wanted(opts)) {
+		int status = tui_main(opts, TUI_START_INSTALL);
+		if (status >= 0)
+			return status;
+	}
+	return cli_cmd_install(opts);
+}
+
+/* `pyrt help [CMD]`. */
+static int run_help(const app_request *opts)
+{
+	if (opts->npositional == 0) {
+		cli_help_manual();
+		return 0;
+	}
+	app_command cmd = cli_command_lookup(opts->positional[0]);
+	if (cmd == APP_CMD__COUNT) {
+		const char *near = cli_command_suggest(opts->positional[0]);
+		if (near)
+			app_errorf("unknown command '%s'; did you mean '%s'? (see pyrt --help)",
+				   opts->positional[0], near);
+		else
+			app_errorf("unknown command '%s'; see pyrt --help",
+				   opts->positional[0]);
+		return APP_EXIT_USAGE;
+	}
+	cli_help_command(cmd);
+	return 0;
+}
+
+static int run_version(const app_request *opts)
+{
+	return cli_help_version(opts, tui_curses_version());
+}
+
+const cli_command_entry cli_commands[APP_CMD__COUNT] = {
+	[APP_CMD_NONE] = {
+		.name = NULL, .run = run_default,
+		.usage =
+		"usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
+		"            [--from-file ARCHIVE] [--requirements FILE] [--index-url URL]\n"
+		"            [--no-baseline] [--force] [--no-wait] [--deep] [OPTIONS]\n"
+		"On a terminal (stdin and stdout, TERM not \"dumb\", no --json): the\n"
+		"dashboard, or the install wizard when the runtime is not provisioned.\n"
+		"The install options apply to the wizard and to the dashboard's baseline\n"
+		"and plugin installs.  Themes: default, high-contrast, monochrome,\n"
+		"solarized-dark (t cycles them); --no-color and NO_COLOR use attributes\n"
+		"only.  Otherwise: same as `pyrt status`.\n"
+	},
+	[APP_CMD_INSTALL] = {
+		.name = "install", .run = run_install,
+		.summary = "download, verify and activate the pinned runtime, then the baseline",
+		.usage =
+		"usage: pyrt install [-y] [--from-file ARCHIVE | --mirror URL] [--no-wait]\n"
+		"                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
+		"                    [--index-url URL] [--no-baseline] [--json] [OPTIONS]\n"
+		"On a terminal without --yes (and without --json) this is the install\n"
+		"wizard: a consent screen, live progress, then the result.  Otherwise:\n"
+		"ask for consent (or take --yes), download the pinned archive, verify its\n"
+		"SHA-256, extract it safely, check the interpreter and activate it\n"
+		"atomically, then install the doc-library baseline with the runtime's own\n"
+		"pip and list the plugins that are ready.  A failure leaves the previous\n"
+		"runtime active; a failed baseline leaves the new runtime active (exit 10).\n"
+		"Ctrl-C, SIGTERM and a hang-up (SIGHUP: the SSH connection dropped) cancel\n"
+		"cleanly (exit 130).  For an install that outlives the session, run it\n"
+		"under nohup, tmux or screen.\n"
+		"  -y, --yes            consent given; required without a terminal\n"
+		"  --from-file ARCHIVE  install a local archive (still verified)\n"
+		"  --mirror URL         fetch from URL/<build>/<file>\n"
+		"  --no-wait            exit 7 instead of waiting for another installer\n"
+		"  --force              reinstall even when already active\n"
+		"  --wheelhouse DIR     baseline from DIR only (pip --no-index --find-links)\n"
+		"  --requirements FILE  baseline from FILE instead of the pinned list\n"
+		"  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
+		"  --no-baseline        skip the baseline\n"
+		"  --json               NDJSON events on stdout\n"
+		"Progress goes to stderr, the one-line result of a success to stdout.\n"
+	},
+	[APP_CMD_BASELINE] = {
+		.name = "baseline", .run = cli_cmd_baseline,
+		.summary = "(re)install the doc-library baseline",
+		.usage =
+		"usage: pyrt baseline [--requirements FILE] [--wheelhouse DIR]\n"
+		"                     [--index-url URL] [--no-wait] [--json] [OPTIONS]\n"
+		"(Re)install the doc-library baseline (the pinned list, or FILE) into the\n"
+		"active runtime with its own pip: -I, a scrubbed environment, a private\n"
+		"HOME, no pip.conf, a hard timeout.  When pip refuses the batch, each\n"
+		"requirement is tried alone so what can be installed is (not when pip\n"
+		"could not reach its index: that fails the same way for each).  The marker records complete,\n"
+		"partial (what is missing and why) or none; `pyrt status` shows it.  pip's\n"
+		"full output goes to <box>/runtime/python/logs/pip-*.log.  Exit 0 when\n"
+		"complete, 10 when not, 1 when no runtime is installed.\n"
+		"  --requirements FILE  install FILE instead of the pinned list\n"
+		"  --wheelhouse DIR     install from DIR only (pip --no-index --find-links)\n"
+		"  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
+		"  --no-wait            exit 7 instead of waiting for an installer\n"
+		"  --json               NDJSON events on stdout\n"
+	},
+	[APP_CMD_STATUS] = {
+		.name = "status", .run = cli_cmd_status,
+		.summary = "the state of the runtime; exit 0 only when ready",
+		.usage =
+		"usage: pyrt status [--deep] [--json] [OPTIONS]\n"
+		"The state of the runtime: ready, not_provisioned, broken, unsupported,\n"
+		"installing or untrusted (the box is someone else's or writable by\n"
+		"others), with one sentence that says what to do.  Exit 0 only when\n"
+		"ready, 14 when untrusted, 1 otherwise.  An upgrade running over a ready\n"
+		"runtime leaves it ready (upgrade_in_progress, installer_pid);\n"
+		"installing means no usable runtime until the install finishes.\n"
+		"  --deep   also start the interpreter and check its version\n"
+		"  --json   one JSON object\n"
+	},
+	[APP_CMD_VERIFY] = {
+		.name = "verify", .run = cli_cmd_verify,
+		.summary = "re-check the installed tree against its manifest",
+		.usage =
+		"usage: pyrt verify [--json] [OPTIONS]\n"
+		"Re-check every file of the active install against the manifest written\n"
+		"at install time (type, mode, size, SHA-256, link target).  Bytecode\n"
+		"caches (__pycache__/, *.pyc), which CPython and pip rewrite, and what\n"
+		"pip added later are not part of the check, except start-up files:\n"
+		"a sitecustomize, usercustomize or .pth on the search path that\n"
+		"neither the manifest nor an installed distribution's RECORD lists\n"
+		"runs at every interpreter start and is a finding.  Prints one line\n"
+		"per difference; exit 0 when none, 1 otherwise.\n"
+	},
+	[APP_CMD_DOCTOR] = {
+		.name = "doctor", .run = cli_cmd_doctor,
+		.summary = "every check with a verdict and a fix",
+		.usage =
+		"usage: pyrt doctor [--json] [--bundle FILE] [--mirror URL]\n"
+		"                   [--index-url URL] [OPTIONS]\n"
+		"Run every check (platform, pins, box root, lock, runtime, marker vs\n"
+		"files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
+		"CA bundle, proxy variables, stale staging, and the network: the pinned\n"
+		"archive's host and pip's index, each reached through the proxy in use\n"
+		"with DNS, TCP and TLS verified with the CA in use, 5 s at most, no\n"
+		"request sent; PYRT_DOCTOR_OFFLINE=1 leaves these out) and print each\n"
+		"verdict with its fix.  The interpreter must start and import ssl and the\n"
+		"installed baseline's modules; the baseline check reads the installed\n"
+		"packages, not only the marker.  Exit 0 only when no check failed, 1\n"
+		"otherwise.\n"
+		"  --json          one JSON object: ok and the checks\n"
+		"  --bundle FILE   also write a redacted support bundle (tar.gz, 0600);\n"
+		"                  FILE \"-\" writes it to stdout\n"
+		"  --mirror URL    try the archive's host under this mirror (env\n"
+		"                  PYRT_MIRROR_URL)\n"
+		"  --index-url URL try this index (env PYRT_INDEX_URL; else\n"
+		"                  PIP_INDEX_URL, else PyPI)\n"
+	},
+	[APP_CMD_SMOKE] = {
+		.name = "smoke", .run = cli_cmd_smoke,
+		.summary = "make a real .docx with the runtime and check it",
+		.usage =
+		"usage: pyrt smoke [--out FILE] [--json] [OPTIONS]\n"
+		"Make the managed interpreter write a .docx with python-docx in a private\n"
+		"workspace, then check that word/document.xml holds the paragraph.\n"
+		"  --out FILE   keep the checked document as FILE\n"
+		"  --json       one JSON object\n"
+	},
+	[APP_CMD_PLUGINS] = {
+		.name = "plugins", .run = cli_cmd_plugins,
+		.summary = "the plugin readiness matrix; plugins install NAME",
+		.usage =
+		"usage: pyrt plugins [--json] [OPTIONS]\n"
+		"       pyrt plugins install NAME [--wheelhouse DIR | --index-url URL]\n"
+		"                                 [--json] [OPTIONS]\n"
+		"The readiness matrix of <box>/plugins/*/plugin.yaml: for each plugin\n"
+		"whether it is enabled, needs the managed runtime (requires_tools has\n"
+		"execute_code), which requires_pip are installed, missing or outside their\n"
+		"specifier, a verdict (ready, needs_runtime, missing_deps, disabled,\n"
+		"no_runtime_needed, invalid) and the exact fix.  All requirements are\n"
+		"checked by one run of the managed interpreter.  Exit 0 when every\n"
+		"enabled plugin is ready or needs no runtime, 1 otherwise.\n"
+		"`install NAME` installs that plugin's requires_pip with the runtime's\n"
+		"own pip, then prints its new verdict (exit 0 when ready, 15 when pip\n"
+		"could not install its requirements).  An unknown or invalid plugin is a\n"
+		"usage error (2).\n"
+		"  --json            one JSON object (install: NDJSON events)\n"
+		"  --wheelhouse DIR  install from DIR only (pip --no-index --find-links)\n"
+		"  --index-url URL   pip's package index (env PYRT_INDEX_URL)\n"
+	},
+	[APP_CMD_SERVE] = {
+		.name = "serve", .run = serve_main,
+		.summary = "the HTTP API on a Unix socket or loopback TCP",
+		.manual_options = 1,
+		.usage =
+		"usage: pyrt serve [--listen unix:PATH | 127.0.0.1:PORT | [::1]:PORT]\n"
+		"                  [--token-file FILE] [--mirror URL]\n"
+		"                  [--wheelhouse DIR | --index-url URL]\n"
+		"                  [--requirements FILE] [OPTIONS]\n"
+		"Serve the runtime API (docs/api.yaml) in the foreground, logging to\n"
+		"stderr, until SIGTERM or Ctrl-C (a running install job is cancelled\n"
+		"and leaves the previous state).  The default listener is the Unix\n"
+		"socket <box>/runtime/python/api.sock (0600, in a folder only you\n"
+		"can write; a path over 107 bytes is still made there, and clients\n"
+		"reach it through a shorter symlink, as the start-up log says).  TCP\n"
+		"is refused on anything but a loopback address and always needs\n"
+		"\"Authorization: Bearer <token>\"; the token is made at first start.\n"
+		"A socket passed by systemd (LISTEN_FDS) is used instead of --listen.\n"
+		"  --listen ADDR      unix:PATH, 127.0.0.1:PORT or [::1]:PORT\n"
+		"  --token-file FILE  the bearer token (default\n"
+		"                     <box>/runtime/python/api.token, 0600)\n"
+		"  --mirror URL, --wheelhouse DIR, --index-url URL, --requirements FILE\n"
+		"                     where the jobs get code, as for install (and\n"
+		"                     --cacert, PYRT_INDEX_URL): the server's choice,\n"
+		"                     never a request's; a request naming one is 400\n"
+		"A connection that has not sent a request passing the Host, Origin and\n"
+		"token checks is closed 10 s after it opened; at most 64 are kept once\n"
+		"2 s old, of 512 connections.\n"
+		"Endpoints: GET /api/health, /api/runtime/python[?deep=1],\n"
+		"/api/plugins, /api/doctor, /api/jobs/ID, /api/jobs/ID/events (SSE);\n"
+		"POST /api/runtime/python/install {\"consent\": true},\n"
+		"/api/runtime/python/baseline, /api/plugins/NAME/install;\n"
+		"DELETE /api/jobs/ID cancels.\n"
+	},
+	[APP_CMD_MIRROR] = {
+		.name = "mirror", .run = cli_cmd_mirror,
+		.summary = "fetch the pinned archives and wheels into DIR",
+		.usage =
+		"usage: pyrt mirror DIR [--platform KEY]... [--wheelhouse-from DIR]\n"
+		"                   [--mirror URL] [--json] [OPTIONS]\n"
+		"       pyrt mirror --verify DIR [--json] [OPTIONS]\n"
+		"Fetch every pinned archive (or those of --platform KEY) with the same\n"
+		"verified download as install (TLS, caps, resume, retries, SHA-256 and\n"
+		"size against the pins) into DIR/<build>/<file>, and with\n"
+		"--wheelhouse-from the wheels the baseline needs into DIR/wheels; write\n"
+		"the index DIR/pyrt-mirror.json (platform: file, sha256, size; each\n"
+		"wheel's sha256 and size).  Files get their name only complete and\n"
+		"verified (a hidden .<name>.partial, fsync, rename); a file already\n"
+		"there and matching is kept.  Serve DIR with any static web server and\n"
+		"install with --mirror https://HOST/ --wheelhouse DIR/wheels.  An\n"
+		"unknown --platform is refused (exit 2) before anything is written.\n"
+		"DIR must be yours or root's (exit 14 otherwise); runs on one DIR take\n"
+		"turns; the index is written last, so an interrupted or failed run\n"
+		"leaves none and --verify refuses it (exit 1).\n"
+		"  --platform KEY         only this platform (repeatable)\n"
+		"  --wheelhouse-from DIR  copy the baseline's wheels from DIR\n"
+		"  --mirror URL           fetch from another mirror\n"
+		"  --verify               re-hash DIR against its index, and its wheels\n"
+		"                         against the pins' wheel lock when they carry\n"
+		"                         one (an index edited along with a wheel does\n"
+		"                         not hide it): exit 0 when all match, 5 naming\n"
+		"                         each file that differs, 1 when DIR has no index\n"
+		"  --json                 one JSON object\n"
+	},
+	[APP_CMD_LOCK] = {
+		.name = "lock", .run = cli_cmd_lock,
+		.manual_options = 1,
+		.summary = "write the pins with a wheel lock for a wheelhouse",
+		.usage =
+		"usage: pyrt lock --wheelhouse DIR [--platform KEY]... [--out FILE]\n"
+		"Hash every wheel of DIR that fits the platform (this machine's, or each\n"
+		"--platform KEY; tag \"any\" fits all) and write the pins in use with a\n"
+		"wheels: lock of their file names, SHA-256 and sizes: a pins file to\n"
+		"review and distribute, like pip-compile --generate-hashes.  With it\n"
+		"(--pins FILE), install, baseline and plugins install take exactly the\n"
+		"locked files: each wheel is copied while hashed into a private 0700\n"
+		"folder in the box and installed from that copy; a wheel not in the lock\n"
+		"or with another digest or size is refused before any installer opens it\n"
+		"(exit 5); pip gets --require-hashes.  Lock only a wheelhouse you trust.\n"
+		"  --wheelhouse DIR  the wheels to lock (required)\n"
+		"  --platform KEY    lock for this platform key (repeatable)\n"
+		"  --out FILE        write the pins there (atomically, 0600); default\n"
+		"                    stdout\n"
+	},
+	[APP_CMD_ROLLBACK] = {
+		.name = "rollback", .run = cli_cmd_rollback,
+		.summary = "make the previous install active again",
+		.manual_options = 1,
+		.usage =
+		"usage: pyrt rollback [--force] [--no-wait] [--json] [OPTIONS]\n"
+		"Make the previous install active again (the current one becomes the\n"
+		"rollback target).  The target must first pass the checks status\n"
+		"runs (marker, manifest, interpreter, platform): a broken one is\n"
+		"refused, exit 1, naming what is broken; the active runtime is kept.\n"
+		"  --force     switch to the previous install even when it is broken\n"
+		"  --no-wait   exit 7 instead of waiting for an installer\n"
+		"  --json      NDJSON events on stdout\n"
+	},
+	[APP_CMD_UNINSTALL] = {
+		.name = "uninstall", .run = cli_cmd_uninstall,
+		.summary = "remove the managed runtime (asks for consent)",
+		.manual_options = 1,
+		.usage =
+		"usage: pyrt uninstall [-y] [--no-wait] [--json] [OPTIONS]\n"
+		"Remove the managed runtime, its rollback target and downloads.  Asks for\n"
+		"consent on a terminal; needs --yes otherwise.  With nothing installed it\n"
+		"says so and exits 0.\n"
+		"  -y, --yes   consent given; required without a terminal\n"
+		"  --no-wait   exit 7 instead of waiting for an installer\n"
+		"  --json      NDJSON events on stdout\n"
+	},
+	[APP_CMD_HELP] = {
+		.name = "help", .run = run_help,
+		.summary = "the manual, or the usage of one command",
+		.usage =
+		"usage: pyrt help [COMMAND]   (also: pyrt COMMAND --help)\n"
+		"The manual, or the usage of one command.\n"
+	},
+	[APP_CMD_VERSION] = {
+		.name = "version", .run = run_version,
+		.summary = "pyrt's version and the pinned runtime",
+		.usage =
+		"usage: pyrt version [--json] [--pins FILE]   (also: pyrt --version)\n"
+		"pyrt's version and commit, this platform's key, the pins in use and the\n"
+		"runtime they select, and the libcurl, libarchive, OpenSSL and curses\n"
+		"versions.  Exit 11 when the named pins cannot be read.\n"
+		"  --json   one JSON object\n"
+	},
+};

@@ -1,0 +1,267 @@
+/* app/install_run and app/baseline_step: the use cases every front end
+ * runs (the CLI, the TUI and the API server call exactly these), driven
+ * with a recording front: the steps it saw, the outcome's words, the code.
+ * One run here speaks for all three front ends. */
+#include <criterion/criterion.h>
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline_step.h"
+#include "error.h"
+#include "front.h"
+#include "install_run.h"
+#include "support.h"
+
+/* What a front end was told, and when to pull the cancel flag. */
+typedef struct rec_front {
+	char steps[2048];      /* "activate:begin activate:end ..." */
+	int results;           /* on_result calls: exactly one per run */
+	int code;
+	char summary[2048], error[1024], unchanged[512], command[32];
+	int cancel_step;       /* pull *cancel at this step's state... */
+	pyrt_step_state cancel_state;
+	atomic_int *cancel;
+} rec_front;
+
+static const char *const step_names[] = {
+	"lock", "download", "verify", "extract", "check", "activate", "baseline",
+};
+static const char *const state_names[] = { "begin", "end", "fail", "skip" };
+
+static int rec_step(pyrt_step step, pyrt_step_state st, const char *detail,
+		    void *state)
+{
+	rec_front *r = state;
+	(void)detail;
+	size_t n = strlen(r->steps);
+	snprintf(r->steps + n, sizeof r->steps - n, "%s:%s ",
+		 step_names[step], state_names[st]);
+	if (r->cancel && (int)step == r->cancel_step && st == r->cancel_state)
+		atomic_store(r->cancel, 1);
+	return 0;
+}
+
+static void rec_result(const app_outcome *o, void *state)
+{
+	rec_front *r = state;
+	r->results++;
+	r->code = o->code;
+	snprintf(r->command, sizeof r->command, "%s", o->command);
+	snprintf(r->summary, sizeof r->summary, "%s", o->summary ? o->summary : "");
+	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
+	snprintf(r->unchanged, sizeof r->unchanged, "%s",
+		 o->unchanged ? o->unchanged : "");
+}
+
+static void rec_destroy(void *state)
+{
+	(void)state; /* the test owns it */
+}
+
+static const app_front_ops rec_ops = {
+	.on_step = rec_step, .on_result = rec_result, .destroy = rec_destroy,
+};
+
+static char *work, *box;
+static pyrt_pins *pins;
+static char archive[PATH_MAX];
+
+static void setup(void)
+{
+	char msg[512];
+	work = pt_tmpdir("app_install");
+	box = pt_join(work, "box");
+	cr_assert_eq(pt_fixture_pins_load(work, &pins, msg, sizeof msg), 0,
+		     "%s", msg);
+	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
+}
+
+static void teardown(void)
+{
+	pyrt_pins_free(pins);
+	pt_rmtree(work);
+	free(work);
+	free(box);
+}
+
+TestSuite(app_install, .init = setup, .fini = teardown, .timeout = 300);
+
+/* The request `pyrt install --from-file ARCHIVE --no-baseline` makes. */
+static app_request request(void)
+{
+	app_request req = { .command = APP_CMD_INSTALL };
+	req.box_root = box;
+	req.from_file = archive;
+	req.no_baseline = 1;
+	return req;
+}
+
+/* prepare → execute, as the front ends run it; the pyrt_code. */
+static int install(const app_request *req, rec_front *rec, atomic_int *cancel,
+		   char *log_path, size_t log_len)
+{
+	pyrt_install_opts io;
+	pyrt_install_plan plan;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = app_install_prepare(req, pins, pt_host_key(), &io, &plan, &err);
+	cr_assert_eq(rc, 0, "prepare: %s", err.msg);
+	app_front *front = app_front_wrap(&rec_ops, rec);
+	cr_assert_not_null(front);
+	app_install_run run = {
+		.opts = req, .pins = pins, .platform_key = pt_host_key(),
+		.iopts = &io, .plan = &plan, .reinstall_hint = "HINT",
+		.log_path = log_path, .log_path_len = log_len,
+	};
+	rc = app_install_execute(&run, front, cancel);
+	app_front_free(front);
+	cr_assert_eq(rec->results, 1, "one outcome per run, not %d", rec->results);
+	cr_assert_eq(rec->code, rc, "the outcome carries the returned code");
+	return rc;
+}
+
+static int current_exists(void)
+{
+	return pt_sh("test -x '%s/runtime/python/current/bin/python3'", box) == 0;
+}
+
+Test(app_install, fresh_install_is_one_sentence_and_one_log)
+{
+	app_request req = request();
+	rec_front rec = { .cancel_step = -1 };
+	char log[4096] = "x";
+	cr_assert_eq(install(&req, &rec, NULL, log, sizeof log), 0, "%s", rec.error);
+	cr_assert(strstr(rec.summary, "installed CPython "), "%s", rec.summary);
+	cr_assert(strstr(rec.summary, "; baseline skipped (--no-baseline)"),
+		  "%s", rec.summary);
+	cr_assert(strstr(rec.steps, "activate:end baseline:skip"), "%s", rec.steps);
+	cr_assert(current_exists());
+	cr_assert_neq(log[0], '\0', "the run was tee'd into an install log");
+	char *text = pt_read(log);
+	cr_assert_not_null(text, "%s", log);
+	cr_assert(strstr(text, "result ok: installed CPython"), "%s", text);
+	free(text);
+}
+
+Test(app_install, nothing_to_do_names_the_front_ends_hint_and_keeps_no_log)
+{
+	app_request req = request();
+	rec_front rec = { .cancel_step = -1 };
+	char log[4096];
+	cr_assert_eq(install(&req, &rec, NULL, log, sizeof log), 0);
+	memset(&rec, 0, sizeof rec);
+	rec.cancel_step = -1;
+	cr_assert_eq(install(&req, &rec, NULL, log, sizeof log), 0, "%s", rec.error);
+	cr_assert(strstr(rec.summary, "is already installed and active at "),
+		  "%s", rec.summary);
+	cr_assert(strstr(rec.summary, "; nothing to do (HINT)"), "%s", rec.summary);
+	cr_assert_str_eq(log, "", "nothing to do is not worth a log");
+}
+
+Test(app_install, cancel_before_activation_installs_nothing)
+{
+	app_request req = request();
+	atomic_int cancel = 0;
+	rec_front rec = { .cancel_step = PYRT_STEP_ACTIVATE,
+			  .cancel_state = PYRT_STEP_BEGIN, .cancel = &cancel };
+	int rc = install(&req, &rec, &cancel, NULL, 0);
+	cr_assert_eq(rc, PYRT_E_CANCELLED, "rc %d: %s", rc, rec.summary);
+	cr_assert_str_eq(rec.error, "cancelled");
+	cr_assert_str_eq(rec.unchanged, "nothing was installed");
+	cr_assert_not(current_exists());
+}
+
+/* The rule the TUI's own copy once dropped: once `current` moved, the
+ * cancel finds nothing left to stop, and the install stands as a success. */
+Test(app_install, cancel_after_activation_is_the_success_it_is)
+{
+	app_request req = request();
+	atomic_int cancel = 0;
+	rec_front rec = { .cancel_step = PYRT_STEP_ACTIVATE,
+			  .cancel_state = PYRT_STEP_END, .cancel = &cancel };
+	int rc = install(&req, &rec, &cancel, NULL, 0);
+	cr_assert_eq(rc, 0, "rc %d: %s", rc, rec.error);
+	cr_assert(atomic_load(&cancel), "the cancel did land");
+	cr_assert(strstr(rec.summary, "installed CPython "), "%s", rec.summary);
+	cr_assert(current_exists());
+}
+
+Test(app_install, a_cancel_set_before_the_run_starts_nothing)
+{
+	app_request req = request();
+	atomic_int cancel = 1;
+	rec_front rec = { .cancel_step = -1 };
+	cr_assert_eq(install(&req, &rec, &cancel, NULL, 0), PYRT_E_CANCELLED);
+	cr_assert_str_eq(rec.steps, "", "no step began: %s", rec.steps);
+	cr_assert_not(current_exists());
+}
+
+Test(app_install, prepare_refuses_before_writing_anything)
+{
+	app_request req = request();
+	pyrt_install_opts io;
+	pyrt_install_plan plan;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = app_install_prepare(&req, pins, "plan9-mips-none", &io, &plan,
+				     &err);
+	cr_assert_eq(rc, PYRT_E_UNSUPPORTED);
+	cr_assert(strstr(err.msg, "unsupported platform plan9-mips-none"), "%s",
+		  err.msg);
+	cr_assert(strstr(err.msg, pt_host_key()), "names what is supported: %s",
+		  err.msg);
+	req.no_baseline = 0;
+	char *missing = pt_join(work, "no-such-requirements.txt");
+	req.requirements = missing;
+	pyrt_error err2 = PYRT_ERROR_INIT;
+	cr_assert_lt(app_install_prepare(&req, pins, pt_host_key(), &io, &plan,
+					 &err2), 0);
+	cr_assert(strstr(err2.msg, "no-such-requirements.txt"), "%s", err2.msg);
+	free(missing);
+	cr_assert_eq(pt_sh("test ! -e '%s'", box), 0, "nothing was written");
+}
+
+Test(app_install, consent_fact_for_the_baseline)
+{
+	app_request req = request();
+	char buf[512];
+	app_install_baseline_fact(&req, pins, buf, sizeof buf);
+	cr_assert_str_eq(buf, "skipped (--no-baseline)");
+	req.no_baseline = 0;
+	req.wheelhouse = "/srv/wheels";
+	app_install_baseline_fact(&req, pins, buf, sizeof buf);
+	cr_assert(strstr(buf, "with the runtime's own pip, from the wheelhouse /srv/wheels"),
+		  "%s", buf);
+}
+
+/* `pyrt baseline` with no runtime: refused, and said the same way by
+ * every front end. */
+Test(app_install, baseline_without_a_runtime_is_refused)
+{
+	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
+	rec_front rec = { .cancel_step = -1 };
+	app_front *front = app_front_wrap(&rec_ops, &rec);
+	int rc = app_baseline_execute(&req, pins, NULL, front, NULL);
+	app_front_free(front);
+	cr_assert_eq(rc, PYRT_E_NOT_READY, "rc %d: %s", rc, rec.error);
+	cr_assert_eq(rec.results, 1);
+	cr_assert_str_eq(rec.command, "baseline");
+	cr_assert_neq(rec.error[0], '\0');
+	cr_assert_str_eq(rec.unchanged, "", "a refusal changed nothing to name");
+}
+
+Test(app_install, baseline_cancelled_before_it_starts)
+{
+	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
+	atomic_int cancel = 1;
+	rec_front rec = { .cancel_step = -1 };
+	app_front *front = app_front_wrap(&rec_ops, &rec);
+	int rc = app_baseline_execute(&req, pins, NULL, front, &cancel);
+	app_front_free(front);
+	cr_assert_eq(rc, PYRT_E_CANCELLED);
+	cr_assert_str_eq(rec.unchanged,
+			 "the runtime itself stays active (a baseline failure never deactivates it)");
+}
