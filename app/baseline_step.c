@@ -5,11 +5,13 @@
  */
 #include "baseline_step.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "box.h"
+#include "dists.h"
 #include "error.h"
 
 int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
@@ -46,8 +48,43 @@ static int active_marker(const char *box_root, pyrt_marker *m)
 int app_baseline_complete(const char *box_root)
 {
 	pyrt_marker m;
-	return active_marker(box_root, &m) == 0 &&
-	       strcmp(m.baseline_state, "complete") == 0;
+	char dir[PATH_MAX];
+	if (active_marker(box_root, &m) != 0 ||
+	    strcmp(m.baseline_state, "complete") != 0)
+		return 0;
+	/* A package whose files went away since is not complete: the
+	 * baseline runs, and repairs it. */
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, box_root, 0, NULL);
+	if (!rc)
+		rc = pyrt_box_active_install(box, dir, sizeof dir, NULL);
+	pyrt_box_free(box);
+	return rc == 0 && pyrt_dists_broken_count(dir, &m) == 0;
+}
+
+void app_baseline_summary(const pyrt_baseline_result *r, char *buf,
+			  size_t len)
+{
+	size_t n = r->requirement_count, present = r->present_count;
+	size_t installed = n > present ? n - present : 0;
+	int used;
+	if (installed == 0)
+		used = snprintf(buf, len, "baseline complete: %s%zu "
+				"requirement%s already present, nothing "
+				"installed", n == 1 ? "" : "all ", n,
+				n == 1 ? "" : "s");
+	else
+		used = snprintf(buf, len, "baseline complete: %zu requirement%s "
+				"installed in the managed runtime", installed,
+				installed == 1 ? "" : "s");
+	if (present && installed && used > 0 && (size_t)used < len)
+		used += snprintf(buf + used, len - (size_t)used,
+				 ", %zu already present", present);
+	for (int i = 0; i < r->repaired_count && used > 0 && (size_t)used < len;
+	     i++)
+		used += snprintf(buf + used, len - (size_t)used, "%s%s",
+				 i ? ", " : "; reinstalled (its files were "
+				 "missing or it did not import): ", r->repaired[i]);
 }
 
 /* The marker's word, not the run's: a refusal leaves the marker as it was,
@@ -149,13 +186,10 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: app_baseline_run(req, pins, &ev, &rep, &err);
-	char msg[256];
+	char msg[1024];
 	app_outcome o = { .command = "baseline", .code = rc };
 	if (rc == 0) {
-		size_t n = rep.result.requirement_count;
-		snprintf(msg, sizeof msg,
-			 "baseline complete: %zu requirement%s installed in the managed runtime",
-			 n, n == 1 ? "" : "s");
+		app_baseline_summary(&rep.result, msg, sizeof msg);
 		o.summary = msg;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);

@@ -33,7 +33,14 @@ int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
 		     const pyrt_events *ev, app_baseline_report *rep,
 		     pyrt_error *err);
 
-/** Whether the active install's marker says the baseline is complete. */
+/** The one line a complete baseline ends with: how many requirements pip
+ * installed and how many were already present (never "installed" for
+ * those), and what was reinstalled because it was broken. */
+void app_baseline_summary(const pyrt_baseline_result *r, char *buf,
+			  size_t len);
+
+/** Whether the active install's marker says the baseline is complete and
+ * no distribution in it lacks its files (dists.h). */
 int app_baseline_complete(const char *box_root);
 
 /**

@@ -13,6 +13,7 @@
 #include "box.h"
 #include "common.h"
 #include "error.h"
+#include "plugin_ops.h"
 
 static int path_exists(const char *path)
 {
@@ -118,6 +119,23 @@ static int run_baseline(const app_install_run *r,
 	return app_baseline_run(r->opts, r->pins, ev, rep, err);
 }
 
+/*
+ * A new install starts from the baseline alone: what the plugins had
+ * before (plugins install) is installed again, as rustup keeps a
+ * toolchain's components.  Only after a switch to a new install: an
+ * install already current dropped nothing.
+ */
+static int keep_plugins(const app_install_run *r,
+			const pyrt_install_result *res,
+			const app_plugins_keep *keep, const pyrt_events *ev,
+			size_t *reapplied, pyrt_error *err)
+{
+	if (!keep || res->already_current)
+		return 0;
+	return app_plugins_keep_reapply(keep, r->opts, r->pins, r->platform_key,
+					ev, reapplied, err);
+}
+
 /* The success sentence: what is active, and what the baseline did. */
 static void summary(const app_install_run *r, const pyrt_install_result *res,
 		    int baseline_ran, char *buf, size_t len)
@@ -156,12 +174,24 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
+	size_t reapplied = 0;
+	app_plugins_keep *keep = had_current && !(cancel && atomic_load(cancel))
+		? app_plugins_keep_before(r->opts, r->pins, r->platform_key,
+					  &ev)
+		: NULL;
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: pyrt_install_run(r->iopts, &ev, &res, &err);
 	int active = rc == 0;
 	if (active)
 		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
+	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
+		pyrt_error kerr = PYRT_ERROR_INIT;
+		if (keep_plugins(r, &res, keep, &ev, &reapplied, &kerr) &&
+		    rc == 0)
+			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
+	}
+	app_plugins_keep_free(keep);
 	char text[8192];
 	app_outcome o = { .command = "install", .code = rc };
 	if (active) {
@@ -175,6 +205,11 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	}
 	if (rc == 0) {
 		summary(r, &res, baseline_ran, text, sizeof text);
+		size_t n = strlen(text);
+		if (reapplied)
+			snprintf(text + n, sizeof text - n, "; the requirements "
+				 "of %zu plugin%s re-applied", reapplied,
+				 reapplied == 1 ? "" : "s");
 		o.summary = text;
 	} else {
 		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);

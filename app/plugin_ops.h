@@ -35,4 +35,32 @@ int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
 		       const pyrt_events *ev, pyrt_pip_result *last,
 		       pyrt_error *err);
 
+/**
+ * What the plugins had in the runtime before an install: for each enabled
+ * plugin that needs the runtime, the requirements that were installed and
+ * inside their specifier (NULL when nothing was, or out of memory).  A new
+ * install starts from the baseline only; app_plugins_keep_reapply puts
+ * back what it dropped, as rustup keeps a toolchain's components.
+ */
+typedef struct app_plugins_keep app_plugins_keep;
+
+app_plugins_keep *app_plugins_keep_before(const app_request *opts,
+					  const pyrt_pins *pins,
+					  const char *platform_key,
+					  const pyrt_events *ev);
+
+/**
+ * After the install: each requirement kept that is no longer satisfied is
+ * installed again (app_plugin_install's path, one run per plugin), with a
+ * log line naming the plugin and the requirements.  A failure is a warning
+ * naming "pyrt plugins install NAME" (the install stands); returns 0, or
+ * PYRT_E_CANCELLED.  *reapplied (may be NULL) counts the plugins redone.
+ */
+int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
+			     const pyrt_pins *pins, const char *platform_key,
+			     const pyrt_events *ev, size_t *reapplied,
+			     pyrt_error *err);
+
+void app_plugins_keep_free(app_plugins_keep *k);
+
 #endif

@@ -74,13 +74,26 @@ static json_t *installer_pid_json(const pyrt_status *st)
 				     : json_null();
 }
 
+/* What "pyrt install" would put in place of a ready runtime; null when it
+ * would change nothing. */
+static json_t *update_json(const pyrt_status *st)
+{
+	if (!st->update_available)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o}", "version",
+			 app_text_json(st->update_version), "build",
+			 app_text_json(st->update_build), "sha256",
+			 app_text_json(st->update_sha256));
+}
+
 /* null where unknown, plus whether an upgrade runs over the ready runtime
  * and who runs it. */
 json_t *app_status_json(const pyrt_status *st)
 {
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
 	return json_pack(
-		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}",
+		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, "
+		"s:o}",
 		"state", pyrt_state_name(st->state),
 		"message", app_text_json(st->message),
 		"version", str_or_null(m ? m->version : NULL),
@@ -93,7 +106,8 @@ json_t *app_status_json(const pyrt_status *st)
 		"pins", str_or_null(st->pins),
 		"baseline", baseline_json(st),
 		"upgrade_in_progress", st->upgrade_in_progress,
-		"installer_pid", installer_pid_json(st));
+		"installer_pid", installer_pid_json(st),
+		"update_available", update_json(st));
 }
 
 static json_t *str_or_null_any(const char *s)

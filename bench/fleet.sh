@@ -53,8 +53,8 @@ EOF
   for h in "${fleet_hosts[@]}"; do
     s0=$(now)
     fleet_ssh "$h" "$fleet/$h/bin/pyrt" install --yes -q --box-root "$fleet/$h/box" \
-      --pins "$fx/pins.yaml" --cacert "$fx/ca.pem" --mirror "$good_mirror" \
-      --wheelhouse "$fleet/www/good/wheels" >/dev/null || echo "  $h failed"
+      --pins "$fleet_pins" --cacert "$fx/ca.pem" --mirror "$good_mirror" \
+      --wheelhouse "$fleet/$h/wheels" >/dev/null || echo "  $h failed"
     echo "  ssh loop $h: $(echo "$(now) - $s0" | bc) s"
   done
   t1=$(now)

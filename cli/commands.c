@@ -140,6 +140,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"ready, 14 when untrusted, 1 otherwise.  An upgrade running over a ready\n"
 		"runtime leaves it ready (upgrade_in_progress, installer_pid);\n"
 		"installing means no usable runtime until the install finishes.\n"
+		"Pins that want another build leave it ready too (update_available).\n"
 		"  --deep   also start the interpreter and check its version\n"
 		"  --json   one JSON object\n"
 	},

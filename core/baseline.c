@@ -24,15 +24,20 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "dists.h"
 #include "fs.h"
 #include "lock.h"
 #include "pip.h"
+#include "proc.h"
+#include "py_programs.h"
 #include "requirement.h"
 #include "testhook.h"
 #include "trust.h"
 #include "wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
+#define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */
+#define IMPORT_TIMEOUT_S 120.0
 
 /* Everything one baseline run owns; freed in baseline_cleanup. */
 typedef struct baseline_run {
@@ -49,6 +54,8 @@ typedef struct baseline_run {
 	size_t nreqs;
 	char *file_text;        /* owns the strings reqs points into (file) */
 	size_t failed;          /* requirements that could not be installed */
+	size_t broken;          /* distributions still lacking files after */
+	char **stamps;          /* pyrt_dists_stamp of each req before pip */
 	int unreachable;        /* a failure was pip not reaching the index */
 } baseline_run;
 
@@ -235,7 +242,7 @@ static void baseline_missing(baseline_run *r, const char *req,
  * little).  A failure that is not pip's refusal (timeout, cancel) stops the
  * whole operation.
  */
-static int baseline_install(baseline_run *r, pyrt_error *err)
+static pyrt_pip_opts baseline_pip_opts(const baseline_run *r)
 {
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	po.box_root = r->opts->box_root;
@@ -247,6 +254,331 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
 	po.lock_fd = pyrt_lock_fd(r->lock);
+	return po;
+}
+
+/* The active install's distributions as they are now (NULL: only Python
+ * could say, an older marker). */
+static pyrt_dists *baseline_dists(const baseline_run *r)
+{
+	return pyrt_dists_for_install(r->install_dir, &r->marker);
+}
+
+/* Each requirement's stamp before pip (dists.h): what pip then leaves
+ * with the same stamp was already present, not installed. */
+static int baseline_stamps(baseline_run *r, char ***out)
+{
+	*out = calloc(r->nreqs + 1, sizeof **out);
+	if (!*out)
+		return -1;
+	pyrt_dists *d = baseline_dists(r);
+	char stamp[PATH_MAX + 128];
+	for (size_t i = 0; d && i < r->nreqs; i++)
+		if (pyrt_dists_stamp(d, r->reqs[i], stamp, sizeof stamp) == 1 &&
+		    !((*out)[i] = strdup(stamp))) {
+			pyrt_dists_free(d);
+			return -1;
+		}
+	pyrt_dists_free(d);
+	return 0;
+}
+
+static void baseline_stamps_free(char **stamps, size_t n)
+{
+	for (size_t i = 0; stamps && i < n; i++)
+		free(stamps[i]);
+	free(stamps);
+}
+
+/* How many requirements pip left as they were. */
+static void baseline_count_present(baseline_run *r)
+{
+	char **after = NULL;
+	if (!r->stamps || baseline_stamps(r, &after) != 0) {
+		baseline_stamps_free(after, r->nreqs);
+		return;
+	}
+	for (size_t i = 0; i < r->nreqs; i++)
+		if (r->stamps[i] && after[i] && strcmp(r->stamps[i], after[i]) == 0)
+			r->res->present_count++;
+	baseline_stamps_free(after, r->nreqs);
+}
+
+#define REPAIR_MAX 32
+
+/* The distributions whose dist-info outlived their files (dists.h), as
+ * "name==version" for pip --force-reinstall --no-deps. */
+typedef struct repair_list {
+	char reqs[REPAIR_MAX][PYRT_REQUIREMENT_MAX];
+	char names[REPAIR_MAX][256];
+	const char *list[REPAIR_MAX + 1];
+	size_t n;
+	baseline_run *r;
+	int rc;                 /* a cancel from the log callback */
+} repair_list;
+
+static void repair_add(const char *name, const char *version,
+		       const char *why, void *ctx)
+{
+	repair_list *l = ctx;
+	if (l->n >= REPAIR_MAX)
+		return;
+	char *req = l->reqs[l->n];
+	/* The version it was, so the repair changes nothing else. */
+	snprintf(req, PYRT_REQUIREMENT_MAX, version[0] ? "%s==%s" : "%s",
+		 name, version);
+	if (pyrt_requirement_check(req, NULL, 0) != 0)
+		snprintf(req, PYRT_REQUIREMENT_MAX, "%s", name);
+	if (pyrt_requirement_check(req, NULL, 0) != 0)
+		return;
+	snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
+	l->list[l->n++] = req;
+	pyrt_baseline_result *res = l->r->res;
+	if (res->repaired_count < PYRT_MARKER_MISSING_MAX)
+		snprintf(res->repaired[res->repaired_count++],
+			 sizeof res->repaired[0], "%s", name);
+	if (!l->rc)
+		l->rc = pyrt_events_log(l->r->ev, PYRT_LOG_WARN, "%s %s is "
+					"installed but not whole (%s): "
+					"reinstalling it", name, version, why);
+}
+
+/*
+ * A distribution whose dist-info is there but whose files are not is
+ * "already satisfied" to pip and broken to Python: reinstall exactly it
+ * (pip --force-reinstall --no-deps, at the version it had) before the
+ * baseline runs.  What that cannot mend is found again after the baseline
+ * and makes it partial.
+ */
+static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err);
+
+/* A dist-info pip died before giving a RECORD cannot be reinstalled over
+ * (pip cannot uninstall it): drop it, and pip installs the distribution
+ * anew over the files it had written. */
+static void repair_unrecorded(baseline_run *r, pyrt_dists *d, repair_list *l)
+{
+	for (size_t i = 0; i < l->n && !l->rc; i++) {
+		pyrt_error derr = PYRT_ERROR_INIT;
+		int rc = pyrt_dists_drop_unrecorded(d, l->names[i], &derr);
+		if (rc < 0)
+			l->rc = pyrt_events_log(r->ev, PYRT_LOG_WARN,
+						"cannot remove the RECORD-less "
+						"metadata of %s: %s",
+						l->names[i], derr.msg);
+		else if (rc == 1)
+			l->rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
+						"%s: its metadata had no RECORD "
+						"(an install cut short); removed "
+						"it so pip can install it again",
+						l->names[i]);
+	}
+}
+
+static int baseline_repair(baseline_run *r, pyrt_error *err)
+{
+	pyrt_dists *d = baseline_dists(r);
+	if (!d)
+		return 0;
+	repair_list *l = calloc(1, sizeof *l);
+	if (!l) {
+		pyrt_dists_free(d);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	l->r = r;
+	pyrt_dists_each_broken(d, repair_add, l);
+	repair_unrecorded(r, d, l);
+	pyrt_dists_free(d);
+	int rc = repair_run(r, l, err);
+	free(l);
+	return rc;
+}
+
+/* pip --force-reinstall --no-deps for what l lists; a pip failure is a
+ * warning (the recheck after names what stays broken). */
+static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
+{
+	int rc = 0;
+	if (l->rc) {
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	} else if (l->n) {
+		pyrt_pip_opts po = baseline_pip_opts(r);
+		po.requirements = l->list;
+		po.requirement_count = l->n;
+		po.reinstall = 1;
+		pyrt_pip_each_result pres;
+		pyrt_error perr = PYRT_ERROR_INIT;
+		rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
+						&pres, &perr);
+		pyrt_pip_each_result_clear(&pres);
+		if (rc == PYRT_E_CANCELLED)
+			pyrt_error_set(err, rc, "cancelled");
+		else if (rc)
+			rc = pyrt_events_log(r->ev, PYRT_LOG_WARN, "the "
+					     "reinstall failed: %s", perr.msg)
+				     ? pyrt_error_set(err, PYRT_E_CANCELLED,
+						      "cancelled") : 0;
+	}
+	return rc;
+}
+
+/* The interpreter's import failures of the baseline's distributions
+ * (py/doctor_interp.py, doctor's own program: "; "-joined
+ * "module of name (Error: text)"), into out; 0, or -1 when it did not
+ * answer (then nothing is judged). */
+static int baseline_imports(baseline_run *r, char *out, size_t len)
+{
+	const char *layout = r->opts->pins
+		? pyrt_pins_layout_interpreter(r->opts->pins)
+		: "python/bin/python3";
+	if (!layout)
+		return -1;
+	char python[PATH_MAX + 600];
+	snprintf(python, sizeof python, "%s/%s", r->install_dir, layout);
+	const char **argv = calloc(r->nreqs + 8, sizeof *argv);
+	char **envp = pyrt_proc_scrubbed_env(r->install_dir);
+	int rc = -1;
+	if (!argv || !envp)
+		goto done;
+	size_t k = 0;
+	argv[k++] = python;
+	argv[k++] = "-I";
+	argv[k++] = "-S";
+	argv[k++] = "-B";
+	argv[k++] = "-c";
+	argv[k++] = pyrt_py_doctor_interp;
+	for (size_t i = 0; i < r->nreqs; i++)
+		argv[k++] = r->reqs[i];
+	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+	po.argv = argv;
+	po.envp = (const char *const *)envp;
+	po.cwd = r->install_dir;
+	po.timeout_s = IMPORT_TIMEOUT_S;
+	po.capture_max = 256 * 1024;
+	po.cancel = r->ev ? r->ev->cancel : NULL;
+	pyrt_proc_result pr;
+	memset(&pr, 0, sizeof pr);
+	if (pyrt_proc_run(&po, &pr, NULL) == 0 && pr.exited &&
+	    pr.exit_code == 0 && pr.output) {
+		/* The last tag line: an import may print anything before. */
+		const char *tag = NULL;
+		for (const char *p = pr.output; (p = strstr(p, IMPORTS_TAG)); p++)
+			if (p == pr.output || p[-1] == '\n')
+				tag = p;
+		if (tag) {
+			tag += strlen(IMPORTS_TAG);
+			size_t n = strcspn(tag, "\n");
+			snprintf(out, len, "%.*s", (int)n, tag);
+			if (strcmp(out, "ok") == 0)
+				out[0] = '\0';
+			rc = 0;
+		}
+	}
+	pyrt_proc_result_clear(&pr);
+done:
+	pyrt_proc_env_free(envp);
+	free(argv);
+	return rc;
+}
+
+/* Each "MOD of NAME (…)" of the import failures: fn(NAME, that entry). */
+static void each_import_failure(const char *fails,
+				void (*fn)(const char *name, const char *what,
+					   void *ctx), void *ctx)
+{
+	char entry[512], name[128];
+	for (const char *p = fails; *p;) {
+		size_t n = strcspn(p, ";");
+		snprintf(entry, sizeof entry, "%.*s", (int)n, p);
+		const char *of = strstr(entry, " of ");
+		if (of) {
+			of += 4;
+			size_t k = strcspn(of, " (");
+			snprintf(name, sizeof name, "%.*s", (int)k, of);
+			fn(name, entry, ctx);
+		}
+		p += n;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+}
+
+typedef struct import_ctx {
+	repair_list *l;
+	pyrt_dists *d;
+} import_ctx;
+
+static void import_repair_add(const char *name, const char *what, void *ctx)
+{
+	import_ctx *x = ctx;
+	char version[128] = "", why[640];
+	if (pyrt_dists_version(x->d, name, version, sizeof version) != 1)
+		version[0] = '\0';
+	snprintf(why, sizeof why, "it does not import: %s", what);
+	repair_add(name, version, why, x->l);
+}
+
+static void broken_after(const char *name, const char *version,
+			 const char *why, void *ctx);
+
+static void import_missing(const char *name, const char *what, void *ctx)
+{
+	broken_after(name, "", what, ctx);
+}
+
+/*
+ * Installed whole, yet a module of it does not import (a file replaced by
+ * garbage, a partial write the RECORD does not see): reinstall it, once,
+ * and ask again; what still fails is missing.  The runtime's own modules
+ * (ssl) are not the baseline's to mend.
+ */
+static int baseline_import_repair(baseline_run *r, pyrt_error *err)
+{
+	char fails[2048] = "";
+	if (baseline_imports(r, fails, sizeof fails) != 0 || !strstr(fails, " of "))
+		return 0;
+	repair_list *l = calloc(1, sizeof *l);
+	import_ctx x = { l, baseline_dists(r) };
+	if (!l || !x.d) {
+		free(l);
+		pyrt_dists_free(x.d);
+		return l ? 0 : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	l->r = r;
+	each_import_failure(fails, import_repair_add, &x);
+	pyrt_dists_free(x.d);
+	int rc = repair_run(r, l, err);
+	free(l);
+	if (!rc && baseline_imports(r, fails, sizeof fails) == 0)
+		each_import_failure(fails, import_missing, r);
+	return rc;
+}
+
+/* After pip: a distribution still lacking files is missing. */
+static void broken_after(const char *name, const char *version,
+			 const char *why, void *ctx)
+{
+	baseline_run *r = ctx;
+	pyrt_baseline_result *res = r->res;
+	(void)version;
+	if (r->broken++ == 0 && !res->error[0])
+		snprintf(res->error, sizeof res->error, "%s is installed but "
+			 "not whole (%s) after a reinstall", name, why);
+	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
+		snprintf(res->missing[res->missing_count++],
+			 sizeof res->missing[0], "%s", name);
+}
+
+static void baseline_recheck(baseline_run *r)
+{
+	pyrt_dists *d = baseline_dists(r);
+	if (d)
+		pyrt_dists_each_broken(d, broken_after, r);
+	pyrt_dists_free(d);
+}
+
+static int baseline_install(baseline_run *r, pyrt_error *err)
+{
+	pyrt_pip_opts po = baseline_pip_opts(r);
 	pyrt_pip_each_result pres;
 	pyrt_error perr = PYRT_ERROR_INIT;
 	/* With a wheel lock in the pins: only the locked files, copied
@@ -273,7 +605,7 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 static int baseline_record(baseline_run *r, pyrt_error *err)
 {
 	pyrt_baseline_result *res = r->res;
-	const char *state = r->failed == 0 ? "complete"
+	const char *state = r->failed == 0 && !r->broken ? "complete"
 			  : r->failed >= r->nreqs ? "none"
 			  : "partial";
 	snprintf(res->state, sizeof res->state, "%s", state);
@@ -309,6 +641,15 @@ static int baseline_incomplete(baseline_run *r, pyrt_error *err)
 	char names[300];
 	baseline_missing_list(res, r->failed, names, sizeof names);
 	const char *fix = r->unreachable ? "; " PYRT_PIP_OFFLINE_FIX : "";
+	if (!r->failed)
+		return pyrt_error_set(err, PYRT_E_BASELINE,
+				      "baseline %s: %zu installed distribution%s "
+				      "still lack%s files (%s): %s; see %s",
+				      res->state, r->broken,
+				      r->broken == 1 ? "" : "s",
+				      r->broken == 1 ? "s" : "", names,
+				      res->error, res->log_path[0]
+				      ? res->log_path : "the pip log");
 	return pyrt_error_set(err, PYRT_E_BASELINE,
 			      "baseline %s: %zu of %zu requirements could not "
 			      "be installed (%s): %s%s; see %s", res->state,
@@ -318,6 +659,7 @@ static int baseline_incomplete(baseline_run *r, pyrt_error *err)
 
 static void baseline_cleanup(baseline_run *r)
 {
+	baseline_stamps_free(r->stamps, r->nreqs);
 	pyrt_lock_release(r->lock);
 	pyrt_box_free(r->box);
 	free(r->reqs);
@@ -353,13 +695,32 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 				     "install", r->opts->requirements_file
 				     ? r->opts->requirements_file : "the pins",
 				     r->opts->requirements_file ? "s" : "");
-	else
+	else if (baseline_stamps(r, &r->stamps) != 0)
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	else if (!(rc = baseline_repair(r, err))) {
+		pyrt_testhook("baseline-repaired");
 		rc = baseline_install(r, err);
+	}
+	if (!rc && r->nreqs) {
+		baseline_recheck(r);
+		baseline_count_present(r);
+		/* What pip just wrote imports as pip left it; what it left
+		 * alone ("already present") is where a broken module hides,
+		 * so only then is the interpreter asked (it costs an import
+		 * of the whole baseline). */
+		int repaired = r->res->repaired_count;
+		if (r->res->present_count)
+			rc = baseline_import_repair(r, err);
+		if (r->res->repaired_count != repaired) {
+			r->res->present_count = 0;
+			baseline_count_present(r);
+		}
+	}
 	if (!rc)
 		pyrt_testhook("mid-baseline");
 	if (!rc)
 		rc = baseline_record(r, err);
-	if (!rc && r->failed)
+	if (!rc && (r->failed || r->broken))
 		rc = baseline_incomplete(r, err);
 	if (rc) {
 		pyrt_events_step(r->ev, PYRT_STEP_BASELINE, PYRT_STEP_FAIL,

@@ -4,7 +4,9 @@
  * through pyrt_pip_install, under the box lock, and its outcome recorded in
  * that install's marker: complete, partial (what is missing and pip's
  * reason) or none.  A failed baseline never deactivates the runtime; a rerun
- * installs only what is missing.
+ * installs only what is missing, and first reinstalls (pip
+ * --force-reinstall --no-deps, same version) any distribution whose
+ * dist-info outlived its files (dists.h), which pip would call satisfied.
  */
 #ifndef PYRT_BASELINE_H
 #define PYRT_BASELINE_H
@@ -39,6 +41,12 @@ typedef struct pyrt_baseline_result {
 	char error[512];          /**< pip's reason for the first failure */
 	char log_path[4096];      /**< the pip log to read first ("" if none) */
 	size_t requirement_count; /**< the pins' or the file's */
+	/** of those, how many pip left exactly as they were (same dist-info,
+	 *  same version): "already present", not "installed" */
+	size_t present_count;
+	/** distributions reinstalled because their files were missing */
+	char repaired[PYRT_MARKER_MISSING_MAX][128];
+	int repaired_count;
 } pyrt_baseline_result;
 
 /**

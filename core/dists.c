@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "requirement.h"
 
 #define METADATA_MAX (1024 * 1024)
+#define RECORD_MAX (8 * 1024 * 1024)
 #define ENTRIES_MAX 100000
 
 typedef enum dir_state { DIR_UNREAD, DIR_ABSENT, DIR_OK, DIR_BAD } dir_state;
@@ -61,6 +64,21 @@ pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
 		}
 	}
 	return d;
+}
+
+pyrt_dists *pyrt_dists_for_install(const char *install_dir,
+				   const pyrt_marker *m)
+{
+	if (!m->search_path_known)
+		return NULL;
+	const char *rel[PYRT_MARKER_SEARCH_MAX];
+	for (int i = 0; i < m->search_path_count; i++)
+		rel[i] = m->search_path[i];
+	char prefix[4200];
+	if (snprintf(prefix, sizeof prefix, "%s/python", install_dir) >=
+	    (int)sizeof prefix)
+		return NULL;
+	return pyrt_dists_new(prefix, rel, (size_t)m->search_path_count);
 }
 
 void pyrt_dists_free(pyrt_dists *d)
@@ -305,39 +323,280 @@ done:
 	return rc;
 }
 
-int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
-		       size_t len)
+/* The next RECORD row's path (CSV's first field, "" quoting undone) into
+ * out; the row's end.  NULL at the end of text. */
+static const char *record_path(const char *p, const char *end, char *out,
+			       size_t len, int *fit)
 {
-	char *want = normalize(name, strlen(name));
-	if (!want)
-		return -1;
-	int rc = 0;
-	for (size_t i = 0; i < d->n && rc == 0; i++) {
+	size_t o = 0;
+	*fit = 1;
+	if (p >= end)
+		return NULL;
+	if (*p == '"') {
+		for (p++; p < end; p++) {
+			if (*p == '"' && p + 1 < end && p[1] == '"')
+				p++;
+			else if (*p == '"')
+				break;
+			if (o + 1 < len)
+				out[o++] = *p;
+			else
+				*fit = 0;
+		}
+	} else {
+		for (; p < end && *p != ',' && *p != '\n' && *p != '\r'; p++) {
+			if (o + 1 < len)
+				out[o++] = *p;
+			else
+				*fit = 0;
+		}
+	}
+	out[o] = '\0';
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl + 1 : end;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Read dist-info name's RECORD (in directory fd) whole: the buffer, or
+ * NULL with *absent set when there is none. */
+static char *record_read(int fd, const char *name, size_t *len, int *absent)
+{
+	*absent = 0;
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	int rfd = dfd >= 0 ? openat(dfd, "RECORD", O_RDONLY | O_NOFOLLOW |
+					   O_NONBLOCK | O_CLOEXEC) : -1;
+	if (rfd < 0 && errno == ENOENT)
+		*absent = 1;
+	if (dfd >= 0)
+		close(dfd);
+	struct stat sb;
+	char *buf = NULL;
+	/* A folder where RECORD goes (an installer that failed writing it)
+	 * is no RECORD either. */
+	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode))
+		*absent = 1;
+	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > RECORD_MAX ||
+	    !(buf = malloc((size_t)sb.st_size + 1))) {
+		if (rfd >= 0)
+			close(rfd);
+		return NULL;
+	}
+	size_t used = 0;
+	while (used < (size_t)sb.st_size) {
+		ssize_t got = read(rfd, buf + used, (size_t)sb.st_size - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		used += (size_t)got;
+	}
+	close(rfd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/* 1 when dist-info name in site directory s has a RECORD and every file it
+ * lists is there, 0 when not (why filled), -1 when it cannot be told.
+ * Bytecode caches are not required (Python writes them again), nor paths
+ * outside the prefix by an absolute name (not the runtime's to judge). */
+static int dist_intact(const site_dir *s, const char *name, char *why,
+		       size_t whylen)
+{
+	size_t len = 0;
+	int absent = 0;
+	char *buf = record_read(s->fd, name, &len, &absent);
+	if (!buf) {
+		if (!absent)
+			return -1;
+		snprintf(why, whylen, "%s has no RECORD", name);
+		return 0;
+	}
+	char path[4096];
+	int rc = 1, fit;
+	size_t listed = 0;
+	for (const char *p = buf; rc == 1 &&
+	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
+		struct stat sb;
+		if (path[0])
+			listed++;
+		if (!fit || !path[0] || path[0] == '/' || ends_with(path, ".pyc"))
+			continue;
+		if (fstatat(s->fd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (errno != ENOENT && errno != ENOTDIR)
+			rc = -1;
+		else {
+			snprintf(why, whylen, "%s is missing", path);
+			rc = 0;
+		}
+	}
+	if (rc == 1 && !listed) {
+		snprintf(why, whylen, "%s/RECORD lists no file", name);
+		rc = 0;
+	}
+	free(buf);
+	return rc;
+}
+
+/* The one dist-info or egg-info entry for the normalised name want: in
+ * *site and *hit, 1 found, 0 not, -1 Python's to say. */
+static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
+		      const entry **hit)
+{
+	*hit = NULL;
+	for (size_t i = 0; i < d->n; i++) {
 		site_dir *s = &d->dirs[i];
 		if (s->state == DIR_UNREAD)
 			dir_read(d, s);
 		if (s->state == DIR_ABSENT)
 			continue;
-		if (s->state == DIR_BAD) {
-			rc = -1;
-			break;
-		}
-		const entry *hit = NULL;
-		for (size_t j = 0; j < s->n && rc == 0; j++) {
+		if (s->state == DIR_BAD)
+			return -1;
+		for (size_t j = 0; j < s->n; j++) {
 			if (strcmp(s->e[j].norm, want) != 0)
 				continue;
 			/* Two candidates: Python takes the first listed, in
 			 * an order C does not see the same way. */
-			if (hit || s->e[j].egg)
-				rc = -1;
-			hit = &s->e[j];
+			if (*hit || s->e[j].egg)
+				return -1;
+			*hit = &s->e[j];
 		}
-		if (rc == 0 && hit)
-			rc = dist_version(s->fd, hit->raw, version, len) == 0
-				     ? 1 : -1;
+		if (*hit) {
+			*site = s;
+			return 1;
+		}
 	}
+	return 0;
+}
+
+int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
+		      size_t whylen)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
 	free(want);
-	return rc;
+	if (rc != 1)
+		return rc < 0 ? -1 : 2;
+	return dist_intact(s, hit->raw, why, whylen);
+}
+
+int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
+{
+	int count = 0;
+	char why[512], name[256], version[128];
+	for (size_t i = 0; i < d->n; i++) {
+		site_dir *s = &d->dirs[i];
+		if (s->state == DIR_UNREAD)
+			dir_read(d, s);
+		if (s->state != DIR_OK)
+			continue;
+		for (size_t j = 0; j < s->n; j++) {
+			if (s->e[j].egg ||
+			    dist_intact(s, s->e[j].raw, why, sizeof why) != 0)
+				continue;
+			/* PEP 503's spelling of the normalised name. */
+			snprintf(name, sizeof name, "%s", s->e[j].norm);
+			for (char *c = name; *c; c++)
+				if (*c == '_')
+					*c = '-';
+			if (dist_version(s->fd, s->e[j].raw, version,
+					 sizeof version) != 0)
+				version[0] = '\0';
+			count++;
+			if (fn)
+				fn(name, version, why, ctx);
+		}
+	}
+	return count;
+}
+
+int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
+			       pyrt_error *err)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1 || !hit || hit->egg || !ends_with_ci(hit->raw,
+		strlen(hit->raw), ".dist-info"))
+		return 0;
+	size_t len = 0;
+	int absent = 0;
+	char *buf = record_read(s->fd, hit->raw, &len, &absent);
+	free(buf);
+	if (buf || !absent)
+		return 0;
+	/* Through the folder's descriptor: the one that was read. */
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", s->fd,
+			 hit->raw);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL, "path too long");
+	rc = pyrt_fs_remove_tree(path, NULL, err);
+	return rc ? rc : 1;
+}
+
+int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len)
+{
+	while (*req == ' ' || *req == '\t')
+		req++;
+	size_t n = strspn(req, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			  "0123456789-_.");
+	char *want = n ? normalize(req, n) : NULL;
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	char why[512], version[128];
+	struct stat sb;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return rc;
+	if (dist_intact(s, hit->raw, why, sizeof why) != 1 ||
+	    dist_version(s->fd, hit->raw, version, sizeof version) != 0 ||
+	    fstatat(s->fd, hit->raw, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	snprintf(out, len, "%s %s %llu %lld.%09ld", hit->raw, version,
+		 (unsigned long long)sb.st_ino, (long long)sb.st_mtim.tv_sec,
+		 sb.st_mtim.tv_nsec);
+	return 1;
+}
+
+int pyrt_dists_broken_count(const char *install_dir, const pyrt_marker *m)
+{
+	pyrt_dists *d = pyrt_dists_for_install(install_dir, m);
+	int n = d ? pyrt_dists_each_broken(d, NULL, NULL) : 0;
+	pyrt_dists_free(d);
+	return n;
+}
+
+int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
+		       size_t len)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	char why[512];
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return rc;
+	/* Installed means a RECORD whose files are all there: a dist-info
+	 * left behind by a crash or a deletion is not installed. */
+	int intact = dist_intact(s, hit->raw, why, sizeof why);
+	if (intact <= 0)
+		return intact;
+	return dist_version(s->fd, hit->raw, version, len) == 0 ? 1 : -1;
 }
 
 int pyrt_dists_have_packaging(pyrt_dists *d)

@@ -521,16 +521,6 @@ static int run_interpreter(doctor_ctx *x, const char *python,
 	return rc == PYRT_E_NOMEM || rc == PYRT_E_CANCELLED ? rc : 0;
 }
 
-/* Where sys.prefix must lie: inside the install, whatever the layout. */
-static int prefix_inside(const char *prefix, const char *install_dir)
-{
-	char real[PATH_MAX];
-	if (!realpath(install_dir, real))
-		return 0;
-	size_t n = strlen(real);
-	return strncmp(prefix, real, n) == 0 && prefix[n] == '/';
-}
-
 /* The interpreter must start, report the marker's version and run from its
  * own install; a version the pins no longer name only warns. */
 static int check_interpreter(doctor_ctx *x)
@@ -562,14 +552,20 @@ static int check_interpreter(doctor_ctx *x)
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
 				 fix, "%s reports %s, the marker says %s",
 				 python, version, m->version);
-	if (!prefix_inside(prefix, x->d->install_dir))
+	/* Where sys.prefix must lie: inside the install, whatever the
+	 * layout (status --deep asks the same). */
+	if (!pyrt_fs_path_inside(prefix, x->d->install_dir))
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
 				 fix, "%s runs with sys.prefix %s, outside its "
 				 "install %s", python, prefix,
 				 x->d->install_dir);
+	/* ssl is tried first: the runtime's own; anything after it is a
+	 * baseline package, which pyrt baseline reinstalls. */
 	if (imports[0])
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
-				 fix, "CPython %s starts but cannot import: %s",
+				 strncmp(imports, "ssl ", 4) == 0 ? fix
+				 : "pyrt baseline",
+				 "CPython %s starts but cannot import: %s",
 				 version, imports);
 	if (strcmp(version, pyrt_pins_version(x->o->pins)) != 0)
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_WARN,

@@ -9,10 +9,16 @@
  * requirements without extras or direct references; each name gets the
  * highest version satisfying every specifier seen for it, breadth first,
  * following Requires-Dist with their markers evaluated (extra == ""), with
- * no backtracking; installed distributions that satisfy are kept.  Anything
- * else (extras, a conflict, an installed version that does not satisfy, a
+ * no backtracking; installed distributions that satisfy are kept (one
+ * counts as installed only with a RECORD whose files are all there; else
+ * the same wheel is installed again over it).  Anything else is pip's:
+ * extras, a conflict, an installed version that does not satisfy, a
  * missing distribution, unreadable metadata, a Wheel-Version other than
- * 1.x, a wheel without a RECORD, a .data/headers directory) is pip's.
+ * 1.x (a newer 1.x gets pip's warning line), a .data/headers directory, a
+ * wheel without a RECORD, a wheel whose one .dist-info is not named for it
+ * or that carries another .dist-info or .egg-info anywhere (.data
+ * included), and a distribution found in any other folder on sys.path
+ * (.pth folders included).
  *
  * Installing: every member path is checked before anything is written (no
  * absolute path, "..", backslash, NUL; the joined path stays under its
@@ -26,10 +32,18 @@
  * platlib and data map to this interpreter's sysconfig paths.  A wheel
  * with .data/scripts or console/gui entry points is pip's: their #! lines
  * and launchers are pip's own (an exec wrapper where the interpreter's
- * path is long or has a space), byte for byte.  The .py files are compiled
- * once, after every wheel's files are written; each .dist-info comes last,
- * with INSTALLER "pyrt" and a RECORD listing every file written (the .pyc
- * too), so pip uninstalls it cleanly.
+ * path is long or has a space), byte for byte.  Each distribution is
+ * staged in <purelib>/.pyrt-fastwheel/<name-version>/ (the same filesystem
+ * as every scheme it writes to, or pip's), the .py files compiled once
+ * there (naming their final paths), then INSTALLER "pyrt" and a RECORD
+ * listing every file (the .pyc too) written into the staged .dist-info;
+ * then its files are renamed into place, dependencies first, and its
+ * .dist-info last, with one fsync of the folder: it counts as installed
+ * only once everything is there, so pip uninstalls it cleanly.  A run
+ * stopped midway (SIGKILL, a full disk) leaves a staging folder: the next
+ * run first finishes one whose RECORD is there and removes one whose is
+ * not; on SIGINT, SIGTERM or an error it does so itself before exiting
+ * (130, or 5).
  *
  * The program is py/fastwheel.py (pyrt_py_fastwheel, py_programs.h).
  * argv: python3 -I -S -B -c pyrt_py_fastwheel WHEELHOUSE -- REQ...

@@ -832,3 +832,12 @@ int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err)
 				      path);
 	return 0;
 }
+
+int pyrt_fs_path_inside(const char *path, const char *dir)
+{
+	char real[PATH_MAX];
+	if (!realpath(dir, real))
+		return 0;
+	size_t n = strlen(real);
+	return strncmp(path, real, n) == 0 && path[n] == '/';
+}

@@ -94,6 +94,11 @@ int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err);
 /** "uid 1000 (alice)", or just the number when it has no name. */
 void pyrt_fs_owner_name(unsigned uid, char *buf, size_t len);
 
+/** 1 when path (already resolved, as Python's os.path.realpath gives it)
+ *  lies inside dir once dir is resolved: where an install's sys.prefix
+ *  must be (doctor and status --deep ask the same question). */
+int pyrt_fs_path_inside(const char *path, const char *dir);
+
 /** Free bytes available to an unprivileged writer at path, or 0. */
 uint64_t pyrt_fs_free_bytes(const char *path);
 

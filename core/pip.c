@@ -42,6 +42,7 @@
 #include "redact.h"
 #include "sanitize.h"
 #include "requirement.h"
+#include "testhook.h"
 #include "trust.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
@@ -297,7 +298,8 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	/* + wheelhouse (3) + --cert FILE (2) + --require-hashes -r FILE (3)
 	 * + "--" + the list + NULL; the index goes through the environment
 	 * (pip_env) */
-	size_t n = PIP_FIXED_ARGS + 3 + 2 + 3 + 1 + o->requirement_count + 1;
+	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 3 + 1 +
+		   o->requirement_count + 1;
 	r->argv = calloc(n, sizeof *r->argv);
 	if (!r->argv)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -327,6 +329,10 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 		a[i++] = "--cert";
 		a[i++] = r->cacert;
 	}
+	if (o->reinstall) {
+		a[i++] = "--force-reinstall";
+		a[i++] = "--no-deps";
+	}
 	if (o->hashed_requirements) {
 		/* pyrt wrote this file from the lock: name==version and
 		 * --hash lines only, nothing pip would take as an option */
@@ -352,8 +358,9 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 static int fast_argv(pip_run *r, pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* It reads a directory: no index, proxy or credential reaches it. */
-	r->fast_envp = pyrt_proc_scrubbed_env(r->home);
+	/* It reads a directory: no index, proxy or credential reaches it
+	 * (the crash points' variables do, in a test build). */
+	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
 	const char **a = calloc(9 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
@@ -914,7 +921,7 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 		rc = pip_env(r, err);
 	if (!rc)
 		rc = pip_argv(r, err);
-	if (!rc && o->wheelhouse)
+	if (!rc && o->wheelhouse && !o->reinstall)
 		rc = fast_argv(r, err);
 	if (!rc && shown_init(&r->sh) != 0)
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -56,10 +56,14 @@ typedef struct pyrt_pip_opts {
 	 * wheelhouse installer still gets the list.  A failed batch is then
 	 * not retried one by one (each run would install the same lock). */
 	const char *hashed_requirements;
+	/** 1: pip --force-reinstall --no-deps, and pip only (the wheelhouse
+	 *  installer takes what is there as installed): the repair of a
+	 *  distribution whose dist-info outlived its files (dists.h) */
+	int reinstall;
 } pyrt_pip_opts;
 
 #define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
-	0, NULL, NULL, NULL, -1, NULL }
+	0, NULL, NULL, NULL, -1, NULL, 0 }
 
 /** The fixes for a pip that could not reach its index, in one clause. */
 #define PYRT_PIP_OFFLINE_FIX "without network use --wheelhouse DIR; " \

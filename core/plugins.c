@@ -79,6 +79,8 @@ typedef struct plugin_row {
 	pyrt_requirement *reqs;
 	size_t *req_lines;       /* line of each requirement in plugin.yaml */
 	char *path;              /* plugin.yaml, for messages */
+	int unchecked;           /* the interpreter failed before answering
+				  * a requirement of this row */
 } plugin_row;
 
 struct pyrt_plugins {
@@ -117,6 +119,7 @@ static void row_clear(plugin_row *r)
 		free((char *)r->reqs[i].spec);
 		free((char *)r->reqs[i].name);
 		free((char *)r->reqs[i].installed);
+		free((char *)r->reqs[i].broken);
 	}
 	free(r->reqs);
 	free(r->req_lines);
@@ -956,6 +959,12 @@ static int apply_one(plugin_row *r, size_t j, json_t *res)
 			return 1;
 		q->conflict = !json_is_true(json_object_get(res, "ok"));
 	}
+	json_t *b = json_object_get(res, "broken");
+	if (json_is_string(b)) {
+		if (!(q->broken = printable_dup(json_string_value(b), 512)))
+			return 1;
+		q->conflict = q->installed != NULL;
+	}
 	return 0;
 }
 
@@ -966,6 +975,7 @@ static void drop_requirement(plugin_row *r, size_t j)
 	free((char *)q->spec);
 	free((char *)q->name);
 	free((char *)q->installed);
+	free((char *)q->broken);
 	size_t rest = r->pub.require_count - j - 1;
 	memmove(q, q + 1, rest * sizeof *q);
 	memmove(&r->req_lines[j], &r->req_lines[j + 1],
@@ -973,8 +983,10 @@ static void drop_requirement(plugin_row *r, size_t j)
 	r->pub.require_count--;
 }
 
-/* Fill every row from the checker's results.  Returns 0, or why filled. */
-static int check_apply(pyrt_plugins *p, json_t *doc, char *why, size_t whylen)
+/* Whether results answers every requirement of every row; why filled
+ * when not. */
+static int results_complete(const pyrt_plugins *p, json_t *doc, char *why,
+			    size_t whylen)
 {
 	json_t *results = json_object_get(doc, "results");
 	if (!json_is_object(results)) {
@@ -982,28 +994,43 @@ static int check_apply(pyrt_plugins *p, json_t *doc, char *why, size_t whylen)
 		snprintf(why, whylen, "%s", json_is_string(e)
 			 ? json_string_value(e) : "the checker gave no results");
 		make_printable(why);
-		return PYRT_E_INTERPRETER;
+		return 0;
 	}
+	for (size_t i = 0; i < p->n; i++) {
+		const plugin_row *r = &p->rows[i];
+		if (r->pub.verdict == PYRT_VERDICT_INVALID)
+			continue;
+		for (size_t j = 0; j < r->pub.require_count; j++) {
+			const char *spec = r->reqs[j].spec;
+			if (!json_is_object(json_object_get(results, spec))) {
+				snprintf(why, whylen, "the checker gave no "
+					 "result for \"%s\"", spec);
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Fill every row from results (an object keyed by spec).  A requirement
+ * with no answer marks its row unchecked.  Returns 0 or PYRT_E_NOMEM. */
+static int apply_results(pyrt_plugins *p, json_t *results)
+{
 	for (size_t i = 0; i < p->n; i++) {
 		plugin_row *r = &p->rows[i];
 		if (r->pub.verdict == PYRT_VERDICT_INVALID)
 			continue;
 		for (size_t j = 0; j < r->pub.require_count;) {
 			json_t *res = json_object_get(results, r->reqs[j].spec);
-			if (!json_is_object(res)) {
-				snprintf(why, whylen, "the checker gave no "
-					 "result for \"%s\"", r->reqs[j].spec);
-				return PYRT_E_INTERPRETER;
-			}
-			int rc = apply_one(r, j, res);
-			if (rc == 1) {
-				snprintf(why, whylen, "out of memory");
+			int rc = json_is_object(res) ? apply_one(r, j, res) : 3;
+			if (rc == 1)
 				return PYRT_E_NOMEM;
-			}
-			if (rc == 2)
+			if (rc == 2) {
 				drop_requirement(r, j);
-			else
-				j++;
+				continue;
+			}
+			r->unchecked |= rc == 3;
+			j++;
 		}
 	}
 	return 0;
@@ -1059,13 +1086,8 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
 			m = own;
 		pyrt_digest_memo_free(dm);
 	}
-	if (m && m->search_path_known) {
-		const char *rel[PYRT_MARKER_SEARCH_MAX];
-		for (int i = 0; i < m->search_path_count; i++)
-			rel[i] = m->search_path[i];
-		snprintf(path, sizeof path, "%s/python", dir);
-		d = pyrt_dists_new(path, rel, (size_t)m->search_path_count);
-	}
+	if (m)
+		d = pyrt_dists_for_install(dir, m);
 	free(own);
 	return d;
 }
@@ -1116,11 +1138,23 @@ static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
  * (an object keyed by spec) and leaves specs[], which keeps its order.
  * Returns how many remain for Python; *decided NULL when none was.
  */
+/* 1 when spec names a distribution whose dist-info is there but whose
+ * files are not (dists.h): the checker's memo keys on the dist-info and
+ * METADATA only, so it could not see that. */
+static int c_broken(pyrt_dists *d, const char *spec)
+{
+	char *name = requirement_name(spec), why[512];
+	int broken = name && pyrt_dists_intact(d, name, why, sizeof why) == 0;
+	free(name);
+	return broken;
+}
+
 static size_t c_decide_all(const pyrt_box *box, const pyrt_status *st,
 			   int memo, const char **specs, size_t n,
-			   json_t **decided)
+			   json_t **decided, int *broken)
 {
 	*decided = NULL;
+	*broken = 0;
 	pyrt_dists *d = c_reader(box, st, memo);
 	if (!d)
 		return n;
@@ -1131,6 +1165,7 @@ static size_t c_decide_all(const pyrt_box *box, const pyrt_status *st,
 		json_t *res = out ? c_decide(d, specs[i], &packaging) : NULL;
 		if (res && json_object_set_new(out, specs[i], res) == 0)
 			continue;
+		*broken |= c_broken(d, specs[i]);
 		specs[left++] = specs[i];
 	}
 	specs[left] = NULL;
@@ -1158,10 +1193,14 @@ static int merge_decided(json_t **doc, json_t *decided)
 
 /* The one interpreter run for all rows (none when C decided every
  * requirement).  Returns 0, PYRT_E_CANCELLED, or another code with why
- * filled (the runtime could not answer). */
+ * filled (the runtime could not answer).  When the interpreter failed but
+ * C had decided some requirements, those answers are kept (*partial set,
+ * PYRT_E_INTERPRETER returned): only the rows that needed Python are
+ * marked unchecked. */
 static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			      const pyrt_status *st, int memo,
-			      const pyrt_events *ev, char *why, size_t whylen)
+			      const pyrt_events *ev, int *partial, char *why,
+			      size_t whylen)
 {
 	const char *interp = st->interpreter;
 	size_t nspecs = specs_to_check(p), bytes = 0;
@@ -1187,8 +1226,13 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	while (specs[nspecs_distinct])
 		nspecs_distinct++;
 	size_t all = nspecs_distinct;
+	int broken = 0;
 	nspecs_distinct = c_decide_all(box, st, memo, specs, nspecs_distinct,
-				       &decided);
+				       &decided, &broken);
+	/* A distribution with files missing is asked afresh, and that
+	 * answer is not kept (plugins_memo.h keys on metadata only). */
+	if (broken)
+		memo = 0;
 	if (nspecs_distinct < all) {
 		rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu "
 				     "requirements decided without Python",
@@ -1227,6 +1271,8 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	if (!rc && memo)
 		pyrt_plugins_memo_store(memo_path, memo_id, specs,
 					nspecs_distinct, doc);
+	if (rc == PYRT_E_INTERPRETER)
+		goto keep_decided;
 	if (rc)
 		goto cleanup;
 apply:
@@ -1235,7 +1281,22 @@ apply:
 		rc = PYRT_E_NOMEM;
 		goto cleanup;
 	}
-	rc = check_apply(p, doc, why, whylen);
+	if (results_complete(p, doc, why, whylen)) {
+		rc = apply_results(p, json_object_get(doc, "results"));
+		if (rc)
+			snprintf(why, whylen, "out of memory");
+		goto cleanup;
+	}
+	rc = PYRT_E_INTERPRETER;
+keep_decided:
+	/* What C decided does not depend on the interpreter that failed. */
+	if (decided) {
+		*partial = 1;
+		if (apply_results(p, decided) != 0) {
+			snprintf(why, whylen, "out of memory");
+			rc = PYRT_E_NOMEM;
+		}
+	}
 cleanup:
 	json_decref(decided);
 	json_decref(doc);
@@ -1252,6 +1313,28 @@ static const char *runtime_fix(pyrt_state state)
 	case PYRT_STATE_UNSUPPORTED: return NULL;
 	default: return "pyrt install";
 	}
+}
+
+/* The row's error: each installed distribution that could not be judged,
+ * by its own words (the checker names it).  Returns 0, or 1 on no memory. */
+static int broken_error(plugin_row *r)
+{
+	char *msg = NULL;
+	for (size_t j = 0; j < r->pub.require_count; j++) {
+		const char *b = r->reqs[j].broken;
+		char *next = NULL;
+		if (!b)
+			continue;
+		if (asprintf(&next, "%s%s%s", msg ? msg : "", msg ? "; " : "",
+			     b) < 0) {
+			free(msg);
+			return 1;
+		}
+		free(msg);
+		msg = next;
+	}
+	r->pub.error = msg;
+	return 0;
 }
 
 /* The verdict and its fix, in the order of precedence: invalid, disabled,
@@ -1271,7 +1354,7 @@ static int row_verdict(plugin_row *r, int ready, const char *not_ready_fix,
 		pl->verdict = PYRT_VERDICT_NO_RUNTIME_NEEDED;
 		return 0;
 	}
-	if (!ready) {
+	if (!ready || r->unchecked) {
 		pl->verdict = PYRT_VERDICT_NEEDS_RUNTIME;
 		if (check_error && !(pl->error = strdup(check_error)))
 			return 1;
@@ -1288,7 +1371,7 @@ static int row_verdict(plugin_row *r, int ready, const char *not_ready_fix,
 			return 1;
 		pl->fix = fix;
 	}
-	return 0;
+	return broken_error(r);
 }
 
 /* Requirements, then verdicts, once the manifests are read. */
@@ -1311,8 +1394,9 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 		goto cleanup;
 	p->runtime_ready = st->state == PYRT_STATE_READY;
 	fix = runtime_fix(st->state);
+	int partial = 0;
 	if (p->runtime_ready) {
-		rc = plugins_check_deps(p, box, st, memo, ev, why,
+		rc = plugins_check_deps(p, box, st, memo, ev, &partial, why,
 					sizeof why);
 		if (rc == PYRT_E_CANCELLED) {
 			pyrt_error_set(err, rc, "cancelled");
@@ -1326,8 +1410,9 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 			/* An interpreter that cannot run the checker is not
 			 * a ready runtime; the rows say why.  (Other
 			 * failures, such as no private HOME, have no
-			 * reinstall fix: the error says what to do.) */
-			p->runtime_ready = 0;
+			 * reinstall fix: the error says what to do.)  The
+			 * rows C answered keep their answers. */
+			p->runtime_ready = partial;
 			fix = rc == PYRT_E_INTERPRETER ? "pyrt install --force"
 						       : NULL;
 			snprintf(check_error, sizeof check_error,
@@ -1391,7 +1476,9 @@ int pyrt_plugins_check_requirements(pyrt_plugins **out, const char *name,
 			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		}
 		snprintf(st->interpreter, sizeof st->interpreter, "%s", interp);
-		rc = plugins_check_deps(p, NULL, st, 0, ev, why, sizeof why);
+		int partial = 0;
+		rc = plugins_check_deps(p, NULL, st, 0, ev, &partial, why,
+					sizeof why);
 		free(st);
 		if (rc)
 			pyrt_error_set(err, rc, "%s", why[0] ? why

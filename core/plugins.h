@@ -40,6 +40,10 @@ typedef struct pyrt_requirement {
 	const char *name;       /**< normalised: "python-docx" */
 	const char *installed;  /**< installed version, NULL when missing */
 	int conflict;           /**< installed but outside the specifier */
+	/** NULL, or why the installed distribution cannot be judged (its
+	 *  METADATA unreadable, its version not PEP 440), naming it: the
+	 *  requirement is then not met, and only its rows say so. */
+	const char *broken;
 } pyrt_requirement;
 
 typedef struct pyrt_plugin {

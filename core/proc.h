@@ -23,9 +23,12 @@
  * must stay cheap on archives that carry no .pyc, and -B keeps it from
  * writing __pycache__ into an install.  -S: no site start-up, so no .pth
  * file a package installed runs in a check that needs only the stdlib.
+ * The second line is the resolved sys.prefix (os is loaded at start-up
+ * anyway), which must lie inside the install (pyrt_fs_path_inside).
  */
 #define PYRT_PY_VERSION_ARGS "-I", "-S", "-B", "-c", \
-	"import sys; print(sys.version.split()[0])"
+	"import os, sys; print(sys.version.split()[0]); " \
+	"print(os.path.realpath(sys.prefix))"
 
 typedef struct pyrt_proc_opts {
 	unsigned int version;

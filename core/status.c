@@ -17,6 +17,8 @@
 
 #include "box.h"
 #include "digest_memo.h"
+#include "dists.h"
+#include "fs.h"
 #include "lock.h"
 #include "size.h"
 #include "manifest.h"
@@ -93,10 +95,14 @@ static int status_deep_check(pyrt_status *st, const char *home)
 	pyrt_error perr = PYRT_ERROR_INIT;
 	int rc = pyrt_proc_run(&po, &pr, &perr);
 	pyrt_proc_env_free(envp);
-	char got[64] = "";
-	if (!rc && pr.output)
+	char got[64] = "", prefix[PATH_MAX] = "";
+	if (!rc && pr.output) {
 		sscanf(pr.output, "%63s", got);
-	char why[256] = "";
+		const char *nl = strchr(pr.output, '\n');
+		snprintf(prefix, sizeof prefix, "%s", nl ? nl + 1 : "");
+		prefix[strcspn(prefix, "\n")] = '\0';
+	}
+	char why[512] = "";
 	if (rc)
 		snprintf(why, sizeof why, "%s", perr.msg);
 	else if (pr.timed_out)
@@ -107,8 +113,74 @@ static int status_deep_check(pyrt_status *st, const char *home)
 	else if (strcmp(got, st->marker.version) != 0)
 		snprintf(why, sizeof why, "reports %s, the marker says %s", got,
 			 st->marker.version);
+	/* doctor's check too: a python that runs from somewhere else
+	 * (a copied binary, a symlink out of the install) is not this one */
+	else if (!pyrt_fs_path_inside(prefix, home))
+		snprintf(why, sizeof why, "runs with sys.prefix %.200s, outside "
+			 "its install %.200s", prefix[0] ? prefix : "(none)",
+			 home);
 	pyrt_proc_result_clear(&pr);
 	return why[0] ? status_broken(st, "interpreter", why) : 0;
+}
+
+/* The PEP 503 name of a requirement ("Python_Docx>=1" → "python-docx"). */
+static void req_norm(const char *req, char *out, size_t len)
+{
+	size_t o = 0;
+	for (; *req && o + 1 < len; req++) {
+		char c = *req;
+		if (strchr("-_.", c)) {
+			if (o && out[o - 1] != '-')
+				out[o++] = '-';
+		} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			out[o++] = c;
+		} else if (c >= 'A' && c <= 'Z') {
+			out[o++] = (char)(c - 'A' + 'a');
+		} else {
+			break;
+		}
+	}
+	out[o] = '\0';
+}
+
+static void on_broken(const char *name, const char *version, const char *why,
+		      void *ctx)
+{
+	pyrt_status *st = ctx;
+	pyrt_marker *m = &st->marker;
+	(void)version;
+	if (!st->baseline_broken++)
+		snprintf(st->baseline_broken_why,
+			 sizeof st->baseline_broken_why, "%s: %s", name, why);
+	snprintf(m->baseline_state, sizeof m->baseline_state, "partial");
+	char have[128];
+	for (int i = 0; i < m->baseline_missing_count; i++) {
+		req_norm(m->baseline_missing[i], have, sizeof have);
+		if (strcmp(have, name) == 0)
+			return;
+	}
+	if (m->baseline_missing_count < PYRT_MARKER_MISSING_MAX)
+		snprintf(m->baseline_missing[m->baseline_missing_count++],
+			 sizeof m->baseline_missing[0], "%s", name);
+}
+
+/*
+ * Once pip has run, a distribution counts only when the files its RECORD
+ * lists are there (dists.h): a package moved or deleted since makes the
+ * baseline partial here, as it does in plugins, doctor and smoke.  One
+ * stat per listed file on every read, nothing remembered, so no memo can
+ * hide a deletion (a few milliseconds for the doc baseline).
+ */
+static void status_baseline_files(pyrt_status *st)
+{
+	const char *b = st->marker.baseline_state;
+	if (strcmp(b, "complete") != 0 && strcmp(b, "partial") != 0)
+		return;
+	pyrt_dists *d = pyrt_dists_for_install(st->install_dir, &st->marker);
+	if (!d)
+		return;
+	pyrt_dists_each_broken(d, on_broken, st);
+	pyrt_dists_free(d);
 }
 
 static void status_ready(pyrt_status *st, const pyrt_pins *pins,
@@ -116,18 +188,39 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 {
 	const pyrt_marker *m = &st->marker;
 	st->state = PYRT_STATE_READY;
-	if (pin && (strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
-	    strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
-	    !pyrt_sha256_hex_equal(m->sha256, pin->sha256)))
-		snprintf(st->message, sizeof st->message,
-			 "managed CPython %s (build %s) is ready; the pins now "
-			 "say %s (build %s) — run \"pyrt install\" to update",
-			 m->version, m->build, pyrt_pins_version(pins),
-			 pyrt_pins_build(pins));
-	else
+	/* The same test install uses for "already current", so that a tool
+	 * (Ansible's check mode) can tell from status alone whether an
+	 * install would change the host. */
+	st->update_available = pin &&
+		(strcmp(m->version, pyrt_pins_version(pins)) != 0 ||
+		 strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
+		 !pyrt_sha256_hex_equal(m->sha256, pin->sha256));
+	if (!st->update_available) {
 		snprintf(st->message, sizeof st->message,
 			 "managed CPython %s (build %s) is ready", m->version,
 			 m->build);
+	} else {
+		snprintf(st->update_version, sizeof st->update_version, "%s",
+			 pyrt_pins_version(pins));
+		snprintf(st->update_build, sizeof st->update_build, "%s",
+			 pyrt_pins_build(pins));
+		snprintf(st->update_sha256, sizeof st->update_sha256, "%s",
+			 pin->sha256);
+		snprintf(st->message, sizeof st->message,
+			 "managed CPython %s (build %s) is ready; the pins now say %s "
+			 "(build %s) — run \"pyrt install\" to update", m->version,
+			 m->build, pyrt_pins_version(pins), pyrt_pins_build(pins));
+	}
+	if (st->baseline_broken) {
+		size_t n = strlen(st->message);
+		snprintf(st->message + n, sizeof st->message - n,
+			 "; %d installed package%s lack%s files (%s) — run "
+			 "\"pyrt baseline\" to reinstall %s",
+			 st->baseline_broken, st->baseline_broken == 1 ? "" : "s",
+			 st->baseline_broken == 1 ? "s" : "",
+			 st->baseline_broken_why,
+			 st->baseline_broken == 1 ? "it" : "them");
+	}
 }
 
 struct pyrt_status_cache {
@@ -281,6 +374,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 		return 0;
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
+	status_baseline_files(st);
 	status_ready(st, pins, pin);
 	return 0;
 }

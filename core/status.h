@@ -43,6 +43,19 @@ typedef struct pyrt_status {
 	 * plugin install with these pins takes only those files (0: not
 	 * hash-locked, pip installs what its index or wheelhouse serves) */
 	size_t baseline_locked_wheels;
+	/** distributions in the runtime whose dist-info is there but whose
+	 *  files are not (dists.h): they count as missing, so a marker's
+	 *  "complete" reads "partial" and they join marker.baseline_missing;
+	 *  the first one's name and what is missing */
+	int baseline_broken;
+	char baseline_broken_why[640];
+	/** the runtime is ready but the pins want another archive (another
+	 * version, build or digest): "pyrt install" would replace it.  The
+	 * pinned version, build and digest are what it would install. */
+	int update_available;
+	char update_version[32];
+	char update_build[32];
+	char update_sha256[PYRT_SHA256_HEX_LEN + 1];
 } pyrt_status;
 
 /** "ready", "not_provisioned", ... */

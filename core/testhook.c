@@ -2,6 +2,8 @@
 #include "testhook.h"
 
 #ifdef PYRT_TEST_HOOKS
+#include "proc.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,6 +71,35 @@ void pyrt_testhook(const char *point)
 		hook_pause(point);
 	else if (strcmp(action, "hold") == 0)
 		hook_hold(point);
+}
+
+char **pyrt_testhook_env(char **env)
+{
+	static const char *const pass[] = {
+		"PYRT_TEST_HOOK", "PYRT_TEST_HOOK_FILE", "PYRT_TEST_HOOK_TRACE",
+	};
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	for (size_t i = 0; env && i < sizeof pass / sizeof pass[0]; i++) {
+		const char *v = getenv(pass[i]);
+		if (!v)
+			continue;
+		char **grown = realloc(env, (n + 2) * sizeof *env);
+		if (!grown) {
+			pyrt_proc_env_free(env);
+			return NULL;
+		}
+		env = grown;
+		env[n + 1] = NULL;
+		if (asprintf(&env[n], "%s=%s", pass[i], v) < 0) {
+			env[n] = NULL;
+			pyrt_proc_env_free(env);
+			return NULL;
+		}
+		n++;
+	}
+	return env;
 }
 #else
 typedef int pyrt_testhook_empty; /* ISO C: no empty translation unit */

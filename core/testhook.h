@@ -26,16 +26,30 @@
  *   mid-baseline   pip has run, the marker does not yet say so
  * and in the TUI:
  *   tui-refresh    the dashboard's check has begun, nothing read yet
+ * The wheelhouse installer (py/fastwheel.py) has its own, numbered by how
+ * often each was passed: fw-member-N (before the Nth member is staged),
+ * fw-compile-1, fw-installer-N and fw-record-N (the Nth distribution's),
+ * fw-move-N (before the Nth file is renamed into place), fw-dist-info-N
+ * (before the Nth .dist-info is); PYRT_TEST_HOOK_TRACE=FILE makes it list
+ * every point it passes there.  pyrt_testhook_env passes these variables
+ * to it.
  */
 #ifndef PYRT_TESTHOOK_H
 #define PYRT_TESTHOOK_H
 
 #ifdef PYRT_TEST_HOOKS
 void pyrt_testhook(const char *point);
+/** env (a pyrt_proc_*_env array) with the hook variables that are set
+ *  added; NULL (env freed) when out of memory. */
+char **pyrt_testhook_env(char **env);
 #else
 static inline void pyrt_testhook(const char *point)
 {
 	(void)point;
+}
+static inline char **pyrt_testhook_env(char **env)
+{
+	return env;
 }
 #endif
 

@@ -14,9 +14,10 @@
 #
 # -c runs it as __main__; tests/py imports it (as a module) to test its pure
 # parts, after bind_packaging() with a packaging of their choice.
-import os, sys, re, zipfile, base64, hashlib, sysconfig
-UNDECIDED, REFUSED, FAILED = 3, 4, 5
+import os, sys, re, zipfile, base64, hashlib, shutil, signal, sysconfig
+UNDECIDED, REFUSED, FAILED, CANCELLED = 3, 4, 5, 130
 class Undecided(Exception): pass
+class Cancelled(Exception): pass
 class Refused(Exception):
     def __init__(self, why, wheel=None):
         Exception.__init__(self, why)
@@ -31,6 +32,44 @@ class Refused(Exception):
 RATIO, FLOOR = 200, 1 << 20
 WHEEL_BYTES_MAX = 1 << 30
 CHUNK = 1 << 20
+# Each distribution is written into STAGING/<name-version>/<scheme>/...
+# (inside purelib: the same filesystem as every scheme it installs to,
+# checked), its RECORD last there; then its files are renamed into place
+# and its .dist-info last of all, so it counts as installed only once
+# everything is there.  A run that stopped midway leaves a staging folder:
+# the next run finishes it when its RECORD is there (nothing was moved
+# before), and removes it otherwise (repair()).
+STAGING = '.pyrt-fastwheel'
+SCHEMES = ('purelib', 'platlib', 'data')
+# The crash points of the fault tests (core/testhook.h), in a build with
+# PYRT_TEST_HOOKS, which alone passes these variables through: each point
+# is numbered by how often it was passed ("fw-member-3": the third
+# member), and PYRT_TEST_HOOK_TRACE, when set, lists every point passed.
+PASSED = {}
+def hook(kind):
+    env = os.environ
+    if not ('PYRT_TEST_HOOK' in env or 'PYRT_TEST_HOOK_TRACE' in env):
+        return
+    PASSED[kind] = n = PASSED.get(kind, 0) + 1
+    point = '%s-%d' % (kind, n)
+    if env.get('PYRT_TEST_HOOK_TRACE'):
+        with open(env['PYRT_TEST_HOOK_TRACE'], 'a') as f:
+            f.write(point + '\n')
+    for item in env.get('PYRT_TEST_HOOK', '').split(','):
+        name, _, action = item.rpartition(':')
+        if name != point:
+            continue
+        if action == 'kill':
+            os.kill(os.getpid(), signal.SIGKILL)
+        if action == 'pause' and env.get('PYRT_TEST_HOOK_FILE'):
+            import time
+            f = env['PYRT_TEST_HOOK_FILE']
+            with open(f, 'w') as out:
+                out.write('%d %s\n' % (os.getpid(), point))
+            for _ in range(3000):  # a minute at most, as testhook.c
+                if not os.path.exists(f):
+                    break
+                time.sleep(0.02)
 def canon(n): return re.sub(r'[-_.]+', '-', n).lower()
 NAME = re.compile(r'\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$', re.S)
 TOK = re.compile(r'\s*(?:(\()|(\))|(===|==|!=|<=|>=|~=|<|>|not\s+in\b|in\b)|(and\b|or\b)|(\'[^\']*\'|"[^"]*")|([A-Za-z_][A-Za-z0-9_.]*))')
@@ -190,9 +229,64 @@ def wheelhouse(wh):
                 Wheel(os.path.join(wh, f), name, ver, build, -min(ranks)))
     return found
 class Installed:
-    def __init__(self, where, meta):
-        self.where, self.version = where, meta['Version']
+    def __init__(self, where, info, meta):
+        self.where, self.info, self.version = where, info, meta['Version']
         self.requires = meta.get_all('Requires-Dist')
+    def complete(self):
+        # installed means a RECORD listing files that are all there: a
+        # .dist-info without one, or with files gone, is installed again
+        site = self.where
+        try:
+            with open(os.path.join(site, self.info, 'RECORD'), encoding='utf-8', newline='') as f:
+                import csv
+                rows = [r for r in csv.reader(f) if r]
+        except (OSError, UnicodeDecodeError, ValueError):
+            return False
+        return bool(rows) and all(os.path.lexists(os.path.join(site, r[0])) for r in rows)
+def dist_name(where, e):
+    # the name pip would see: METADATA's, else the folder's
+    if e.endswith('.egg-info'):
+        return canon(e[:-9].split('-')[0])
+    try:
+        with open(os.path.join(where, e, 'METADATA'), encoding='utf-8') as f:
+            n = meta_of(f.read())['Name']
+    except (OSError, UnicodeDecodeError, Undecided):
+        n = None
+    return canon(n or e[:-10].rpartition('-')[0])
+def pth_dirs(sitedirs):
+    # the folders the .pth files of the site folders add (what site adds;
+    # their "import" lines are code, not read here)
+    out = []
+    for sd in sitedirs:
+        try:
+            names = sorted(n for n in os.listdir(sd) if n.endswith('.pth'))
+        except OSError:
+            continue
+        for n in names:
+            try:
+                with open(os.path.join(sd, n), encoding='utf-8') as f:
+                    lines = f.read().splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for line in lines:
+                line = line.rstrip()
+                if not line or line.startswith('#') or line.startswith(('import ', 'import\t')):
+                    continue
+                out.append(os.path.join(sd, line))
+    return out
+def elsewhere(targets, sitedirs):
+    # {name: folder} of every distribution in a folder on sys.path (the one
+    # pip sees under -I, .pth folders included) other than the targets
+    real = {os.path.realpath(t) for t in targets}
+    out = {}
+    for where in list(sys.path) + pth_dirs(sitedirs):
+        if not where or os.path.realpath(where) in real or not os.path.isdir(where):
+            continue
+        real.add(os.path.realpath(where))
+        for e in os.listdir(where):
+            if e.endswith(('.dist-info', '.egg-info')):
+                out.setdefault(dist_name(where, e), where)
+    return out
 def installed(dirs):
     out = {}
     for where in dirs:
@@ -216,7 +310,7 @@ def installed(dirs):
             n = canon(n)
             if n in out:
                 raise Undecided('%s is installed twice' % n)
-            out[n] = Installed(where, meta)
+            out[n] = Installed(where, e, meta)
     return out
 def check_sizes(path, z):
     # from the central directory, before any member is read
@@ -233,15 +327,50 @@ def check_sizes(path, z):
         raise Refused('it unpacks to %d bytes, more than the %d-byte cap; '
                       'remove the wheel from the wheelhouse'
                       % (total, WHEEL_BYTES_MAX), path)
+def info_dir(w, names):
+    # The plain case alone: one .dist-info, at the top, named for the
+    # wheel's distribution and version, and no other .dist-info or
+    # .egg-info anywhere (under .data/ too).  pip refuses some of the rest
+    # ("multiple .dist-info directories"): it says so, not this.
+    base = os.path.basename(w.path)
+    tops = {n.split('/', 1)[0] for n in names}
+    infos = [t for t in tops if t.endswith('.dist-info')]
+    if len(infos) != 1:
+        raise Undecided('%s: %d .dist-info directories' % (base, len(infos)))
+    info = infos[0]
+    n, _, v = info[:-10].rpartition('-')
+    try:
+        same = canon(n) == w.name and Version(v) == w.ver
+    except InvalidVersion:
+        same = False
+    if not same:
+        raise Undecided('%s: its .dist-info %s is not named for %s %s' % (base, info, w.name, w.ver))
+    for m in names:
+        parts = m.rstrip('/').split('/')
+        if parts[0] == info:
+            parts = parts[1:]
+        if any(p.endswith(('.dist-info', '.egg-info')) for p in parts):
+            raise Undecided('%s: it carries %s' % (base, m))
+    return info
+# pip 23's wheel.VERSION_COMPATIBLE: 1.x is installed, a newer 1.x with a
+# warning, anything else is refused (by pip, which says why)
+WHEEL_VERSION = (1, 0)
+def wheel_version(w, whl):
+    base = os.path.basename(w.path)
+    text = (whl['Wheel-Version'] or '').strip()
+    try:
+        v = tuple(map(int, text.split('.')))
+    except ValueError:
+        raise Undecided('%s: Wheel-Version %r' % (base, text))
+    if v[0] != WHEEL_VERSION[0]:
+        raise Undecided('%s: Wheel-Version %s' % (base, text))
+    if v > WHEEL_VERSION:
+        w.warnings.append('WARNING: Installing from a newer Wheel-Version (%s)'
+                          % '.'.join(map(str, v)))
 def open_wheel(w):
     z = zipfile.ZipFile(w.path)
     check_sizes(w.path, z)
-    tops = {n.split('/', 1)[0] for n in z.namelist()}
-    infos = [t for t in tops if t.endswith('.dist-info') and
-             canon(t[:-10].rpartition('-')[0]) == w.name]
-    if len(infos) != 1:
-        raise Undecided('%s: no single .dist-info' % os.path.basename(w.path))
-    info = infos[0]
+    info = info_dir(w, z.namelist())
     if info + '/RECORD' not in z.namelist():
         # pip refuses it after writing part of it: pip's to do
         raise Undecided('%s: no RECORD' % os.path.basename(w.path))
@@ -252,8 +381,8 @@ def open_wheel(w):
         raise Undecided('%s: unreadable METADATA or WHEEL' % os.path.basename(w.path))
     if canon(meta['Name'] or '') != w.name or Version(meta['Version'] or 'x') != w.ver:
         raise Undecided('%s: METADATA names another distribution' % os.path.basename(w.path))
-    if (whl['Wheel-Version'] or '').split('.')[0].strip() != '1':
-        raise Undecided('%s: wheel version %s' % (os.path.basename(w.path), whl['Wheel-Version']))
+    w.warnings = []
+    wheel_version(w, whl)
     rp = meta['Requires-Python']
     if rp and not SpecifierSet(rp).contains(environment()['python_full_version'], prereleases=True):
         raise Undecided('%s requires Python %s' % (w.name, rp))
@@ -264,7 +393,10 @@ def preference(w):
     # pip 23's order (CandidateEvaluator._sort_key): version, then the tag
     # sys_tags() ranks first, then the build tag
     return (w.ver, w.rank, w.build)
-def resolve(reqs, wh, inst):
+def resolve(reqs, wh, inst, other=None):
+    # inst: the target folders' distributions; other: {name: folder} of
+    # those in every other folder on sys.path, which are pip's to weigh
+    other = other or {}
     specs, chosen, order, queue = {}, {}, [], []
     notes = []
     for s in reqs:
@@ -281,7 +413,10 @@ def resolve(reqs, wh, inst):
             if not specs[name].contains(chosen[name], prereleases=True):
                 raise Undecided('%s %s was chosen before %r' % (name, chosen[name], origin))
             continue
-        if name in inst:
+        if name in other:
+            raise Undecided('%s is installed in %s' % (name, other[name]))
+        broken = name in inst and not inst[name].complete()
+        if name in inst and not broken:
             v = inst[name].version
             if not specs[name].contains(v, prereleases=True):
                 raise Undecided('installed %s %s does not satisfy %r' % (name, v, origin))
@@ -296,6 +431,14 @@ def resolve(reqs, wh, inst):
             notes.append('Processing %s' % w.path)
             chosen[name] = w.ver
             deps = open_wheel(w)
+            notes.extend(w.warnings)
+            if broken:
+                # installed again, over its own .dist-info alone
+                if inst[name].info != w.info:
+                    raise Undecided('%s %s is installed without a complete RECORD'
+                                    % (name, inst[name].version))
+                notes.append('%s %s has no complete RECORD: installing it again'
+                             % (name, inst[name].version))
             w.requested = name in top
             order.append(w)
         for d in deps:
@@ -303,7 +446,8 @@ def resolve(reqs, wh, inst):
             if r is not None:
                 queue.append(r + (d,))
     return order, notes
-def member_target(w, m, paths, site):
+def member_target(w, m, paths, sitekey):
+    # (scheme, path parts inside it, destination) of member m
     bad = m.startswith('/') or '\\' in m or '\0' in m
     isdir = m.endswith('/')
     parts = m.rstrip('/').split('/')
@@ -311,37 +455,41 @@ def member_target(w, m, paths, site):
         raise Refused('member %r is not a plain relative path' % m)
     data = w.info[:-10] + '.data'
     if isdir:
-        return None, False
+        return None
     if parts[0] == data:
         if len(parts) < 3:
             raise Refused('member %r is not inside a .data scheme' % m)
         # scripts too: pip writes their #! lines (an exec wrapper where
         # the interpreter's path is long or has a space), not this
-        if parts[1] not in ('purelib', 'platlib', 'data'):
+        if parts[1] not in SCHEMES:
             raise Undecided('%s installs %s files' % (w.name, parts[1]))
-        base, rest = paths[parts[1]], parts[2:]
+        key, rest = parts[1], parts[2:]
     else:
-        base, rest = site, parts
+        key, rest = sitekey, parts
+    dest = inside(paths[key], rest)
+    if dest is None:
+        raise Refused('member %r leaves %s' % (m, paths[key]))
+    return key, rest, dest
+def inside(base, rest):
+    # base/rest when it stays under base once resolved, else None
     dest = os.path.join(base, *rest)
-    real = os.path.realpath(base)
-    if not os.path.realpath(dest).startswith(real + os.sep):
-        raise Refused('member %r leaves %s' % (m, base))
+    if not os.path.realpath(dest).startswith(os.path.realpath(base) + os.sep):
+        return None
     return dest
 def plan(w, paths):
-    site = paths['purelib'] if w.purelib else paths['platlib']
+    sitekey = 'purelib' if w.purelib else 'platlib'
     files, seen = [], set()
     for zi in w.zip.infolist():
         if zi.filename.endswith('/'):
-            member_target(w, zi.filename, paths, site)
+            member_target(w, zi.filename, paths, sitekey)
             continue
-        dest = member_target(w, zi.filename, paths, site)
+        key, rest, dest = member_target(w, zi.filename, paths, sitekey)
         if dest in seen:
             raise Refused('member %r appears twice' % zi.filename)
         seen.add(dest)
-        top = zi.filename.split('/')[0]
-        if top == w.info and zi.filename.split('/')[-1] in ('RECORD', 'INSTALLER', 'REQUESTED'):
+        if rest[0] == w.info and rest[-1] in ('RECORD', 'INSTALLER', 'REQUESTED'):
             continue
-        files.append((zi, dest, top == w.info))
+        files.append((zi, key, rest, dest))
     eps = w.info + '/entry_points.txt'
     if eps in w.zip.namelist():
         import configparser
@@ -356,7 +504,19 @@ def plan(w, paths):
         if any(cp.has_section(sec) and cp.items(sec)
                for sec in ('console_scripts', 'gui_scripts')):
             raise Undecided('%s has entry points' % w.name)
-    w.site, w.files = site, files
+    # staged files are renamed into place: one filesystem
+    stage_dev = os.stat(existing(staging_root(paths))).st_dev
+    for key in {f[1] for f in files}:
+        if os.stat(existing(paths[key])).st_dev != stage_dev:
+            raise Undecided('%s is on another filesystem than %s' % (paths[key], paths['purelib']))
+    w.sitekey, w.site, w.files = sitekey, paths[sitekey], files
+def existing(d):
+    # d, or its nearest parent that exists
+    while not os.path.exists(d) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+    return d
+def staging_root(paths):
+    return os.path.join(paths['purelib'], STAGING)
 def member(w, zi):
     # the member in chunks of CHUNK
     with w.zip.open(zi) as f:
@@ -364,10 +524,11 @@ def member(w, zi):
         while head:
             yield head
             head = f.read(CHUNK)
-def write(dest, data, mode, record, site):
-    # data: bytes, or chunks of them (member()), hashed as they are written
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+def write(path, data, mode, record=None, name=None):
+    # data: bytes, or chunks of them (member()), hashed as they are
+    # written; the RECORD row, under name, goes into record
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     h, size = hashlib.sha256(), 0
     try:
         os.fchmod(fd, mode)
@@ -379,57 +540,141 @@ def write(dest, data, mode, record, site):
                 view = view[os.write(fd, view):]
     finally:
         os.close(fd)
-    digest = base64.urlsafe_b64encode(h.digest()).rstrip(b'=').decode()
-    record.append((os.path.relpath(dest, site), 'sha256=' + digest, str(size)))
+    if record is not None:
+        digest = base64.urlsafe_b64encode(h.digest()).rstrip(b'=').decode()
+        record.append((name, 'sha256=' + digest, str(size)))
 def compile_some(pys):
     import py_compile
-    for p in pys:
+    for src, dest in pys:
         try:
-            py_compile.compile(p, doraise=True)
+            py_compile.compile(src, dfile=dest, doraise=True)
         except Exception:
             pass
 def compile_all(pys):
     # One process: two forked halves were measured no faster on this 2-CPU
     # machine shared with other work (5 runs each: 0.79-0.99 s serial,
     # 1.16-1.43 s forked).  A file that does not compile gets no .pyc, as
-    # pip's compileall leaves it.
+    # pip's compileall leaves it.  Each .pyc names the file's final path.
+    hook('fw-compile')
     compile_some(pys)
+def stage_dir(w, paths):
+    return os.path.join(staging_root(paths), w.info[:-10])
 def install(w, paths):
-    # the package's files; the .dist-info waits for finish()
+    # every member into the staging folder; RECORD rows by final path
     print('Installing %s-%s (wheelhouse, pyrt)' % (w.info[:-10].rpartition('-')[0], w.ver))
-    record, later, pys = [], [], []
-    for zi, dest, info in w.files:
-        if info:
-            later.append((zi, dest))
-            continue
+    root = staging_root(paths)
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    w.stage = stage_dir(w, paths)
+    shutil.rmtree(w.stage, ignore_errors=True)
+    os.mkdir(w.stage, 0o700)
+    record, pys = [], []
+    for zi, key, rest, dest in w.files:
+        hook('fw-member')
+        staged = os.path.join(w.stage, key, *rest)
         mode = 0o755 if (zi.external_attr >> 16) & 0o111 else 0o644
-        write(dest, member(w, zi), mode, record, w.site)
+        write(staged, member(w, zi), mode, record, os.path.relpath(dest, w.site))
         if dest.endswith('.py'):
-            # by its path from the site folder, as pip compiles it (a .data
-            # file's code then names it ".../dist-packages/../../..")
-            pys.append(os.path.join(w.site, os.path.relpath(dest, w.site)))
-    w.record, w.later, w.pys = record, later, pys
+            # the code names it by its path from the site folder, as pip
+            # compiles it (a .data file's: ".../dist-packages/../../..")
+            pys.append((staged, os.path.join(w.site, os.path.relpath(dest, w.site))))
+    w.record, w.pys = record, pys
 def finish(w):
-    # after the compile: the .pyc in RECORD, then the .dist-info, RECORD last
+    # in staging, after the compile: the .pyc rows, INSTALLER, RECORD (by
+    # a rename: the staging folder is complete once RECORD is there)
     import csv, io, importlib.util
-    record, later = w.record, w.later
+    record = w.record
     # a .pyc's row has no hash or size, as pip writes it: Python rewrites
     # the cache whenever its source changes (tests/e2e_fastwheel_diff.sh)
-    for p in w.pys:
-        c = importlib.util.cache_from_source(p)
-        if os.path.isfile(c):
-            record.append((os.path.relpath(c, w.site), '', ''))
-    for zi, dest in later:
-        write(dest, member(w, zi), 0o644, record, w.site)
-    infodir = os.path.join(w.site, w.info)
-    write(os.path.join(infodir, 'INSTALLER'), b'pyrt\n', 0o644, record, w.site)
+    for staged, dest in w.pys:
+        if os.path.isfile(importlib.util.cache_from_source(staged)):
+            record.append((os.path.relpath(importlib.util.cache_from_source(dest), w.site), '', ''))
+    infodir = os.path.join(w.stage, w.sitekey, w.info)
+    hook('fw-installer')
+    write(os.path.join(infodir, 'INSTALLER'), b'pyrt\n', 0o644, record, w.info + '/INSTALLER')
     if w.requested:
-        write(os.path.join(infodir, 'REQUESTED'), b'', 0o644, record, w.site)
-    rec = os.path.join(infodir, 'RECORD')
-    record.append((os.path.relpath(rec, w.site), '', ''))
+        write(os.path.join(infodir, 'REQUESTED'), b'', 0o644, record, w.info + '/REQUESTED')
+    record.append((w.info + '/RECORD', '', ''))
     out = io.StringIO()
     csv.writer(out, lineterminator='\n').writerows(record)
-    write(rec, out.getvalue().encode(), 0o644, [], w.site)
+    hook('fw-record')
+    tmp = os.path.join(infodir, 'RECORD.tmp')
+    write(tmp, out.getvalue().encode(), 0o644)
+    os.rename(tmp, os.path.join(infodir, 'RECORD'))
+def staged_info(stage):
+    # (scheme, name) of the staged .dist-info, or None
+    for key in ('purelib', 'platlib'):
+        try:
+            names = os.listdir(os.path.join(stage, key))
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith('.dist-info'):
+                return key, n
+    return None
+def commit(stage, paths):
+    # a complete staging folder into place: the files, then the .dist-info
+    # (over one of that name: a .dist-info without a complete RECORD, see
+    # resolve()), then one fsync of the folder that holds it; the staging
+    # folder goes last
+    key, info = staged_info(stage)
+    for scheme in SCHEMES:
+        top = os.path.join(stage, scheme)
+        for d, dirs, names in os.walk(top):
+            rel = os.path.relpath(d, top).split(os.sep)
+            rel = [] if rel == ['.'] else rel
+            if scheme == key and rel[:1] == [info]:
+                continue
+            for n in names:
+                dest = inside(paths[scheme], rel + [n])
+                if dest is None:
+                    raise OSError('staged %s leaves %s' % (os.path.join(d, n), paths[scheme]))
+                hook('fw-move')
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                os.rename(os.path.join(d, n), dest)
+    site = paths[key]
+    target = os.path.join(site, info)
+    hook('fw-dist-info')
+    if os.path.lexists(target):
+        # the old one out of the way, into staging (removed with it)
+        old = os.path.join(stage, 'replaced')
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(target, old)
+    os.rename(os.path.join(stage, key, info), target)
+    fd = os.open(site, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    shutil.rmtree(stage)
+def repair(paths):
+    # what an earlier run left in staging: finished when its RECORD is
+    # there (it may have moved files already), removed when it is not
+    # (nothing of it was moved); lines saying which
+    root = staging_root(paths)
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return []
+    said = []
+    for n in names:
+        stage = os.path.join(root, n)
+        if os.path.islink(stage) or not os.path.isdir(stage):
+            os.unlink(stage)
+            continue
+        si = staged_info(stage)
+        if si and os.path.exists(os.path.join(stage, si[0], si[1], 'RECORD')):
+            commit(stage, paths)
+            said.append('pyrt fast path: finished the interrupted install of %s' % n)
+        else:
+            shutil.rmtree(stage)
+            # nothing of it was moved in, or all of it was
+            said.append('pyrt fast path: removed the staging folder of %s, left by a '
+                        'run that stopped' % n)
+    try:
+        os.rmdir(root)
+    except OSError:
+        pass
+    return said
 def bind_packaging(utils, tags, specifiers, version):
     # pip's vendored packaging at run time; the unit tests pass their own
     global parse_wheel_filename, sys_tags, SpecifierSet, Specifier, InvalidSpecifier, Version, InvalidVersion
@@ -438,6 +683,36 @@ def bind_packaging(utils, tags, specifiers, version):
     SpecifierSet, Specifier = specifiers.SpecifierSet, specifiers.Specifier
     InvalidSpecifier = specifiers.InvalidSpecifier
     Version, InvalidVersion = version.Version, version.InvalidVersion
+def on_signal(signum, frame):
+    raise Cancelled(signal.Signals(signum).name)
+def run(order, paths, at):
+    # every distribution staged, one compile, then each complete one moved
+    # in, dependencies first; at[0]: the wheel at hand
+    for w in order:
+        at[0] = w
+        install(w, paths)
+    compile_all([p for w in order for p in w.pys])
+    for w in order:
+        at[0] = w
+        finish(w)
+    for w in reversed(order):
+        at[0] = w
+        commit(w.stage, paths)
+    try:
+        os.rmdir(staging_root(paths))
+    except OSError:
+        pass
+def settle(paths):
+    # after a failure or a signal: what is complete in staging goes in,
+    # the rest goes (each distribution whole, or not at all)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        for line in repair(paths):
+            print(line)
+    except Exception as e:
+        print('ERROR: the staging folder %s is left for the next run: %s: %s'
+              % (staging_root(paths), type(e).__name__, e))
 def main():
     if len(sys.argv) < 3 or sys.argv[2] != '--':
         print('ERROR: usage: WHEELHOUSE -- REQUIREMENT...')
@@ -445,7 +720,8 @@ def main():
     # -S: site's start-up, and the .pth files it would run as whoever runs
     # pyrt, stay out; its folders go on sys.path here, where pip lives
     import site
-    sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)
+    sitedirs = site.getsitepackages()
+    sys.path.extend(p for p in sitedirs if p not in sys.path)
     try:
         from pip._vendor.packaging import utils, tags, specifiers, version
         bind_packaging(utils, tags, specifiers, version)
@@ -453,11 +729,31 @@ def main():
         print('pyrt fast path: %s; pip decides' % e)
         return UNDECIDED
     paths = sysconfig.get_paths()
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     try:
-        inst = installed(list(dict.fromkeys([paths['purelib'], paths['platlib']])))
-        order, notes = resolve(sys.argv[3:], wheelhouse(sys.argv[1]), inst)
+        # an interrupted run first: pip, too, then sees it whole or not at all
+        for line in repair(paths):
+            print(line)
+    except Cancelled as e:
+        settle(paths)
+        print('ERROR: cancelled (%s) while finishing an interrupted install' % e)
+        return CANCELLED
+    except Exception as e:
+        print('ERROR: an interrupted install in %s could not be finished: %s: %s'
+              % (staging_root(paths), type(e).__name__, e))
+        return FAILED
+    w = None
+    try:
+        targets = list(dict.fromkeys([paths['purelib'], paths['platlib']]))
+        inst = installed(targets)
+        other = elsewhere(targets, sitedirs)
+        order, notes = resolve(sys.argv[3:], wheelhouse(sys.argv[1]), inst, other)
         for w in order:
             plan(w, paths)
+    except Cancelled as e:
+        print('ERROR: cancelled (%s) before anything was installed' % e)
+        return CANCELLED
     except Undecided as e:
         print('pyrt fast path: not decided (%s); pip decides' % e)
         return UNDECIDED
@@ -472,14 +768,16 @@ def main():
     if not order:
         return 0
     print('Installing collected packages: %s' % ', '.join(w.meta['Name'] for w in order))
+    at = [order[0]]
     try:
-        for w in order:
-            install(w, paths)
-        compile_all([p for w in order for p in w.pys])
-        for w in order:
-            finish(w)
+        run(order, paths, at)
+    except Cancelled as e:
+        settle(paths)
+        print('ERROR: cancelled (%s); each distribution is installed whole or not at all' % e)
+        return CANCELLED
     except Exception as e:
-        print('ERROR: installing %s failed: %s: %s' % (os.path.basename(w.path), type(e).__name__, e))
+        settle(paths)
+        print('ERROR: installing %s failed: %s: %s' % (os.path.basename(at[0].path), type(e).__name__, e))
         return FAILED
     print('Successfully installed %s' % ' '.join('%s-%s' % (w.meta['Name'], w.ver) for w in order))
     return 0

@@ -4,8 +4,10 @@
 # itself: site's start-up would also run every .pth file an installed
 # package left there, as whoever runs pyrt.  It prints one line,
 # "PYRT-PLUGINS " (plugins.c's RESULT_TAG) and JSON:
-#   {"results": {spec: {name, installed, ok, applies, error}}, "seen": ...}
-#   or {"error": "..."} when it cannot check at all.
+#   {"results": {spec: {name, installed, ok, applies, error[, broken]}},
+#    "seen": ...}
+#   or {"error": "..."} when it cannot check at all.  broken names an
+# installed distribution that cannot be judged, and why.
 # Imports stay inside check() so a broken runtime still answers, and pip's
 # packaging (the costly import) is loaded only for requirements that are
 # more than a bare name; names are normalised as packaging's
@@ -22,6 +24,22 @@ def load_packaging():
         except ImportError:
             return None
     return Requirement
+def intact(dist):
+    """Installed means a RECORD whose files are all there (core/dists.c's
+    dist_intact): bytecode caches and absolute paths aside."""
+    import os
+    if not str(getattr(dist, '_path', '')).endswith('.dist-info'):
+        return True  # an egg-info has no RECORD to hold it to
+    files = dist.files
+    if not files:
+        return False
+    for f in files:
+        p = str(f)
+        if p.endswith('.pyc') or p.startswith('/'):
+            continue
+        if not os.path.lexists(dist.locate_file(f)):
+            return False
+    return True
 def check(specs):
     from importlib import metadata
     Requirement = None
@@ -48,12 +66,39 @@ def check(specs):
         r['name'] = re.sub(r'[-_.]+', '-', name).lower()
         try:
             v = metadata.version(name)
+            if not intact(metadata.distribution(name)):
+                v = None
         except metadata.PackageNotFoundError:
             v = None
+        except Exception as e:
+            # One installed distribution that cannot be read (METADATA
+            # that is not UTF-8, say) is this requirement's answer, not
+            # the whole run's: the other requirements still get theirs.
+            r['broken'] = 'the installed %s cannot be read (%s): %s' % (
+                r['name'], dist_path(metadata, name), first_line(e))
+            continue
         r['installed'] = v
-        r['ok'] = v is not None and (req is None or
-                   req.specifier.contains(v, prereleases=True))
+        if v is None or req is None:
+            r['ok'] = v is not None
+            continue
+        try:
+            r['ok'] = req.specifier.contains(v, prereleases=True)
+        except Exception as e:
+            # packaging 22 and later raise on a version that is not
+            # PEP 440 where 21 said "no": no such version satisfies.
+            r['broken'] = ('the installed %s %s (%s) has no PEP 440 '
+                           'version, so it cannot satisfy "%s": %s' % (
+                               r['name'], v, dist_path(metadata, name),
+                               req.specifier, first_line(e)))
     return {'results': out}
+def first_line(e):
+    return (str(e).splitlines() or [type(e).__name__])[0]
+def dist_path(metadata, name):
+    """Where the distribution named name lives, for the message."""
+    try:
+        return str(getattr(metadata.distribution(name), '_path', '?'))
+    except Exception:
+        return '?'
 def fnv1a64(data):
     """core/cache_seal.c's checksum, so both sides name bytes alike."""
     h = 0xcbf29ce484222325

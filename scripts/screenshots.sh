@@ -75,6 +75,10 @@ mkdir -p "$box/plugins"
 cp -r tests/fixtures/sample-box/plugins/. "$box/plugins/"
 
 T() { tmux -L "$sock" "$@"; }
+# A session that outlives the others: a server left with none exits, and a
+# new session started while it is exiting fails ("server exited
+# unexpectedly").
+T new-session -d -s keep "sleep 86400"
 # run NAME pyrt-args...: pyrt in a new session at cols x rows.
 run() {
   local name=$1; shift

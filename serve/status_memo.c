@@ -9,7 +9,8 @@
  * the answer depends on -- each folder above the box (only for events that
  * name the next folder down, or the folder itself: chown, chmod, rename),
  * the box, runtime/ (the lock), runtime/python (current), the install that
- * current leads to (marker, manifest) and the interpreter's folder.  The
+ * current leads to (marker, manifest), its site-packages folders (see
+ * watch_site) and the interpreter's folder.  The
  * kernel queues an event before the system call that caused it returns, so
  * any change that finished before a GET began is in the queue that GET
  * drains first; a change during the read is in it for the next GET.
@@ -30,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "marker.h"
 #include "status_json.h"
 #include "text.h"
 
@@ -185,6 +187,43 @@ static int watch_chain(srv_status_memo *m, const char *path, const char *box)
 	}
 }
 
+/*
+ * The install's site-packages folders (its marker's search path): the
+ * baseline's verdict counts a distribution only when the files its RECORD
+ * lists are there (dists.h), so a package folder or a dist-info moved,
+ * removed or added there changes the answer.  A file deleted deeper inside
+ * a package folder is not seen here (a watch per folder would not fit):
+ * `pyrt status`, ?deep=1 and doctor read the files every time.
+ */
+static int watch_site(srv_status_memo *m, const char *real, const char *box)
+{
+	char path[PATH_MAX + 300];
+	snprintf(path, sizeof path, "%s", real);
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	snprintf(slash, sizeof path - (size_t)(slash - path), "/marker.json");
+	pyrt_marker *mk = malloc(sizeof *mk);
+	if (!mk || pyrt_marker_read(path, mk, NULL) != 0) {
+		free(mk);
+		return 0;
+	}
+	int rc = 0;
+	for (int i = 0; !rc && mk->search_path_known &&
+	     i < mk->search_path_count; i++) {
+		const char *rel = mk->search_path[i];
+		size_t n = strlen(rel);
+		struct stat st;
+		if (n < 9 || strcmp(rel + n - 9, "-packages") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", real, rel);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = watch_chain(m, path, box);
+	}
+	free(mk);
+	return rc;
+}
+
 /* Fresh watches on everything the next answer will be made from. */
 static int watch_box(srv_status_memo *m, const char *box_root)
 {
@@ -201,6 +240,8 @@ static int watch_box(srv_status_memo *m, const char *box_root)
 	if (watch_chain(m, path, box) != 0)
 		return -1;
 	if (realpath(path, real)) {
+		if (watch_site(m, real, box) != 0)
+			return -1;
 		snprintf(path, sizeof path, "%s/bin", real);
 		if (watch_chain(m, path, box) != 0)
 			return -1;

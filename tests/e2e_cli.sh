@@ -194,10 +194,12 @@ check "status --json is one valid object with the contract fields" python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1]))
 want={"state","message","version","build","platform","path","interpreter","sha256",
-      "installed_at","pins","baseline","upgrade_in_progress","installer_pid"}
+      "installed_at","pins","baseline","upgrade_in_progress","installer_pid",
+      "update_available"}
 assert set(d)==want, sorted(set(d)^want)
 assert d["state"]=="not_provisioned", d
 assert d["upgrade_in_progress"] is False and d["installer_pid"] is None, d
+assert d["update_available"] is None, d
 assert "pyrt install" in d["message"], d
 assert d["version"] is None and d["sha256"] is None and d["installed_at"] is None, d
 assert d["pins"]=="builtin", d

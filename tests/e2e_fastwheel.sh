@@ -12,7 +12,11 @@
 # nothing of it is written, and the runtime stays active; so is a zip bomb
 # (a member over 200:1), before it is inflated, in little memory.  A large
 # member is copied in chunks.  The installer runs no .pth file of
-# site-packages (-I -S -B).
+# site-packages (-I -S -B).  Only the plain case is its own: a wheel
+# carrying another .dist-info (at the top or under .data/), Wheel-Version
+# 2.0, or a distribution already in another folder on sys.path goes to pip;
+# Wheel-Version 1.9 gets pip's warning; a .dist-info without a complete
+# RECORD is installed again.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup fastwheel fixtures
 
@@ -163,6 +167,83 @@ run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/
 check "a version no wheel has: pip refuses it as before (exit 10)" rc_is 10
 check "with pip's reason, from pip's run" eval '
   has "No matching distribution found for pillow<9" err && pip_ran'
+
+# --- only the plain case is the fast path's; the rest is pip's -------------
+# One .dist-info, named for the wheel, none nested (a wheel carrying
+# python-pptx's would make it look installed); Wheel-Version 1.x (a newer
+# 1.x with pip's warning); no copy of the distribution in another folder
+# on sys.path.
+whp=$work/wh-plain
+mkdir -p "$whp"
+python3 - "$whp" <<'EOF'
+import sys, zipfile
+def wheel(name, extra=(), wheel_version="1.0"):
+    dist = name.replace("-", "_")
+    info = f"{dist}-1.0.dist-info"
+    with zipfile.ZipFile(f"{sys.argv[1]}/{dist}-1.0-py3-none-any.whl", "w") as z:
+        z.writestr(f"{dist}/__init__.py", "")
+        for path, body in extra:
+            z.writestr(path, body)
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        z.writestr(f"{info}/WHEEL", f"Wheel-Version: {wheel_version}\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+pptx = "Metadata-Version: 2.1\nName: python-pptx\nVersion: 0.6.21\n"
+wheel("pyrt-carrier", [("python_pptx-0.6.21.dist-info/METADATA", pptx),
+                       ("python_pptx-0.6.21.dist-info/RECORD", "pptx/__init__.py,,\n")])
+wheel("pyrt-nested", [("pyrt_nested-1.0.data/purelib/python_pptx-0.6.21.dist-info/METADATA", pptx)])
+wheel("pyrt-newer", wheel_version="1.9")
+wheel("pyrt-future", wheel_version="2.0")
+wheel("pyrt-dup")
+EOF
+plain() { printf '%s\n' "$1" >"$work/plain.txt"
+  run baseline "${common[@]}" --wheelhouse "$whp" --requirements "$work/plain.txt"; }
+plain pyrt-carrier
+check "a wheel carrying another .dist-info: left to pip, which refuses it (exit 10)" eval '
+  rc_is 10 && grep -q "not decided (pyrt_carrier-1.0-py3-none-any.whl: 2 .dist-info directories)" "$(last_log)" &&
+  pip_ran && grep -q "multiple .dist-info directories" "$(last_log)"'
+check "python-pptx does not look installed" eval '! ls -d "$site"/python_pptx-* 2>/dev/null'
+plain pyrt-nested
+check "a .dist-info nested under .data: left to pip" eval '
+  grep -q "not decided (pyrt_nested-1.0-py3-none-any.whl: it carries pyrt_nested-1.0.data/purelib/python_pptx-0.6.21.dist-info/METADATA)" "$(last_log)" && pip_ran'
+"$py" -I -m pip uninstall -y -q pyrt-nested >/dev/null 2>&1
+plain pyrt-newer
+check "Wheel-Version 1.9: installed by the fast path, with pip's warning" eval '
+  rc_is 0 && ! pip_ran && has "WARNING: Installing from a newer Wheel-Version (1.9)" err &&
+  [ "$(cat "$site"/pyrt_newer-1.0.dist-info/INSTALLER)" = pyrt ]'
+plain pyrt-future
+check "Wheel-Version 2.0: left to pip, which refuses it (exit 10)" eval '
+  rc_is 10 && pip_ran && grep -q "Wheel-Version (2.0) is not compatible" "$(last_log)" &&
+  ! ls -d "$site"/pyrt_future-* 2>/dev/null'
+# A folder site adds when it exists (Debian's layout: lib/python3/dist-packages).
+other=$(readlink -f "$box/runtime/python/current")/lib/python3/dist-packages
+mkdir -p "$other/pyrt_dup-1.0.dist-info"
+printf 'Metadata-Version: 2.1\nName: pyrt-dup\nVersion: 1.0\n' >"$other/pyrt_dup-1.0.dist-info/METADATA"
+# A whole installation there (a RECORD listing files that exist).
+mkdir -p "$other/pyrt_dup"
+: >"$other/pyrt_dup/__init__.py"
+printf 'pyrt_dup/__init__.py,,\npyrt_dup-1.0.dist-info/METADATA,,\npyrt_dup-1.0.dist-info/RECORD,,\n' \
+  >"$other/pyrt_dup-1.0.dist-info/RECORD"
+plain pyrt-dup
+check "installed in another site folder: left to pip, which keeps it (exit 0)" eval '
+  rc_is 0 && grep -q "not decided (pyrt-dup is installed in $other)" "$(last_log)" && pip_ran &&
+  grep -q "Requirement already satisfied: pyrt-dup in $other" "$(last_log)" &&
+  ! ls -d "$site"/pyrt_dup-* 2>/dev/null'
+rm -rf "$(dirname "$other")"
+# "Installed" needs a RECORD whose files are there: else it is installed again.
+rm "$site"/et_xmlfile-1.0.1.dist-info/RECORD
+printf 'openpyxl\n' >"$work/there.txt"
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/there.txt"
+check "a .dist-info without RECORD: installed again by the fast path (exit 0)" eval '
+  rc_is 0 && ! pip_ran && has "et-xmlfile 1.0.1 has no complete RECORD: installing it again" err &&
+  grep -q "^et_xmlfile/__init__.py,sha256=" "$site"/et_xmlfile-1.0.1.dist-info/RECORD'
+rm "$site"/et_xmlfile/__init__.py
+run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/there.txt"
+# pyrt's own check (core/dists.h) finds it first and has pip reinstall it;
+# the installer's check of the same rule is covered by test_py_unit.
+check "a file its RECORD lists gone: installed again (exit 0)" eval '
+  rc_is 0 && [ -f "$site"/et_xmlfile/__init__.py ] &&
+  has "et-xmlfile 1.0.1 is installed but not whole (et_xmlfile/__init__.py is missing): reinstalling it" err'
+check "no staging folder is left" [ ! -e "$site/.pyrt-fastwheel" ]
 
 # --- a hostile wheel is refused by name, nothing of it written ---------------
 wh=$work/wh-evil

@@ -66,6 +66,26 @@ check "second install exits 0" [ $? -eq 0 ]
 check "second install says nothing to do" grep -qi 'nothing to do\|already' "$work/out"
 check "second install skips the complete baseline" grep -q 'baseline: skipped (already complete)' "$work/out"
 
+# Pins that moved to another build: status stays ready (exit 0) and says
+# what "pyrt install" would take (update_available), so a check mode can
+# tell without installing; with the pins in use it is null.
+check "update_available is null while the pins are the installed ones" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert d["update_available"] is None, d' "$work/st.json"
+sed 's/^  build: .*/  build: "fixture2"/' "$fx/pins.yaml" >"$work/pins-moved.yaml"
+"$pyrt" status --box-root "$box" --pins "$work/pins-moved.yaml" --json >"$work/st.json"
+check "status with moved pins exits 0 (still ready)" [ $? -eq 0 ]
+check "status JSON names the pinned build as update_available" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); sha=open(sys.argv[2]).read().strip()
+assert d["state"]=="ready" and d["build"]=="fixture", d
+assert d["update_available"]=={"version":"3.11.2","build":"fixture2","sha256":sha}, d
+assert "run \"pyrt install\" to update" in d["message"], d' "$work/st.json" "$fx/runtime.sha256"
+check "that object is docs/api.yaml's Status (JSON schema)" /usr/bin/python3 -c '
+import json, sys, jsonschema, yaml
+spec = yaml.safe_load(open(sys.argv[2]))
+schema = {"$ref": "#/components/schemas/Status", "components": spec["components"]}
+jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[1])))' \
+  "$work/st.json" "$src/docs/api.yaml"
+
 # Tampered archive: exit 5, both digests shown, current unchanged.
 before=$(readlink "$current")
 "$pyrt" install --box-root "$box" --pins "$fx/pins-tampered.yaml" --cacert "$fx/ca.pem" \

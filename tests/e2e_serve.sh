@@ -68,6 +68,11 @@ dsock=$deep/runtime/python/api.sock
 spid=$!
 e2e_wait_socket "$dsock" "$spid" "$work/deep-serve.log"
 check "a box path over 107 bytes: the socket is in the box" [ "${#dsock}" -gt 107 ]
+# The socket exists a moment before its start-up line is written.
+for _ in $(seq 100); do
+  grep -q "shorter symlink" "$work/deep-serve.log" && break
+  sleep 0.05
+done
 check "the log names the socket and how clients reach it" \
   eval 'grep -q "listening on unix:$dsock" "$work/deep-serve.log" &&
         grep -q "give them a shorter symlink to it" "$work/deep-serve.log"'

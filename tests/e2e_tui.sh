@@ -215,8 +215,8 @@ dash() { # name, env..., -- : the installed box's dashboard, captured with -e
   local name=$1; shift
   start "$name" "$@" --box-root "$box" --pins "$work/pins-quick.yaml" "${common[@]}"
   wait_for "$name" 15 'PLUGIN +ENABLED' || return 1
-  screen "$name" -e >"$work/$name.sgr"
-  cp "$work/screen" "$work/$name.txt"
+  screen_still "$name" "$work/$name.sgr" -e
+  screen_still "$name" "$work/$name.txt"
   T send-keys -t "$name" q
   wait_exit "$name" 10
 }
@@ -253,8 +253,8 @@ theme_run() { # name theme [env...]: the consent screen's first rows with SGR
   start "$name" "$@" -- --box-root "$work/tbox" --pins "$work/pins-quick.yaml" \
     "${common[@]}" --theme "$theme"
   wait_for "$name" 15 'What will happen' || return 1
-  screen "$name" -e >"$work/$name.sgr"
-  cp "$work/screen" "$work/$name.txt"
+  screen_still "$name" "$work/$name.sgr" -e
+  screen_still "$name" "$work/$name.txt"
   T kill-session -t "$name"
 }
 check "the consent screen with a broken theme" \

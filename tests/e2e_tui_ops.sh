@@ -56,10 +56,19 @@ mkdir "$box/plugins/aardvark"
 printf 'name: aardvark\nenabled: true\n' >"$box/plugins/aardvark/plugin.yaml"
 check "a plugin added to the box shows in the matrix by itself" \
   wait_for dash 10 '│ aardvark +yes +no'
+# The interpreter is part of the verdict (issue 21.4): its file deleted
+# (bin/python3 is a link to it), the card says broken with no key pressed,
+# and ready again once it is back.
+interp_real=$(readlink -f "$current/bin/python3")
+mv "$interp_real" "$work/python.away"
+check "the interpreter deleted: the card says broken by itself" \
+  wait_for dash 10 'State +. broken'
+mv "$work/python.away" "$interp_real"
+check "... and ready again once it is back" wait_for dash 10 'State +✓ ready'
 
 # --- 6: 80x23 and the compact layout down to 60x16 ----------------------------
 check "80x23: the dashboard is drawn, not 'too small'" \
-  eval '! shows "too small" && shows_re "PLUGIN +ENABLED +RUNTIME +DEPS +VERDICT +FIX"'
+  eval 'shows_re "PLUGIN +ENABLED +RUNTIME +DEPS +VERDICT +FIX" && lacks "too small"'
 check "80x23: every box row ends at column 79" borders_at 79
 check "80x23: the footer shows I install and how to quit" \
   eval 'shows "I install" && shows "q quit"'
@@ -140,8 +149,8 @@ check "doctor --json has a check longer than its row" [ -n "${title:-}" ]
 for ((k = 0; k < ${pos:-0}; k++)); do T send-keys -t dash j; done
 T send-keys -t dash Enter
 check "Enter on a check opens its whole text" wait_for dash 10 "┌─ $title"
-check "... the detail whole, as doctor --json has it" python3 - "$work/doctor.json" "$idx" \
-  "$(dialog_text "$title")" <<'EOF'
+detail_whole() {
+  python3 - "$work/doctor.json" "$idx" "$(dialog_text "$title")" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))["checks"][int(sys.argv[2])]
 # Wrapping breaks at spaces and splits a word longer than the row: the
@@ -152,24 +161,20 @@ if not ok:
     print("# want:", c["detail"], "\n# shown:", sys.argv[3], file=sys.stderr)
 sys.exit(0 if ok else 1)
 EOF
+}
+check "... the detail whole, as doctor --json has it" on_screen detail_whole
 T send-keys -t dash Escape q
 wait_for dash 10 'PLUGIN +ENABLED' >/dev/null
-for _ in $(seq 12); do
-  screen dash >"$work/screen"; grep -qE '^ │ cowork: ' "$work/screen" && break
-  T send-keys -t dash j; sleep 0.2
-done
+check "j reaches the cowork row" select_row dash '^ │ cowork: '
 T send-keys -t dash Enter
 check "Enter on a plugin opens its whole text" wait_for dash 10 '┌─ Plugin cowork'
 check "... every requirement and the whole fix, in TUI words" \
-  eval 'dialog_text "Plugin cowork" | grep -qF "requires python-pptx: not installed" &&
+  on_screen eval 'dialog_text "Plugin cowork" | grep -qF "requires python-pptx: not installed" &&
         dialog_text "Plugin cowork" | grep -qF "fix: pyrt plugins install cowork (i here does it)"'
 T send-keys -t dash Escape
 
 # --- 9: what the CLI does, asked first -----------------------------------------
-for _ in $(seq 12); do
-  screen dash >"$work/screen"; grep -qE '^ │ pdfs: ' "$work/screen" && break
-  T send-keys -t dash j; sleep 0.2
-done
+check "j reaches the pdfs row" select_row dash '^ │ pdfs: '
 T send-keys -t dash i
 check "i asks before pip runs, naming what and from where" \
   wait_for dash 10 'Install the requirements of pdfs with the runtime'
@@ -182,7 +187,7 @@ wait_for dash 10 'Install the requirements of pdfs' >/dev/null
 T send-keys -t dash y
 check "y: the plugin install runs" wait_for dash 60 'Plugin install complete'
 check "... and reportlab is in the runtime" "$current/bin/python3" -c 'import reportlab'
-check "the result shows the pip log's path whole" eval 'shows "pip log" && [ -f "$(field_value "pip log")" ]'
+check "the result shows the pip log's path whole" on_screen eval 'shows "pip log" && [ -f "$(field_value "pip log")" ]'
 T send-keys -t dash Enter
 wait_for dash 15 'PLUGIN +ENABLED' >/dev/null
 T send-keys -t dash b
@@ -225,6 +230,19 @@ check "a second y while one waits is refused, naming what waits" \
 rm -f "$work/hold"
 check "y rolls back once the check ends" wait_for dash 20 'rolled back to CPython 3\.11\.2'
 check "current points where previous did" [ "$(readlink "$current")" = "$prev" ]
+# A key that starts a job (d: doctor) while the dashboard's own check runs
+# waits for that check, saying so, instead of being refused as busy.
+for _ in $(seq 100); do idle && break; sleep 0.1; done
+: >"$work/hold"
+T send-keys -t dash r
+for _ in $(seq 100); do grep -q tui-refresh "$work/hold" 2>/dev/null && break; sleep 0.1; done
+T send-keys -t dash d
+check "d while the dashboard checks: doctor waits, and says so" \
+  wait_for dash 10 'queued: running doctor once checking has finished'
+rm -f "$work/hold"
+check "... then doctor runs" wait_for dash 60 'doctor: [0-9]+ passed'
+T send-keys -t dash q
+wait_for dash 10 'PLUGIN +ENABLED' >/dev/null
 # The dashboard reads the state again after the rollback; one job at a
 # time, so B waits for that.
 for _ in $(seq 100); do idle && break; sleep 0.1; done

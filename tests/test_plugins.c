@@ -396,7 +396,20 @@ static void count_interpreter_starts(const char *log)
 	cr_assert_eq(chmod(py, 0755), 0);
 }
 
-/* A distribution installed by hand: just its dist-info METADATA. */
+/* dir/RECORD listing METADATA and itself: installed means a RECORD whose
+ * files are there (dists.h). */
+static void write_record(const char *dir)
+{
+	const char *entry = strrchr(dir, '/') + 1;
+	char *rec = pt_join(dir, "RECORD");
+	char text[1024];
+	snprintf(text, sizeof text, "%s/METADATA,,\n%s/RECORD,,\n", entry,
+		 entry);
+	pt_write(rec, text);
+	free(rec);
+}
+
+/* A distribution installed by hand: its dist-info METADATA and RECORD. */
 static void install_demo_pkg(void)
 {
 	char dir[PATH_MAX];
@@ -407,6 +420,7 @@ static void install_demo_pkg(void)
 	char *meta = pt_join(dir, "METADATA");
 	pt_write(meta, "Metadata-Version: 2.1\nName: Demo_Pkg\nVersion: 1.2.0\n");
 	free(meta);
+	write_record(dir);
 }
 
 static int count_lines(const char *path)
@@ -552,6 +566,7 @@ static void fake_dist(const char *entry, const char *name,
 		 version);
 	pt_write(meta, text);
 	free(meta);
+	write_record(dir);
 }
 
 /* The active install's marker rewritten as an older pyrt wrote it: no
@@ -808,7 +823,9 @@ Test(plugins, memo_answers_a_repeat_and_sees_every_change, .timeout = 600)
 	cr_assert_eq(pt_sh("mkdir -p '" DEMO_DIR "/demo_pkg-0.9.dist-info' && "
 			   "printf 'Metadata-Version: 2.1\\nName: demo-pkg\\n"
 			   "Version: 0.9\\n' > '" DEMO_DIR
-			   "/demo_pkg-0.9.dist-info/METADATA'", box, box), 0);
+			   "/demo_pkg-0.9.dist-info/METADATA' && printf "
+			   "'demo_pkg-0.9.dist-info/METADATA,,\\n' > '" DEMO_DIR
+			   "/demo_pkg-0.9.dist-info/RECORD'", box, box, box), 0);
 	expect(check_memo(), PYRT_VERDICT_MISSING_DEPS, "0.9");
 	cr_assert_eq(count_lines(log), 4, "an installed package is seen");
 	cr_assert_eq(stat(rt, &after), 0);
@@ -972,4 +989,80 @@ Test(plugins, c_answers_see_every_change_and_leave_the_rest_to_python,
 	expect(check_memo(), PYRT_VERDICT_READY, "0.7");
 	cr_assert_eq(count_lines(log), 2, "the egg-info went to Python");
 	free(log);
+}
+
+/*
+ * One installed distribution the interpreter cannot read (METADATA that is
+ * not UTF-8) is the answer of the rows that need it, naming it; the rows
+ * C decided and the other rows Python answered keep theirs, with the memo
+ * and without.  And when the interpreter fails altogether, what C decided
+ * still stands: only the rows that needed Python say needs_runtime.
+ */
+Test(plugins, one_unreadable_distribution_spoils_only_its_rows,
+     .timeout = 600)
+{
+	install_fixture_runtime();
+	install_demo_pkg();
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, DEMO_DIR "/bad_pkg-1.0.dist-info", box);
+	cr_assert_eq(pt_sh("mkdir -p '%s' && printf 'Metadata-Version: 2.1\\n"
+			   "Name: bad-pkg\\nVersion: 1.0\\nSummary: caf\\351\\n' "
+			   "> '%s/METADATA'", dir, dir), 0);
+	write_record(dir);
+	const char *tools = "requires_tools: [execute_code]\n";
+	char text[512];
+#define PLUGIN(name, reqs) \
+	(snprintf(text, sizeof text, "name: %s\n%srequires_pip: %s\n", name, \
+		  tools, reqs), manifest(name, text))
+	PLUGIN("byc", "[demo-pkg>=1.0]");
+	PLUGIN("bypython", "[\"demo-pkg>=1; python_version >= '3'\"]");
+	PLUGIN("bad", "[bad-pkg, demo-pkg]");
+	PLUGIN("badspec", "[\"bad-pkg>=0.5; python_version >= '3'\"]");
+#undef PLUGIN
+	for (int memo = 0; memo < 3; memo++) {
+		pyrt_plugins *p = memo ? check_memo() : check();
+		cr_assert_eq(pyrt_plugins_runtime_ready(p), 1);
+		assert_verdict(find(p, "byc"), PYRT_VERDICT_READY);
+		assert_verdict(find(p, "bypython"), PYRT_VERDICT_READY);
+		cr_assert_str_eq(find(p, "bypython")->requires[0].installed,
+				 "1.2.0");
+		for (int b = 0; b < 2; b++) {
+			const pyrt_plugin *bad = find(p, b ? "badspec" : "bad");
+			assert_verdict(bad, PYRT_VERDICT_MISSING_DEPS);
+			cr_assert_null(bad->requires[0].installed);
+			cr_assert_not_null(bad->requires[0].broken);
+			cr_assert_not_null(bad->error);
+			cr_assert_not_null(strstr(bad->error, "bad-pkg"), "%s",
+					   bad->error);
+			cr_assert_not_null(strstr(bad->error,
+						  "bad_pkg-1.0.dist-info"),
+					   "the error names where: %s",
+					   bad->error);
+			cr_assert_str_eq(bad->fix, b ? "pyrt plugins install "
+					 "badspec" : "pyrt plugins install bad");
+		}
+		cr_assert_str_eq(find(p, "bad")->requires[1].installed, "1.2.0");
+		cr_assert_null(find(p, "bad")->requires[1].broken);
+		pyrt_plugins_free(p);
+	}
+
+	/* An interpreter that cannot run the checker at all. */
+	char py[PATH_MAX];
+	snprintf(py, sizeof py, "%s/runtime/python/current/bin/python3", box);
+	cr_assert_eq(unlink(py), 0);
+	pt_write(py, "#!/bin/sh\necho 'Fatal Python error: no encodings' >&2\n"
+		     "exit 1\n");
+	cr_assert_eq(chmod(py, 0755), 0);
+	pyrt_plugins *p = check();
+	assert_verdict(find(p, "byc"), PYRT_VERDICT_READY);
+	cr_assert_str_eq(find(p, "byc")->requires[0].installed, "1.2.0");
+	const char *needs[] = {"bypython", "bad", "badspec"};
+	for (size_t i = 0; i < 3; i++) {
+		const pyrt_plugin *pl = find(p, needs[i]);
+		assert_verdict(pl, PYRT_VERDICT_NEEDS_RUNTIME);
+		cr_assert_str_eq(pl->fix, "pyrt install --force");
+		cr_assert_not_null(strstr(pl->error, "Fatal Python error"),
+				   "%s", pl->error);
+	}
+	pyrt_plugins_free(p);
 }

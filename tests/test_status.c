@@ -114,6 +114,57 @@ Test(status, complete_install_is_ready)
 	cr_assert(strstr(st.interpreter, "/runtime/python/current/bin/python3"));
 }
 
+Test(status, current_install_has_no_update)
+{
+	make_install("a", "3.12.14", KEY);
+	pyrt_status st = read_status(KEY, 0);
+	cr_assert_eq(st.state, PYRT_STATE_READY, "%s", st.message);
+	cr_assert_not(st.update_available, "%s", st.message);
+	cr_assert_eq(st.update_version[0], '\0');
+}
+
+/* Pins that moved on (another build, or the same build re-rolled with
+ * another digest): still ready, and status says what install would take,
+ * so that a check mode can tell without installing. */
+static void expect_update(const char *version, const char *build,
+			  const char *sha)
+{
+	char doc[1024];
+	snprintf(doc, sizeof doc, "schema: 1\nruntime:\n"
+		 "  implementation: cpython\n  version: \"%s\"\n"
+		 "  build: \"%s\"\narchives:\n  " KEY ":\n"
+		 "    url: https://example.invalid/a/c.tar.gz\n"
+		 "    sha256: %s\nbaseline: []\n", version, build, sha);
+	pyrt_pins *moved = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_pins_parse(&moved, doc, strlen(doc), "moved", &err),
+		     0, "%s", err.msg);
+	pyrt_status st;
+	cr_assert_eq(pyrt_status_read(box, moved, KEY, 0, &st, &err), 0, "%s",
+		     err.msg);
+	pyrt_pins_free(moved);
+	cr_assert_eq(st.state, PYRT_STATE_READY, "%s", st.message);
+	cr_assert(st.update_available, "%s", st.message);
+	cr_assert_str_eq(st.update_version, version);
+	cr_assert_str_eq(st.update_build, build);
+	cr_assert_str_eq(st.update_sha256, sha);
+	cr_assert(strstr(st.message, "run \"pyrt install\" to update"), "%s",
+		  st.message);
+}
+
+Test(status, pins_with_another_build_offer_an_update)
+{
+	make_install("a", "3.12.14", KEY);
+	expect_update("3.12.14", "20261001", SHA);
+}
+
+Test(status, pins_with_another_digest_offer_an_update)
+{
+	make_install("a", "3.12.14", KEY);
+	expect_update("3.12.14", "20260814", "00000000000000000000000000000000"
+		      "00000000000000000000000000000000");
+}
+
 Test(status, deep_check_catches_a_wrong_interpreter)
 {
 	make_install("a", "3.9.1", KEY);

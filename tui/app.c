@@ -123,10 +123,18 @@ static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 }
 
 /* One job at a time: a second one is refused with a notice rather than
- * queued, so a key press never starts work the user cannot see. */
+ * queued, so a key press never starts work the user cannot see.  Only a
+ * check the dashboard began by itself (the box watch) makes a key wait
+ * instead, saying so: the key came a moment too late to see it start, and
+ * refusing would drop it on a busy machine. */
 int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 {
 	char msg[256];
+	if (a->job_running && a->job.kind == TUI_JOB_REFRESH &&
+	    kind != TUI_JOB_REFRESH && a->queued == TUI_JOB_NONE) {
+		tui_app_run_confirmed(a, kind, plugin);
+		return 0;
+	}
 	if (a->job_running) {
 		tui_app_notice(a, TUI_ROLE_WARN,
 			       "busy: wait for the running check to finish");
@@ -173,7 +181,8 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 		break;
 	case TUI_JOB_REFRESH:
 		a->refreshing = 1;
-		a->watch_sig = tui_watch_sig(a->opts->box_root);
+		a->watch_sig = tui_watch_sig(a->opts->box_root,
+				pyrt_pins_layout_interpreter(a->pins));
 		a->full = 1;
 		break;
 	case TUI_JOB_ROLLBACK:
@@ -692,7 +701,8 @@ static void watch_tick(tui_app *a, double now)
 	if (now < a->watch_next)
 		return;
 	a->watch_next = now + TUI_WATCH_S;
-	if (tui_watch_sig(a->opts->box_root) != a->watch_sig)
+	if (tui_watch_sig(a->opts->box_root,
+			  pyrt_pins_layout_interpreter(a->pins)) != a->watch_sig)
 		tui_app_run(a, TUI_JOB_REFRESH, NULL);
 }
 

@@ -49,15 +49,36 @@ static void mix_link(unsigned long long *h, const char *path)
 	mix_stat(h, AT_FDCWD, path);
 }
 
-/* The active install's marker (the baseline's outcome is written there). */
-static void mix_marker(unsigned long long *h, const pyrt_box *box)
+/* What stat (following links) says: the file a link leads to. */
+static void mix_target(unsigned long long *h, const char *path)
 {
-	char dir[4096], marker[4200];
+	struct stat st;
+	int rc = stat(path, &st);
+	mix(h, &rc, sizeof rc);
+	if (rc != 0)
+		return;
+	mix(h, &st.st_ino, sizeof st.st_ino);
+	mix(h, &st.st_mode, sizeof st.st_mode);
+	mix(h, &st.st_size, sizeof st.st_size);
+	mix(h, &st.st_mtim, sizeof st.st_mtim);
+}
+
+/* The active install's marker (the baseline's outcome is written there)
+ * and its interpreter (status checks it is there and executable). */
+static void mix_install(unsigned long long *h, const pyrt_box *box,
+			const char *interpreter)
+{
+	char dir[4096], path[4700];
 	if (pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
 				  NULL) != 0)
 		return;
-	snprintf(marker, sizeof marker, "%s/marker.json", dir);
-	mix_stat(h, AT_FDCWD, marker);
+	snprintf(path, sizeof path, "%s/marker.json", dir);
+	mix_stat(h, AT_FDCWD, path);
+	if (!interpreter)
+		return;
+	snprintf(path, sizeof path, "%s/%s", dir, interpreter);
+	mix_stat(h, AT_FDCWD, path);
+	mix_target(h, path);
 }
 
 /* Each plugins/<name>/plugin.yaml; readdir's order is stable for an
@@ -80,7 +101,8 @@ static void mix_plugins(unsigned long long *h, const char *dir)
 		closedir(d);
 }
 
-unsigned long long tui_watch_sig(const char *box_root)
+unsigned long long tui_watch_sig(const char *box_root,
+				 const char *interpreter)
 {
 	unsigned long long h = 14695981039346656037ull;
 	pyrt_box *box = NULL;
@@ -96,7 +118,7 @@ unsigned long long tui_watch_sig(const char *box_root)
 	mix_stat(&h, AT_FDCWD, pyrt_box_runtime_dir(box));
 	mix_link(&h, pyrt_box_current(box));
 	mix_link(&h, pyrt_box_previous(box));
-	mix_marker(&h, box);
+	mix_install(&h, box, interpreter);
 	mix_plugins(&h, pyrt_box_plugins_dir(box));
 	pyrt_box_free(box);
 	return h;

@@ -98,7 +98,8 @@ e2e_simple_index() {
 # check wait out its own timeout.
 e2e_wait_socket() {
   local path=$1 pid=$2 log=$3
-  for _ in $(seq 100); do
+  # 10 s: a loaded 2-core CI machine starts a server slowly.
+  for _ in $(seq 200); do
     [ -S "$path" ] && return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05

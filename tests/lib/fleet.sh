@@ -9,14 +9,19 @@
 #                     an ansible.cfg
 #   fleet_inventory FILE [HOST=MIRROR]...
 #                     the inventory, every host on $good_mirror unless named
-#   fleet_mirror_up   `pyrt mirror` of the fixtures into $fleet/www/good, a
-#                     tampered copy in $fleet/www/bad, served over HTTPS by
-#                     tests/fixtures/mirror.py: $good_mirror, $bad_mirror
+#   fleet_mirror_up   the fixture pins with a wheel lock (`pyrt lock`) in
+#                     $fleet_pins; `pyrt mirror` of the fixtures with them
+#                     into $fleet/www/good, a tampered copy (archive and a
+#                     wheel) in $fleet/www/bad, served over HTTPS by
+#                     tests/fixtures/mirror.py: $good_mirror, $bad_mirror.
+#                     The hosts sync the mirror's wheels into
+#                     $fleet/hostI/wheels (pyrt_mirror_wheels)
 #   fleet_down        every sshd and the mirror stopped by pid (trap)
 #
 # Loopback only: 127.0.0.0/8 is on lo already, nothing is configured.
 # shellcheck shell=bash disable=SC2034
 fleet=
+fleet_pins=
 fleet_cp=
 fleet_pids=()
 fleet_made_run_sshd=
@@ -123,11 +128,16 @@ fleet_ssh() {
 
 fleet_mirror_up() {
   mkdir -p "$fleet/www"
-  "$pyrt" mirror "$fleet/www/good" --pins "$fx/pins.yaml" --cacert "$fx/ca.pem" \
+  fleet_pins=$fleet/pins.yaml
+  "$pyrt" lock --pins "$fx/pins.yaml" --wheelhouse "$fx/wheelhouse" --out "$fleet_pins" \
+    >/dev/null 2>"$fleet/lock.err" || { cat "$fleet/lock.err" >&2; return 1; }
+  "$pyrt" mirror "$fleet/www/good" --pins "$fleet_pins" --cacert "$fx/ca.pem" \
     --mirror "$mirror" --wheelhouse-from "$fx/wheelhouse" >/dev/null 2>"$fleet/mirror.err" ||
     { cat "$fleet/mirror.err" >&2; return 1; }
   cp -r "$fleet/www/good" "$fleet/www/bad"
   printf 'X' | dd of="$fleet/www/bad/fixture/runtime.tar.gz" bs=1 seek=4096 conv=notrunc 2>/dev/null
+  printf 'X' | dd of="$fleet/www/bad/wheels/python_docx-0.8.11-py3-none-any.whl" bs=1 seek=4096 \
+    conv=notrunc 2>/dev/null
   python3 "$src/tests/fixtures/mirror.py" --root "$fleet/www" --cert "$fx/server.pem" \
     --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" 2>/dev/null &
   fleet_pids+=($!)
@@ -146,16 +156,16 @@ fleet_inventory() {
       read -r addr port <"$fleet/$h/address"
       m=$good_mirror
       for kv in "$@"; do [ "${kv%%=*}" = "$h" ] && m=${kv#*=}; done
-      echo "$h ansible_host=$addr ansible_port=$port pyrt_box_root=$fleet/$h/box pyrt_bin_path=$fleet/$h/bin/pyrt pyrt_pins_dest=$fleet/$h/etc/pins.yaml pyrt_mirror=$m"
+      echo "$h ansible_host=$addr ansible_port=$port pyrt_box_root=$fleet/$h/box pyrt_bin_path=$fleet/$h/bin/pyrt pyrt_pins_dest=$fleet/$h/etc/pins.yaml pyrt_wheelhouse=$fleet/$h/wheels pyrt_mirror=$m"
     done
     echo
     echo "[pyrt_hosts:vars]"
     echo "ansible_user=root"
     echo "ansible_ssh_private_key_file=$fleet/id_ed25519"
     echo "pyrt_binary=$pyrt"
-    echo "pyrt_pins=$fx/pins.yaml"
+    echo "pyrt_pins=$fleet_pins"
     echo "pyrt_cacert=$fx/ca.pem"
-    echo "pyrt_wheelhouse=$fleet/www/good/wheels"
+    echo "pyrt_mirror_wheels=true"
   } >"$file"
 }
 

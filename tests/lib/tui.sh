@@ -26,12 +26,29 @@ start() {
     printf 'echo $? >%q\n' "$work/$name.rc"
   } >"$work/$name.run"
   rm -f "$work/$name.rc"
-  T new-session -d -x "${geom%x*}" -y "${geom#*x}" -s "$name" "bash $work/$name.run"
-  T set-option -t "$name" remain-on-exit on >/dev/null 2>&1
+  # One command list: tmux runs it whole before it reaps the child, so a
+  # pyrt that exits at once still leaves its pane (and last screen) behind.
+  T new-session -d -x "${geom%x*}" -y "${geom#*x}" -s "$name" "bash $work/$name.run" \; \
+    set-option -t "$name" remain-on-exit on >/dev/null 2>&1
 }
 
 # The screen now, as text (plain) or with its SGR escapes (-e).
 screen() { T capture-pane -p -t "$1" "${@:2}"; }
+
+# screen_still NAME FILE [-e]: the screen into FILE once two reads 0.2 s
+# apart agree (5 s at most, then the last read): a capture kept for a
+# later comparison must not be half a frame.
+screen_still() {
+  local i
+  screen "$1" "${@:3}" >"$2" 2>/dev/null
+  for ((i = 0; i < 25; i++)); do
+    sleep 0.2
+    screen "$1" "${@:3}" >"$2.next" 2>/dev/null
+    cmp -s "$2" "$2.next" && break
+    mv "$2.next" "$2"
+  done
+  rm -f "$2.next"
+}
 
 # settle NAME ERE: after a read that matched, the pane read again until
 # two reads 20 ms apart agree (at most 5 more reads, ~0.1 s); $work/screen
@@ -52,9 +69,12 @@ settle() {
 }
 
 # wait_for NAME SECONDS ERE: poll the screen every 0.1 s until it matches,
-# then let it settle; on a timeout the last screen goes to stderr.
+# then let it settle; on a timeout the last screen goes to stderr.  NAME
+# becomes the pane the checks below read again (last_pane).
+last_pane=
 wait_for() {
   local name=$1 secs=$2 re=$3 i
+  last_pane=$name
   for ((i = 0; i < secs * 10; i++)); do
     screen "$name" >"$work/screen" 2>/dev/null
     if grep -qE -- "$re" "$work/screen"; then
@@ -68,11 +88,59 @@ wait_for() {
   return 1
 }
 
+# on_screen CMD...: CMD (a test of $work/screen) holds on the last screen
+# wait_for read or, failing that, on a fresh read of the same pane within
+# ON_SCREEN_S seconds (default 5).  settle's two equal reads 20 ms apart
+# do not prove a redraw is over: on a loaded machine pyrt or tmux can be
+# off the CPU for longer than that between two parts of one frame, and
+# the read that matched the wait may lack the rows drawn after it.  A check
+# for what is absent (! shows X) still answers at once when X is absent
+# only after the deadline, so keep those few.
+on_screen() {
+  local i
+  "$@" && return 0
+  [ -n "$last_pane" ] || return 1
+  for ((i = 0; i < ${ON_SCREEN_S:-5} * 10; i++)); do
+    sleep 0.1
+    screen "$last_pane" >"$work/screen.again" 2>/dev/null || continue
+    mv "$work/screen.again" "$work/screen"
+    "$@" 2>/dev/null && return 0
+  done
+  "$@"
+}
+
+# select_row NAME ERE [TRIES]: press j in pane NAME until its screen
+# matches ERE (the selected row's detail line), at most TRIES (12) times.
+# After each j the screen is read until it has changed (5 s at most), so a
+# slow redraw never makes it press j again past the row it wants.
+select_row() {
+  local name=$1 re=$2 n=${3:-12} k i
+  last_pane=$name
+  for ((k = 0; k <= n; k++)); do
+    screen "$name" >"$work/screen"
+    grep -qE -- "$re" "$work/screen" && return 0
+    [ "$k" -lt "$n" ] || break
+    T send-keys -t "$name" j
+    for ((i = 0; i < 50; i++)); do
+      sleep 0.1
+      screen "$name" >"$work/screen.next"
+      cmp -s "$work/screen" "$work/screen.next" || break
+    done
+  done
+  echo "# no row matching /$re/ on $name after $n moves; the screen:" >&2
+  sed 's/^/# | /' "$work/screen" >&2
+  return 1
+}
+
 # The last screen wait_for read has this text (fixed string).
-shows() { grep -qF -- "$1" "$work/screen"; }
+shows() { on_screen grep -qF -- "$1" "$work/screen"; }
+# lacks TEXT: the screen now has no TEXT (no waiting: absence is final
+# only when the screen is, so read after a wait_for that settled it).
+lacks() { ! grep -qF -- "$1" "$work/screen"; }
 # shows_field LABEL VALUE: a consent row's value, joined over the rows it
 # wraps onto (its continuation rows are blank under the label), is VALUE.
-shows_field() {
+shows_field() { on_screen shows_field_now "$@"; }
+shows_field_now() {
   local got
   if ! got=$(field_value "$1"); then
     echo "# no $1 row on the screen" >&2
@@ -82,7 +150,7 @@ shows_field() {
   echo "# $1 shows '$got', expected '$2'" >&2
   return 1
 }
-shows_re() { grep -qE -- "$1" "$work/screen"; }
+shows_re() { on_screen grep -qE -- "$1" "$work/screen"; }
 # field_value LABEL: a row's value on the last screen read, joined over
 # the rows it wraps onto (continuation rows are blank under the label).
 field_value() {
@@ -135,7 +203,8 @@ EOF
 # borders_at COL: every row of a box on the last screen read (a row that
 # starts with a border) ends with one at display column COL (1-based),
 # wide characters counted as two.
-borders_at() {
+borders_at() { on_screen borders_at_now "$@"; }
+borders_at_now() {
   python3 - "$work/screen" "$1" <<'EOF'
 import sys, unicodedata
 def w(s):

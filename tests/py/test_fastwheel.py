@@ -8,13 +8,16 @@ wheel Debian ships (the one the managed runtime's pip decides with), and
 Debian's python3-packaging.  Its answers are compared with packaging's own.
 """
 import base64
+import contextlib
 import csv
 import glob
 import hashlib
 import importlib
+import io
 import itertools
 import os
 import re
+import shutil
 import sys
 import tempfile
 import unittest
@@ -217,9 +220,7 @@ class Record(unittest.TestCase):
             self.assertEqual([w.name for w in order], ['demo-pkg'])
             w = order[0]
             fastwheel.plan(w, paths)
-            fastwheel.install(w, paths)
-            fastwheel.compile_all(w.pys)
-            fastwheel.finish(w)
+            fastwheel.run(order, paths, [None])
             site = paths['purelib']
             rec = os.path.join(site, 'demo_pkg-1.0.dist-info', 'RECORD')
             with open(rec, newline='') as f:
@@ -239,6 +240,7 @@ class Record(unittest.TestCase):
                     hashlib.sha256(data).digest()).rstrip(b'=').decode()
                 self.assertEqual(digest, 'sha256=' + want, rel)
                 self.assertEqual(size, str(len(data)), rel)
+            self.assertFalse(os.path.exists(os.path.join(site, fastwheel.STAGING)))
             on_disk = {os.path.join(d, n) for d, _, ns in os.walk(root) for n in ns}
             self.assertEqual(on_disk, listed)
             self.assertEqual(rows[-1][0], 'demo_pkg-1.0.dist-info/RECORD')
@@ -324,6 +326,234 @@ class Sizes(unittest.TestCase):
         self.assertIsNotNone(m)
         self.assertEqual(fastwheel.WHEEL_BYTES_MAX,
                          int(m.group(1)) * int(m.group(2)) * int(m.group(3)))
+
+
+def tree(root):
+    """{relative path: bytes} of every file under root."""
+    out = {}
+    for d, _, ns in os.walk(root):
+        for n in ns:
+            full = os.path.join(d, n)
+            with open(full, 'rb') as f:
+                out[os.path.relpath(full, root)] = f.read()
+    return out
+
+
+class Setup(unittest.TestCase):
+    """A wheelhouse and a target tree in a temporary folder."""
+
+    def setUp(self):
+        label, prefix = packagings()[0]
+        bind(prefix)
+        self.tmp = tempfile.TemporaryDirectory()
+        self.wh = os.path.join(self.tmp.name, 'wh')
+        self.root = os.path.join(self.tmp.name, 'root')
+        os.makedirs(self.wh)
+        self.paths = {k: os.path.join(self.root, k) for k in
+                      ('purelib', 'platlib', 'scripts', 'data')}
+        self.paths['platlib'] = self.paths['purelib']
+        os.makedirs(self.paths['purelib'])
+        self.site = self.paths['purelib']
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def wheel(self, extra=None, wheel_version='1.0', drop=()):
+        path = build_wheel(self.wh)
+        if extra or wheel_version != '1.0' or drop:
+            with zipfile.ZipFile(path) as z:
+                members = [(n, z.read(n)) for n in z.namelist()]
+            with zipfile.ZipFile(path, 'w') as z:
+                for n, body in members:
+                    if n in drop:
+                        continue
+                    if n.endswith('/WHEEL'):
+                        body = body.replace(b'Wheel-Version: 1.0',
+                                            b'Wheel-Version: ' + wheel_version.encode())
+                    z.writestr(n, body)
+                for n, body in (extra or {}).items():
+                    z.writestr(n, body)
+        return path
+
+    def resolve(self, inst=None, other=None):
+        return fastwheel.resolve(['demo-pkg'], fastwheel.wheelhouse(self.wh),
+                                 inst or {}, other)
+
+    def install(self):
+        order, notes = self.resolve(fastwheel.installed([self.site]))
+        for w in order:
+            fastwheel.plan(w, self.paths)
+        with contextlib.redirect_stdout(io.StringIO()):
+            fastwheel.run(order, self.paths, [None])
+        return order, notes
+
+
+class PlainCase(Setup):
+    """Only the plain case is the fast path's: one .dist-info named for the
+    wheel, no other .dist-info or .egg-info anywhere in it, Wheel-Version
+    1.x; anything else is pip's (which refuses some of it)."""
+
+    def test_plain_wheel_is_decided(self):
+        self.wheel()
+        order, notes = self.resolve()
+        self.assertEqual([w.info for w in order], ['demo_pkg-1.0.dist-info'])
+
+    def test_other_dist_info_is_undecided(self):
+        for extra in ({'python_docx-0.8.11.dist-info/METADATA':
+                       'Metadata-Version: 2.1\nName: python-docx\nVersion: 0.8.11\n'},
+                      {'demo_pkg-1.0.data/purelib/python_docx-0.8.11.dist-info/RECORD':
+                       'docx/x.py,,\n'},
+                      {'demo_pkg-1.0.data/platlib/evil.egg-info/PKG-INFO': 'Name: evil\n'},
+                      {'demo_pkg/nested/other-2.0.dist-info/METADATA': 'Name: other\n'},
+                      {'evil.egg-info/PKG-INFO': 'Name: evil\n'}):
+            with self.subTest(list(extra)[0]):
+                self.wheel(extra)
+                with self.assertRaises(fastwheel.Undecided):
+                    self.resolve()
+
+    def test_misnamed_dist_info_is_undecided(self):
+        path = self.wheel()
+        with zipfile.ZipFile(path) as z:
+            members = [(n, z.read(n)) for n in z.namelist()]
+        with zipfile.ZipFile(path, 'w') as z:
+            for n, body in members:
+                z.writestr(n.replace('demo_pkg-1.0.dist-info', 'demo_pkg-1.1.dist-info'), body)
+        with self.assertRaisesRegex(fastwheel.Undecided, 'not named for demo-pkg 1.0'):
+            self.resolve()
+
+    def test_wheel_version(self):
+        for v, warn in (('1.0', None), ('1', None), ('1.9', '1.9'), ('1.0.1', '1.0.1')):
+            with self.subTest(v):
+                self.wheel(wheel_version=v)
+                order, notes = self.resolve()
+                warnings_ = [n for n in notes if n.startswith('WARNING')]
+                if warn:
+                    self.assertEqual(warnings_, ['WARNING: Installing from a newer '
+                                                 'Wheel-Version (%s)' % warn])
+                else:
+                    self.assertEqual(warnings_, [])
+        for v in ('2.0', '0.9', 'x'):
+            with self.subTest(v):
+                self.wheel(wheel_version=v)
+                with self.assertRaisesRegex(fastwheel.Undecided, 'Wheel-Version'):
+                    self.resolve()
+
+    def test_installed_elsewhere_is_undecided(self):
+        self.wheel()
+        other = os.path.join(self.tmp.name, 'other-site')
+        info = os.path.join(other, 'demo_pkg-0.9.dist-info')
+        os.makedirs(info)
+        with open(os.path.join(info, 'METADATA'), 'w') as f:
+            f.write('Metadata-Version: 2.1\nName: demo-pkg\nVersion: 0.9\n')
+        sys.path.append(other)
+        try:
+            found = fastwheel.elsewhere([self.site], [])
+        finally:
+            sys.path.remove(other)
+        self.assertEqual(found.get('demo-pkg'), other)
+        with self.assertRaisesRegex(fastwheel.Undecided, 'demo-pkg is installed in'):
+            self.resolve(other=found)
+
+    def test_pth_folders_are_seen(self):
+        other = os.path.join(self.tmp.name, 'pth-site')
+        os.makedirs(os.path.join(other, 'demo_pkg-0.9.dist-info'))
+        with open(os.path.join(self.site, 'x.pth'), 'w') as f:
+            f.write('# a comment\nimport os\n%s\n' % other)
+        found = fastwheel.elsewhere([self.site], [self.site])
+        self.assertEqual(found.get('demo-pkg'), other)
+
+
+class Atomic(Setup):
+    """Each distribution is staged, its RECORD written there, then moved in
+    with its .dist-info last: a stop at any point leaves it installed whole
+    or without a .dist-info, and repair() finishes or removes what is left."""
+
+    def crash_at(self, point):
+        saved = fastwheel.hook
+
+        def hook(kind):
+            saved(kind)
+            if '%s-%d' % (kind, fastwheel.PASSED.get(kind, 0)) == point:
+                raise KeyboardInterrupt(point)
+        fastwheel.hook = hook
+        os.environ['PYRT_TEST_HOOK_TRACE'] = os.path.join(self.tmp.name, 'trace')
+        fastwheel.PASSED.clear()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                self.install()
+        finally:
+            fastwheel.hook = saved
+            del os.environ['PYRT_TEST_HOOK_TRACE']
+
+    def points(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            os.environ['PYRT_TEST_HOOK_TRACE'] = os.path.join(scratch, 'trace')
+            fastwheel.PASSED.clear()
+            try:
+                root = self.root
+                self.root = os.path.join(scratch, 'r')
+                paths = self.paths
+                self.paths = {k: v.replace(root, self.root) for k, v in paths.items()}
+                self.site = self.paths['purelib']
+                os.makedirs(self.site)
+                self.install()
+                with open(os.environ['PYRT_TEST_HOOK_TRACE']) as f:
+                    return f.read().split(), tree(self.root)
+            finally:
+                self.root, self.paths, self.site = root, paths, paths['purelib']
+                del os.environ['PYRT_TEST_HOOK_TRACE']
+
+    def complete(self):
+        inst = fastwheel.installed([self.site])
+        return 'demo-pkg' in inst and inst['demo-pkg'].complete()
+
+    def test_every_point(self):
+        self.wheel()
+        points, want = self.points()
+        self.assertIn('fw-record-1', points)
+        self.assertIn('fw-dist-info-1', points)
+        self.assertGreater(len([p for p in points if p.startswith('fw-move-')]), 5)
+        for point in points:
+            with self.subTest(point):
+                shutil.rmtree(self.root)
+                os.makedirs(self.site)
+                self.crash_at(point)
+                info = os.path.join(self.site, 'demo_pkg-1.0.dist-info')
+                # never a .dist-info without everything it lists
+                self.assertFalse(os.path.exists(info), point)
+                fastwheel.repair(self.paths)
+                staged = os.path.join(self.site, fastwheel.STAGING)
+                self.assertFalse(os.path.exists(staged), point)
+                if self.complete():
+                    done = tree(self.root)
+                else:
+                    # removed whole: moves start after RECORD only
+                    self.assertFalse(point.startswith(('fw-move', 'fw-dist-info')), point)
+                    order, notes = self.install()
+                    done = tree(self.root)
+                self.assertTrue(self.complete(), point)
+                self.assertEqual(sorted(done), sorted(want), point)
+        print('\natomic: %d crash points, each repaired' % len(points))
+
+    def test_broken_record_is_installed_again(self):
+        self.wheel()
+        self.install()
+        rec = os.path.join(self.site, 'demo_pkg-1.0.dist-info', 'RECORD')
+        want = tree(self.root)
+        for damage in ('record', 'file'):
+            with self.subTest(damage):
+                if damage == 'record':
+                    os.unlink(rec)
+                else:
+                    os.unlink(os.path.join(self.site, 'demo_pkg', 'sub', 'mod.py'))
+                self.assertFalse(self.complete())
+                order, notes = self.install()
+                self.assertEqual([w.name for w in order], ['demo-pkg'])
+                self.assertIn('demo-pkg 1.0 has no complete RECORD: installing it again', notes)
+                self.assertTrue(self.complete())
+                self.assertEqual(sorted(tree(self.root)), sorted(want))
+        order, notes = self.install()
+        self.assertEqual(order, [])
 
 
 if __name__ == '__main__':
