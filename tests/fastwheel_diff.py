@@ -14,8 +14,9 @@ is what it tests, through pyrt).
                                           one line per difference, exit 1
                                           when there is one
 
-Run with Debian's python3 (its packaging gives the host's best tag: the
-fixture runtime is Debian's python3.11).
+Run with Debian's python3 (the fixture runtime is Debian's python3.11, so
+its best tag is the host's, ranked by the vendored packaging of Debian's pip
+wheel).
 """
 import base64
 import csv
@@ -76,7 +77,11 @@ def wheel(wh, filename, name, ver, files, purelib=True, tag='py3-none-any',
 
 
 def best_tag():
-    from packaging.tags import sys_tags
+    # the tags of pip's vendored packaging, from the pip wheel the fixture
+    # runtime is given (tests/fixtures/make-runtime.sh): what its pip ranks
+    import glob
+    sys.path.insert(0, sorted(glob.glob('/usr/share/python-wheels/pip-*.whl'))[-1])
+    from pip._vendor.packaging.tags import sys_tags
     return str(next(iter(sys_tags())))
 
 
