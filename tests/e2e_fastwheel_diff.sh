@@ -111,7 +111,10 @@ while IFS=$'\t' read -r name layouts pre; do
     'left it to pip')
       declined=$((declined + 1))
       why=$(grep -o 'not decided ([^;]*' "$log" | head -1)
-      if { [ "$arc" -eq 0 ] && [ "$brc" -eq 0 ]; } || { [ "$arc" -eq 10 ] && [ "$brc" -ne 0 ]; }; then
+      # pip's verdict, or pyrt's own check after pip failing the baseline
+      # over what pip installed (a forged .dist-info without RECORD)
+      if { [ "$arc" -eq 0 ] && [ "$brc" -eq 0 ]; } || { [ "$arc" -eq 10 ] && [ "$brc" -ne 0 ]; } ||
+         { [ "$arc" -eq 10 ] && grep -q "is installed but not whole" "$L/pyrt.err"; }; then
         if [ "$same" -eq 0 ]; then
           dec_equal=$((dec_equal + 1))
           ok "$what: left to pip ($why), pip's result (exit $brc)"
