@@ -15,9 +15,10 @@
  * extras, a conflict, an installed version that does not satisfy, a
  * missing distribution, unreadable metadata, a Wheel-Version other than
  * 1.x (a newer 1.x gets pip's warning line), a .data/headers directory, a
- * wheel whose one .dist-info is not named for it or that carries another
- * .dist-info or .egg-info anywhere (.data included), and a distribution
- * found in any other folder on sys.path (.pth folders included).
+ * wheel without a RECORD, a wheel whose one .dist-info is not named for it
+ * or that carries another .dist-info or .egg-info anywhere (.data
+ * included), and a distribution found in any other folder on sys.path
+ * (.pth folders included).
  *
  * Installing: every member path is checked before anything is written (no
  * absolute path, "..", backslash, NUL; the joined path stays under its
