@@ -470,10 +470,24 @@ def member_target(w, m, paths, sitekey):
     if dest is None:
         raise Refused('member %r leaves %s' % (m, paths[key]))
     return key, rest, dest
+REAL = {}
+def real_dir(d):
+    # realpath of a folder, once per folder until forget_dirs(): resolving
+    # every member's whole path again was a third of the installer's time
+    r = REAL.get(d)
+    if r is None:
+        r = REAL[d] = os.path.realpath(d)
+    return r
+def forget_dirs():
+    REAL.clear()
 def inside(base, rest):
-    # base/rest when it stays under base once resolved, else None
+    # base/rest when it stays under base once resolved, else None; the
+    # last component itself may be a planted link: resolved on its own
     dest = os.path.join(base, *rest)
-    if not os.path.realpath(dest).startswith(os.path.realpath(base) + os.sep):
+    full = os.path.join(real_dir(os.path.dirname(dest)), os.path.basename(dest))
+    if os.path.islink(full):
+        full = os.path.realpath(full)
+    if not full.startswith(real_dir(base) + os.sep):
         return None
     return dest
 def plan(w, paths):
@@ -617,6 +631,8 @@ def commit(stage, paths):
     # resolve()), then one fsync of the folder that holds it; the staging
     # folder goes last
     key, info = staged_info(stage)
+    # checked again against the folders as they are now, not as planned
+    forget_dirs()
     for scheme in SCHEMES:
         top = os.path.join(stage, scheme)
         for d, dirs, names in os.walk(top):
