@@ -87,6 +87,18 @@ static int serve_start(serve_state *s, const app_request *opts)
 		snprintf(s->msg, sizeof s->msg, "%s", err.msg);
 		return rc;
 	}
+	/* The default socket lives in the box's runtime folder, which only
+	 * root may write in root's shared box: say so, not a bind error. */
+	if (!opts->listen && pyrt_box_shared(s->box)) {
+		snprintf(s->msg, sizeof s->msg,
+			 "%s is root's box, shared read-only: its API socket "
+			 "cannot be made there by you; run \"sudo pyrt serve "
+			 "--box-root %s\", or serve its read-only answers "
+			 "yourself with --listen "
+			 "unix:$XDG_RUNTIME_DIR/pyrt-api.sock",
+			 opts->box_root, opts->box_root);
+		return PYRT_E_READONLY;
+	}
 	if (srv_listen_open(opts, pyrt_box_runtime_dir(s->box), &s->l, s->msg,
 			    sizeof s->msg) != 0)
 		return PYRT_E_USAGE;

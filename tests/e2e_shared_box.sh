@@ -105,6 +105,21 @@ run_other uninstall --box-root "$box" "${pins[@]}"
 check "... and without --yes too, before any question" \
   eval 'refused_as_root && not_has "Uninstall?" out && not_has "Uninstall?" err'
 
+# pyrt serve: its default socket would be in root's folder.
+run_other serve --box-root "$box" "${pins[@]}"
+check "uid $other: serve with the default socket is refused with exit 16 and both fixes" \
+  eval 'rc_is 16 && has "sudo pyrt serve --box-root $box" err && has "--listen unix:" err'
+odir=$(mktemp -d /tmp/pyrt-o.XXXX)
+chown "$other:$other" "$odir"
+chmod 0755 "$odir"
+as_other "$pyrt" serve --box-root "$box" "${pins[@]}" --listen "unix:$odir/api.sock" \
+  </dev/null >"$work/serve.out" 2>"$work/serve.err" &
+spid=$!
+e2e_wait_socket "$odir/api.sock" "$spid" "$work/serve.err"
+check "uid $other: serve --listen on its own socket answers status: ready" \
+  sh -c "curl -sf --unix-socket '$odir/api.sock' http://localhost/api/runtime/python | grep -q '\"state\": *\"ready\"'"
+kill -TERM "$spid"; wait "$spid"
+rm -rf "$odir"
 
 after=$(snapshot "$box")
 check "nothing in the box changed while uid $other used it" [ "$before" = "$after" ]
