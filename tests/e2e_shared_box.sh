@@ -112,13 +112,19 @@ check "uid $other: serve with the default socket is refused with exit 16 and bot
 odir=$(mktemp -d /tmp/pyrt-o.XXXX)
 chown "$other:$other" "$odir"
 chmod 0755 "$odir"
-as_other "$pyrt" serve --box-root "$box" "${pins[@]}" --listen "unix:$odir/api.sock" \
+# Not through as_other: a function in the background is a subshell, and
+# its pid is not the server's (a kill of it left the server running).
+setpriv --reuid=$other --regid=$other --clear-groups \
+  env HOME="$ohome" TMPDIR="$ohome" \
+  "$pyrt" serve --box-root "$box" "${pins[@]}" --listen "unix:$odir/api.sock" \
   </dev/null >"$work/serve.out" 2>"$work/serve.err" &
 spid=$!
 e2e_wait_socket "$odir/api.sock" "$spid" "$work/serve.err"
 check "uid $other: serve --listen on its own socket answers status: ready" \
   sh -c "curl -sf --unix-socket '$odir/api.sock' http://localhost/api/runtime/python | grep -q '\"state\": *\"ready\"'"
 kill -TERM "$spid"; wait "$spid"
+# The server removes its socket as it exits: gone means it stopped.
+check "the server stopped on SIGTERM (its socket is gone)" [ ! -e "$odir/api.sock" ]
 rm -rf "$odir"
 
 after=$(snapshot "$box")
