@@ -45,8 +45,14 @@ pip_of() {
   return 1
 }
 gone_within() { # PID SECONDS
-  local i
-  for i in $(seq $(($2 * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  # Dead is gone, a zombie too: its parent died, and whoever adopted it
+  # (init, a container's pid 1) reaps it when it gets round to it.
+  local i state
+  for i in $(seq $(($2 * 10))); do
+    state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -z "$state" ] || [ "$state" = Z ] && return 0
+    sleep 0.1
+  done
   return 1
 }
 # files_now: every path under the box's runtime, sorted.
