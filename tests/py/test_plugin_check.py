@@ -1,4 +1,4 @@
-"""Unit tests of the plugin requirement checker (py/plugin_check.py).
+"""test_plugin_check: unit tests of the plugin requirement checker (py/plugin_check.py).
 
 ctest: test_py_unit (python3 -m unittest on tests/py/test_*.py).
 
