@@ -3,16 +3,16 @@
  * and the TUI run it after activation, and all of them say, in their
  * result, what the baseline is and which plugins are ready.
  */
-#include "baseline_step.h"
+#include "app/baseline_step.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "box.h"
-#include "dists.h"
-#include "error.h"
+#include "core/box.h"
+#include "core/dists.h"
+#include "core/error.h"
 
 int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
 		     const pyrt_events *ev, app_baseline_report *rep,

@@ -10,12 +10,12 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "args.h"
-#include "baseline.h"
-#include "front.h"
-#include "marker.h"
-#include "pins.h"
-#include "plugins.h"
+#include "app/args.h"
+#include "core/baseline.h"
+#include "app/front.h"
+#include "core/marker.h"
+#include "core/pins.h"
+#include "core/plugins.h"
 
 typedef struct app_baseline_report {
 	pyrt_baseline_result result;  /* of the run, if there was one */

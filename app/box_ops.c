@@ -1,7 +1,7 @@
 /*
  * rollback and uninstall → one outcome, for every front end.
  */
-#include "box_ops.h"
+#include "app/box_ops.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "box.h"
-#include "common.h"
-#include "error.h"
-#include "install.h"
-#include "marker.h"
+#include "core/box.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "core/install.h"
+#include "core/marker.h"
 
 /* After a rollback: name what is active now, from its marker. */
 static void rollback_summary(const char *box_root, char *buf, size_t len)

@@ -10,9 +10,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "args.h"
-#include "front.h"
-#include "pins.h"
+#include "app/args.h"
+#include "app/front.h"
+#include "core/pins.h"
 
 /**
  * `pyrt rollback` (req: box root, --no-wait, --force; the pins and the

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the front ends.
  */
-#include "common.h"
+#include "app/common.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "error.h"
-#include "size.h"
-#include "text.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/size.h"
+#include "app/text.h"
 
 void app_errorf(const char *fmt, ...)
 {

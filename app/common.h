@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "args.h"
-#include "pins.h"
-#include "platform.h"
+#include "app/args.h"
+#include "core/pins.h"
+#include "core/platform.h"
 
 /** Print "pyrt: <message>" on stderr ("pyrt <cmd>: ..." messages as is). */
 void app_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

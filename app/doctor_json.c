@@ -1,9 +1,9 @@
 /*
  * doctor's JSON object (see doctor_json.h).
  */
-#include "doctor_json.h"
+#include "app/doctor_json.h"
 
-#include "text.h"
+#include "app/text.h"
 
 static json_t *str_or_null(const char *s)
 {

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "doctor.h"
+#include "core/doctor.h"
 
 /** {"ok": bool, "checks": [{"id", "title", "verdict", "detail", "fix"}]};
  * NULL when out of memory. */

@@ -1,11 +1,11 @@
 /*
  * The event objects, built with jansson (no hand-written escaping).
  */
-#include "event_json.h"
+#include "app/event_json.h"
 
-#include "error.h"
-#include "exitcodes.h"
-#include "text.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "app/text.h"
 
 static const char *const step_state_names[] = {
 	[PYRT_STEP_BEGIN] = "begin",

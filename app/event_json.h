@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "events.h"
-#include "front.h"
+#include "core/events.h"
+#include "app/front.h"
 
 /** "begin", "end", "fail", "skip". */
 const char *app_step_state_name(pyrt_step_state st);

@@ -2,11 +2,11 @@
  * The single table of exit codes.  The code, `pyrt --help` and the README all
  * read from here, so they cannot drift apart.
  */
-#include "exitcodes.h"
+#include "app/exitcodes.h"
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 typedef struct exit_row {
 	int code;         /* pyrt_code */

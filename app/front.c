@@ -1,7 +1,7 @@
 /*
  * Glue between a front end's ops and the pyrt_events struct core expects.
  */
-#include "front.h"
+#include "app/front.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "args.h"
-#include "events.h"
+#include "app/args.h"
+#include "core/events.h"
 
 /** How a mutating command (install, rollback, uninstall) ended. */
 typedef struct app_outcome {

@@ -2,18 +2,18 @@
  * prepare → (consent) → install → baseline → plugin check → one outcome,
  * for every front end.
  */
-#include "install_run.h"
+#include "app/install_run.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "baseline.h"
-#include "baseline_step.h"
-#include "box.h"
-#include "common.h"
-#include "error.h"
-#include "plugin_ops.h"
+#include "core/baseline.h"
+#include "app/baseline_step.h"
+#include "core/box.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/plugin_ops.h"
 
 static int path_exists(const char *path)
 {

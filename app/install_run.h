@@ -12,11 +12,11 @@
 
 #include <stdatomic.h>
 
-#include "args.h"
-#include "error.h"
-#include "front.h"
-#include "install.h"
-#include "pins.h"
+#include "app/args.h"
+#include "core/error.h"
+#include "app/front.h"
+#include "core/install.h"
+#include "core/pins.h"
 
 typedef struct app_install_run {
 	const app_request *opts;          /* box root, baseline options */

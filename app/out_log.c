@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "front.h"
-#include "redact.h"
-#include "text.h"
+#include "app/front.h"
+#include "core/redact.h"
+#include "app/text.h"
 
 #define LOGS_KEPT 10
 

@@ -4,16 +4,16 @@
  * holds the box lock for the whole pip work, as pip.h asks: an installer
  * may otherwise swap the install pip writes into.
  */
-#include "plugin_ops.h"
+#include "app/plugin_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "box.h"
-#include "common.h"
-#include "lock.h"
-#include "wheellock.h"
+#include "core/box.h"
+#include "app/common.h"
+#include "core/lock.h"
+#include "core/wheellock.h"
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {

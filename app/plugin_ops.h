@@ -9,11 +9,11 @@
 
 #include <stddef.h>
 
-#include "args.h"
-#include "error.h"
-#include "events.h"
-#include "pip.h"
-#include "plugins.h"
+#include "app/args.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pip.h"
+#include "core/plugins.h"
 
 /** Whether the row's requirements were looked up in the runtime: it was
  * ready and the manifest is valid. */

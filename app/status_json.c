@@ -1,12 +1,12 @@
 /*
  * The status and plugin-matrix objects every front end prints or serves.
  */
-#include "status_json.h"
+#include "app/status_json.h"
 
 #include <unistd.h>
 
-#include "plugin_ops.h"
-#include "text.h"
+#include "app/plugin_ops.h"
+#include "app/text.h"
 
 static const char *nonempty(const char *s)
 {

@@ -1,7 +1,7 @@
 /*
  * The one cleaner for text from outside (see text.h for the rules).
  */
-#include "text.h"
+#include "app/text.h"
 
 #include <locale.h>
 #include <pthread.h>

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "sanitize.h"
+#include "core/sanitize.h"
 
 /** Whether the user's terminal decodes UTF-8: the first set of LC_ALL,
  * LC_CTYPE, LANG names UTF-8 (no setlocale: that is global state). */

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline_step.h"
-#include "commands.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "signals.h"
+#include "app/baseline_step.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "cli/signals.h"
 
 /* Report a failure that happened before anything was started. */
 static int refuse(app_front *front, int code, const char *msg)

@@ -11,17 +11,17 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "common.h"
-#include "doctor.h"
-#include "doctor_json.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "pins.h"
-#include "platform.h"
-#include "signals.h"
-#include "text.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/doctor.h"
+#include "app/doctor_json.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "core/pins.h"
+#include "core/platform.h"
+#include "cli/signals.h"
+#include "app/text.h"
 
 static const char *verdict_mark(pyrt_check_verdict v, int utf8)
 {

@@ -12,20 +12,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "box.h"
-#include "commands.h"
-#include "common.h"
-#include "consent.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "install.h"
-#include "box_ops.h"
-#include "install_run.h"
-#include "pins.h"
-#include "platform.h"
-#include "signals.h"
+#include "core/baseline.h"
+#include "core/box.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "cli/consent.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "core/install.h"
+#include "app/box_ops.h"
+#include "app/install_run.h"
+#include "core/pins.h"
+#include "core/platform.h"
+#include "cli/signals.h"
 
 /* Everything an install run holds, so one cleanup frees it on every path. */
 typedef struct install_ctx {

@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fs.h"
-#include "platform.h"
-#include "text.h"
-#include "wheellock.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "core/fs.h"
+#include "core/platform.h"
+#include "app/text.h"
+#include "core/wheellock.h"
 
 /* Lock each platform asked for (or this machine's) into pins. */
 static int lock_platforms(const app_request *opts, pyrt_pins *pins,

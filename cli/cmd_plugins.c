@@ -17,19 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "pins.h"
-#include "platform.h"
-#include "plugin_ops.h"
-#include "plugins.h"
-#include "signals.h"
-#include "status.h"
-#include "status_json.h"
-#include "text.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "core/pins.h"
+#include "core/platform.h"
+#include "app/plugin_ops.h"
+#include "core/plugins.h"
+#include "cli/signals.h"
+#include "core/status.h"
+#include "app/status_json.h"
+#include "app/text.h"
 
 /* What both subcommands load first. */
 typedef struct plugins_ctx {

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "signals.h"
-#include "smoke.h"
-#include "text.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "cli/signals.h"
+#include "core/smoke.h"
+#include "app/text.h"
 
 /* {"ok", "paragraph", "docx", "bytes", "seconds"} or {"ok", "code",
  * "error"}. */

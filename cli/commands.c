@@ -6,13 +6,13 @@
  * help all read this table; which options a command takes is the option
  * table's (cli/parse.c), checked against each usage by e2e_docs_sync.
  */
-#include "commands.h"
+#include "cli/commands.h"
 
-#include "common.h"
-#include "exitcodes.h"
-#include "parse.h"
-#include "serve.h"
-#include "tui.h"
+#include "app/common.h"
+#include "app/exitcodes.h"
+#include "cli/parse.h"
+#include "serve/serve.h"
+#include "tui/tui.h"
 
 /* `pyrt` alone: the dashboard (or the install wizard) on a terminal;
  * without one, or when curses cannot start, the same answer as status. */

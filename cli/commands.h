@@ -6,7 +6,7 @@
 #ifndef PYRT_CLI_COMMANDS_H
 #define PYRT_CLI_COMMANDS_H
 
-#include "args.h"
+#include "app/args.h"
 
 typedef struct cli_command_entry {
 	const char *name;     /* the word; NULL for `pyrt` alone */

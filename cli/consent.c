@@ -3,7 +3,7 @@
  * stdin, so both must be terminals: a script piping input must say --yes
  * explicitly rather than consent by accident.
  */
-#include "consent.h"
+#include "cli/consent.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "parse.h"
-#include "signals.h"
-#include "text.h"
+#include "core/error.h"
+#include "cli/parse.h"
+#include "cli/signals.h"
+#include "app/text.h"
 
 /* Only an explicit yes counts; empty, EOF and anything else is a no. */
 static int is_yes(char *answer)

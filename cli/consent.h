@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "args.h"
+#include "app/args.h"
 
 /**
  * Returns 0 when consent is given (--yes, or "y"/"yes" typed), PYRT_E_CONSENT

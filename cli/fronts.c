@@ -1,7 +1,7 @@
 /*
  * Which headless front end a command reports through.
  */
-#include "fronts.h"
+#include "cli/fronts.h"
 
 app_front *cli_front_for(const app_request *opts)
 {

@@ -5,8 +5,8 @@
 #ifndef PYRT_CLI_FRONTS_H
 #define PYRT_CLI_FRONTS_H
 
-#include "args.h"
-#include "front.h"
+#include "app/args.h"
+#include "app/front.h"
 
 /** Plain lines on stderr (updating line on a TTY). NULL when out of memory. */
 app_front *cli_front_lines_new(const app_request *opts);

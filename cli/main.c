@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "parse.h"
-#include "tui.h"
+#include "cli/commands.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "cli/parse.h"
+#include "tui/tui.h"
 
 /* One place maps a command to its implementation: the command table. */
 static int dispatch(const app_request *opts)

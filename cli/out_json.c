@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
-#include "common.h"
-#include "error.h"
-#include "event_json.h"
-#include "exitcodes.h"
-#include "fronts.h"
-#include "text.h"
+#include "core/clock.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/event_json.h"
+#include "app/exitcodes.h"
+#include "cli/fronts.h"
+#include "app/text.h"
 
 #define JSON_PROGRESS_INTERVAL_S 0.5
 

@@ -6,7 +6,7 @@
  * missing from the command line are taken from the environment, then from
  * defaults.
  */
-#include "parse.h"
+#include "cli/parse.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "commands.h"
-#include "error.h"
-#include "validate.h"
+#include "core/box.h"
+#include "cli/commands.h"
+#include "core/error.h"
+#include "cli/validate.h"
 
 enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "args.h"
+#include "app/args.h"
 
 /**
  * Parse argv (options before or after the command, "--opt=value" or

@@ -4,7 +4,7 @@
  * while that happens is ignored on purpose, so an impatient second Ctrl-C
  * cannot leave a half-removed staging directory behind.
  */
-#include "signals.h"
+#include "cli/signals.h"
 
 #include <signal.h>
 #include <string.h>

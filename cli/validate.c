@@ -3,7 +3,7 @@
  * starts, so `install --from-file /nonexistent` fails like a mistyped
  * option does: exit 2, one line, nothing created.
  */
-#include "validate.h"
+#include "cli/validate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "error.h"
-#include "fetch.h"
-#include "fs.h"
-#include "trust.h"
+#include "core/baseline.h"
+#include "core/error.h"
+#include "core/fetch.h"
+#include "core/fs.h"
+#include "core/trust.h"
 
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "args.h"
+#include "app/args.h"
 
 /**
  * given as pyrt shows and uses it: "~" and "~/..." expanded from HOME

@@ -13,7 +13,7 @@
  * lines as a list, like the pins' baseline, and a failed batch is retried
  * line by line.
  */
-#include "baseline.h"
+#include "core/baseline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,17 +23,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "dists.h"
-#include "fs.h"
-#include "lock.h"
-#include "pip.h"
-#include "proc.h"
-#include "py_programs.h"
-#include "requirement.h"
-#include "testhook.h"
-#include "trust.h"
-#include "wheellock.h"
+#include "core/box.h"
+#include "core/dists.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/pip.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
+#include "core/requirement.h"
+#include "core/testhook.h"
+#include "core/trust.h"
+#include "core/wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
 #define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */

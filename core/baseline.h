@@ -11,10 +11,10 @@
 #ifndef PYRT_BASELINE_H
 #define PYRT_BASELINE_H
 
-#include "error.h"
-#include "events.h"
-#include "marker.h"
-#include "pins.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/marker.h"
+#include "core/pins.h"
 
 #define PYRT_BASELINE_OPTS_VERSION 1
 

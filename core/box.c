@@ -2,7 +2,7 @@
  * Box root layout: every path pyrt reads or writes is derived here, so that
  * nothing is ever written outside <box>/runtime/python.
  */
-#include "box.h"
+#include "core/box.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "trust.h"
+#include "core/fs.h"
+#include "core/trust.h"
 
 /* Each path malloc'd to its length: ten PATH_MAX arrays were 40 KB that
  * every command zeroed, ten fresh pages and as many page faults (~25 us

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 typedef struct pyrt_box pyrt_box;
 

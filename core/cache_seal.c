@@ -1,5 +1,5 @@
 /* Checksums for cache entries (see cache_seal.h). */
-#include "cache_seal.h"
+#include "core/cache_seal.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The monotonic "now" (clock.h). */
-#include "clock.h"
+#include "core/clock.h"
 
 #include <time.h>
 

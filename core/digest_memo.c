@@ -1,5 +1,5 @@
 /* Remembered digests keyed by file identity (see digest_memo.h). */
-#include "digest_memo.h"
+#include "core/digest_memo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache_seal.h"
-#include "error.h"
-#include "fs.h"
+#include "core/cache_seal.h"
+#include "core/error.h"
+#include "core/fs.h"
 
 /* Each line: the checksum of the rest of the line, then the entry. */
 #define MEMO_HEADER "pyrt-digests 2\n"

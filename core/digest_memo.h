@@ -21,7 +21,7 @@
 
 #include <sys/stat.h>
 
-#include "sha256.h"
+#include "core/sha256.h"
 
 #define PYRT_DIGEST_MEMO_FILE "digests"
 

@@ -3,7 +3,7 @@
  * Python's lookup (importlib.metadata's FastPath/Lookup) is followed
  * step by step; where C could only approximate it, the answer is -1.
  */
-#include "dists.h"
+#include "core/dists.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "requirement.h"
+#include "core/fs.h"
+#include "core/requirement.h"
 
 #define METADATA_MAX (1024 * 1024)
 #define RECORD_MAX (8 * 1024 * 1024)

@@ -24,8 +24,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "marker.h"
+#include "core/error.h"
+#include "core/marker.h"
 
 typedef struct pyrt_dists pyrt_dists;
 

@@ -8,7 +8,7 @@
  * Also the support bundle (tar.gz) built from the checks, the marker, the last
  * install log and platform facts.
  */
-#include "doctor.h"
+#include "core/doctor.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -30,18 +30,18 @@
 #include <gnu/libc-version.h>
 #endif
 
-#include "box.h"
-#include "fetch.h"
-#include "fs.h"
-#include "lazylib.h"
-#include "lock.h"
-#include "manifest.h"
-#include "marker.h"
-#include "plugins.h"
-#include "proc.h"
-#include "py_programs.h"
-#include "redact.h"
-#include "status.h"
+#include "core/box.h"
+#include "core/fetch.h"
+#include "core/fs.h"
+#include "core/lazylib.h"
+#include "core/lock.h"
+#include "core/manifest.h"
+#include "core/marker.h"
+#include "core/plugins.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
+#include "core/redact.h"
+#include "core/status.h"
 
 #define DOCTOR_DISK_MIN (200ull << 20)
 #define DOCTOR_LOG_MAX (4u << 20)

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
-#include "pins.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
 
 typedef enum pyrt_check_verdict {
 	PYRT_CHECK_PASS = 0,

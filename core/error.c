@@ -1,5 +1,5 @@
 /* First-failure-wins error recording shared by every core module. */
-#include "error.h"
+#include "core/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

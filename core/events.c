@@ -1,9 +1,9 @@
 /* Null-safe emitters for the events callback struct. */
-#include "events.h"
+#include "core/events.h"
 
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 const char *pyrt_step_name(pyrt_step step)
 {

@@ -22,7 +22,7 @@
  * and libarchive reads the plain tar from it: inflating overlaps with
  * writing and hashing files.  Other archives use libarchive's own filters.
  */
-#include "extract.h"
+#include "core/extract.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +36,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "gunzip.h"
-#include "lazylib.h"
-#include "sha256.h"
-#include "testhook.h"
+#include "core/gunzip.h"
+#include "core/lazylib.h"
+#include "core/sha256.h"
+#include "core/testhook.h"
 
 #define X_BLOCK_SIZE (1024 * 1024)
 #define X_LINK_HOPS 8

@@ -32,9 +32,9 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "manifest.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/manifest.h"
 
 #define PYRT_EXTRACT_OPTS_VERSION 1
 

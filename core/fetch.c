@@ -17,10 +17,10 @@
  * makes the implicit init in curl_easy_init() thread-safe, and OpenSSL 3
  * initialises itself.
  */
-#include "fetch.h"
-#include "lazylib.h"
+#include "core/fetch.h"
+#include "core/lazylib.h"
 
-#include "fs.h"
+#include "core/fs.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,8 +35,8 @@
 
 #include <curl/curl.h>
 
-#include "clock.h"
-#include "redact.h"
+#include "core/clock.h"
+#include "core/redact.h"
 
 #define FETCH_BUFFER_SIZE (256L * 1024)
 #define FETCH_WRITE_BATCH (256 * 1024)

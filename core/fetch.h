@@ -12,9 +12,9 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "sha256.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/sha256.h"
 
 #define PYRT_FETCH_OPTS_VERSION 1
 #define PYRT_FETCH_HARD_CAP (512ull * 1024 * 1024)

@@ -4,7 +4,7 @@
  * through descriptor-relative calls with O_NOFOLLOW, so a planted symlink can
  * never redirect a removal or a chmod outside the tree.
  */
-#include "fs.h"
+#include "core/fs.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 

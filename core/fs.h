@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /** mkdir -p with mode 0700 for each directory it creates. */
 int pyrt_fs_mkdirs(const char *path, pyrt_error *err);

@@ -11,8 +11,8 @@
  * the cancel flag) run on the main thread, and the worker's reads never see
  * EINTR.
  */
-#include "gunzip.h"
-#include "lazylib.h"
+#include "core/gunzip.h"
+#include "core/lazylib.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * Until the swap nothing visible changes; any failure or cancel before it
  * removes only what this run created (staging) and keeps the first error.
  */
-#include "install.h"
+#include "core/install.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,20 +20,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "extract.h"
-#include "fetch.h"
-#include "fs.h"
-#include "lock.h"
-#include "manifest.h"
-#include "marker.h"
-#include "plugins_memo.h"
-#include "proc.h"
-#include "py_programs.h"
-#include "sha256.h"
-#include "status.h"
-#include "testhook.h"
-#include "redact.h"
+#include "core/box.h"
+#include "core/extract.h"
+#include "core/fetch.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/manifest.h"
+#include "core/marker.h"
+#include "core/plugins_memo.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
+#include "core/sha256.h"
+#include "core/status.h"
+#include "core/testhook.h"
+#include "core/redact.h"
 
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
 /* A --from-file archive without a pinned size: well above any runtime. */

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "pins.h"
-#include "sha256.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
+#include "core/sha256.h"
 
 #define PYRT_INSTALL_OPTS_VERSION 1
 

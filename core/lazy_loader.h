@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 struct pyrt_lazy_lib {
 	const char *soname;   /* what dlopen() is given */

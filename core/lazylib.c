@@ -3,7 +3,7 @@
  * state by nature, so this is the one place core keeps some: each library's
  * table, filled once under a lock and never changed after.
  */
-#include "lazy_loader.h"
+#include "core/lazy_loader.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

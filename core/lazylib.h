@@ -17,7 +17,7 @@
 #ifndef PYRT_LAZYLIB_H
 #define PYRT_LAZYLIB_H
 
-#include "error.h"
+#include "core/error.h"
 
 /** Load libcurl (once, thread-safe); PYRT_E_UNSUPPORTED naming the library
  *  and the Debian package when it cannot be loaded. */

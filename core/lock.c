@@ -9,7 +9,7 @@
  * .owner; one whose owner is dead on this host is removed by the next
  * installer, under the lock.
  */
-#include "lock.h"
+#include "core/lock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "core/fs.h"
 
 #define OWNER_FILE ".owner"
 #define OWNER_MAX 4096

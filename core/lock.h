@@ -6,8 +6,8 @@
 #ifndef PYRT_LOCK_H
 #define PYRT_LOCK_H
 
-#include "error.h"
-#include "events.h"
+#include "core/error.h"
+#include "core/events.h"
 
 typedef struct pyrt_lock pyrt_lock;
 

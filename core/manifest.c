@@ -13,9 +13,9 @@
  * cannot steer the check outside the install.  Entries that are not listed
  * are not reported.
  */
-#include "manifest.h"
+#include "core/manifest.h"
 
-#include "fs.h"
+#include "core/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

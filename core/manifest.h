@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "sha256.h"
+#include "core/error.h"
+#include "core/sha256.h"
 
 typedef struct pyrt_manifest pyrt_manifest;
 

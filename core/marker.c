@@ -10,18 +10,18 @@
  * entry count of manifest.tsv, so the manifest cannot lose or change lines
  * unnoticed either.
  */
-#include "marker.h"
+#include "core/marker.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "digest_memo.h"
-#include "fs.h"
-#include "manifest.h"
-#include "pins.h"
-#include "redact.h"
+#include "core/digest_memo.h"
+#include "core/fs.h"
+#include "core/manifest.h"
+#include "core/pins.h"
+#include "core/redact.h"
 
 #define MARKER_MAX_BYTES (256 * 1024)
 #define MARKER_CANON_FLAGS (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "sha256.h"
+#include "core/error.h"
+#include "core/sha256.h"
 
 #define PYRT_MARKER_MISSING_MAX 32
 #define PYRT_MARKER_SEARCH_MAX 16

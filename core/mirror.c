@@ -5,7 +5,7 @@
  * wheels are copied from a local wheelhouse, following the baseline's
  * Requires-Dist through the wheels' own METADATA.
  */
-#include "mirror.h"
+#include "core/mirror.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fetch.h"
-#include "fs.h"
-#include "redact.h"
-#include "requirement.h"
-#include "sha256.h"
-#include "trust.h"
+#include "core/fetch.h"
+#include "core/fs.h"
+#include "core/redact.h"
+#include "core/requirement.h"
+#include "core/sha256.h"
+#include "core/trust.h"
 
 #define MIRROR_DIR_MODE 0755
 #define MIRROR_FILE_MODE 0644

@@ -16,9 +16,9 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
-#include "pins.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
 
 #define PYRT_MIRROR_INDEX "pyrt-mirror.json"
 #define PYRT_MIRROR_WHEELS "wheels"

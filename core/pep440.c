@@ -4,7 +4,7 @@
  * cost of a refusal is one interpreter start, the cost of a wrong "yes" is
  * a plugin shown ready that is not.
  */
-#include "pep440.h"
+#include "core/pep440.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * through yamldoc, which refuses deep nesting and aliases before libyaml
  * builds it.
  */
-#include "pins.h"
+#include "core/pins.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,11 +21,11 @@
 
 #include <yaml.h>
 
-#include "pins_table.h"
-#include "requirement.h"
-#include "sha256.h"
-#include "trust.h"
-#include "yamldoc.h"
+#include "core/pins_table.h"
+#include "core/requirement.h"
+#include "core/sha256.h"
+#include "core/trust.h"
+#include "core/yamldoc.h"
 
 #define PINS_SCHEMA 1
 #define PINS_FILE_MAX (1024 * 1024)

@@ -4,8 +4,8 @@
  * without the generated table unless this is used: the generator links
  * pyrt_core and must not need its own output.
  */
-#include "pins.h"
-#include "pins_table.h"
+#include "core/pins.h"
+#include "core/pins_table.h"
 
 int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err)
 {

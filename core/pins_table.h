@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "pins.h"
+#include "core/pins.h"
 
 typedef struct pyrt_pins_table {
 	const char *implementation;

@@ -18,7 +18,7 @@
  * them all; pyrt_pip_install_each follows a failed batch with one run per
  * requirement, for the baseline and a plugin's requirements alike.
  */
-#include "pip.h"
+#include "core/pip.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,17 +33,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "fastwheel.h"
-#include "fetch.h"
-#include "fs.h"
-#include "proc.h"
-#include "py_programs.h"
-#include "redact.h"
-#include "sanitize.h"
-#include "requirement.h"
-#include "testhook.h"
-#include "trust.h"
+#include "core/box.h"
+#include "core/fastwheel.h"
+#include "core/fetch.h"
+#include "core/fs.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
+#include "core/redact.h"
+#include "core/sanitize.h"
+#include "core/requirement.h"
+#include "core/testhook.h"
+#include "core/trust.h"
 
 #define PIP_TIMEOUT_DEFAULT_S 900.0
 #define PIP_GRACE_S 5.0

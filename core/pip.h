@@ -23,8 +23,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
+#include "core/error.h"
+#include "core/events.h"
 
 #define PYRT_PIP_OPTS_VERSION 1
 

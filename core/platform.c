@@ -3,7 +3,7 @@
  * the kernel and machine, and on Linux whether we run on glibc or musl,
  * since python-build-standalone ships a separate archive for each.
  */
-#include "platform.h"
+#include "core/platform.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 typedef struct pyrt_platform {
 	char os[16];   /**< linux, darwin, windows, or uname's word lowercased */

@@ -33,7 +33,7 @@
  * the rows do not depend on which gave them.  C parses the names too (PEP
  * 503 normalisation) so rows make sense without a runtime.
  */
-#include "plugins.h"
+#include "core/plugins.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,19 +48,19 @@
 #include <jansson.h>
 #include <yaml.h>
 
-#include "box.h"
-#include "digest_memo.h"
-#include "dists.h"
-#include "fs.h"
-#include "lock.h"
-#include "marker.h"
-#include "pep440.h"
-#include "plugins_memo.h"
-#include "proc.h"
-#include "py_programs.h"
-#include "requirement.h"
-#include "status.h"
-#include "yamldoc.h"
+#include "core/box.h"
+#include "core/digest_memo.h"
+#include "core/dists.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/marker.h"
+#include "core/pep440.h"
+#include "core/plugins_memo.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
+#include "core/requirement.h"
+#include "core/status.h"
+#include "core/yamldoc.h"
 
 #define MANIFEST_MAX (64 * 1024)
 #define PLUGINS_MAX 1024

@@ -20,10 +20,10 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
-#include "pins.h"
-#include "status.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
+#include "core/status.h"
 
 typedef enum pyrt_verdict {
 	PYRT_VERDICT_READY = 0,

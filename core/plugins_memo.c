@@ -1,7 +1,7 @@
 /*
  * The plugin checker's remembered answer (see plugins_memo.h).
  */
-#include "plugins_memo.h"
+#include "core/plugins_memo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache_seal.h"
-#include "fs.h"
+#include "core/cache_seal.h"
+#include "core/fs.h"
 
 /* 2: the file starts with its body's checksum on a line of its own;
  * 3: each distribution's line names its METADATA's identity. */

@@ -29,8 +29,8 @@
 
 #include <jansson.h>
 
-#include "box.h"
-#include "status.h"
+#include "core/box.h"
+#include "core/status.h"
 
 /* In a directory of its own under <box>/runtime/python, so writing it does
  * not touch the runtime directory the TUI watches for changes. */

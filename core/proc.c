@@ -5,7 +5,7 @@
  * the caller and kept within a byte cap; every wait is bounded, including
  * the one for grandchildren that keep the output pipe open.
  */
-#include "proc.h"
+#include "core/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 #define LINE_CHUNK 4096          /* longer lines reach on_line in pieces */
 #define MARKER_MAX 96            /* room for "\n[… N bytes truncated …]\n" */

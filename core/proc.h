@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define PYRT_PROC_OPTS_VERSION 1
 

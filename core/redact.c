@@ -10,7 +10,7 @@
  * It errs on the side of hiding: a support bundle with one value too many
  * starred is still useful, one with a token in it is an incident.
  */
-#include "redact.h"
+#include "core/redact.h"
 
 #include <ctype.h>
 #include <stdio.h>

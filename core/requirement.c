@@ -16,7 +16,7 @@
  * the grammar accepts is still refused when its name ends like an archive
  * (x.whl, x.tar.gz): pip installs such a "name" from the file of that name.
  */
-#include "requirement.h"
+#include "core/requirement.h"
 
 #include <stdio.h>
 #include <string.h>

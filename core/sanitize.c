@@ -3,7 +3,7 @@
  * (see text.h for the rules).  In core because core writes logs too (pip's
  * output); the front ends print through app/text.c, which uses it.
  */
-#include "sanitize.h"
+#include "core/sanitize.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * the CPU has it) with no initialisation.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "sha256.h"
+#include "core/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
-#include "lazylib.h"
+#include "core/lazylib.h"
 
 #define SHA256_FILE_BUF (1024 * 1024)
 

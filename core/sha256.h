@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
+#include "core/error.h"
+#include "core/events.h"
 
 #define PYRT_SHA256_HEX_LEN 64
 

@@ -1,4 +1,4 @@
-#include "size.h"
+#include "core/size.h"
 
 #include <stdio.h>
 

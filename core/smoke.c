@@ -7,7 +7,7 @@
  * The paragraph carries a random nonce, so a stale document cannot pass
  * either.
  */
-#include "smoke.h"
+#include "core/smoke.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "clock.h"
-#include "fs.h"
-#include "lazylib.h"
-#include "proc.h"
-#include "py_programs.h"
+#include "core/box.h"
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/lazylib.h"
+#include "core/proc.h"
+#include "core/py_programs.h"
 
 #define SMOKE_TIMEOUT_S 60.0
 #define SMOKE_XML_MAX (16u << 20)

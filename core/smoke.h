@@ -7,8 +7,8 @@
 #ifndef PYRT_SMOKE_H
 #define PYRT_SMOKE_H
 
-#include "error.h"
-#include "events.h"
+#include "core/error.h"
+#include "core/events.h"
 
 typedef struct pyrt_smoke_result {
 	char paragraph[128];   /**< the text written and found */

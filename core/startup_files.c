@@ -1,5 +1,5 @@
 /* Start-up files nobody vouches for (see startup_files.h). */
-#include "startup_files.h"
+#include "core/startup_files.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,9 +9,9 @@
 #ifndef PYRT_STARTUP_FILES_H
 #define PYRT_STARTUP_FILES_H
 
-#include "error.h"
-#include "manifest.h"
-#include "marker.h"
+#include "core/error.h"
+#include "core/manifest.h"
+#include "core/marker.h"
 
 /**
  * Look in the folders of the install's search path (marker's search_path,

@@ -4,7 +4,7 @@
  * `pyrt status` is cheap enough for a prompt or a health probe.  --deep adds
  * one interpreter start.
  */
-#include "status.h"
+#include "core/status.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,14 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "digest_memo.h"
-#include "dists.h"
-#include "fs.h"
-#include "lock.h"
-#include "size.h"
-#include "manifest.h"
-#include "proc.h"
+#include "core/box.h"
+#include "core/digest_memo.h"
+#include "core/dists.h"
+#include "core/fs.h"
+#include "core/lock.h"
+#include "core/size.h"
+#include "core/manifest.h"
+#include "core/proc.h"
 
 const char *pyrt_state_name(pyrt_state state)
 {

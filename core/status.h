@@ -9,10 +9,10 @@
 #ifndef PYRT_STATUS_H
 #define PYRT_STATUS_H
 
-#include "box.h"
-#include "error.h"
-#include "marker.h"
-#include "pins.h"
+#include "core/box.h"
+#include "core/error.h"
+#include "core/marker.h"
+#include "core/pins.h"
 
 typedef enum pyrt_state {
 	PYRT_STATE_READY = 0,

@@ -1,8 +1,8 @@
 /* Crash points (see testhook.h); empty unless built with PYRT_TEST_HOOKS. */
-#include "testhook.h"
+#include "core/testhook.h"
 
 #ifdef PYRT_TEST_HOOKS
-#include "proc.h"
+#include "core/proc.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -4,7 +4,7 @@
  * link before it is followed: realpath(3) alone says where a link leads
  * today, not who can make it lead elsewhere tomorrow.
  */
-#include "trust.h"
+#include "core/trust.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "core/fs.h"
 
 /* As the kernel's MAXSYMLINKS: a loop is refused, not followed forever. */
 #define TRUST_MAX_LINKS 40

@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "core/error.h"
 
 /** A tail that does not exist yet is fine: pyrt creates it. */
 #define PYRT_TRUST_MISSING_OK 1u

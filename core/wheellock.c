@@ -6,7 +6,7 @@
  * against the pins before any installer opens it, and what is installed
  * is a private copy made while it was hashed.
  */
-#include "wheellock.h"
+#include "core/wheellock.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,12 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "fs.h"
-#include "marker.h"
-#include "requirement.h"
-#include "sha256.h"
-#include "testhook.h"
+#include "core/box.h"
+#include "core/fs.h"
+#include "core/marker.h"
+#include "core/requirement.h"
+#include "core/sha256.h"
+#include "core/testhook.h"
 
 #define LOCK_REQS_FILE "requirements.txt"
 

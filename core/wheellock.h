@@ -23,10 +23,10 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "events.h"
-#include "pins.h"
-#include "pip.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
+#include "core/pip.h"
 
 #define PYRT_WHEELLOCK_DIR "wheels" /**< under <box>/runtime/python */
 

@@ -6,9 +6,9 @@
  * limit plus libyaml's 1024-character lookahead.  Our files are at most
  * 1 MiB, so reading a good one twice costs nothing that matters.
  */
-#include "yamldoc.h"
+#include "core/yamldoc.h"
 
-#include "lazylib.h"
+#include "core/lazylib.h"
 
 #include <stdarg.h>
 #include <stdio.h>

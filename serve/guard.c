@@ -29,8 +29,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "clock.h"
-#include "internal.h"
+#include "core/clock.h"
+#include "serve/internal.h"
 
 /* The watchdog looks this often (ms). */
 #define WATCH_MS 250

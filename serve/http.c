@@ -18,15 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor.h"
-#include "doctor_json.h"
-#include "error.h"
-#include "internal.h"
-#include "plugins.h"
-#include "sha256.h"
-#include "status.h"
-#include "status_json.h"
-#include "text.h"
+#include "core/doctor.h"
+#include "app/doctor_json.h"
+#include "core/error.h"
+#include "serve/internal.h"
+#include "core/plugins.h"
+#include "core/sha256.h"
+#include "core/status.h"
+#include "app/status_json.h"
+#include "app/text.h"
 
 #define POOL_THREADS_MAX 8
 #define CONN_TIMEOUT_S 30

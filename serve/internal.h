@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "args.h"
-#include "error.h"
-#include "pins.h"
-#include "status.h"
+#include "app/args.h"
+#include "core/error.h"
+#include "core/pins.h"
+#include "core/status.h"
 
 #define SRV_TOKEN_HEX 64
 

@@ -19,21 +19,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline_step.h"
-#include "box.h"
-#include "clock.h"
-#include "common.h"
-#include "error.h"
-#include "event_json.h"
-#include "front.h"
-#include "install_run.h"
-#include "internal.h"
-#include "lock.h"
-#include "plugin_ops.h"
-#include "plugins.h"
-#include "status.h"
-#include "testhook.h"
-#include "text.h"
+#include "app/baseline_step.h"
+#include "core/box.h"
+#include "core/clock.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/event_json.h"
+#include "app/front.h"
+#include "app/install_run.h"
+#include "serve/internal.h"
+#include "core/lock.h"
+#include "app/plugin_ops.h"
+#include "core/plugins.h"
+#include "core/status.h"
+#include "core/testhook.h"
+#include "app/text.h"
 
 /* Progress is kept at most this often (the stream stays live, the log
  * bounded). */

@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "trust.h"
+#include "serve/internal.h"
+#include "core/trust.h"
 
 #define LISTEN_BACKLOG SRV_CONN_LIMIT
 

@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "common.h"
-#include "error.h"
-#include "exitcodes.h"
-#include "internal.h"
-#include "serve.h"
+#include "core/box.h"
+#include "app/common.h"
+#include "core/error.h"
+#include "app/exitcodes.h"
+#include "serve/internal.h"
+#include "serve/serve.h"
 
 /* Keep-alive comments on idle event streams this often. */
 #define KEEPALIVE_S 15

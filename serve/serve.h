@@ -6,7 +6,7 @@
 #ifndef PYRT_SERVE_H
 #define PYRT_SERVE_H
 
-#include "args.h"
+#include "app/args.h"
 
 /** Run the server until SIGTERM/SIGINT; returns the exit status. */
 int serve_main(const app_request *opts);

@@ -20,7 +20,7 @@
  * closes it (IN_CLOSE_WRITE).  An overflowed queue, or a watch the kernel
  * dropped, forgets the answer; without inotify every GET reads the box.
  */
-#include "internal.h"
+#include "serve/internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -31,9 +31,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "marker.h"
-#include "status_json.h"
-#include "text.h"
+#include "core/marker.h"
+#include "app/status_json.h"
+#include "app/text.h"
 
 #define MEMO_WATCHES 64
 #define MEMO_MASK (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | \

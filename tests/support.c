@@ -1,9 +1,9 @@
 /* Helpers shared by the criterion tests. */
 #include "support.h"
 
-#include "install.h"
-#include "manifest.h"
-#include "marker.h"
+#include "core/install.h"
+#include "core/manifest.h"
+#include "core/marker.h"
 
 #include <stdarg.h>
 #include <stdio.h>

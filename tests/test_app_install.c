@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline_step.h"
-#include "error.h"
-#include "front.h"
-#include "install_run.h"
+#include "app/baseline_step.h"
+#include "core/error.h"
+#include "app/front.h"
+#include "app/install_run.h"
 #include "support.h"
 
 /* What a front end was told, and when to pull the cancel flag. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "app/text.h"
 
 #define BUF 256
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dists.h"
+#include "core/dists.h"
 #include "support.h"
 
 static char *work;

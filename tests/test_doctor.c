@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "doctor.h"
-#include "install.h"
-#include "lock.h"
-#include "marker.h"
-#include "pins.h"
+#include "core/box.h"
+#include "core/doctor.h"
+#include "core/install.h"
+#include "core/lock.h"
+#include "core/marker.h"
+#include "core/pins.h"
 #include "support.h"
 
 static char *work, *box;

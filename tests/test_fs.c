@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "core/fs.h"
 #include "support.h"
 
 static char *tmp;

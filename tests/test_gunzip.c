@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extract.h"
-#include "gunzip.h"
+#include "core/extract.h"
+#include "core/gunzip.h"
 #include "support.h"
 
 #define SLOT (256 * 1024)

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "install.h"
-#include "lock.h"
-#include "marker.h"
-#include "pins.h"
-#include "status.h"
+#include "core/install.h"
+#include "core/lock.h"
+#include "core/marker.h"
+#include "core/pins.h"
+#include "core/status.h"
 #include "support.h"
 
 static char *work, *box;

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lock.h"
+#include "core/lock.h"
 #include "support.h"
 
 static char *tmp;

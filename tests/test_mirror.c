@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mirror.h"
+#include "core/mirror.h"
 #include "support.h"
 
 static int relpath(const char *url, char *out, size_t len)

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "install.h"
-#include "pep440.h"
-#include "pins.h"
+#include "core/install.h"
+#include "core/pep440.h"
+#include "core/pins.h"
 #include "support.h"
 
 static void sat(const char *spec, const char *v, int want)

@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "install.h"
-#include "lock.h"
-#include "marker.h"
-#include "pins.h"
-#include "pip.h"
+#include "core/baseline.h"
+#include "core/install.h"
+#include "core/lock.h"
+#include "core/marker.h"
+#include "core/pins.h"
+#include "core/pip.h"
 #include "support.h"
 
 static char *work, *box;

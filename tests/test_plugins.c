@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "install.h"
-#include "marker.h"
-#include "pins.h"
-#include "cache_seal.h"
-#include "plugins.h"
+#include "core/install.h"
+#include "core/marker.h"
+#include "core/pins.h"
+#include "core/cache_seal.h"
+#include "core/plugins.h"
 #include "support.h"
 
 static char *work, *box;

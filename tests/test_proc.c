@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "core/proc.h"
 #include "support.h"
 
 /* Lines seen by on_line, and an optional line after which to stop. */

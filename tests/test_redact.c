@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "redact.h"
+#include "core/redact.h"
 
 static void redacts(const char *in, const char *want)
 {

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "requirement.h"
+#include "core/requirement.h"
 
 static void accepts(const char *req)
 {

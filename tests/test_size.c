@@ -4,7 +4,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "size.h"
+#include "core/size.h"
 
 static void expect(uint64_t n, const char *want)
 {

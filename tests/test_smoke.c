@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "install.h"
-#include "pins.h"
-#include "smoke.h"
+#include "core/install.h"
+#include "core/pins.h"
+#include "core/smoke.h"
 #include "support.h"
 
 static char *work, *box;

@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lock.h"
-#include "marker.h"
-#include "pins.h"
-#include "status.h"
+#include "core/lock.h"
+#include "core/marker.h"
+#include "core/pins.h"
+#include "core/status.h"
 #include "support.h"
 
 #define KEY "linux-x86_64-gnu"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "trust.h"
+#include "core/trust.h"
 
 static char *tmp;
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
-#include "format.h"
+#include "app/common.h"
+#include "tui/format.h"
 
 #define BUF 256
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "support.h"
-#include "theme.h"
+#include "tui/theme.h"
 
 Test(tui_theme, colour_words)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pins.h"
+#include "core/pins.h"
 
 /*
  * A C string literal for s, or NULL.  Every byte that is not printable
@@ -114,7 +114,7 @@ static void put_table(FILE *f, const pyrt_pins *pins, const char *symbol)
 	fprintf(f, "/* Generated from %s by tools/pins_embed.c; "
 		"do not edit. */\n"
 		"#include <stdint.h>\n\n"
-		"#include \"pins_table.h\"\n\n",
+		"#include \"core/pins_table.h\"\n\n",
 		comment_name(pyrt_pins_source(pins)));
 	put_archives(f, pins);
 	put_baseline(f, pins);

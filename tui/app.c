@@ -8,7 +8,7 @@
  * frame (wnoutrefresh + doupdate), so a download over a slow SSH link
  * costs a few hundred bytes a second.
  */
-#include "tui.h"
+#include "tui/tui.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,14 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "clock.h"
-#include "common.h"
-#include "exitcodes.h"
-#include "format.h"
-#include "install_run.h"
-#include "text.h"
-#include "watch.h"
+#include "tui/app.h"
+#include "core/clock.h"
+#include "app/common.h"
+#include "app/exitcodes.h"
+#include "tui/format.h"
+#include "app/install_run.h"
+#include "app/text.h"
+#include "tui/watch.h"
 
 #ifndef PYRT_THEME_SOURCE_DIR
 #define PYRT_THEME_SOURCE_DIR ""

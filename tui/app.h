@@ -7,13 +7,13 @@
 #ifndef PYRT_TUI_APP_H
 #define PYRT_TUI_APP_H
 
-#include "args.h"
-#include "draw.h"
-#include "install.h"
-#include "jobs.h"
-#include "model.h"
-#include "platform.h"
-#include "theme.h"
+#include "app/args.h"
+#include "tui/draw.h"
+#include "core/install.h"
+#include "tui/jobs.h"
+#include "tui/model.h"
+#include "core/platform.h"
+#include "tui/theme.h"
 
 /* Below this nothing but "terminal too small" (and no key but q and
  * Ctrl-C); from it up to TUI_FULL_* the screens use their compact layout. */

@@ -5,13 +5,13 @@
  * drawn with + - | rather than the alternate character set, which tmux and
  * screen logs show as "lqqk").
  */
-#include "draw.h"
+#include "tui/draw.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "format.h"
-#include "text.h"
+#include "tui/format.h"
+#include "app/text.h"
 
 #define TEXT_MAX 4096
 

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "provide_curses.h"
-#include "theme.h"
+#include "tui/provide_curses.h"
+#include "tui/theme.h"
 
 typedef struct tui_glyphs {
 	const char *h, *v, *tl, *tr, *bl, *br, *lt, *rt;  /* box drawing */

@@ -3,14 +3,14 @@
  * locale, no clock), so the screens stay thin and the rules that decide
  * what fits where are unit-tested in tests/test_tui_format.c.
  */
-#include "format.h"
+#include "tui/format.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
-#include "text.h"
+#include "app/common.h"
+#include "app/text.h"
 
 void tui_format_rate(double bytes_per_s, char *buf, size_t len)
 {

@@ -6,7 +6,7 @@
  * in the job struct for the UI thread, which reads it only after joining.
  * The worker never touches the screen.
  */
-#include "jobs.h"
+#include "tui/jobs.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -14,17 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline_step.h"
-#include "box.h"
-#include "box_ops.h"
-#include "common.h"
-#include "doctor_json.h"
-#include "front.h"
-#include "install_run.h"
-#include "pip.h"
-#include "plugin_ops.h"
-#include "plugin_text.h"
-#include "testhook.h"
+#include "app/baseline_step.h"
+#include "core/box.h"
+#include "app/box_ops.h"
+#include "app/common.h"
+#include "app/doctor_json.h"
+#include "app/front.h"
+#include "app/install_run.h"
+#include "core/pip.h"
+#include "app/plugin_ops.h"
+#include "tui/plugin_text.h"
+#include "core/testhook.h"
 
 /* Record a failure's words into the result. */
 static void result_fail(tui_result *r, int rc, const pyrt_error *err,

@@ -11,15 +11,15 @@
 
 #include <pthread.h>
 
-#include "args.h"
-#include "doctor.h"
-#include "error.h"
-#include "install.h"
-#include "model.h"
-#include "pins.h"
-#include "plugins.h"
-#include "smoke.h"
-#include "status.h"
+#include "app/args.h"
+#include "core/doctor.h"
+#include "core/error.h"
+#include "core/install.h"
+#include "tui/model.h"
+#include "core/pins.h"
+#include "core/plugins.h"
+#include "core/smoke.h"
+#include "core/status.h"
 
 typedef enum tui_job_kind {
 	TUI_JOB_NONE = 0,

@@ -8,9 +8,9 @@
  * here (the link fails until it is).
  */
 #define TUI_LAZY_CURSES_SELF 1
-#include "provide_curses.h"
+#include "tui/provide_curses.h"
 
-#include "lazy_loader.h"
+#include "core/lazy_loader.h"
 
 #define CURSES_SYMS(X) \
 	X(clearok) X(curs_set) X(curses_version) X(delscreen) X(doupdate) \

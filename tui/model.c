@@ -5,7 +5,7 @@
  * one non-blocking byte on a pipe, written only when the UI has not been
  * woken already, so a fast download cannot fill the pipe or spin the UI.
  */
-#include "model.h"
+#include "tui/model.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 #define RING_LINES 2000
 

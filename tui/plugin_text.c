@@ -3,13 +3,13 @@
  * DEPS cell "2/4 ok" is app_plugin_deps itself), so what support staff
  * read on the dashboard and in a pasted terminal log is the same.
  */
-#include "plugin_text.h"
+#include "tui/plugin_text.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
-#include "plugin_ops.h"
+#include "app/common.h"
+#include "app/plugin_ops.h"
 
 void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			size_t len)

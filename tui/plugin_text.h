@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "plugins.h"
+#include "core/plugins.h"
 
 /* "python-pptx, reportlab" (missing ones), "" when none; conflicts as
  * "name 1.0 (needs >=2)". */

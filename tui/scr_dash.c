@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "box.h"
-#include "common.h"
-#include "format.h"
-#include "plugin_ops.h"
-#include "plugin_text.h"
+#include "tui/app.h"
+#include "core/box.h"
+#include "app/common.h"
+#include "tui/format.h"
+#include "app/plugin_ops.h"
+#include "tui/plugin_text.h"
 
 #define NCOLS 6
 

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "common.h"
-#include "format.h"
+#include "tui/app.h"
+#include "app/common.h"
+#include "tui/format.h"
 
 
 /* The busy line with its spinner and the job's latest output below. */

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "app.h"
-#include "box.h"
-#include "format.h"
-#include "text.h"
+#include "tui/app.h"
+#include "core/box.h"
+#include "tui/format.h"
+#include "app/text.h"
 
 #define LOG_BYTES_MAX (8u << 20)
 #define LOG_FILES_MAX 24

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
-#include "clock.h"
-#include "common.h"
-#include "exitcodes.h"
-#include "format.h"
-#include "install_run.h"
+#include "tui/app.h"
+#include "core/clock.h"
+#include "app/common.h"
+#include "app/exitcodes.h"
+#include "tui/format.h"
+#include "app/install_run.h"
 
 #define LABEL_COL 4
 #define LABEL_W 19

@@ -4,7 +4,7 @@
  * roles is a complete theme, and a broken file falls back to the default
  * whole (with the reason in one line) rather than to half a theme.
  */
-#include "theme.h"
+#include "tui/theme.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #include <yaml.h>
 
-#include "yamldoc.h"
+#include "core/yamldoc.h"
 
 #define THEME_FILE_MAX (64 * 1024)
 

@@ -5,7 +5,7 @@
 #ifndef PYRT_TUI_H
 #define PYRT_TUI_H
 
-#include "args.h"
+#include "app/args.h"
 
 typedef enum tui_start {
 	TUI_START_AUTO = 0,  /* `pyrt`: dashboard, or the wizard when nothing

@@ -2,9 +2,9 @@
  * The curses library's own version string, for `pyrt --version`: only tui/
  * may include the curses headers.
  */
-#include "tui.h"
+#include "tui/tui.h"
 
-#include "provide_curses.h"
+#include "tui/provide_curses.h"
 
 #define TUI_STR_(x) #x
 #define TUI_STR(x) TUI_STR_(x)

@@ -2,7 +2,7 @@
  * The box's fingerprint (see watch.h): FNV-1a over the facts that change
  * when the state `pyrt status` and `pyrt plugins` read changes.
  */
-#include "watch.h"
+#include "tui/watch.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "box.h"
-#include "lock.h"
+#include "core/box.h"
+#include "core/lock.h"
 
 #define PLUGINS_MAX 512
 

@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "extract.h"
+#include "core/extract.h"
 #include "fuzz.h"
-#include "manifest.h"
+#include "core/manifest.h"
 
 /* nftw has no payload: the destination being walked. */
 static size_t dest_len;

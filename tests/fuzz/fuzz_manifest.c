@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "manifest.h"
+#include "core/manifest.h"
 
 static void same_entries(const pyrt_manifest *a, const pyrt_manifest *b)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "marker.h"
+#include "core/marker.h"
 
 #define FIELD(m, f) check_field((m)->f, sizeof (m)->f, #f)
 

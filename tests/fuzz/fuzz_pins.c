@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pins.h"
+#include "core/pins.h"
 
 static void check_table(const pyrt_pins *pins)
 {

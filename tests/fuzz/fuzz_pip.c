@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pip.h"
+#include "core/pip.h"
 
 #define LINE_CHUNK 4096     /* proc.c's longest piece of a line */
 #define LINE_MAX_BYTES 4200 /* pip.c's line buffer */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "plugins.h"
+#include "core/plugins.h"
 
 static void check_row(const pyrt_plugin *pl)
 {
