@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 #include "app/text.h"
 
 static const char *nonempty(const char *s)

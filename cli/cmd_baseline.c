@@ -2,13 +2,13 @@
  * `pyrt baseline`: (re)install the doc-library baseline into the active
  * runtime with its own pip, reported through the same front ends as
  * install (plain lines or NDJSON events, pip's lines as log events).  The
- * step itself is shared with install and the TUI (app/baseline_step.h).
+ * step itself is shared with install and the TUI (app/baseline.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 #include "cli/commands.h"
 #include "app/common.h"
 #include "core/error.h"

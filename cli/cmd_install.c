@@ -21,8 +21,8 @@
 #include "app/exitcodes.h"
 #include "cli/fronts.h"
 #include "core/install.h"
-#include "app/box_ops.h"
-#include "app/install_run.h"
+#include "app/box.h"
+#include "app/install.h"
 #include "core/pins.h"
 #include "core/platform.h"
 #include "cli/signals.h"
@@ -122,7 +122,7 @@ static int install_consent(install_ctx *c)
 }
 
 /* Run core (tee'd into the install log), then the baseline and the
- * plugin check, and report the outcome (app/install_run.c, shared with the
+ * plugin check, and report the outcome (app/install.c, shared with the
  * TUI and the API server). */
 static int install_execute(install_ctx *c)
 {

@@ -6,7 +6,7 @@
  * not count; an invalid one does), so a health probe needs no parsing.
  *
  * `pyrt plugins install NAME`: that plugin's requires_pip through the same
- * pip path as the baseline (core/pip.h) under the box lock (plugin_ops.c,
+ * pip path as the baseline (core/pip.h) under the box lock (plugin.c,
  * shared with the dashboard), then the plugin's new verdict.  Unknown or
  * invalid plugins are usage errors (2).
  */
@@ -24,7 +24,7 @@
 #include "cli/fronts.h"
 #include "core/pins.h"
 #include "core/platform.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 #include "core/plugins.h"
 #include "cli/signals.h"
 #include "core/status.h"

@@ -1,6 +1,6 @@
 /*
  * The jobs the API starts: an install (with its baseline and plugin check,
- * app/install_run.c, as `pyrt install` runs it), the baseline alone, one
+ * app/install.c, as `pyrt install` runs it), the baseline alone, one
  * plugin's requirements.  Each runs in its own worker thread with its own
  * cancel flag (DELETE, SIGTERM) and takes the box lock as the CLI does, so
  * a CLI install and a server job exclude each other.
@@ -19,17 +19,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 #include "core/box.h"
 #include "core/clock.h"
 #include "app/common.h"
 #include "core/error.h"
 #include "app/event_json.h"
 #include "app/front.h"
-#include "app/install_run.h"
+#include "app/install.h"
 #include "serve/internal.h"
 #include "core/lock.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 #include "core/plugins.h"
 #include "core/status.h"
 #include "core/testhook.h"

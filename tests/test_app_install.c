@@ -1,4 +1,4 @@
-/* app/install_run and app/baseline_step: the use cases every front end
+/* app/install and app/baseline: the use cases every front end
  * runs (the CLI, the TUI and the API server call exactly these), driven
  * with a recording front: the steps it saw, the outcome's words, the code.
  * One run here speaks for all three front ends. */
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 #include "core/error.h"
 #include "app/front.h"
-#include "app/install_run.h"
+#include "app/install.h"
 #include "support.h"
 
 /* What a front end was told, and when to pull the cancel flag. */

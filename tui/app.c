@@ -29,7 +29,7 @@
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "tui/format.h"
-#include "app/install_run.h"
+#include "app/install.h"
 #include "app/text.h"
 #include "tui/watch.h"
 

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 #include "core/box.h"
-#include "app/box_ops.h"
+#include "app/box.h"
 #include "app/common.h"
 #include "app/doctor_json.h"
 #include "app/front.h"
-#include "app/install_run.h"
+#include "app/install.h"
 #include "core/pip.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 #include "tui/plugin_text.h"
 #include "core/testhook.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "app/common.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 
 void tui_plugin_missing(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			size_t len)

@@ -16,7 +16,7 @@
 #include "core/box.h"
 #include "app/common.h"
 #include "tui/format.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 #include "tui/plugin_text.h"
 
 #define NCOLS 6

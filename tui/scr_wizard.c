@@ -17,7 +17,7 @@
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "tui/format.h"
-#include "app/install_run.h"
+#include "app/install.h"
 
 #define LABEL_COL 4
 #define LABEL_W 19

@@ -4,8 +4,8 @@
  * runtime.  One implementation, so the table, the dashboard and a pasted
  * terminal log use the same words and the same pip path.
  */
-#ifndef PYRT_APP_PLUGIN_OPS_H
-#define PYRT_APP_PLUGIN_OPS_H
+#ifndef PYRT_APP_PLUGIN_H
+#define PYRT_APP_PLUGIN_H
 
 #include <stddef.h>
 

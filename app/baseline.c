@@ -3,7 +3,7 @@
  * and the TUI run it after activation, and all of them say, in their
  * result, what the baseline is and which plugins are ready.
  */
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * baseline (state, what is missing, the pip log) in their result, and
  * install also the plugins that are ready afterwards.
  */
-#ifndef PYRT_APP_BASELINE_STEP_H
-#define PYRT_APP_BASELINE_STEP_H
+#ifndef PYRT_APP_BASELINE_H
+#define PYRT_APP_BASELINE_H
 
 #include <stdatomic.h>
 #include <stddef.h>

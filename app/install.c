@@ -2,18 +2,18 @@
  * prepare → (consent) → install → baseline → plugin check → one outcome,
  * for every front end.
  */
-#include "app/install_run.h"
+#include "app/install.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/baseline.h"
-#include "app/baseline_step.h"
+#include "app/baseline.h"
 #include "core/box.h"
 #include "app/common.h"
 #include "core/error.h"
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 
 static int path_exists(const char *path)
 {

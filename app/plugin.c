@@ -4,7 +4,7 @@
  * holds the box lock for the whole pip work, as pip.h asks: an installer
  * may otherwise swap the install pip writes into.
  */
-#include "app/plugin_ops.h"
+#include "app/plugin.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * rollback and uninstall → one outcome, for every front end.
  */
-#include "app/box_ops.h"
+#include "app/box.h"
 
 #include <dirent.h>
 #include <stdio.h>

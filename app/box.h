@@ -4,8 +4,8 @@
  * managed runtime), each reported as one outcome whose words are the same
  * in the CLI, the TUI and any later front end.
  */
-#ifndef PYRT_APP_BOX_OPS_H
-#define PYRT_APP_BOX_OPS_H
+#ifndef PYRT_APP_BOX_H
+#define PYRT_APP_BOX_H
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * the TUI and the API server call these, so a run started any way does and
  * says the same thing.
  */
-#ifndef PYRT_APP_INSTALL_RUN_H
-#define PYRT_APP_INSTALL_RUN_H
+#ifndef PYRT_APP_INSTALL_H
+#define PYRT_APP_INSTALL_H
 
 #include <stdatomic.h>
 
