@@ -270,6 +270,32 @@ check "... current is gone" [ ! -e "$current" ]
 check "... and the card says not provisioned" wait_for dash 15 'State +! not provisioned'
 T kill-session -t dash
 
+# --- doctor's network checks (issue 21.7) ---------------------------------------
+# A proxy that takes the connection and never answers: the probe waits its
+# whole timeout there, so the screen says what it waits for, then marks the
+# archive's host and the index failed, as `pyrt doctor` words them.  The
+# proxy stands in front of the pins' own host, so no name is looked up.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(120)' "$work/hport" &
+hang_pid=$!
+for _ in $(seq 100); do [ -s "$work/hport" ] && break; sleep 0.1; done
+size=80x23 start net PYRT_DOCTOR_OFFLINE=0 "https_proxy=http://127.0.0.1:$(cat "$work/hport")" \
+  -- --box-root "$short/nbox" --pins "$fx/pins.yaml" --index-url https://pypi.invalid/simple/
+wait_for net 15 'What will happen' >/dev/null
+T send-keys -t net Escape
+wait_for net 10 'PLUGIN +ENABLED' >/dev/null
+T send-keys -t net d
+check "doctor behind a silent proxy says it is checking the network" \
+  wait_for net 15 'Checking the network'
+check "... naming the host it waits for and for how long" \
+  shows "checking the network: github.com (the pins' URL), 5 s at most"
+check "the archive's host fails at the proxy, on the doctor screen" \
+  wait_for net 30 '✗ Archive host reachable +github.com:443: no answer within 5 s, proxy'
+check "... and the index too" shows_re '✗ Package index reachable +pypi.invalid:443'
+T kill-session -t net
+kill "$hang_pid" 2>/dev/null; wait "$hang_pid" 2>/dev/null
+
 # --- 6: consent and progress at 80x23 and 60x16 ---------------------------------
 # At a short path, so "whole" holds at 60x16 from any checkout (a longer
 # one is shortened in the middle there, and shown whole at 80x23).

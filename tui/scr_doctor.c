@@ -125,6 +125,17 @@ static void draw_checks(tui_app *a)
 			      more);
 }
 
+/* The headline while doctor runs: the network checks can each wait the
+ * whole timeout (a dead proxy, a dropped SYN), and their line says so. */
+static const char *doctor_phase(tui_app *a)
+{
+	tui_line last;
+	if (tui_model_lines(a->model, &last, 1, 1, PYRT_STEP__COUNT) == 1 &&
+	    strncmp(last.text, "checking the network", 20) == 0)
+		return "Checking the network";
+	return "Running every check";
+}
+
 /* A spinner while doctor runs, then its checklist. */
 void tui_doctor_draw(tui_app *a)
 {
@@ -139,7 +150,7 @@ void tui_doctor_draw(tui_app *a)
 		tui_draw_footer(&a->paint, keys);
 	}
 	if (a->job_running && a->job.kind == TUI_JOB_DOCTOR)
-		tui_app_busy(a, "Running every check");
+		tui_app_busy(a, doctor_phase(a));
 	else if (a->doctor && a->full)
 		draw_checks(a);
 }
