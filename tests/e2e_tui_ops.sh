@@ -140,7 +140,7 @@ rank = {"fail": 0, "warn": 1}
 order = sorted(range(len(checks)), key=lambda i: rank.get(checks[i]["verdict"], 2))
 for pos, i in enumerate(order):
     # ASCII only: the dialog's wrap of wide characters is checked on the
-    # plugin dialog below.
+    # Japanese plugin's dialog below.
     if len(checks[i]["detail"]) > 52 and checks[i]["detail"].isascii():
         print(pos, i, checks[i]["title"]); break
 EOF
