@@ -790,7 +790,7 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 			 cc == CURLE_COULDNT_CONNECT || cc == CURLE_PROXY))
 		snprintf(via, sizeof via, " through the proxy %s", proxy);
 	if (curl_transient(cc)) {
-		snprintf(f->reason, sizeof f->reason, "%s%s", detail, via);
+		pyrt_fmt_text(f->reason, sizeof f->reason, "%s%s", detail, via);
 		return OUT_RETRY;
 	}
 	pyrt_error_set(f->err, PYRT_E_NETWORK, "download of %s failed: %s%s",

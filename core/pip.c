@@ -784,7 +784,7 @@ static int pip_on_line(const char *line, void *payload)
 	fprintf(r->log, "%s\n", clean);
 	pyrt_pip_parse_line(buf, r->res, r->net_cause, sizeof r->net_cause);
 	if (n > 0)
-		snprintf(r->last_line, sizeof r->last_line, "%s", buf);
+		pyrt_fmt_text(r->last_line, sizeof r->last_line, "%s", buf);
 	if (shown_line(r, buf) != 0) {
 		r->stopped = 1;
 		return 1;
@@ -831,9 +831,9 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 	if (r->res->index_unreachable) {
 		char proxy[300];
 		pip_proxy_named(r, proxy, sizeof proxy);
-		snprintf(r->res->reason, sizeof r->res->reason,
-			 "pip could not reach the package index (%s)%s",
-			 r->net_cause, proxy);
+		pyrt_fmt_text(r->res->reason, sizeof r->res->reason,
+			      "pip could not reach the package index (%s)%s",
+			      r->net_cause, proxy);
 		return pyrt_error_set(err, PYRT_E_BASELINE,
 				      "%s%s%s; %s; see %s", r->res->reason,
 				      r->res->failed_requirement[0]
