@@ -1,10 +1,10 @@
 /*
  * A front end is one implementation of the pyrt_events callbacks plus the
  * final report of a command.  The CLI has two (plain lines for people and
- * logs, NDJSON for scripts, cli/fronts.h); the ncurses TUI plugs in as a
- * third by providing its own app_front_ops.  Commands only ever talk to a
- * app_front, never to stdout/stderr directly, for anything that happens
- * while core works.
+ * logs, NDJSON for scripts, cli/fronts.h); the ncurses TUI (tui/model.c)
+ * and the API server's jobs (serve/jobs.c) provide their own
+ * app_front_ops.  Use cases only ever talk to an app_front, never to
+ * stdout/stderr directly, for anything that happens while core works.
  */
 #ifndef PYRT_APP_FRONT_H
 #define PYRT_APP_FRONT_H
@@ -66,7 +66,7 @@ void app_front_free(app_front *front);
 /** An events struct that feeds front and stops when *cancel is set. */
 pyrt_events app_front_events(const app_front *front, const atomic_int *cancel);
 
-/** Log a line of the CLI's own through the front end. */
+/** Log a line of pyrt's own (not core's) through the front end. */
 void app_front_log(const app_front *front, pyrt_log_level level,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

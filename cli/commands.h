@@ -1,6 +1,6 @@
 /*
  * The commands.  Each takes the parsed options and returns the process exit
- * status (see exitcodes.h); cli_commands (cli/commands.c) declares each one
+ * status (see app/exitcodes.h); cli_commands (cli/commands.c) declares each one
  * once: its word, its handler, its -h line and its usage.
  */
 #ifndef PYRT_CLI_COMMANDS_H

@@ -25,18 +25,18 @@
 
 #include "core/box.h"
 #include "core/dists.h"
+#include "core/fmt.h"
 #include "core/fs.h"
+#include "core/interp.h"
 #include "core/lock.h"
 #include "core/pip.h"
 #include "core/proc.h"
-#include "core/py_programs.h"
 #include "core/requirement.h"
 #include "core/testhook.h"
 #include "core/trust.h"
 #include "core/wheellock.h"
 
 #define REQUIREMENTS_MAX_BYTES (1024 * 1024)
-#define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */
 #define IMPORT_TIMEOUT_S 120.0
 
 /* Everything one baseline run owns; freed in baseline_cleanup. */
@@ -205,10 +205,11 @@ static int baseline_open(baseline_run *r, pyrt_error *err)
 	if (!rc)
 		rc = pyrt_box_active_install(r->box, r->install_dir,
 					     sizeof r->install_dir, err);
+	if (!rc)
+		rc = pyrt_fmt_path(r->marker_path, sizeof r->marker_path, err,
+				   "%s/marker.json", r->install_dir);
 	if (rc)
 		return rc;
-	snprintf(r->marker_path, sizeof r->marker_path, "%s/marker.json",
-		 r->install_dir);
 	pyrt_error merr = PYRT_ERROR_INIT;
 	if (pyrt_marker_read(r->marker_path, &r->marker, &merr) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
@@ -422,7 +423,7 @@ static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
 }
 
 /* The interpreter's import failures of the baseline's distributions
- * (py/doctor_interp.py, doctor's own program: "; "-joined
+ * (py/doctor_interp.py, doctor's own check: "; "-joined
  * "module of name (Error: text)"), into out; 0, or -1 when it did not
  * answer (then nothing is judged). */
 static int baseline_imports(baseline_run *r, char *out, size_t len)
@@ -430,54 +431,23 @@ static int baseline_imports(baseline_run *r, char *out, size_t len)
 	const char *layout = r->opts->pins
 		? pyrt_pins_layout_interpreter(r->opts->pins)
 		: "python/bin/python3";
-	if (!layout)
+	char python[PATH_MAX];
+	if (!layout || pyrt_fmt_path(python, sizeof python, NULL, "%s/%s",
+				     r->install_dir, layout))
 		return -1;
-	char python[PATH_MAX + 600];
-	snprintf(python, sizeof python, "%s/%s", r->install_dir, layout);
-	const char **argv = calloc(r->nreqs + 8, sizeof *argv);
-	char **envp = pyrt_proc_scrubbed_env(r->install_dir);
-	int rc = -1;
-	if (!argv || !envp)
-		goto done;
-	size_t k = 0;
-	argv[k++] = python;
-	argv[k++] = "-I";
-	argv[k++] = "-S";
-	argv[k++] = "-B";
-	argv[k++] = "-c";
-	argv[k++] = pyrt_py_doctor_interp;
-	for (size_t i = 0; i < r->nreqs; i++)
-		argv[k++] = r->reqs[i];
-	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
-	po.argv = argv;
-	po.envp = (const char *const *)envp;
-	po.cwd = r->install_dir;
-	po.timeout_s = IMPORT_TIMEOUT_S;
-	po.capture_max = 256 * 1024;
-	po.cancel = r->ev ? r->ev->cancel : NULL;
-	pyrt_proc_result pr;
-	memset(&pr, 0, sizeof pr);
-	if (pyrt_proc_run(&po, &pr, NULL) == 0 && pr.exited &&
-	    pr.exit_code == 0 && pr.output) {
-		/* The last tag line: an import may print anything before. */
-		const char *tag = NULL;
-		for (const char *p = pr.output; (p = strstr(p, IMPORTS_TAG)); p++)
-			if (p == pr.output || p[-1] == '\n')
-				tag = p;
-		if (tag) {
-			tag += strlen(IMPORTS_TAG);
-			size_t n = strcspn(tag, "\n");
-			snprintf(out, len, "%.*s", (int)n, tag);
-			if (strcmp(out, "ok") == 0)
-				out[0] = '\0';
-			rc = 0;
-		}
-	}
-	pyrt_proc_result_clear(&pr);
-done:
-	pyrt_proc_env_free(envp);
-	free(argv);
-	return rc;
+	pyrt_interp_report *rep = malloc(sizeof *rep);
+	if (!rep)
+		return -1;
+	int rc = pyrt_interp_report_run(python, r->install_dir,
+					(const char *const *)r->reqs, r->nreqs,
+					IMPORT_TIMEOUT_S,
+					r->ev ? r->ev->cancel : NULL, rep);
+	if (!rc && !rep->why[0] && rep->imports_known)
+		pyrt_fmt_text(out, len, "%s", rep->imports);
+	else
+		rc = -1;
+	free(rep);
+	return rc ? -1 : 0;
 }
 
 /* Each "MOD of NAME (…)" of the import failures: fn(NAME, that entry). */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/trust.h"
 
@@ -20,6 +21,7 @@
  * each on the bench VM) on the path of `pyrt status`. */
 struct pyrt_box {
 	char *root;
+	char *runtime_parent; /* <root>/runtime */
 	char *runtime;
 	char *current;
 	char *previous;
@@ -121,9 +123,7 @@ static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 	int rc = box_root_kind(box->root, err);
 	if (rc)
 		return rc;
-	char runtime_parent[PATH_MAX];
-	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
-	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+	const char *dirs[] = { box->root, box->runtime_parent, box->runtime,
 			       box->installs, box->staging, box->downloads,
 			       box->logs };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
@@ -147,9 +147,7 @@ static int box_check_trust(const pyrt_box *box, pyrt_error *err)
  */
 static int box_share(const pyrt_box *box, pyrt_error *err)
 {
-	char runtime_parent[PATH_MAX];
-	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
-	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+	const char *dirs[] = { box->root, box->runtime_parent, box->runtime,
 			       box->installs };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
 		struct stat st;
@@ -169,9 +167,7 @@ static int box_share(const pyrt_box *box, pyrt_error *err)
  * not write there. */
 static void box_note_owner(pyrt_box *box)
 {
-	char runtime_parent[PATH_MAX];
-	snprintf(runtime_parent, sizeof runtime_parent, "%s/runtime", box->root);
-	const char *dirs[] = { box->root, runtime_parent, box->runtime,
+	const char *dirs[] = { box->root, box->runtime_parent, box->runtime,
 			       box->installs, box->staging, box->downloads,
 			       box->logs };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
@@ -199,6 +195,7 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	if (!rc && !(box->root = strdup(resolved)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc) rc = pyrt_fs_check_ancestors(box->root, err);
+	if (!rc) rc = box_dup(&box->runtime_parent, box->root, "runtime", err);
 	if (!rc) rc = box_dup(&box->runtime, box->root, "runtime/python", err);
 	if (!rc) rc = box_dup(&box->current, box->runtime, "current", err);
 	if (!rc) rc = box_dup(&box->previous, box->runtime, "previous", err);
@@ -233,7 +230,8 @@ void pyrt_box_free(pyrt_box *box)
 {
 	if (!box)
 		return;
-	char *paths[] = { box->root, box->runtime, box->current,
+	char *paths[] = { box->root, box->runtime_parent, box->runtime,
+			  box->current,
 			  box->previous, box->installs, box->staging,
 			  box->downloads, box->logs, box->lock, box->plugins };
 	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
@@ -314,13 +312,16 @@ int pyrt_box_link_install(const pyrt_box *box, const char *link,
 	if (w < 0 || (size_t)w >= len)
 		return pyrt_error_set(err, PYRT_E_IO, "install path too long");
 	char probe[PATH_MAX];
-	snprintf(probe, sizeof probe, "%s/python", install_dir);
+	int rc = pyrt_fmt_path(probe, sizeof probe, err, "%s/python",
+			       install_dir);
+	if (rc)
+		return rc;
 	if (access(probe, F_OK) != 0)
 		return pyrt_error_set(err, PYRT_E_IO,
 				      "%s is dangling: %s is missing", link,
 				      probe);
 	/* What pyrt runs from here must be ours alone. */
-	int rc = pyrt_fs_check_private_dir(install_dir, NULL, err);
+	rc = pyrt_fs_check_private_dir(install_dir, NULL, err);
 	return rc ? rc : pyrt_fs_check_private_dir(probe, NULL, err);
 }
 

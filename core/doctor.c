@@ -32,14 +32,15 @@
 
 #include "core/box.h"
 #include "core/fetch.h"
+#include "core/fmt.h"
 #include "core/fs.h"
+#include "core/interp.h"
 #include "core/lazylib.h"
 #include "core/lock.h"
 #include "core/manifest.h"
 #include "core/marker.h"
 #include "core/plugins.h"
 #include "core/proc.h"
-#include "core/py_programs.h"
 #include "core/redact.h"
 #include "core/status.h"
 
@@ -436,118 +437,22 @@ static int interp_checks_baseline(const doctor_ctx *x)
 		strcmp(m->baseline_state, "partial") == 0);
 }
 
-#define IMPORTS_TAG "PYRT-IMPORTS " /* py/doctor_interp.py prints it */
-
-/* The failures after the last IMPORTS_TAG line of output into out (""
- * when "ok"); -1 when there is none.  The last: a module imported before
- * it may print anything, the tag included, but never after it. */
-static int interp_imports(const char *output, char *out, size_t len)
-{
-	const char *tag = NULL;
-	for (const char *p = output; (p = strstr(p, IMPORTS_TAG)); p++)
-		if (p == output || p[-1] == '\n')
-			tag = p;
-	if (!tag)
-		return -1;
-	tag += strlen(IMPORTS_TAG);
-	size_t n = strcspn(tag, "\n");
-	if (n == 2 && strncmp(tag, "ok", 2) == 0)
-		n = 0;
-	snprintf(out, len, "%.*s", (int)n, tag);
-	return 0;
-}
-
-/* Start the interpreter: version, where it thinks it lives, and what it
- * cannot import (see py/doctor_interp.py).  -B: doctor leaves no bytecode
- * behind in the install it is checking.  -S: see py/doctor_interp.py. */
-static int run_interpreter(doctor_ctx *x, const char *python,
-			   char version[32], char *prefix, size_t plen,
-			   char *imports, size_t ilen, char *why, size_t wlen)
-{
-	size_t nb = interp_checks_baseline(x)
-			    ? pyrt_pins_baseline_count(x->o->pins) : 0;
-	const char **argv = calloc(nb + 8, sizeof *argv);
-	if (!argv)
-		return PYRT_E_NOMEM;
-	size_t k = 0;
-	argv[k++] = python;
-	argv[k++] = "-I";
-	argv[k++] = "-S";
-	argv[k++] = "-B";
-	argv[k++] = "-c";
-	argv[k++] = pyrt_py_doctor_interp;
-	for (size_t i = 0; i < nb; i++)
-		argv[k++] = pyrt_pins_baseline_at(x->o->pins, i);
-	char **envp = pyrt_proc_scrubbed_env(x->d->install_dir);
-	if (!envp) {
-		free(argv);
-		return PYRT_E_NOMEM;
-	}
-	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
-	po.argv = argv;
-	po.envp = (const char *const *)envp;
-	po.cwd = x->d->install_dir;
-	po.timeout_s = DOCTOR_INTERP_TIMEOUT_S;
-	po.capture_max = 256 * 1024; /* room for what imports may print */
-	po.cancel = x->ev ? x->ev->cancel : NULL;
-	pyrt_proc_result pr;
-	memset(&pr, 0, sizeof pr);
-	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = pyrt_proc_run(&po, &pr, &perr);
-	pyrt_proc_env_free(envp);
-	if (rc)
-		snprintf(why, wlen, "%s", perr.msg);
-	else if (pr.cancelled)
-		rc = PYRT_E_CANCELLED;
-	else if (pr.timed_out)
-		snprintf(why, wlen, "did not answer within %.0f s",
-			 DOCTOR_INTERP_TIMEOUT_S);
-	else if (!pr.exited || pr.exit_code != 0)
-		snprintf(why, wlen, "does not start (exit %d, signal %d): %.200s",
-			 pr.exit_code, pr.term_signal,
-			 pr.output ? pr.output : "");
-	else if (!pr.output || sscanf(pr.output, "%31s", version) != 1)
-		snprintf(why, wlen, "printed no version");
-	if (!rc && !why[0]) {
-		const char *nl = strchr(pr.output, '\n');
-		snprintf(prefix, plen, "%s", nl ? nl + 1 : "");
-		prefix[strcspn(prefix, "\n")] = '\0';
-		if (interp_imports(pr.output, imports, ilen) != 0)
-			snprintf(imports, ilen, "(the import check printed "
-				 "no result)");
-	}
-	pyrt_proc_result_clear(&pr);
-	free(argv);
-	return rc == PYRT_E_NOMEM || rc == PYRT_E_CANCELLED ? rc : 0;
-}
-
-/* The interpreter must start, report the marker's version and run from its
- * own install; a version the pins no longer name only warns. */
-static int check_interpreter(doctor_ctx *x)
+/* check_interpreter's verdict on what the interpreter reported. */
+static int interp_verdict(doctor_ctx *x, const char *python,
+			  const pyrt_interp_report *rep)
 {
 	const char *title = "Interpreter version";
 	const char *fix = "pyrt install --force";
-	const char *layout = pyrt_pins_layout_interpreter(x->o->pins);
-	if (!x->runtime_ready || !x->install_known)
-		return check_add(x->d, "interpreter", title, PYRT_CHECK_SKIP,
-				 NULL, "not checked: the runtime is not ready "
-				 "(see runtime)");
-	if (!layout)
-		return check_add(x->d, "interpreter", title, PYRT_CHECK_SKIP,
-				 NULL, "not checked: the pins name no "
-				 "interpreter (layout: none)");
-	char python[PATH_MAX + 256];
-	char version[32] = "", prefix[PATH_MAX] = "", why[512] = "";
-	char imports[1024] = "";
-	snprintf(python, sizeof python, "%s/%s", x->d->install_dir, layout);
-	int rc = run_interpreter(x, python, version, prefix, sizeof prefix,
-				 imports, sizeof imports, why, sizeof why);
-	if (rc)
-		return rc;
+	const char *version = rep->version, *prefix = rep->prefix;
+	const char *imports = rep->imports_known
+		? rep->imports : "(the import check printed no result)";
 	const pyrt_marker *m = &x->st.marker;
-	if (why[0])
+	if (rep->why[0])
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
-				 fix, "%s %s", python, why);
+				 fix, "%s %s", python, rep->why);
+	if (!version[0])
+		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
+				 fix, "%s printed no version", python);
 	if (strcmp(version, m->version) != 0)
 		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
 				 fix, "%s reports %s, the marker says %s",
@@ -577,6 +482,46 @@ static int check_interpreter(doctor_ctx *x)
 			 prefix, interp_checks_baseline(x) &&
 			 pyrt_pins_baseline_count(x->o->pins)
 			 ? " and the installed baseline" : "");
+}
+
+/* The interpreter must start, report the marker's version and run from its
+ * own install; a version the pins no longer name only warns. */
+static int check_interpreter(doctor_ctx *x)
+{
+	const char *title = "Interpreter version";
+	const char *fix = "pyrt install --force";
+	const char *layout = pyrt_pins_layout_interpreter(x->o->pins);
+	if (!x->runtime_ready || !x->install_known)
+		return check_add(x->d, "interpreter", title, PYRT_CHECK_SKIP,
+				 NULL, "not checked: the runtime is not ready "
+				 "(see runtime)");
+	if (!layout)
+		return check_add(x->d, "interpreter", title, PYRT_CHECK_SKIP,
+				 NULL, "not checked: the pins name no "
+				 "interpreter (layout: none)");
+	char python[PATH_MAX];
+	if (pyrt_fmt_path(python, sizeof python, NULL, "%s/%s",
+			  x->d->install_dir, layout))
+		return check_add(x->d, "interpreter", title, PYRT_CHECK_FAIL,
+				 fix, "the interpreter's path is too long: "
+				 "%.200s/%s", x->d->install_dir, layout);
+	/* Its modules too, once the baseline is in (py/doctor_interp.py). */
+	size_t nb = interp_checks_baseline(x)
+			    ? pyrt_pins_baseline_count(x->o->pins) : 0;
+	const char **reqs = calloc(nb + 1, sizeof *reqs);
+	pyrt_interp_report *rep = malloc(sizeof *rep);
+	int rc = reqs && rep ? 0 : PYRT_E_NOMEM;
+	for (size_t i = 0; !rc && i < nb; i++)
+		reqs[i] = pyrt_pins_baseline_at(x->o->pins, i);
+	if (!rc)
+		rc = pyrt_interp_report_run(python, x->d->install_dir, reqs, nb,
+					    DOCTOR_INTERP_TIMEOUT_S,
+					    x->ev ? x->ev->cancel : NULL, rep);
+	if (!rc)
+		rc = interp_verdict(x, python, rep);
+	free(reqs);
+	free(rep);
+	return rc;
 }
 
 /* PEP 668: pip refuses to install into an interpreter whose stdlib
@@ -1200,10 +1145,9 @@ static int newest_install_log(const char *dir, char *out, size_t len)
 		}
 	}
 	closedir(dh);
-	if (!best_name[0])
-		return 0;
-	snprintf(out, len, "%s/%s", dir, best_name);
-	return 1;
+	/* A path that does not fit would read another file: none. */
+	return best_name[0] &&
+	       pyrt_fmt_path(out, len, NULL, "%s/%s", dir, best_name) == 0;
 }
 
 /* The last max bytes of a file (a long log keeps its end, where the

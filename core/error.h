@@ -19,7 +19,8 @@ typedef enum pyrt_code {
 	PYRT_E_VERIFY = -4,      /**< archive digest or size differs from the pin */
 	PYRT_E_UNSAFE = -5,      /**< archive refused by the extraction guard */
 	PYRT_E_BUSY = -6,        /**< another installer holds the box lock */
-	PYRT_E_UNSUPPORTED = -7, /**< no pin for this platform */
+	PYRT_E_UNSUPPORTED = -7, /**< no pin for this platform, or a library
+				      pyrt loads on first use is missing */
 	PYRT_E_IO = -8,          /**< disk or filesystem failure */
 	PYRT_E_BASELINE = -9,    /**< pip baseline failed */
 	PYRT_E_CANCELLED = -10,  /**< cancelled by the user or a signal */

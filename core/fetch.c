@@ -18,6 +18,7 @@
  * initialises itself.
  */
 #include "core/fetch.h"
+#include "core/fmt.h"
 #include "core/lazylib.h"
 
 #include "core/fs.h"
@@ -789,7 +790,7 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 			 cc == CURLE_COULDNT_CONNECT || cc == CURLE_PROXY))
 		snprintf(via, sizeof via, " through the proxy %s", proxy);
 	if (curl_transient(cc)) {
-		snprintf(f->reason, sizeof f->reason, "%s%s", detail, via);
+		pyrt_fmt_text(f->reason, sizeof f->reason, "%s%s", detail, via);
 		return OUT_RETRY;
 	}
 	pyrt_error_set(f->err, PYRT_E_NETWORK, "download of %s failed: %s%s",
@@ -1291,25 +1292,25 @@ static void probe_failed(pyrt_fetch_probe_result *res, CURLcode cc,
 	if (proxy[0] && cc == CURLE_COULDNT_CONNECT)
 		res->stage = "proxy";
 	if (strcmp(res->stage, "dns") == 0)
-		snprintf(res->line, sizeof res->line, "%s: DNS: the name does "
-			 "not resolve (%s)", hostport, why);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: DNS: the name does "
+			      "not resolve (%s)", hostport, why);
 	else if (strcmp(res->stage, "proxy") == 0)
-		snprintf(res->line, sizeof res->line, "%s: the proxy %s "
-			 "failed (%s)", hostport, proxy, why);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: the proxy %s "
+			      "failed (%s)", hostport, proxy, why);
 	else if (strcmp(res->stage, "tcp") == 0)
-		snprintf(res->line, sizeof res->line, "%s: TCP: cannot "
-			 "connect (%s)", hostport, why);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: TCP: cannot "
+			      "connect (%s)", hostport, why);
 	else if (strcmp(res->stage, "timeout") == 0)
-		snprintf(res->line, sizeof res->line, "%s: no answer within "
-			 "%ld s, proxy %s (%s)", hostport, timeout_s, via,
-			 why);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: no answer within "
+			      "%ld s, proxy %s (%s)", hostport, timeout_s, via,
+			      why);
 	else if (strcmp(res->stage, "tls") == 0)
-		snprintf(res->line, sizeof res->line, "%s: TLS: %s (CA bundle "
-			 "%s)", hostport, why, cacert ? cacert
-						      : "the system's");
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: TLS: %s (CA bundle "
+			      "%s)", hostport, why, cacert ? cacert
+						           : "the system's");
 	else
-		snprintf(res->line, sizeof res->line, "%s: %s (proxy %s)",
-			 hostport, why, via);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: %s (proxy %s)",
+			      hostport, why, via);
 }
 
 int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
@@ -1387,12 +1388,12 @@ int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
 	snprintf(hostport, sizeof hostport, "%s:%ld", host, port);
 	if (cc == CURLE_OK) {
 		res->ok = 1;
-		snprintf(res->line, sizeof res->line, "%s: DNS, TCP and %s in "
-			 "%ld ms, %s%s", hostport,
-			 strncasecmp(url, "https:", 6) == 0
-			 ? "TLS (certificate verified)" : "plain http",
-			 res->ms, proxy[0] ? "through the proxy " : "direct",
-			 proxy);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s: DNS, TCP and %s in "
+			      "%ld ms, %s%s", hostport,
+			      strncasecmp(url, "https:", 6) == 0
+			      ? "TLS (certificate verified)" : "plain http",
+			      res->ms, proxy[0] ? "through the proxy " : "direct",
+			      proxy);
 	} else {
 		probe_failed(res, cc, hostport, proxy, cacert, timeout_s,
 			     curl_err);

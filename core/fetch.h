@@ -90,8 +90,9 @@ typedef struct pyrt_fetch_probe_result {
 	const char *stage;  /**< where it stopped: "dns", "proxy", "tcp",
 			         "tls", "timeout", "other"; "" when ok */
 	long ms;            /**< how long it took */
-	char line[1024];    /**< "host:port over TLS in 12 ms (direct)", or
-			         what failed and how */
+	char line[1024];    /**< "host:443: DNS, TCP and TLS (certificate
+			         verified) in 12 ms, direct", or what
+			         failed and how */
 } pyrt_fetch_probe_result;
 
 /**

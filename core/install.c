@@ -23,6 +23,7 @@
 #include "core/box.h"
 #include "core/extract.h"
 #include "core/fetch.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/manifest.h"
@@ -131,13 +132,13 @@ static int install_is_current(const pyrt_box *box, const pyrt_pins *pins,
 		return 0;
 	char path[PATH_MAX];
 	pyrt_marker m;
-	snprintf(path, sizeof path, "%s/marker.json", dir);
-	if (pyrt_marker_read(path, &m, NULL) != 0)
+	if (pyrt_fmt_path(path, sizeof path, NULL, "%s/marker.json", dir) ||
+	    pyrt_marker_read(path, &m, NULL) != 0)
 		return 0;
 	const char *interp = pyrt_pins_layout_interpreter(pins);
 	if (interp) {
-		snprintf(path, sizeof path, "%s/%s", dir, interp);
-		if (access(path, X_OK) != 0)
+		if (pyrt_fmt_path(path, sizeof path, NULL, "%s/%s", dir,
+				  interp) || access(path, X_OK) != 0)
 			return 0;
 	}
 	return strcmp(m.version, pyrt_pins_version(pins)) == 0 &&
@@ -266,8 +267,11 @@ static int install_download(install_run *r, pyrt_error *err)
 	 * only pyrt_fetch sees the real URL. */
 	pyrt_redact_url(url, r->source, sizeof r->source);
 	/* Named by the pinned digest so a different pin never resumes it. */
-	snprintf(r->archive_path, sizeof r->archive_path, "%s/%.16s.partial",
-		 pyrt_box_downloads_dir(r->box), r->pin->sha256);
+	rc = pyrt_fmt_path(r->archive_path, sizeof r->archive_path, err,
+			   "%s/%.16s.partial", pyrt_box_downloads_dir(r->box),
+			   r->pin->sha256);
+	if (rc)
+		return rc;
 	r->archive_is_download = 1;
 
 	pyrt_fetch_opts fo = PYRT_FETCH_OPTS_INIT;
@@ -457,8 +461,8 @@ static int install_make_id(install_run *r, pyrt_error *err)
 static void install_prefix_message(pyrt_error *err, const char *prefix)
 {
 	char copy[PYRT_ERROR_MSG_MAX];
-	snprintf(copy, sizeof copy, "%s", err->msg);
-	snprintf(err->msg, sizeof err->msg, "%s%s", prefix, copy);
+	memcpy(copy, err->msg, sizeof copy);
+	pyrt_fmt_text(err->msg, sizeof err->msg, "%s%s", prefix, copy);
 }
 
 static int install_extract(install_run *r, pyrt_error *err)
@@ -470,8 +474,10 @@ static int install_extract(install_run *r, pyrt_error *err)
 	rc = install_make_id(r, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
-	snprintf(r->staging, sizeof r->staging, "%s/%s",
-		 pyrt_box_staging_dir(r->box), r->id);
+	rc = pyrt_fmt_path(r->staging, sizeof r->staging, err, "%s/%s",
+			   pyrt_box_staging_dir(r->box), r->id);
+	if (rc)
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	/* Made 0755 (chmod: whatever the umask): it becomes installs/<id>,
 	 * every user's to read; staging/ keeps it private until then. */
 	if (mkdir(r->staging, 0700) != 0) {
@@ -532,15 +538,19 @@ static void install_search_path(install_run *r, const char *rel_interp,
 {
 	char lit[PATH_MAX], real[PATH_MAX], stage_real[PATH_MAX];
 	size_t top = strcspn(rel_interp, "/");
-	snprintf(lit, sizeof lit, "%s/%.*s", r->staging, (int)top, rel_interp);
-	real[0] = '\0';
-	if (realpath(r->staging, stage_real))
-		snprintf(real, sizeof real, "%s/%.*s", stage_real, (int)top,
-			 rel_interp);
-	const char *prefixes[] = { lit, real };
-	const char *l = strchr(output, '\n');
 	int n = 0;
 	r->search_known = 0;
+	/* A prefix that does not fit would match other paths: unknown. */
+	if (pyrt_fmt_path(lit, sizeof lit, NULL, "%s/%.*s", r->staging,
+			  (int)top, rel_interp))
+		return;
+	real[0] = '\0';
+	if (realpath(r->staging, stage_real) &&
+	    pyrt_fmt_path(real, sizeof real, NULL, "%s/%.*s", stage_real,
+			  (int)top, rel_interp))
+		return;
+	const char *prefixes[] = { lit, real };
+	const char *l = strchr(output, '\n');
 	while (l && *++l) {
 		size_t len = strcspn(l, "\n");
 		char line[PATH_MAX];
@@ -579,7 +589,10 @@ static int install_check(install_run *r, pyrt_error *err)
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
 	char interp[PATH_MAX];
-	snprintf(interp, sizeof interp, "%s/%s", r->staging, rel);
+	rc = pyrt_fmt_path(interp, sizeof interp, err, "%s/%s", r->staging,
+			   rel);
+	if (rc)
+		return step_fail(r, PYRT_STEP_CHECK, rc, err);
 	const char *argv[] = { interp, "-I", "-S", "-B", "-c",
 			       pyrt_py_install_check, NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
@@ -651,15 +664,17 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	m.search_path_count = r->search_count;
 	memcpy(m.search_path, r->search, sizeof m.search_path);
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/manifest.tsv", r->staging);
-	int rc = pyrt_manifest_write(r->manifest, path, err);
+	int rc = pyrt_fmt_path(path, sizeof path, err, "%s/manifest.tsv",
+			       r->staging);
+	if (!rc)
+		rc = pyrt_manifest_write(r->manifest, path, err);
 	/* The digest of the bytes on disk, read back as verify will. */
 	if (!rc)
 		rc = pyrt_manifest_load(NULL, path, m.manifest_sha256, err);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof path, "%s/marker.json", r->staging);
-	return pyrt_marker_write(path, &m, err);
+	if (!rc)
+		rc = pyrt_fmt_path(path, sizeof path, err, "%s/marker.json",
+				   r->staging);
+	return rc ? rc : pyrt_marker_write(path, &m, err);
 }
 
 /*
@@ -690,7 +705,10 @@ static int install_point(const char *runtime_dir, const char *link,
 			 const char *target, pyrt_error *err)
 {
 	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof tmp, "%s/.link.%ld", runtime_dir, (long)getpid());
+	int rc = pyrt_fmt_path(tmp, sizeof tmp, err, "%s/.link.%ld",
+			       runtime_dir, (long)getpid());
+	if (rc)
+		return rc;
 	unlink(tmp);
 	if (symlink(target, tmp) != 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
@@ -739,9 +757,11 @@ static void install_prune(const pyrt_box *box, const pyrt_events *ev)
 		if (strcmp(want, cur) == 0 || strcmp(want, prev) == 0)
 			continue;
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		pyrt_error perr = PYRT_ERROR_INIT;
-		if (pyrt_fs_remove_tree(path, NULL, &perr) == 0)
+		/* A cut path would name another tree: that one is left. */
+		if (pyrt_fmt_path(path, sizeof path, &perr, "%s/%s", dir,
+				  de->d_name) == 0 &&
+		    pyrt_fs_remove_tree(path, NULL, &perr) == 0)
 			pyrt_events_log(ev, PYRT_LOG_INFO,
 					"removed superseded install %s",
 					de->d_name);
@@ -766,8 +786,10 @@ static int install_swap(const pyrt_box *box, const char *target,
 {
 	const char *runtime = pyrt_box_runtime_dir(box);
 	char pending[PATH_MAX];
-	snprintf(pending, sizeof pending, "%s/%s", runtime,
-		 INSTALL_PENDING_LINK);
+	int rc = pyrt_fmt_path(pending, sizeof pending, err, "%s/%s", runtime,
+			       INSTALL_PENDING_LINK);
+	if (rc)
+		return rc;
 	int keep = old[0] && strcmp(old, target) != 0;
 	*kept = 0;
 	if (keep) {
@@ -775,13 +797,13 @@ static int install_swap(const pyrt_box *box, const char *target,
 		if (symlink(old, pending) != 0)
 			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 						    "cannot create %s", pending);
-		int rc = install_sync(runtime, 0, err);
+		rc = install_sync(runtime, 0, err);
 		if (rc) {
 			unlink(pending);
 			return rc;
 		}
 	}
-	int rc = install_point(runtime, pyrt_box_current(box), target, err);
+	rc = install_point(runtime, pyrt_box_current(box), target, err);
 	if (rc) {
 		if (keep)
 			unlink(pending);
@@ -808,10 +830,10 @@ static int install_swap(const pyrt_box *box, const char *target,
 static void install_settle_pending(const pyrt_box *box, const pyrt_events *ev)
 {
 	char pending[PATH_MAX], want[PATH_MAX], cur[PATH_MAX], dir[PATH_MAX];
-	snprintf(pending, sizeof pending, "%s/%s", pyrt_box_runtime_dir(box),
-		 INSTALL_PENDING_LINK);
 	struct stat st;
-	if (lstat(pending, &st) != 0 || !S_ISLNK(st.st_mode))
+	if (pyrt_fmt_path(pending, sizeof pending, NULL, "%s/%s",
+			  pyrt_box_runtime_dir(box), INSTALL_PENDING_LINK) ||
+	    lstat(pending, &st) != 0 || !S_ISLNK(st.st_mode))
 		return;
 	install_link_target(pending, want, sizeof want);
 	install_link_target(pyrt_box_current(box), cur, sizeof cur);
@@ -859,8 +881,11 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	if (!rc)
 		rc = install_sync(r->staging, 1, err);
 	char dest[PATH_MAX], owner[PATH_MAX];
-	snprintf(dest, sizeof dest, "%s/%s", pyrt_box_installs_dir(r->box),
-		 r->id);
+	if (!rc)
+		rc = pyrt_fmt_path(dest, sizeof dest, err, "%s/%s",
+				   pyrt_box_installs_dir(r->box), r->id);
+	if (!rc)
+		rc = pyrt_fmt_path(owner, sizeof owner, err, "%s/.owner", dest);
 	pyrt_testhook("before-move");
 	/* Last chance to honour a cancel: after the swap it is a success. */
 	if (!rc && pyrt_events_cancelled(r->ev))
@@ -872,7 +897,6 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->staging_made = 0;
 	snprintf(r->unswapped, sizeof r->unswapped, "%s", dest);
-	snprintf(owner, sizeof owner, "%s/.owner", dest);
 	unlink(owner);
 	rc = install_sync(pyrt_box_installs_dir(r->box), 0, err);
 	pyrt_testhook("before-swap");
@@ -892,9 +916,9 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->unswapped[0] = '\0';
-	if (kept)
-		snprintf(res->previous, sizeof res->previous, "%s/%s",
-			 runtime, old);
+	if (kept) /* "" rather than a cut path (it is there all the same) */
+		pyrt_fmt_path(res->previous, sizeof res->previous, NULL,
+			      "%s/%s", runtime, old);
 	else if (perr.msg[0])
 		pyrt_events_log(r->ev, PYRT_LOG_WARN,
 				"new runtime active, but the rollback link was "
@@ -1149,9 +1173,9 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 		rc = pyrt_fs_remove_tree(dirs[i], NULL, err);
 	/* The plugin check's remembered answer names a runtime now gone. */
 	char memo[PATH_MAX];
-	snprintf(memo, sizeof memo, "%s/" PYRT_PLUGINS_MEMO_DIR,
-		 pyrt_box_runtime_dir(box));
-	if (!rc)
+	if (!rc && pyrt_fmt_path(memo, sizeof memo, NULL, "%s/"
+				 PYRT_PLUGINS_MEMO_DIR,
+				 pyrt_box_runtime_dir(box)) == 0)
 		pyrt_fs_remove_tree(memo, NULL, NULL);
 	if (!rc)
 		pyrt_events_log(ev, PYRT_LOG_INFO, "removed the runtime under %s",

@@ -6,13 +6,14 @@
  * while status, plugins, --help and --version never download or extract;
  * libcrypto alone is half the loader's remaining work (lazy_crypto.c).
  * So pyrt is not linked against any of them: core/lazy_curl.c,
- * core/lazy_archive.c and core/lazy_crypto.c define the few functions
- * core/ calls, with the
+ * core/lazy_archive.c, core/lazy_crypto.c, core/lazy_yaml.c and
+ * core/lazy_zlib.c define the few functions core/ calls, with the
  * headers' own prototypes, and forward each to the library dlopen()ed the
  * first time one is needed.  fetch.h, extract.h and the other module
  * interfaces are unchanged; their entry points call pyrt_lazy_*() first so
  * a missing library is a refusal naming it and its Debian package, not a
- * crash.  tui/lazy_curses.c does the same for libncursesw (the TUI only).
+ * crash.  tui/lazy_curses.c does the same for libncursesw (the TUI only),
+ * serve/lazy_mhd.c for libmicrohttpd (serve only).
  */
 #ifndef PYRT_LAZYLIB_H
 #define PYRT_LAZYLIB_H

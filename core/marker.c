@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/digest_memo.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/manifest.h"
 #include "core/pins.h"
@@ -451,14 +452,16 @@ int pyrt_marker_load_manifest(const pyrt_marker *m, const char *dir,
 {
 	char path[4096 + 16], hex[PYRT_SHA256_HEX_LEN + 1];
 	*out = NULL;
-	snprintf(path, sizeof path, "%s/manifest.tsv", dir);
+	int rc = pyrt_fmt_path(path, sizeof path, err, "%s/manifest.tsv", dir);
+	if (rc)
+		return rc;
 	if (!m->manifest_sha256[0])
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "%s/marker.json records no digest of "
 				      "manifest.tsv (written by an older pyrt), "
 				      "so the manifest cannot be trusted", dir);
 	pyrt_manifest *man = NULL;
-	int rc = pyrt_manifest_load(&man, path, hex, err);
+	rc = pyrt_manifest_load(&man, path, hex, err);
 	if (rc)
 		return rc;
 	if (!pyrt_sha256_hex_equal(hex, m->manifest_sha256))

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/fetch.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/redact.h"
 #include "core/requirement.h"
@@ -621,8 +622,9 @@ static int wheels_select(const char *src, const pyrt_pins *pins,
 			found = 1;
 			wh->v[w].selected = 1;
 			char path[PATH_MAX];
-			snprintf(path, sizeof path, "%s/%s", src, wh->v[w].file);
-			char *meta = wheel_metadata(path);
+			rc = pyrt_fmt_path(path, sizeof path, err, "%s/%s", src,
+					   wh->v[w].file);
+			char *meta = rc ? NULL : wheel_metadata(path);
 			if (meta && follow_requires(meta, &extras, &todo,
 						    &optional) != 0)
 				rc = pyrt_error_set(err, PYRT_E_NOMEM,
@@ -728,12 +730,14 @@ static int copy_selected(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 		char src[PATH_MAX], rel[PATH_MAX];
 		char hex[PYRT_SHA256_HEX_LEN + 1];
 		uint64_t bytes = 0;
-		snprintf(src, sizeof src, "%s/%s", opts->wheelhouse_from,
-			 wh->v[i].file);
-		snprintf(rel, sizeof rel, "%s/%s", PYRT_MIRROR_WHEELS,
-			 wh->v[i].file);
-		int rc = copy_hashed_at(src, wfd, wh->v[i].file, rel, hex,
-					&bytes, err);
+		int rc = pyrt_fmt_path(src, sizeof src, err, "%s/%s",
+				       opts->wheelhouse_from, wh->v[i].file);
+		if (!rc)
+			rc = pyrt_fmt_path(rel, sizeof rel, err, "%s/%s",
+					   PYRT_MIRROR_WHEELS, wh->v[i].file);
+		if (!rc)
+			rc = copy_hashed_at(src, wfd, wh->v[i].file, rel, hex,
+					    &bytes, err);
 		if (rc)
 			return rc;
 		if (json_object_set_new(wheels, rel,
@@ -1069,7 +1073,11 @@ static int verify_one(const char *dir, const char *rel, json_t *entry,
 		return 1;
 	}
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	/* A cut path never opens: another file's digest is no verdict. */
+	if (pyrt_fmt_path(path, sizeof path, NULL, "%s/%s", dir, rel)) {
+		fn(rel, "its path under the mirror is too long", payload);
+		return 1;
+	}
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -1110,8 +1118,11 @@ int pyrt_mirror_verify(const char *dir, pyrt_mirror_problem_fn on_problem,
 		       void *payload, size_t *checked, pyrt_error *err)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", dir, PYRT_MIRROR_INDEX);
 	*checked = 0;
+	int rc = pyrt_fmt_path(path, sizeof path, err, "%s/%s", dir,
+			       PYRT_MIRROR_INDEX);
+	if (rc)
+		return rc;
 	struct stat st;
 	if (lstat(path, &st) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
@@ -1216,7 +1227,10 @@ int pyrt_mirror_verify_lock(const char *dir, const pyrt_pins *pins,
 	if (pyrt_pins_lock_count(pins) == 0)
 		return 0;
 	char wheels[PATH_MAX];
-	snprintf(wheels, sizeof wheels, "%s/%s", dir, PYRT_MIRROR_WHEELS);
+	int rc = pyrt_fmt_path(wheels, sizeof wheels, err, "%s/%s", dir,
+			       PYRT_MIRROR_WHEELS);
+	if (rc)
+		return rc;
 	DIR *d = opendir(wheels);
 	if (!d)
 		return errno == ENOENT ? 0

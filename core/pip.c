@@ -36,6 +36,7 @@
 #include "core/box.h"
 #include "core/fastwheel.h"
 #include "core/fetch.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/proc.h"
 #include "core/py_programs.h"
@@ -138,10 +139,11 @@ static int pip_locate(pip_run *r, pyrt_error *err)
 	if (!rc)
 		rc = pyrt_box_active_install(r->box, r->install_dir,
 					     sizeof r->install_dir, err);
+	if (!rc)
+		rc = pyrt_fmt_path(r->python, sizeof r->python, err,
+				   "%s/python/bin/python3", r->install_dir);
 	if (rc)
 		return rc;
-	snprintf(r->python, sizeof r->python, "%s/python/bin/python3",
-		 r->install_dir);
 	if (access(r->python, X_OK) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime is broken (%s is "
@@ -160,8 +162,11 @@ static int pip_locate(pip_run *r, pyrt_error *err)
 static int pip_externally_managed(pip_run *r, pyrt_error *err)
 {
 	char pattern[PATH_MAX];
-	snprintf(pattern, sizeof pattern,
-		 "%s/python/lib/python3.*/EXTERNALLY-MANAGED", r->install_dir);
+	int rc = pyrt_fmt_path(pattern, sizeof pattern, err,
+			       "%s/python/lib/python3.*/EXTERNALLY-MANAGED",
+			       r->install_dir);
+	if (rc)
+		return rc;
 	glob_t g;
 	int found = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
 	globfree(&g);
@@ -201,10 +206,12 @@ static int pip_private_dir(const char *path, pyrt_error *err)
  */
 static int pip_home(pip_run *r, pyrt_error *err)
 {
-	snprintf(r->home, sizeof r->home, "%s/pip-home",
-		 pyrt_box_runtime_dir(r->box));
-	snprintf(r->tmp, sizeof r->tmp, "%s/tmp", r->home);
-	int rc = pip_private_dir(r->home, err);
+	int rc = pyrt_fmt_path(r->home, sizeof r->home, err, "%s/pip-home",
+			       pyrt_box_runtime_dir(r->box));
+	if (!rc)
+		rc = pyrt_fmt_path(r->tmp, sizeof r->tmp, err, "%s/tmp", r->home);
+	if (!rc)
+		rc = pip_private_dir(r->home, err);
 	return rc ? rc : pip_private_dir(r->tmp, err);
 }
 
@@ -219,8 +226,10 @@ static int pip_absolute(const char *opt, const char *path, int want_dir,
 	struct stat st;
 	int ok = stat(real, &st) == 0 &&
 		 (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
-	snprintf(out, len, "%s", real);
+	int rc = pyrt_fmt_path(out, len, err, "%s", real);
 	free(real);
+	if (rc)
+		return rc;
 	if (!ok)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s is not a %s",
 				      opt, path, want_dir ? "directory" : "file");
@@ -477,11 +486,14 @@ static int pip_open_log(pip_run *r, pyrt_error *err)
 	size_t len = sizeof r->res->log_path;
 	for (int k = 1; k <= 100; k++) {
 		if (k == 1)
-			snprintf(path, len, "%s/pip-%s-%s-%ld.log", dir, purpose,
-				 stamp, (long)getpid());
+			rc = pyrt_fmt_path(path, len, err, "%s/pip-%s-%s-%ld.log",
+					   dir, purpose, stamp, (long)getpid());
 		else
-			snprintf(path, len, "%s/pip-%s-%s-%ld-%d.log", dir,
-				 purpose, stamp, (long)getpid(), k);
+			rc = pyrt_fmt_path(path, len, err,
+					   "%s/pip-%s-%s-%ld-%d.log", dir,
+					   purpose, stamp, (long)getpid(), k);
+		if (rc)
+			return rc;
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 				    O_CLOEXEC, 0600);
 		if (fd < 0 && errno == EEXIST)
@@ -772,7 +784,7 @@ static int pip_on_line(const char *line, void *payload)
 	fprintf(r->log, "%s\n", clean);
 	pyrt_pip_parse_line(buf, r->res, r->net_cause, sizeof r->net_cause);
 	if (n > 0)
-		snprintf(r->last_line, sizeof r->last_line, "%s", buf);
+		pyrt_fmt_text(r->last_line, sizeof r->last_line, "%s", buf);
 	if (shown_line(r, buf) != 0) {
 		r->stopped = 1;
 		return 1;
@@ -819,9 +831,9 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 	if (r->res->index_unreachable) {
 		char proxy[300];
 		pip_proxy_named(r, proxy, sizeof proxy);
-		snprintf(r->res->reason, sizeof r->res->reason,
-			 "pip could not reach the package index (%s)%s",
-			 r->net_cause, proxy);
+		pyrt_fmt_text(r->res->reason, sizeof r->res->reason,
+			      "pip could not reach the package index (%s)%s",
+			      r->net_cause, proxy);
 		return pyrt_error_set(err, PYRT_E_BASELINE,
 				      "%s%s%s; %s; see %s", r->res->reason,
 				      r->res->failed_requirement[0]

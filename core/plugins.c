@@ -51,6 +51,7 @@
 #include "core/box.h"
 #include "core/digest_memo.h"
 #include "core/dists.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/marker.h"
@@ -235,8 +236,8 @@ static int manifest_fail(manifest *m, size_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	snprintf(m->error, sizeof m->error, "%s:%zu: %s", m->row->path, line,
-		 what);
+	pyrt_fmt_text(m->error, sizeof m->error, "%s:%zu: %s", m->row->path,
+		      line, what);
 	return -1;
 }
 
@@ -1045,7 +1046,13 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	snprintf(home, len, "%s/pyrt-plugins-check.XXXXXX", tmp);
+	pyrt_error perr = PYRT_ERROR_INIT;
+	if (pyrt_fmt_path(home, len, &perr, "%s/pyrt-plugins-check.XXXXXX",
+			  tmp)) {
+		pyrt_fmt_text(why, whylen, "TMPDIR is too long (set it to a "
+			      "shorter writable directory): %s", perr.msg);
+		return PYRT_E_IO;
+	}
 	if (mkdtemp(home))
 		return 0;
 	snprintf(why, whylen, "cannot create a private directory in %s: %s "
@@ -1078,11 +1085,14 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
 		/* The digest status checked is remembered: reading the
 		 * marker again hashes nothing (digest_memo.h); doctor (memo
 		 * 0) writes nothing. */
-		snprintf(path, sizeof path, "%s/" PYRT_BOX_CACHE_DIR,
-			 pyrt_box_runtime_dir(box));
-		pyrt_digest_memo *dm = memo ? pyrt_digest_memo_new(path) : NULL;
-		snprintf(path, sizeof path, "%s/marker.json", dir);
-		if (pyrt_marker_read_memo(path, own, dm, NULL) == 0)
+		pyrt_digest_memo *dm =
+			memo && pyrt_fmt_path(path, sizeof path, NULL,
+					      "%s/" PYRT_BOX_CACHE_DIR,
+					      pyrt_box_runtime_dir(box)) == 0
+			? pyrt_digest_memo_new(path) : NULL;
+		if (pyrt_fmt_path(path, sizeof path, NULL, "%s/marker.json",
+				  dir) == 0 &&
+		    pyrt_marker_read_memo(path, own, dm, NULL) == 0)
 			m = own;
 		pyrt_digest_memo_free(dm);
 	}
@@ -1242,9 +1252,12 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	}
 	if (!nspecs_distinct)
 		goto apply;
+	/* No memo where its path does not fit: asked, never misfiled. */
+	if (memo && pyrt_fmt_path(memo_path, sizeof memo_path, NULL, "%s/%s",
+				  pyrt_box_runtime_dir(box),
+				  PYRT_PLUGINS_MEMO_DIR))
+		memo = 0;
 	if (memo) {
-		snprintf(memo_path, sizeof memo_path, "%s/%s",
-			 pyrt_box_runtime_dir(box), PYRT_PLUGINS_MEMO_DIR);
 		memo_id = pyrt_plugins_memo_id(st);
 		doc = pyrt_plugins_memo_load(memo_path, memo_id, specs,
 					     nspecs_distinct);
@@ -1523,11 +1536,11 @@ static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
 			     const pyrt_events *ev, pyrt_error *err)
 {
 	const char *plugins_dir = pyrt_box_plugins_dir(box);
-	if (!memo)
-		return plugins_scan(p, plugins_dir, NULL, ev, err);
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/%s", pyrt_box_runtime_dir(box),
-		 PYRT_PLUGINS_MEMO_DIR);
+	if (!memo || pyrt_fmt_path(dir, sizeof dir, NULL, "%s/%s",
+				   pyrt_box_runtime_dir(box),
+				   PYRT_PLUGINS_MEMO_DIR))
+		return plugins_scan(p, plugins_dir, NULL, ev, err);
 	manifest_memo mm = {
 		.old = pyrt_plugins_manifests_load(dir, plugins_dir),
 		.next = json_object(),

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/cache_seal.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 
 /* 2: the file starts with its body's checksum on a line of its own;
@@ -378,8 +379,13 @@ static void memo_write(const char *dir, const char *file, json_t *root)
 	memcpy(buf + PYRT_CACHE_SUM_LEN + 1, body, blen + 1);
 	free(body);
 	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
 	pyrt_error err = PYRT_ERROR_INIT;
+	/* A memo not written is only asked again: a cut name is not used. */
+	if (pyrt_fmt_path(tmp, sizeof tmp, &err, "%s.%ld.tmp", path,
+			  (long)getpid())) {
+		free(buf);
+		return;
+	}
 	int fd = pyrt_fs_open_state(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600,
 				    &err);
 	if (fd >= 0) {

@@ -13,7 +13,8 @@
 /** The wheelhouse installer (fastwheel.h). */
 extern const char pyrt_py_fastwheel[];
 extern const size_t pyrt_py_fastwheel_size;
-/** doctor's interpreter check (doctor.c). */
+/** The interpreter's own report (interp.c): doctor's interpreter check,
+ *  the baseline's import check. */
 extern const char pyrt_py_doctor_interp[];
 extern const size_t pyrt_py_doctor_interp_size;
 /** The plugin requirement checker (plugins.c). */

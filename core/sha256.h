@@ -1,5 +1,6 @@
 /*
- * Streaming SHA-256 (OpenSSL EVP) and digest comparison.
+ * Streaming SHA-256 (libcrypto's SHA256_* calls, not EVP: see sha256.c)
+ * and digest comparison.
  */
 #ifndef PYRT_SHA256_H
 #define PYRT_SHA256_H
@@ -13,12 +14,12 @@
 
 typedef struct pyrt_sha256 pyrt_sha256;
 
-/** A fresh context, or NULL when out of memory. */
 /** libcrypto loaded (core/lazy_crypto.c): 0, or PYRT_E_UNSUPPORTED naming
  *  the library and its package.  Call before pyrt_sha256_new where a
  *  refusal can be reported; pyrt_sha256_new alone returns NULL then. */
 int pyrt_sha256_ready(pyrt_error *err);
 
+/** A fresh context, or NULL when out of memory or without libcrypto. */
 pyrt_sha256 *pyrt_sha256_new(void);
 void pyrt_sha256_free(pyrt_sha256 *ctx);
 

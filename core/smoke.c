@@ -23,6 +23,7 @@
 
 #include "core/box.h"
 #include "core/clock.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/lazylib.h"
 #include "core/proc.h"
@@ -95,8 +96,10 @@ static int smoke_find_runtime(smoke_run *r, const char *box_root,
 				      "the managed Python runtime is broken "
 				      "(%s) — run \"pyrt install --force\"",
 				      lerr.msg);
-	snprintf(r->python, sizeof r->python, "%s/python/bin/python3",
-		 r->install_dir);
+	rc = pyrt_fmt_path(r->python, sizeof r->python, err,
+			   "%s/python/bin/python3", r->install_dir);
+	if (rc)
+		return rc;
 	if (access(r->python, X_OK) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "the managed Python runtime is broken "
@@ -126,8 +129,8 @@ static int smoke_make_workspace(smoke_run *r, pyrt_error *err)
 					    "cannot create a smoke workspace "
 					    "under %s", dir);
 	r->have_workspace = 1;
-	snprintf(r->docx, sizeof r->docx, "%s/smoke.docx", r->workspace);
-	return 0;
+	return pyrt_fmt_path(r->docx, sizeof r->docx, err, "%s/smoke.docx",
+			     r->workspace);
 }
 
 /* Each output line becomes a debug log line; the last one explains a

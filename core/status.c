@@ -18,6 +18,7 @@
 #include "core/box.h"
 #include "core/digest_memo.h"
 #include "core/dists.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/lock.h"
 #include "core/size.h"
@@ -41,11 +42,12 @@ const char *pyrt_state_name(pyrt_state state)
 static int status_broken(pyrt_status *st, const char *check, const char *why)
 {
 	st->state = PYRT_STATE_BROKEN;
-	snprintf(st->failed_check, sizeof st->failed_check, "%s", check);
-	snprintf(st->failed_why, sizeof st->failed_why, "%s", why);
+	pyrt_fmt_text(st->failed_check, sizeof st->failed_check, "%s", check);
+	pyrt_fmt_text(st->failed_why, sizeof st->failed_why, "%s", why);
+	/* Sized for both fields whole: the fix at its end is never cut. */
 	snprintf(st->message, sizeof st->message,
 		 "managed Python runtime is broken (%s: %s) — run \"pyrt install "
-		 "--force\" to reinstall it", check, why);
+		 "--force\" to reinstall it", st->failed_check, st->failed_why);
 	return 0;
 }
 
@@ -54,8 +56,10 @@ static void status_unsupported(pyrt_status *st, const pyrt_pins *pins)
 	char keys[512] = "";
 	for (size_t i = 0; i < pyrt_pins_archive_count(pins); i++) {
 		size_t used = strlen(keys);
-		snprintf(keys + used, sizeof keys - used, "%s%s", i ? ", " : "",
-			 pyrt_pins_archive_at(pins, i)->key);
+		if (pyrt_fmt_text(keys + used, sizeof keys - used, "%s%s",
+				  i ? ", " : "",
+				  pyrt_pins_archive_at(pins, i)->key))
+			break;
 	}
 	st->state = PYRT_STATE_UNSUPPORTED;
 	snprintf(st->message, sizeof st->message,
@@ -104,7 +108,7 @@ static int status_deep_check(pyrt_status *st, const char *home)
 	}
 	char why[512] = "";
 	if (rc)
-		snprintf(why, sizeof why, "%s", perr.msg);
+		pyrt_fmt_text(why, sizeof why, "%s", perr.msg);
 	else if (pr.timed_out)
 		snprintf(why, sizeof why, "did not answer within 30 s");
 	else if (!pr.exited || pr.exit_code != 0)
@@ -213,13 +217,14 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 	}
 	if (st->baseline_broken) {
 		size_t n = strlen(st->message);
-		snprintf(st->message + n, sizeof st->message - n,
-			 "; %d installed package%s lack%s files (%s) — run "
-			 "\"pyrt baseline\" to reinstall %s",
-			 st->baseline_broken, st->baseline_broken == 1 ? "" : "s",
-			 st->baseline_broken == 1 ? "s" : "",
-			 st->baseline_broken_why,
-			 st->baseline_broken == 1 ? "it" : "them");
+		pyrt_fmt_text(st->message + n, sizeof st->message - n,
+			      "; %d installed package%s lack%s files (%s) — run "
+			      "\"pyrt baseline\" to reinstall %s",
+			      st->baseline_broken,
+			      st->baseline_broken == 1 ? "" : "s",
+			      st->baseline_broken == 1 ? "s" : "",
+			      st->baseline_broken_why,
+			      st->baseline_broken == 1 ? "it" : "them");
 	}
 }
 
@@ -317,9 +322,10 @@ static int status_manifest(pyrt_status *st, const char *dir,
 	if (!st->marker.manifest_sha256[0])
 		return 0;
 	char path[PATH_MAX], hex[PYRT_SHA256_HEX_LEN + 1], why[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/manifest.tsv", dir);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = manifest_digest(cache, memo, path, hex, &err);
+	int rc = pyrt_fmt_path(path, sizeof path, &err, "%s/manifest.tsv", dir);
+	if (!rc)
+		rc = manifest_digest(cache, memo, path, hex, &err);
 	if (rc == PYRT_E_UNSUPPORTED) /* no libcrypto: nothing is known */
 		return pyrt_error_set(fail, rc, "%s", err.msg);
 	if (rc != 0) {
@@ -346,9 +352,10 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (pyrt_box_link_install(box, st->path, dir, sizeof dir, &lerr) != 0)
 		return status_broken(st, "current", lerr.msg);
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/marker.json", dir);
 	pyrt_error merr = PYRT_ERROR_INIT;
-	int rc = pyrt_marker_read_memo(path, &st->marker, memo, &merr);
+	int rc = pyrt_fmt_path(path, sizeof path, &merr, "%s/marker.json", dir);
+	if (!rc)
+		rc = pyrt_marker_read_memo(path, &st->marker, memo, &merr);
 	if (rc == PYRT_E_UNSUPPORTED)
 		return pyrt_error_set(fail, rc, "%s", merr.msg);
 	if (rc != 0)
@@ -359,10 +366,12 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	struct stat sb;
+	if (!st->interpreter[0])
+		return status_broken(st, "interpreter", "its path is too long");
 	if (stat(st->interpreter, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    access(st->interpreter, X_OK) != 0) {
-		snprintf(path, sizeof path, "%s is missing or not executable",
-			 st->interpreter);
+		pyrt_fmt_text(path, sizeof path, "%s is missing or not "
+			      "executable", st->interpreter);
 		return status_broken(st, "interpreter", path);
 	}
 	if (strcmp(st->marker.platform, st->platform) != 0) {
@@ -388,8 +397,10 @@ static void status_paths(pyrt_status *st, const char *link,
 	const char *interp = pins ? pyrt_pins_layout_interpreter(pins) : NULL;
 	const char *inner = interp && strchr(interp, '/') ? strchr(interp, '/') + 1
 							 : "bin/python3";
-	snprintf(st->interpreter, sizeof st->interpreter, "%s/%s", st->path,
-		 inner);
+	/* "" when it does not fit: status_installed says so, no cut path
+	 * is checked in its place. */
+	pyrt_fmt_path(st->interpreter, sizeof st->interpreter, NULL, "%s/%s",
+		      st->path, inner);
 }
 
 void pyrt_status_check_link(const pyrt_box *box, const char *link,
@@ -426,9 +437,9 @@ static void status_busy(pyrt_status *st, const pyrt_lock_holder *h)
 	if (st->state == PYRT_STATE_READY) {
 		st->upgrade_in_progress = 1;
 		size_t n = strlen(st->message);
-		snprintf(st->message + n, sizeof st->message - n,
-			 "; an upgrade is in progress (%s) and it stays usable "
-			 "until the switch", who);
+		pyrt_fmt_text(st->message + n, sizeof st->message - n,
+			      "; an upgrade is in progress (%s) and it stays "
+			      "usable until the switch", who);
 		return;
 	}
 	st->state = PYRT_STATE_INSTALLING;

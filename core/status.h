@@ -1,6 +1,7 @@
 /*
  * The runtime's state as one honest answer: ready, not_provisioned, broken,
- * unsupported or installing, with a one-sentence message carrying the fix.
+ * unsupported, installing or untrusted (a box path someone else controls),
+ * with a one-sentence message carrying the fix.
  * While an installer holds the box lock a ready runtime stays ready (with
  * upgrade_in_progress set); installing means no usable runtime meanwhile.
  * Reads only (never writes, never takes the lock); starts Python only when
@@ -64,7 +65,7 @@ const char *pyrt_state_name(pyrt_state state);
 /**
  * Compute the status of the box at box_root for the given pins and platform
  * key.  deep=1 also starts the interpreter (scrubbed env, timeout) and checks
- * it reports the marker's version.  Returns 0 when a status was computed
+ * it reports the marker's version and runs from its own install.  Returns 0 when a status was computed
  * (whatever the state), negative only when it could not be.
  */
 int pyrt_status_read(const char *box_root, const pyrt_pins *pins,

@@ -21,11 +21,15 @@
  *   after-swap     both links moved, superseded installs not yet pruned
  *   cleanup        a failed or cancelled install is about to clean up
  *   baseline-begin the baseline step has begun, pip not started yet
+ *   baseline-repaired  distributions missing files are reinstalled, the
+ *                  requirements not yet installed
  *   wheels-staged  the locked wheels are copied and verified, no installer
  *                  started yet (also plugins install)
  *   mid-baseline   pip has run, the marker does not yet say so
  * and in the TUI:
  *   tui-refresh    the dashboard's check has begun, nothing read yet
+ * and in serve:
+ *   job-start      a job is running (its 202 sent), its lock not yet taken
  * The wheelhouse installer (py/fastwheel.py) has its own, numbered by how
  * often each was passed: fw-member-N (before the Nth member is staged),
  * fw-compile-1, fw-installer-N and fw-record-N (the Nth distribution's),

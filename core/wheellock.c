@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/box.h"
+#include "core/fmt.h"
 #include "core/fs.h"
 #include "core/marker.h"
 #include "core/requirement.h"
@@ -125,12 +126,17 @@ static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
 	if (rc)
 		return rc;
 	pyrt_wheellock *wl = s->wl;
-	snprintf(wl->dir, sizeof wl->dir, "%s/%s", pyrt_box_runtime_dir(box),
-		 PYRT_WHEELLOCK_DIR);
+	rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
+			   pyrt_box_runtime_dir(box), PYRT_WHEELLOCK_DIR);
 	pyrt_box_free(box);
-	snprintf(wl->files, sizeof wl->files, "%s/files", wl->dir);
-	snprintf(wl->reqs, sizeof wl->reqs, "%s/%s", wl->dir, LOCK_REQS_FILE);
-	rc = private_dir(wl->dir, err);
+	if (!rc)
+		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",
+				   wl->dir);
+	if (!rc)
+		rc = pyrt_fmt_path(wl->reqs, sizeof wl->reqs, err, "%s/%s",
+				   wl->dir, LOCK_REQS_FILE);
+	if (!rc)
+		rc = private_dir(wl->dir, err);
 	if (!rc && s->wheelhouse) {
 		wl->have_files = 1;
 		rc = private_dir(wl->files, err);
@@ -226,7 +232,9 @@ static void digest_of(int fd, char hex[PYRT_SHA256_HEX_LEN + 1],
 static int open_wheel(const stage_run *s, const char *file, char *path,
 		      size_t len, pyrt_error *err)
 {
-	snprintf(path, len, "%s/%s", s->wheelhouse, file);
+	int rc = pyrt_fmt_path(path, len, err, "%s/%s", s->wheelhouse, file);
+	if (rc)
+		return rc;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
 			    O_NOCTTY);
 	struct stat st;
@@ -292,9 +300,11 @@ static int copy_locked(stage_run *s, const pyrt_pin_wheel *w, pyrt_error *err)
 		close(in);
 		return refuse_mismatch(path, w, hex, bytes, err);
 	}
-	snprintf(copy, sizeof copy, "%s/%s", s->wl->files, w->file);
-	int out = pyrt_fs_open_state(copy, O_WRONLY | O_CREAT | O_EXCL, 0600,
-				     err);
+	int out = pyrt_fmt_path(copy, sizeof copy, err, "%s/%s", s->wl->files,
+				w->file);
+	if (!out)
+		out = pyrt_fs_open_state(copy, O_WRONLY | O_CREAT | O_EXCL,
+					 0600, err);
 	if (out < 0) {
 		close(in);
 		return out;
@@ -489,9 +499,11 @@ static int active_platform(const char *box_root, char *out, size_t len,
 	if (!rc)
 		rc = pyrt_box_active_install(box, dir, sizeof dir, err);
 	pyrt_box_free(box);
+	if (!rc)
+		rc = pyrt_fmt_path(path, sizeof path, err, "%s/marker.json",
+				   dir);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof path, "%s/marker.json", dir);
 	pyrt_marker m;
 	pyrt_error merr = PYRT_ERROR_INIT;
 	if (pyrt_marker_read(path, &m, &merr) != 0)
@@ -545,7 +557,9 @@ static int make_one(const char *dir, const char *file, pyrt_pin_wheel *w,
 		    pyrt_error *err)
 {
 	char path[PATH_MAX], hex[PYRT_SHA256_HEX_LEN + 1];
-	snprintf(path, sizeof path, "%s/%s", dir, file);
+	int rc = pyrt_fmt_path(path, sizeof path, err, "%s/%s", dir, file);
+	if (rc)
+		return rc;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -557,7 +571,7 @@ static int make_one(const char *dir, const char *file, pyrt_pin_wheel *w,
 	}
 	unsigned long long bytes = 0;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int rc = null < 0 ? pyrt_error_set_errno(err, PYRT_E_IO, errno,
+	rc = null < 0 ? pyrt_error_set_errno(err, PYRT_E_IO, errno,
 						 "/dev/null")
 		 : pyrt_sha256_copy(fd, null, PYRT_PINS_WHEEL_SIZE_MAX, path,
 				    "/dev/null", NULL, hex, &bytes, err);

@@ -1,9 +1,10 @@
-# doctor's interpreter check (core/doctor.c, run_interpreter), run as
+# The interpreter's own report (core/interp.c, pyrt_interp_report_run: doctor's
+# interpreter check and the baseline's import check), run as
 #   python3 -I -S -B -c <this file> BASELINE-REQUIREMENT...
 # Version and sys.prefix, then whether the runtime can do its job, not only
 # start: ssl (pip needs it for any index) and, for each baseline requirement
 # in argv[1:] that is installed, the top-level modules of its distribution.
-# Its last line is "PYRT-IMPORTS " (doctor.c's IMPORTS_TAG) followed by "ok"
+# Its last line is "PYRT-IMPORTS " (interp.c's IMPORTS_TAG) followed by "ok"
 # or "; "-joined failures, each "module (Error: text)".  site-packages go on
 # sys.path by hand: -S keeps site's start-up, and the .pth files it would
 # run, out (importing the baseline does run its code, as pyrt smoke does).

@@ -1,7 +1,7 @@
 /*
  * `pyrt serve`: the third front end, an HTTP API over the same core and
- * app/ use cases as the CLI and the TUI (docs/api.yaml).  cli/main.c is the
- * only caller.
+ * app/ use cases as the CLI and the TUI (docs/api.yaml).  The command table
+ * (cli/commands.c) is the only caller.
  */
 #ifndef PYRT_SERVE_H
 #define PYRT_SERVE_H

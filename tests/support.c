@@ -205,7 +205,7 @@ void pt_mirror_stop(pt_mirror *m)
 
 const char *pt_host_key(void)
 {
-	static char key[64];
+	static char key[sizeof "linux--gnu" + sizeof ((struct utsname *)0)->machine];
 	struct utsname u;
 	uname(&u);
 	const char *arch = strcmp(u.machine, "arm64") == 0 ? "aarch64" :

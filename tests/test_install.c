@@ -347,7 +347,7 @@ Test(install, cancel_mid_download_keeps_partial_and_current)
 Test(install, local_archive_force_rollback_and_uninstall)
 {
 	pyrt_pins *pins = mirror_pins("runtime.tar.gz", NULL, NULL, NULL);
-	char archive[PATH_MAX];
+	char archive[sizeof www + 32];
 	snprintf(archive, sizeof archive, "%s/pbs/fixture/runtime.tar.gz", www);
 	pyrt_install_opts o = opts_for(pins);
 	o.from_file = archive;
@@ -456,4 +456,55 @@ Test(install, unsafe_archive_is_refused_and_staging_removed)
 	free(path);
 	free(sha);
 	free(shapath);
+}
+
+/* A box root of exactly len bytes under work: folders of 200 bytes, the
+ * last one shorter; all but the last made 0700.  malloc'd. */
+static char *deep_box(size_t len)
+{
+	size_t at = strlen(work);
+	cr_assert_lt(at + 2, len);
+	char *root = malloc(len + 1);
+	cr_assert_not_null(root);
+	memcpy(root, work, at);
+	while (at < len) {
+		size_t n = len - at - 1 < 200 ? len - at - 1 : 200;
+		root[at++] = '/';
+		memset(root + at, 'd', n);
+		at += n;
+		if (at < len) {
+			root[at] = '\0';
+			cr_assert_eq(mkdir(root, 0700), 0, "%s", root);
+		}
+	}
+	root[len] = '\0';
+	return root;
+}
+
+/* Near PATH_MAX the box opens and the archive copy fits, but its
+ * staging/<install id> does not: refused by name, never made under a
+ * cut name (the old code made, extracted into and ran from one). */
+Test(install, staging_path_too_long_is_refused_not_cut)
+{
+	pyrt_pins *pins = mirror_pins("runtime.tar.gz", NULL, NULL, NULL);
+	char archive[sizeof www + 32];
+	snprintf(archive, sizeof archive, "%s/pbs/fixture/runtime.tar.gz", www);
+	/* "/runtime/python/staging/" + an id of 40 bytes or more */
+	char *root = deep_box(PATH_MAX - 1 - 24 - 40);
+	pyrt_install_opts o = opts_for(pins);
+	o.box_root = root;
+	o.from_file = archive;
+	pyrt_install_result res;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_install_run(&o, NULL, &res, &err);
+	cr_assert_eq(rc, PYRT_E_USAGE, "%d: %s", rc, err.msg);
+	cr_assert(strstr(err.msg, "path too long"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "/runtime/python/staging/"), "%s", err.msg);
+	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/staging')\"",
+			   root), 0, "nothing made under a cut name");
+	char link[PATH_MAX + 32];
+	snprintf(link, sizeof link, "%s/runtime/python/current", root);
+	cr_assert_neq(access(link, F_OK), 0);
+	free(root);
+	pyrt_pins_free(pins);
 }

@@ -49,8 +49,9 @@ static void setup(void)
 		     msg);
 	pyrt_pins_free(pins);
 	snprintf(current, sizeof current, "%s/runtime/python/current", box);
-	snprintf(site, sizeof site, "%s/local/lib/python3.11/dist-packages",
-		 current);
+	int n = snprintf(site, sizeof site,
+			 "%s/local/lib/python3.11/dist-packages", current);
+	cr_assert_lt(n, (int)sizeof site);
 }
 
 static void teardown(void)
@@ -86,14 +87,14 @@ static void tiny_wheels(const char *dir, const char *specs)
 /* Plant a sitecustomize.py into the runtime: it runs in pip's child. */
 static void plant_sitecustomize(const char *body)
 {
-	char path[PATH_MAX];
+	char path[sizeof site + 32];
 	snprintf(path, sizeof path, "%s/sitecustomize.py", site);
 	pt_write(path, body);
 }
 
 static pyrt_marker read_marker(void)
 {
-	char path[PATH_MAX];
+	char path[sizeof current + 32];
 	snprintf(path, sizeof path, "%s/../marker.json", current);
 	pyrt_marker m;
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -547,7 +548,7 @@ Test(pip, pip_installs_with_umask_022_under_umask_000)
 	cr_assert_eq(rc, 0, "%s", err.msg);
 	cr_assert_eq(after, 0, "pyrt's own umask must be left as it was");
 	cr_assert_eq(runtime_imports("pyrt_alpha"), 0);
-	char probe[PATH_MAX];
+	char probe[sizeof site + 32];
 	snprintf(probe, sizeof probe, "%s/pyrt_alpha/__init__.py", site);
 	struct stat st;
 	cr_assert_eq(stat(probe, &st), 0);

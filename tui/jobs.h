@@ -1,10 +1,10 @@
 /*
  * The engine work the TUI starts, each in one worker thread: reading the
  * state (status + plugins), install (+ baseline + plugin check, as `pyrt
- * install` does), the baseline alone, one plugin's requirements, the smoke
- * test and doctor.  Each calls the same core functions as the headless
- * commands, with the view model's events; results are read by the UI
- * thread only after tui_job_join.
+ * install` does), the baseline alone, rollback, uninstall, one plugin's
+ * requirements, the smoke test and doctor.  Each calls the same app/ use
+ * case or core function as the headless commands, with the view model's
+ * events; results are read by the UI thread only after tui_job_join.
  */
 #ifndef PYRT_TUI_JOBS_H
 #define PYRT_TUI_JOBS_H

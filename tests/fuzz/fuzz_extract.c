@@ -102,8 +102,11 @@ static void check_nothing_beside(const char *dir, const char *side)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char dir[PATH_MAX], in[PATH_MAX], out[PATH_MAX], side[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/x", fuzz_scratch());
+	char dir[PATH_MAX], in[PATH_MAX + 8], out[PATH_MAX + 8];
+	char side[PATH_MAX + 8];
+	int n = snprintf(dir, sizeof dir, "%s/x", fuzz_scratch());
+	if (n < 0 || (size_t)n >= sizeof dir)
+		fuzz_fail("the scratch path %s is too long", fuzz_scratch());
 	snprintf(in, sizeof in, "%s/in", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	snprintf(side, sizeof side, "%s/side", dir);
