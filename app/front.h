@@ -15,9 +15,10 @@
 #include "app/args.h"
 #include "core/events.h"
 
-/** How a mutating command (install, rollback, uninstall) ended. */
+/** How a mutating command (install, baseline, plugins install, rollback,
+ * uninstall) ended. */
 typedef struct app_outcome {
-	const char *command;     /**< "install", "rollback", "uninstall" */
+	const char *command;     /**< "install", "plugins install", ... */
 	int code;                /**< pyrt_code, 0 on success */
 	const char *error;       /**< one line, NULL on success */
 	const char *unchanged;   /**< what a failure left as it was, or NULL */
@@ -43,6 +44,10 @@ typedef struct app_outcome {
 	/** the plugin check behind ready_plugins (every verdict), NULL when
 	 * not checked; valid only during on_result */
 	const struct pyrt_plugins *plugins;
+	/** plugins install: the plugin's row as checked after the run, NULL
+	 * when it was not; valid only during on_result */
+	const struct pyrt_plugin *plugin;
+	int plugin_runtime_ready; /**< whether that check reached the runtime */
 } app_outcome;
 
 typedef struct app_front_ops {
