@@ -77,6 +77,12 @@ void app_front_log(const app_front *front, pyrt_log_level level,
 
 void app_front_result(const app_front *front, const app_outcome *outcome);
 
+/** Report a refusal of command before anything started (pins, platform,
+ * consent, a plan core refused): msg as is, not as "<command> failed".
+ * Returns code. */
+int app_front_refuse(const app_front *front, const char *command, int code,
+		     const char *msg);
+
 /**
  * Tee every event of inner into a new 0600 log file
  * <logs_dir>/<command>-<UTC stamp>-<pid>.log (its path into path; "" when no

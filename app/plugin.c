@@ -148,6 +148,7 @@ typedef struct plugin_run {
 	pyrt_plugins *plugins;
 	const pyrt_plugin *pl;      /* its row in plugins, or NULL */
 	pyrt_pip_result last;       /* the last pip run's */
+	int started;                /* the pip step began */
 	int locked;                 /* pip got to run */
 	pyrt_error err;
 	char text[2048];            /* the outcome's words */
@@ -182,10 +183,27 @@ static void known_names(const pyrt_plugins *p, char *buf, size_t len)
 		app_cat(buf, len, "none");
 }
 
+int app_plugin_lookup(const pyrt_plugins *p, const char *box_root,
+		      const char *name, const pyrt_plugin **out,
+		      pyrt_error *err)
+{
+	char known[1024];
+	const pyrt_plugin *pl = pyrt_plugins_find(p, name);
+	*out = pl;
+	if (!pl) {
+		known_names(p, known, sizeof known);
+		return pyrt_error_set(err, PYRT_E_USAGE, "no plugin named '%s' in %s/plugins (known: %s)",
+				      name, box_root, known);
+	}
+	if (pl->verdict == PYRT_VERDICT_INVALID)
+		return pyrt_error_set(err, PYRT_E_USAGE, "plugin '%s' is invalid: %s",
+				      name, pl->error ? pl->error : "unreadable manifest");
+	return 0;
+}
+
 /* What stops the install before anything starts; 0 when nothing does. */
 static int plugin_refusal(plugin_run *r)
 {
-	char known[1024];
 	pyrt_error *err = &r->err;
 	if (pyrt_events_cancelled(&r->ev))
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
@@ -193,14 +211,9 @@ static int plugin_refusal(plugin_run *r)
 	if (rc)
 		return pyrt_error_set(err, rc, "plugins: %s",
 				      err->msg[0] ? err->msg : pyrt_strerror(rc));
-	if (!r->pl) {
-		known_names(r->plugins, known, sizeof known);
-		return pyrt_error_set(err, PYRT_E_USAGE, "no plugin named '%s' in %s/plugins (known: %s)",
-				      r->name, r->req->box_root, known);
-	}
-	if (r->pl->verdict == PYRT_VERDICT_INVALID)
-		return pyrt_error_set(err, PYRT_E_USAGE, "plugin '%s' is invalid: %s",
-				      r->name, r->pl->error ? r->pl->error : "unreadable manifest");
+	if ((rc = app_plugin_lookup(r->plugins, r->req->box_root, r->name,
+				    &r->pl, err)) != 0)
+		return rc;
 	if (!pyrt_plugins_runtime_ready(r->plugins))
 		return pyrt_error_set(err, PYRT_E_NOT_READY, "plugin %s: the managed runtime is not ready: %s",
 				      r->name, r->status.message);
@@ -213,6 +226,7 @@ static int plugin_pip_step(plugin_run *r)
 {
 	const pyrt_plugin *pl = r->pl;
 	char detail[320];
+	r->started = 1;
 	snprintf(detail, sizeof detail, "%zu requirement%s of %s",
 		 pl->require_count, pl->require_count == 1 ? "" : "s", pl->name);
 	if (pyrt_events_step(&r->ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN,
@@ -248,16 +262,19 @@ static int plugin_pip_step(plugin_run *r)
 }
 
 /* The one outcome; the pyrt_code the exit status comes from. */
-static int plugin_outcome(plugin_run *r, int rc, int before_start)
+static int plugin_outcome(plugin_run *r, int rc)
 {
 	app_outcome o = { .command = "plugins install", .code = rc,
-			  .before_start = before_start };
-	int ready = r->plugins && pyrt_plugins_runtime_ready(r->plugins);
-	if (r->pl && !before_start) {
+			  .before_start = rc && !r->started };
+	if (r->pl && !o.before_start) {
 		o.plugin = r->pl;
-		o.plugin_runtime_ready = ready;
-		app_plugin_sentence(r->pl, ready, r->text, sizeof r->text);
+		o.plugin_runtime_ready = pyrt_plugins_runtime_ready(r->plugins);
+		app_plugin_sentence(r->pl, o.plugin_runtime_ready, r->text,
+				    sizeof r->text);
 	}
+	if (!rc && !r->started)
+		app_cat(r->text, sizeof r->text,
+			"; it requires no packages, nothing to install");
 	if (r->last.log_path[0])
 		o.pip_log = r->last.log_path;
 	if (rc == 0) {
@@ -281,32 +298,17 @@ int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
 			       const atomic_int *cancel)
 {
 	plugin_run *r = calloc(1, sizeof *r);
-	if (!r) {
-		app_outcome o = { .command = "plugins install",
-				  .code = PYRT_E_NOMEM, .error = "out of memory",
-				  .before_start = 1 };
-		app_front_result(front, &o);
-		return PYRT_E_NOMEM;
-	}
+	if (!r)
+		return app_front_refuse(front, "plugins install", PYRT_E_NOMEM,
+					"out of memory");
 	*r = (plugin_run){ .req = req, .pins = pins,
 			   .platform_key = platform_key, .name = name,
 			   .front = front, .err = PYRT_ERROR_INIT };
 	r->ev = app_front_events(front, cancel);
 	int rc = plugin_refusal(r);
-	if (rc) {
-		rc = plugin_outcome(r, rc, 1);
-	} else if (!r->pl->require_count) {
-		app_plugin_sentence(r->pl, pyrt_plugins_runtime_ready(r->plugins),
-				    r->text, sizeof r->text);
-		app_cat(r->text, sizeof r->text,
-			"; it requires no packages, nothing to install");
-		app_outcome o = { .command = "plugins install",
-				  .summary = r->text };
-		app_front_result(front, &o);
-	} else {
+	if (!rc && r->pl->require_count)
 		rc = plugin_pip_step(r);
-		rc = plugin_outcome(r, rc, 0);
-	}
+	rc = plugin_outcome(r, rc);
 	pyrt_plugins_free(r->plugins);
 	free(r);
 	return rc;
@@ -365,17 +367,6 @@ static const pyrt_requirement *find_spec(const pyrt_plugin *pl,
 	return NULL;
 }
 
-/* "a, b" into buf. */
-static void join_specs(const char *const *specs, size_t n, char *buf,
-		       size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? ", " : "", specs[i]);
-}
-
 /* One plugin: what it had and lost, installed again. */
 static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 		       const app_request *opts, const pyrt_pins *pins,
@@ -395,7 +386,7 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 	}
 	int rc = 0;
 	char list[1024];
-	join_specs(specs, n, list, sizeof list);
+	app_join(specs, n, list, sizeof list);
 	if (n)
 		rc = pyrt_events_log(ev, PYRT_LOG_INFO, "plugin %s: "
 				     "re-applying %zu requirement%s it had "

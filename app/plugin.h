@@ -42,6 +42,15 @@ void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
 int app_plugin_works(const pyrt_plugin *pl);
 
 /**
+ * The row of plugin name in p, one that can be installed: 0 with *out set,
+ * or PYRT_E_USAGE with err naming why: unknown (*out NULL; the message
+ * names the known ones) or invalid (*out its row; the manifest's error).
+ */
+int app_plugin_lookup(const pyrt_plugins *p, const char *box_root,
+		      const char *name, const pyrt_plugin **out,
+		      pyrt_error *err);
+
+/**
  * `pyrt plugins install NAME` as every front end runs it: the plugin
  * looked up (unknown or invalid: PYRT_E_USAGE; a runtime that is not
  * ready: PYRT_E_NOT_READY; both before anything starts), its requires_pip

@@ -255,14 +255,6 @@ static app_request job_request(const srv_job *j)
 	return r;
 }
 
-static void refuse(const app_front *front, const char *command, int rc,
-		   const char *msg)
-{
-	app_outcome o = { .command = command, .code = rc, .error = msg,
-			  .before_start = 1 };
-	app_front_result(front, &o);
-}
-
 static int run_install(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
@@ -273,7 +265,7 @@ static int run_install(srv_job *j, app_front *front)
 	int rc = app_install_prepare(&o, ctx->pins, ctx->platform_key, &io,
 				     &plan, &err);
 	if (rc < 0) {
-		refuse(front, "install", rc, err.msg);
+		app_front_refuse(front, "install", rc, err.msg);
 		app_front_free(front);
 		return rc;
 	}

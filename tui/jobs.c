@@ -43,9 +43,8 @@ static void result_report(tui_result *r, const app_outcome *o)
 	if (o->baseline_state)
 		snprintf(r->baseline_state, sizeof r->baseline_state, "%s",
 			 o->baseline_state);
-	for (size_t i = 0; i < o->baseline_missing_count; i++)
-		app_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
-		    i ? ", " : "", o->baseline_missing[i]);
+	app_join(o->baseline_missing, o->baseline_missing_count,
+		 r->baseline_missing, sizeof r->baseline_missing);
 	if (!o->plugins)
 		return;
 	r->plugins_checked = 1;
