@@ -15,67 +15,8 @@
 #include "core/box.h"
 #include "core/error.h"
 #include "core/lock.h"
+#include "app_rec.h"
 #include "support.h"
-
-/* What a front end was told. */
-typedef struct rec_front {
-	char steps[1024];      /* "baseline:begin baseline:end " */
-	char logs[8192];       /* every log line, '\n'-joined */
-	int results;           /* on_result calls: exactly one per run */
-	int code, before_start;
-	char summary[2048], error[2048], unchanged[512], command[32];
-	char pip_log[PATH_MAX];
-	char row[64];          /* "<name> <verdict>" of the row it was given */
-} rec_front;
-
-static const char *const state_names[] = { "begin", "end", "fail", "skip" };
-
-static int rec_step(pyrt_step step, pyrt_step_state st, const char *detail,
-		    void *state)
-{
-	rec_front *r = state;
-	(void)detail;
-	size_t n = strlen(r->steps);
-	snprintf(r->steps + n, sizeof r->steps - n, "%s:%s ",
-		 pyrt_step_name(step), state_names[st]);
-	return 0;
-}
-
-static int rec_log(pyrt_log_level level, const char *line, void *state)
-{
-	rec_front *r = state;
-	(void)level;
-	size_t n = strlen(r->logs);
-	snprintf(r->logs + n, sizeof r->logs - n, "%s\n", line);
-	return 0;
-}
-
-static void rec_result(const app_outcome *o, void *state)
-{
-	rec_front *r = state;
-	r->results++;
-	r->code = o->code;
-	r->before_start = o->before_start;
-	snprintf(r->command, sizeof r->command, "%s", o->command);
-	snprintf(r->summary, sizeof r->summary, "%s", o->summary ? o->summary : "");
-	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
-	snprintf(r->unchanged, sizeof r->unchanged, "%s",
-		 o->unchanged ? o->unchanged : "");
-	snprintf(r->pip_log, sizeof r->pip_log, "%s", o->pip_log ? o->pip_log : "");
-	if (o->plugin)
-		snprintf(r->row, sizeof r->row, "%s %s", o->plugin->name,
-			 pyrt_verdict_name(o->plugin->verdict));
-}
-
-static void rec_destroy(void *state)
-{
-	(void)state; /* the test owns it */
-}
-
-static const app_front_ops rec_ops = {
-	.on_step = rec_step, .on_log = rec_log, .on_result = rec_result,
-	.destroy = rec_destroy,
-};
 
 static char *work, *box;
 static pyrt_pins *pins;
@@ -127,10 +68,10 @@ static app_request request(void)
 }
 
 /* One run as the front ends make it; the pyrt_code it returns. */
-static int install(const app_request *req, const char *name, rec_front *rec,
+static int install(const app_request *req, const char *name, app_rec *rec,
 		   const atomic_int *cancel)
 {
-	app_front *front = app_front_wrap(&rec_ops, rec);
+	app_front *front = app_rec_front(rec);
 	cr_assert_not_null(front);
 	int rc = app_plugin_install_execute(req, pins, pt_host_key(), name,
 					    front, cancel);
@@ -151,7 +92,7 @@ Test(app_plugin, success_is_one_step_and_the_rows_new_verdict)
 	runtime();
 	plugin("careercoach", "python-docx");
 	app_request req = request();
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	int rc = install(&req, "careercoach", &rec, NULL);
 	cr_assert_eq(rc, 0, "rc %d: %s", rc, rec.error);
 	cr_assert_str_eq(rec.summary, "plugin careercoach: ready (deps: 1/1 ok)");
@@ -167,7 +108,7 @@ Test(app_plugin, a_plugin_with_no_requirements_has_nothing_to_install)
 	runtime();
 	plugin("notes", "");
 	app_request req = request();
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	cr_assert_eq(install(&req, "notes", &rec, NULL), 0, "%s", rec.error);
 	cr_assert_str_eq(rec.summary, "plugin notes: ready (deps: -); it "
 			 "requires no packages, nothing to install");
@@ -179,7 +120,7 @@ Test(app_plugin, an_unknown_plugin_is_refused_naming_the_known_ones)
 	runtime();
 	plugin("careercoach", "python-docx");
 	app_request req = request();
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	cr_assert_eq(install(&req, "nosuch", &rec, NULL), PYRT_E_USAGE);
 	char want[PATH_MAX + 128];
 	snprintf(want, sizeof want, "no plugin named 'nosuch' in %s/plugins "
@@ -194,7 +135,7 @@ Test(app_plugin, without_a_runtime_it_says_not_ready_and_the_fix)
 {
 	plugin("careercoach", "python-docx");
 	app_request req = request();
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	cr_assert_eq(install(&req, "careercoach", &rec, NULL), PYRT_E_NOT_READY);
 	cr_assert(strstr(rec.error, "plugin careercoach: the managed runtime is "
 			 "not ready: "), "%s", rec.error);
@@ -215,7 +156,7 @@ Test(app_plugin, a_held_lock_with_no_wait_is_busy_and_runs_no_pip)
 				       &err), 0, "%s", err.msg);
 	app_request req = request();
 	req.no_wait = 1;
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	int rc = install(&req, "careercoach", &rec, NULL);
 	pyrt_lock_release(lock);
 	pyrt_box_free(b);
@@ -230,7 +171,7 @@ Test(app_plugin, a_requirement_pip_cannot_get_fails_the_plugin_naming_it)
 	runtime();
 	plugin("cowork", "python-docx, python-pptx");
 	app_request req = request();
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	int rc = install(&req, "cowork", &rec, NULL);
 	cr_assert_eq(rc, PYRT_E_PLUGIN, "rc %d: %s", rc, rec.error);
 	cr_assert(strstr(rec.error, "python-pptx"), "%s", rec.error);
@@ -252,7 +193,7 @@ Test(app_plugin, a_cancel_set_before_the_run_starts_nothing)
 	plugin("careercoach", "python-docx");
 	app_request req = request();
 	atomic_int cancel = 1;
-	rec_front rec = { 0 };
+	app_rec rec = { 0 };
 	cr_assert_eq(install(&req, "careercoach", &rec, &cancel),
 		     PYRT_E_CANCELLED);
 	cr_assert_str_eq(rec.steps, "");
