@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/common.h"
 #include "core/box.h"
 #include "core/dists.h"
 #include "core/error.h"
@@ -106,17 +107,6 @@ void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
 	o->baseline_missing_count = (size_t)n;
 }
 
-/* "a, b, c" into buf. */
-static void join_names(const char *const *names, size_t n, char *buf,
-		       size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? ", " : "", names[i]);
-}
-
 void app_baseline_ready_plugins(app_baseline_report *rep,
 				const app_front *front, const app_request *opts,
 				const pyrt_pins *pins, const char *platform_key,
@@ -145,7 +135,7 @@ void app_baseline_ready_plugins(app_baseline_report *rep,
 	if (n == 0)
 		return; /* no plugins in this box: nothing worth a line */
 	char names[2048];
-	join_names(rep->ready, rep->ready_count, names, sizeof names);
+	app_join(rep->ready, rep->ready_count, names, sizeof names);
 	app_front_log(front, PYRT_LOG_INFO, "plugins ready: %s%s",
 		      rep->ready_count ? names : "none",
 		      rep->ready_count < n ? " (see \"pyrt plugins\" for the rest)"

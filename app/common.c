@@ -94,6 +94,13 @@ void app_cat(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+void app_join(const char *const *v, size_t n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		app_cat(buf, len, "%s%s", i ? ", " : "", v[i]);
+}
+
 void app_human_bytes(uint64_t n, char *buf, size_t len)
 {
 	pyrt_size_human(n, buf, len);

@@ -36,6 +36,9 @@ int app_is_terminal(int fd);
 void app_cat(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/** v[0..n) joined with ", " into buf, truncating quietly. */
+void app_join(const char *const *v, size_t n, char *buf, size_t len);
+
 /** "812 B", "12.3 KiB", "35.0 MiB", "1.2 GiB": the one size format of
  * every front end. */
 void app_human_bytes(uint64_t n, char *buf, size_t len);

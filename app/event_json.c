@@ -102,13 +102,15 @@ static json_t *with_extras(json_t *obj, const app_outcome *o)
 
 json_t *app_event_result(const app_outcome *o, double t)
 {
-	return with_extras(json_pack("{s:s, s:s, s:b, s:i, s:o, s:s, s:o, s:o, s:b, s:o}",
+	return with_extras(json_pack("{s:s, s:s, s:b, s:i, s:o, s:o, s:s, s:o, s:o, s:b, s:o}",
 			  "event", "result", "command", o->command,
 			  "ok", o->code == 0,
 			  "exit_code", app_exit_code(o->code),
 			  "error", o->code ? str_or_null(o->error ? o->error
 					    : pyrt_strerror(o->code))
 					   : json_null(),
+			  "summary", o->code ? json_null()
+					     : str_or_null(o->summary),
 			  "code", app_code_name(o->code),
 			  "install_dir", str_or_null(o->install_dir),
 			  "sha256", str_or_null(o->sha256),

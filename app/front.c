@@ -60,6 +60,15 @@ void app_front_result(const app_front *front, const app_outcome *outcome)
 		front->ops->on_result(outcome, front->state);
 }
 
+int app_front_refuse(const app_front *front, const char *command, int code,
+		     const char *msg)
+{
+	app_outcome o = { .command = command, .code = code, .error = msg,
+			  .before_start = 1 };
+	app_front_result(front, &o);
+	return code;
+}
+
 typedef struct tap_state {
 	app_front *inner;
 	int owned;

@@ -15,9 +15,10 @@
 #include "app/args.h"
 #include "core/events.h"
 
-/** How a mutating command (install, rollback, uninstall) ended. */
+/** How a mutating command (install, baseline, plugins install, rollback,
+ * uninstall) ended. */
 typedef struct app_outcome {
-	const char *command;     /**< "install", "rollback", "uninstall" */
+	const char *command;     /**< "install", "plugins install", ... */
 	int code;                /**< pyrt_code, 0 on success */
 	const char *error;       /**< one line, NULL on success */
 	const char *unchanged;   /**< what a failure left as it was, or NULL */
@@ -43,6 +44,10 @@ typedef struct app_outcome {
 	/** the plugin check behind ready_plugins (every verdict), NULL when
 	 * not checked; valid only during on_result */
 	const struct pyrt_plugins *plugins;
+	/** plugins install: the plugin's row as checked after the run, NULL
+	 * when it was not; valid only during on_result */
+	const struct pyrt_plugin *plugin;
+	int plugin_runtime_ready; /**< whether that check reached the runtime */
 } app_outcome;
 
 typedef struct app_front_ops {
@@ -71,6 +76,12 @@ void app_front_log(const app_front *front, pyrt_log_level level,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void app_front_result(const app_front *front, const app_outcome *outcome);
+
+/** Report a refusal of command before anything started (pins, platform,
+ * consent, a plan core refused): msg as is, not as "<command> failed".
+ * Returns code. */
+int app_front_refuse(const app_front *front, const char *command, int code,
+		     const char *msg);
 
 /**
  * Tee every event of inner into a new 0600 log file

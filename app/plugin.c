@@ -1,6 +1,7 @@
 /*
  * One plugin's row text and its requirements install, shared by
- * `pyrt plugins` (cmd_plugins.c) and the dashboard (tui/).  The install
+ * `pyrt plugins` (cmd_plugins.c), the dashboard (tui/) and the API
+ * (serve/).  The install
  * holds the box lock for the whole pip work, as pip.h asks: an installer
  * may otherwise swap the install pip writes into.
  */
@@ -13,6 +14,8 @@
 #include "core/box.h"
 #include "app/common.h"
 #include "core/lock.h"
+#include "core/pip.h"
+#include "core/status.h"
 #include "core/wheellock.h"
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
@@ -40,10 +43,50 @@ void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 	snprintf(buf, len, "%zu/%zu ok", ok, pl->require_count);
 }
 
-/* pip under the lock: the batch, then each requirement alone. */
-static int plugin_pip(const app_request *opts, const char *name,
-		      const char *const *reqs, size_t nreqs, int lock_fd,
-		      const pyrt_events *ev, pyrt_pip_result *last,
+void app_plugin_deps_long(const pyrt_plugin *pl, int runtime_ready, char *buf,
+			  size_t len)
+{
+	app_plugin_deps(pl, runtime_ready, buf, len);
+	if (!pl->require_count || !app_plugin_checked(pl, runtime_ready))
+		return;
+	const char *sep = "; missing: ";
+	for (size_t i = 0; i < pl->require_count; i++)
+		if (!pl->requires[i].installed) {
+			app_cat(buf, len, "%s%s", sep, pl->requires[i].name);
+			sep = ", ";
+		}
+	sep = "; conflict: ";
+	for (size_t i = 0; i < pl->require_count; i++)
+		if (pl->requires[i].conflict) {
+			app_cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
+				pl->requires[i].installed);
+			sep = ", ";
+		}
+}
+
+void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
+			 size_t len)
+{
+	char deps[512];
+	app_plugin_deps_long(pl, runtime_ready, deps, sizeof deps);
+	snprintf(buf, len, "plugin %s: %s (deps: %s)%s%s", pl->name,
+		 pyrt_verdict_name(pl->verdict), deps,
+		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
+}
+
+int app_plugin_works(const pyrt_plugin *pl)
+{
+	return pl->verdict == PYRT_VERDICT_READY ||
+	       pl->verdict == PYRT_VERDICT_DISABLED ||
+	       pl->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED;
+}
+
+/* pip under the lock: the batch, then each requirement alone.  The pins'
+ * wheel lock binds plugins too: a locked fleet installs no unlocked code
+ * as root (wheellock.h). */
+static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
+		      const char *name, const char *const *reqs, size_t nreqs,
+		      int lock_fd, const pyrt_events *ev, pyrt_pip_result *last,
 		      pyrt_error *err)
 {
 	char purpose[320];
@@ -58,29 +101,19 @@ static int plugin_pip(const app_request *opts, const char *name,
 	po.purpose = purpose;
 	po.lock_fd = lock_fd;
 	pyrt_pip_each_result res;
-	/* The pins' wheel lock binds plugins too: a locked fleet installs
-	 * no unlocked code as root (wheellock.h). */
-	pyrt_pins *pins = NULL;
-	char msg[PYRT_ERROR_MSG_MAX];
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc) {
-		pyrt_error_set(err, rc, "%s", msg);
-		if (last)
-			memset(last, 0, sizeof *last);
-		return rc;
-	}
-	rc = pyrt_wheellock_pip_install(&po, pins, ev, &res, err);
-	pyrt_pins_free(pins);
+	int rc = pyrt_wheellock_pip_install(&po, pins, ev, &res, err);
 	if (last)
 		*last = res.last;
 	pyrt_pip_each_result_clear(&res);
 	return rc;
 }
 
-/* reqs of plugin name under the box lock. */
-static int plugin_install_specs(const app_request *opts, const char *name,
-				const char *const *reqs, size_t nreqs,
-				const pyrt_events *ev, pyrt_pip_result *last,
+/* reqs of plugin name under the box lock; *locked (may be NULL) says
+ * whether pip got to run. */
+static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
+				const char *name, const char *const *reqs,
+				size_t nreqs, const pyrt_events *ev,
+				pyrt_pip_result *last, int *locked,
 				pyrt_error *err)
 {
 	pyrt_box *box = NULL;
@@ -93,33 +126,191 @@ static int plugin_install_specs(const app_request *opts, const char *name,
 	if (!rc)
 		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
 				       !opts->no_wait, ev, err);
+	if (!rc && locked)
+		*locked = 1;
 	if (!rc)
-		rc = plugin_pip(opts, name, reqs, nreqs, pyrt_lock_fd(lock),
-				ev, last, err);
+		rc = plugin_pip(opts, pins, name, reqs, nreqs,
+				pyrt_lock_fd(lock), ev, last, err);
 	pyrt_lock_release(lock);
 	pyrt_box_free(box);
 	return rc;
 }
 
-int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
-		       const pyrt_events *ev, pyrt_pip_result *last,
-		       pyrt_error *err)
+/* What one plugin install holds, so one cleanup frees it on every path. */
+typedef struct plugin_run {
+	const app_request *req;
+	const pyrt_pins *pins;
+	const char *platform_key;
+	const char *name;
+	const app_front *front;
+	pyrt_events ev;
+	pyrt_status status;
+	pyrt_plugins *plugins;
+	const pyrt_plugin *pl;      /* its row in plugins, or NULL */
+	pyrt_pip_result last;       /* the last pip run's */
+	int started;                /* the pip step began */
+	int locked;                 /* pip got to run */
+	pyrt_error err;
+	char text[2048];            /* the outcome's words */
+} plugin_run;
+
+/* The runtime's status and the matrix, as `pyrt plugins` reads them, and
+ * the plugin's row in it. */
+static int read_row(plugin_run *r, pyrt_error *err)
 {
+	pyrt_plugins_free(r->plugins);
+	r->plugins = NULL;
+	r->pl = NULL;
+	int rc = pyrt_status_read_memo(r->req->box_root, r->pins,
+				       r->platform_key, 0, &r->status, err);
+	if (!rc)
+		rc = pyrt_plugins_check_memo(&r->plugins, r->req->box_root,
+					     r->pins, r->platform_key,
+					     &r->status, &r->ev, err);
+	if (!rc)
+		r->pl = pyrt_plugins_find(r->plugins, r->name);
+	return rc;
+}
+
+/* "a, b, c" of the known plugins, for the unknown-name message. */
+static void known_names(const pyrt_plugins *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
+		app_cat(buf, len, "%s%s", i ? ", " : "",
+			pyrt_plugins_at(p, i)->name);
+	if (!buf[0])
+		app_cat(buf, len, "none");
+}
+
+int app_plugin_lookup(const pyrt_plugins *p, const char *box_root,
+		      const char *name, const pyrt_plugin **out,
+		      pyrt_error *err)
+{
+	char known[1024];
+	const pyrt_plugin *pl = pyrt_plugins_find(p, name);
+	*out = pl;
+	if (!pl) {
+		known_names(p, known, sizeof known);
+		return pyrt_error_set(err, PYRT_E_USAGE, "no plugin named '%s' in %s/plugins (known: %s)",
+				      name, box_root, known);
+	}
+	if (pl->verdict == PYRT_VERDICT_INVALID)
+		return pyrt_error_set(err, PYRT_E_USAGE, "plugin '%s' is invalid: %s",
+				      name, pl->error ? pl->error : "unreadable manifest");
+	return 0;
+}
+
+/* What stops the install before anything starts; 0 when nothing does. */
+static int plugin_refusal(plugin_run *r)
+{
+	pyrt_error *err = &r->err;
+	if (pyrt_events_cancelled(&r->ev))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	int rc = read_row(r, err);
+	if (rc)
+		return pyrt_error_set(err, rc, "plugins: %s",
+				      err->msg[0] ? err->msg : pyrt_strerror(rc));
+	if ((rc = app_plugin_lookup(r->plugins, r->req->box_root, r->name,
+				    &r->pl, err)) != 0)
+		return rc;
+	if (!pyrt_plugins_runtime_ready(r->plugins))
+		return pyrt_error_set(err, PYRT_E_NOT_READY, "plugin %s: the managed runtime is not ready: %s",
+				      r->name, r->status.message);
+	return 0;
+}
+
+/* The requirements as one step (pip's own runs folded into it, as the
+ * baseline's are), then the row read again. */
+static int plugin_pip_step(plugin_run *r)
+{
+	const pyrt_plugin *pl = r->pl;
+	char detail[320];
+	r->started = 1;
+	snprintf(detail, sizeof detail, "%zu requirement%s of %s",
+		 pl->require_count, pl->require_count == 1 ? "" : "s", pl->name);
+	if (pyrt_events_step(&r->ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN,
+			     detail))
+		return pyrt_error_set(&r->err, PYRT_E_CANCELLED, "cancelled");
 	const char **reqs = calloc(pl->require_count + 1, sizeof *reqs);
 	if (!reqs)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		return pyrt_error_set(&r->err, PYRT_E_NOMEM, "out of memory");
 	for (size_t i = 0; i < pl->require_count; i++)
 		reqs[i] = pl->requires[i].spec;
-	int rc = plugin_install_specs(opts, pl->name, reqs, pl->require_count,
-				      ev, last, err);
+	pyrt_events inner = pyrt_events_fold_steps(&r->ev);
+	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
+				      pl->require_count, &inner, &r->last,
+				      &r->locked, &r->err);
 	free(reqs);
 	/* pip's refusal is the plugin's failure, not the baseline's: its
 	 * own class and exit code (15). */
-	if (rc == PYRT_E_BASELINE) {
-		rc = PYRT_E_PLUGIN;
-		if (err)
-			err->code = rc;
+	if (rc == PYRT_E_BASELINE)
+		rc = r->err.code = PYRT_E_PLUGIN;
+	pyrt_events_step(&r->ev, PYRT_STEP_BASELINE,
+			 rc ? PYRT_STEP_FAIL : PYRT_STEP_END,
+			 rc ? r->err.msg : NULL);
+	r->pl = NULL; /* it dies with the old matrix */
+	if (rc == PYRT_E_CANCELLED)
+		return rc;
+	pyrt_error cerr = PYRT_ERROR_INIT;
+	int crc = read_row(r, &cerr);
+	if (rc == 0 && (crc || !r->pl))
+		rc = pyrt_error_set(&r->err, PYRT_E_INTERNAL,
+				    "installed, but the plugin could not be checked again: %s",
+				    crc ? cerr.msg : "it is no longer in the box");
+	return rc;
+}
+
+/* The one outcome; the pyrt_code the exit status comes from. */
+static int plugin_outcome(plugin_run *r, int rc)
+{
+	app_outcome o = { .command = "plugins install", .code = rc,
+			  .before_start = rc && !r->started };
+	if (r->pl && !o.before_start) {
+		o.plugin = r->pl;
+		o.plugin_runtime_ready = pyrt_plugins_runtime_ready(r->plugins);
+		app_plugin_sentence(r->pl, o.plugin_runtime_ready, r->text,
+				    sizeof r->text);
 	}
+	if (!rc && !r->started)
+		app_cat(r->text, sizeof r->text,
+			"; it requires no packages, nothing to install");
+	if (r->last.log_path[0])
+		o.pip_log = r->last.log_path;
+	if (rc == 0) {
+		o.summary = r->text;
+	} else {
+		o.error = r->err.msg[0] ? r->err.msg : pyrt_strerror(rc);
+		if (r->locked)
+			o.unchanged = "the runtime is still active; what pip did install stays installed";
+		if (o.plugin)
+			app_front_log(r->front, PYRT_LOG_INFO, "%s", r->text);
+	}
+	app_front_result(r->front, &o);
+	if (rc == 0 && o.plugin && !app_plugin_works(o.plugin))
+		return PYRT_E_NOT_READY;
+	return rc;
+}
+
+int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
+			       const char *platform_key, const char *name,
+			       const app_front *front,
+			       const atomic_int *cancel)
+{
+	plugin_run *r = calloc(1, sizeof *r);
+	if (!r)
+		return app_front_refuse(front, "plugins install", PYRT_E_NOMEM,
+					"out of memory");
+	*r = (plugin_run){ .req = req, .pins = pins,
+			   .platform_key = platform_key, .name = name,
+			   .front = front, .err = PYRT_ERROR_INIT };
+	r->ev = app_front_events(front, cancel);
+	int rc = plugin_refusal(r);
+	if (!rc && r->pl->require_count)
+		rc = plugin_pip_step(r);
+	rc = plugin_outcome(r, rc);
+	pyrt_plugins_free(r->plugins);
+	free(r);
 	return rc;
 }
 
@@ -176,21 +367,11 @@ static const pyrt_requirement *find_spec(const pyrt_plugin *pl,
 	return NULL;
 }
 
-/* "a, b" into buf. */
-static void join_specs(const char *const *specs, size_t n, char *buf,
-		       size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s",
-					 i ? ", " : "", specs[i]);
-}
-
 /* One plugin: what it had and lost, installed again. */
 static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
-		       const app_request *opts, const pyrt_events *ev,
-		       size_t *reapplied, pyrt_error *err)
+		       const app_request *opts, const pyrt_pins *pins,
+		       const pyrt_events *ev, size_t *reapplied,
+		       pyrt_error *err)
 {
 	const char **specs = calloc(was->require_count + 1, sizeof *specs);
 	if (!specs)
@@ -205,7 +386,7 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 	}
 	int rc = 0;
 	char list[1024];
-	join_specs(specs, n, list, sizeof list);
+	app_join(specs, n, list, sizeof list);
 	if (n)
 		rc = pyrt_events_log(ev, PYRT_LOG_INFO, "plugin %s: "
 				     "re-applying %zu requirement%s it had "
@@ -213,8 +394,8 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 				     n == 1 ? "" : "s", list);
 	if (n && !rc) {
 		pyrt_error perr = PYRT_ERROR_INIT;
-		int prc = plugin_install_specs(opts, was->name, specs, n, ev,
-					       NULL, &perr);
+		int prc = plugin_install_specs(opts, pins, was->name, specs,
+					       n, ev, NULL, NULL, &perr);
 		if (prc == PYRT_E_CANCELLED)
 			rc = prc;
 		else if (prc)
@@ -253,7 +434,8 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 	     i < pyrt_plugins_count(k->before); i++) {
 		const pyrt_plugin *was = pyrt_plugins_at(k->before, i);
 		if (keeps(was))
-			rc = reapply_one(was, now, opts, ev, reapplied, err);
+			rc = reapply_one(was, now, opts, pins, ev, reapplied,
+					 err);
 	}
 	pyrt_plugins_free(now);
 	return rc;

@@ -1,18 +1,20 @@
 /*
- * What `pyrt plugins` and the dashboard both do with one plugin: the DEPS
- * cell of its row, and installing its requires_pip into the managed
- * runtime.  One implementation, so the table, the dashboard and a pasted
- * terminal log use the same words and the same pip path.
+ * What `pyrt plugins`, the dashboard and the API all do with one plugin:
+ * the words of its row, and installing its requires_pip into the managed
+ * runtime.  One implementation, so the table, the dashboard, the API and a
+ * pasted terminal log use the same words and the same pip path.
  */
 #ifndef PYRT_APP_PLUGIN_H
 #define PYRT_APP_PLUGIN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "app/args.h"
+#include "app/front.h"
 #include "core/error.h"
 #include "core/events.h"
-#include "core/pip.h"
+#include "core/pins.h"
 #include "core/plugins.h"
 
 /** Whether the row's requirements were looked up in the runtime: it was
@@ -24,16 +26,47 @@ int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready);
 void app_plugin_deps(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		     size_t len);
 
+/** The DEPS cell spelled out where there is room for it:
+ * "1/3 ok; missing: a, b; conflict: c 1.2.0". */
+void app_plugin_deps_long(const pyrt_plugin *pl, int runtime_ready, char *buf,
+			  size_t len);
+
+/** The row's verdict in one sentence, as `pyrt plugins -q` lists it and a
+ * plugin install ends with: "plugin cowork: missing_deps (deps: 3/4 ok;
+ * missing: python-pptx) — fix: pyrt plugins install cowork". */
+void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
+			 size_t len);
+
+/** Whether the plugin works now, or is off: ready, disabled, or needing
+ * no runtime (nothing for anyone to fix). */
+int app_plugin_works(const pyrt_plugin *pl);
+
 /**
- * The plugin's requires_pip with the runtime's own pip (opts' box root and
- * --wheelhouse), under the box lock: waited for unless --no-wait.  A
- * failed batch is retried one requirement at a time, and the failure names
- * those that still failed.  last (may be NULL) gets the last pip run's
- * result.  Returns 0 or a negative pyrt_code with err filled.
+ * The row of plugin name in p, one that can be installed: 0 with *out set,
+ * or PYRT_E_USAGE with err naming why: unknown (*out NULL; the message
+ * names the known ones) or invalid (*out its row; the manifest's error).
  */
-int app_plugin_install(const app_request *opts, const pyrt_plugin *pl,
-		       const pyrt_events *ev, pyrt_pip_result *last,
-		       pyrt_error *err);
+int app_plugin_lookup(const pyrt_plugins *p, const char *box_root,
+		      const char *name, const pyrt_plugin **out,
+		      pyrt_error *err);
+
+/**
+ * `pyrt plugins install NAME` as every front end runs it: the plugin
+ * looked up (unknown or invalid: PYRT_E_USAGE; a runtime that is not
+ * ready: PYRT_E_NOT_READY; both before anything starts), its requires_pip
+ * with the runtime's own pip (req's box root, --wheelhouse, --index-url,
+ * --cacert) under the box lock, waited for unless --no-wait, as one step;
+ * a failed batch retried one requirement at a time (pip's refusal is
+ * PYRT_E_PLUGIN), then the plugin's row checked again and one outcome
+ * through front: its verdict in one sentence (app_plugin_sentence).  A
+ * cancel already set starts nothing.  Returns the pyrt_code the exit status
+ * comes from: the outcome's, or PYRT_E_NOT_READY when pip did its work and
+ * the plugin still does not work.
+ */
+int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
+			       const char *platform_key, const char *name,
+			       const app_front *front,
+			       const atomic_int *cancel);
 
 /**
  * What the plugins had in the runtime before an install: for each enabled
@@ -51,7 +84,7 @@ app_plugins_keep *app_plugins_keep_before(const app_request *opts,
 
 /**
  * After the install: each requirement kept that is no longer satisfied is
- * installed again (app_plugin_install's path, one run per plugin), with a
+ * installed again (a plugin install's pip path, one run per plugin), with a
  * log line naming the plugin and the requirements.  A failure is a warning
  * naming "pyrt plugins install NAME" (the install stands); returns 0, or
  * PYRT_E_CANCELLED.  *reapplied (may be NULL) counts the plugins redone.

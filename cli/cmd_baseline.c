@@ -16,15 +16,6 @@
 #include "cli/fronts.h"
 #include "cli/signals.h"
 
-/* Report a failure that happened before anything was started. */
-static int refuse(app_front *front, int code, const char *msg)
-{
-	app_outcome o = { .command = "baseline", .code = code, .error = msg,
-			  .before_start = 1 };
-	app_front_result(front, &o);
-	return app_exit_code(code);
-}
-
 int cli_cmd_baseline(const app_request *opts)
 {
 	app_front *front = cli_front_for(opts);
@@ -37,7 +28,8 @@ int cli_cmd_baseline(const app_request *opts)
 	pyrt_pins *pins = NULL;
 	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc < 0) {
-		int status = refuse(front, rc, msg);
+		int status = app_exit_code(app_front_refuse(front, "baseline",
+							    rc, msg));
 		app_front_free(front);
 		return status;
 	}

@@ -39,13 +39,9 @@ typedef struct install_ctx {
 } install_ctx;
 
 /* Report a failure that happened before anything was started. */
-static int refuse(app_front *front, const char *command, int code,
-		  const char *msg)
+static int refuse(app_front *front, int code, const char *msg)
 {
-	app_outcome o = { .command = command, .code = code, .error = msg,
-			  .before_start = 1 };
-	app_front_result(front, &o);
-	return app_exit_code(code);
+	return app_exit_code(app_front_refuse(front, "install", code, msg));
 }
 
 static const char *impl_name(const pyrt_pins *pins)
@@ -99,12 +95,12 @@ static int install_prepare(install_ctx *c)
 	if (rc == 0)
 		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0)
-		return refuse(c->front, "install", rc, c->msg);
+		return refuse(c->front, rc, c->msg);
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = app_install_prepare(o, c->pins, c->platform.key, &c->iopts,
 				 &c->plan, &err);
 	if (rc < 0)
-		return refuse(c->front, "install", rc, err.msg);
+		return refuse(c->front, rc, err.msg);
 	return 0;
 }
 
@@ -117,7 +113,7 @@ static int install_consent(install_ctx *c)
 	consent_block(c, block, sizeof block);
 	int rc = cli_consent(c->opts, block, "Install?", c->msg, sizeof c->msg);
 	if (rc < 0)
-		return refuse(c->front, "install", rc, c->msg);
+		return refuse(c->front, rc, c->msg);
 	return 0;
 }
 
@@ -206,7 +202,7 @@ int cli_cmd_uninstall(const app_request *opts)
 	if (rc == 1) {
 		rc = cli_consent(opts, block, "Uninstall?", msg, sizeof msg);
 		if (rc < 0)
-			refuse(front, "uninstall", rc, msg);
+			app_front_refuse(front, "uninstall", rc, msg);
 		else
 			rc = app_uninstall_execute(opts, front,
 						   cli_cancel_flag());

@@ -5,10 +5,9 @@
  * plugin is ready or needs no runtime, 1 otherwise (a disabled plugin does
  * not count; an invalid one does), so a health probe needs no parsing.
  *
- * `pyrt plugins install NAME`: that plugin's requires_pip through the same
- * pip path as the baseline (core/pip.h) under the box lock (plugin.c,
- * shared with the dashboard), then the plugin's new verdict.  Unknown or
- * invalid plugins are usage errors (2).
+ * `pyrt plugins install NAME`: the use case every front end runs
+ * (app/plugin.h): that plugin's requires_pip under the box lock, then its
+ * new verdict.  Unknown or invalid plugins are usage errors (2).
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -52,17 +51,6 @@ static int matrix_log(pyrt_log_level level, const char *line, void *payload)
 	return 0;
 }
 
-/* Whether a row's requirements were looked up in the runtime. */
-static int row_checked(const plugins_ctx *c, const pyrt_plugin *pl)
-{
-	return app_plugin_checked(pl, pyrt_plugins_runtime_ready(c->plugins));
-}
-
-static json_t *plugin_json(const plugins_ctx *c, const pyrt_plugin *pl)
-{
-	return app_plugin_json(pl, pyrt_plugins_runtime_ready(c->plugins));
-}
-
 static int print_json(const plugins_ctx *c)
 {
 	json_t *obj = app_plugins_json(c->plugins);
@@ -76,28 +64,12 @@ static int print_json(const plugins_ctx *c)
 	return rc == 0 ? 0 : PYRT_E_IO;
 }
 
-/* The DEPS cell: "-", "2 unchecked", "2/2 ok" or, spelled out here
- * where the table has no other place for it,
- * "1/3 ok; missing: a, b; conflict: c 1.2.0". */
+/* The DEPS cell spelled out: "1/3 ok; missing: a, b; conflict: c 1.2.0". */
 static void deps_cell(const plugins_ctx *c, const pyrt_plugin *pl, char *buf,
 		      size_t len)
 {
-	app_plugin_deps(pl, pyrt_plugins_runtime_ready(c->plugins), buf, len);
-	if (!pl->require_count || !row_checked(c, pl))
-		return;
-	const char *sep = "; missing: ";
-	for (size_t i = 0; i < pl->require_count; i++)
-		if (!pl->requires[i].installed) {
-			app_cat(buf, len, "%s%s", sep, pl->requires[i].name);
-			sep = ", ";
-		}
-	sep = "; conflict: ";
-	for (size_t i = 0; i < pl->require_count; i++)
-		if (pl->requires[i].conflict) {
-			app_cat(buf, len, "%s%s %s", sep, pl->requires[i].spec,
-			    pl->requires[i].installed);
-			sep = ", ";
-		}
+	app_plugin_deps_long(pl, pyrt_plugins_runtime_ready(c->plugins), buf,
+			     len);
 }
 
 static const char *yes_no(int v)
@@ -177,25 +149,14 @@ static void print_table(const plugins_ctx *c)
 	}
 }
 
-/* A plugin that works now (or is off): nothing for anyone to fix. */
-static int plugin_works(const pyrt_plugin *pl)
-{
-	return pl->verdict == PYRT_VERDICT_READY ||
-	       pl->verdict == PYRT_VERDICT_DISABLED ||
-	       pl->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED;
-}
-
 /* Every enabled plugin works now: ready, or needs no runtime. */
 static int matrix_exit(const pyrt_plugins *p)
 {
 	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
-		if (!plugin_works(pyrt_plugins_at(p, i)))
+		if (!app_plugin_works(pyrt_plugins_at(p, i)))
 			return APP_EXIT_NOT_READY;
 	return APP_EXIT_OK;
 }
-
-static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
-			     char *buf, size_t len);
 
 /* -q, as doctor -q: only the plugins that need a fix (one line each, with
  * the fix and any error) and one line of result. */
@@ -205,10 +166,11 @@ static void print_quiet(const plugins_ctx *c)
 	char sentence[DEPS_MAX + 512];
 	for (size_t i = 0; i < n; i++) {
 		const pyrt_plugin *pl = pyrt_plugins_at(c->plugins, i);
-		if (plugin_works(pl))
+		if (app_plugin_works(pl))
 			continue;
 		failing++;
-		verdict_sentence(c, pl, sentence, sizeof sentence);
+		app_plugin_sentence(pl, pyrt_plugins_runtime_ready(c->plugins),
+				    sentence, sizeof sentence);
 		app_text_printf(stdout, "%s\n", sentence);
 		if (pl->error)
 			app_text_printf(stdout, "  error: %s\n", pl->error);
@@ -269,19 +231,6 @@ static int cmd_matrix(plugins_ctx *c)
 	return matrix_exit(c->plugins);
 }
 
-/* "a, b, c" of the known plugins, for the unknown-name message. */
-static void known_names(const pyrt_plugins *p, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < pyrt_plugins_count(p); i++)
-		app_cat(buf, len, "%s%s", i ? ", " : "",
-		    pyrt_plugins_at(p, i)->name);
-	if (!buf[0])
-		app_cat(buf, len, "none");
-}
-
-/* The plugin is one that can be installed: known and valid.  Returns 0 or
- * an exit status (reported). */
 /* A usage error of plugins: on stderr, and with --json as the result
  * line every --json run ends with.  Returns exit 2. */
 static int plugins_usage(const app_request *opts, const char *fmt, ...)
@@ -300,116 +249,26 @@ static int plugins_usage(const app_request *opts, const char *fmt, ...)
 	return APP_EXIT_USAGE;
 }
 
-static int install_target(plugins_ctx *c, const char *name,
-			  const pyrt_plugin **out)
-{
-	char known[2048];
-	const pyrt_plugin *pl = pyrt_plugins_find(c->plugins, name);
-	*out = pl;
-	if (!pl) {
-		known_names(c->plugins, known, sizeof known);
-		return plugins_usage(c->opts, "pyrt plugins install: no plugin named '%s' in %s/plugins (known: %s)",
-				     name, c->opts->box_root, known);
-	}
-	if (pl->verdict == PYRT_VERDICT_INVALID) {
-		return plugins_usage(c->opts, "pyrt plugins install: plugin '%s' is invalid: %s",
-				     name, pl->error ? pl->error : "unreadable manifest");
-	}
-	return 0;
-}
-
-/* The new verdict in one sentence. */
-static void verdict_sentence(const plugins_ctx *c, const pyrt_plugin *pl,
-			     char *buf, size_t len)
-{
-	char deps[DEPS_MAX];
-	deps_cell(c, pl, deps, sizeof deps);
-	snprintf(buf, len, "plugin %s: %s (deps: %s)%s%s", pl->name,
-		 pyrt_verdict_name(pl->verdict), deps,
-		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
-}
-
-/* With --json, the plugin's new row as one NDJSON event before the result. */
-static void emit_plugin_event(const plugins_ctx *c, const pyrt_plugin *pl)
-{
-	json_t *ev = json_pack("{s:s, s:o}", "event", "plugin", "plugin",
-			       plugin_json(c, pl));
-	if (ev) {
-		json_dumpf(ev, stdout, JSON_COMPACT | APP_TEXT_JSON_FLAGS);
-		fputc('\n', stdout);
-	}
-	json_decref(ev);
-}
-
-/* Install, re-check, report; returns the exit status. */
-static int install_run(plugins_ctx *c, app_front *front, const char *name,
-		       const pyrt_plugin *pl)
-{
-	pyrt_events ev = app_front_events(front, cli_cancel_flag());
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = app_plugin_install(c->opts, pl, &ev, NULL, &err);
-	const pyrt_plugin *now = NULL; /* pl dies with the old matrix */
-	char sentence[DEPS_MAX + 512];
-	sentence[0] = '\0';
-	if (rc != PYRT_E_CANCELLED && plugins_load(c) == 0)
-		now = pyrt_plugins_find(c->plugins, name);
-	if (now) {
-		verdict_sentence(c, now, sentence, sizeof sentence);
-		if (c->opts->json)
-			emit_plugin_event(c, now);
-		else if (rc < 0)
-			app_front_log(front, PYRT_LOG_INFO, "%s", sentence);
-	} else if (rc == 0) {
-		rc = pyrt_error_set(&err, PYRT_E_INTERNAL,
-				    "installed, but the plugin could not be "
-				    "checked again: %s", c->msg);
-	}
-	app_outcome o = { .command = "plugins install", .code = rc };
-	if (rc == 0)
-		o.summary = sentence;
-	else
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-	app_front_result(front, &o);
-	if (rc < 0)
-		return app_exit_code(rc);
-	return now->verdict == PYRT_VERDICT_READY ||
-	       now->verdict == PYRT_VERDICT_DISABLED ||
-	       now->verdict == PYRT_VERDICT_NO_RUNTIME_NEEDED
-		       ? APP_EXIT_OK : APP_EXIT_NOT_READY;
-}
-
+/* The plugin install use case (app/plugin.h), reported through the front
+ * end the options ask for. */
 static int cmd_install(plugins_ctx *c, const char *name)
 {
-	int rc = plugins_load(c);
+	int rc = app_load_pins(c->opts, &c->pins, c->msg, sizeof c->msg);
+	if (rc == 0)
+		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0) {
 		app_errorf("%s", c->msg);
 		return app_exit_code(rc);
-	}
-	const pyrt_plugin *pl = NULL;
-	int status = install_target(c, name, &pl);
-	if (status)
-		return status;
-	char sentence[DEPS_MAX + 512];
-	if (!pyrt_plugins_runtime_ready(c->plugins)) {
-		app_errorf("pyrt plugins install %s: the managed runtime is not ready: %s",
-			   name, c->status->message);
-		return app_exit_code(PYRT_E_NOT_READY);
-	}
-	if (!pl->require_count) {
-		verdict_sentence(c, pl, sentence, sizeof sentence);
-		app_text_printf(stdout,
-				"%s; it requires no packages, nothing to install\n",
-				sentence);
-		return 0;
 	}
 	app_front *front = cli_front_for(c->opts);
 	if (!front) {
 		app_errorf("out of memory");
 		return app_exit_code(PYRT_E_NOMEM);
 	}
-	status = install_run(c, front, name, pl);
+	rc = app_plugin_install_execute(c->opts, c->pins, c->platform.key, name,
+					front, cli_cancel_flag());
 	app_front_free(front);
-	return status;
+	return app_exit_code(rc);
 }
 
 /* "plugins" or "plugins install NAME"; anything else is a usage error. */

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "app/event_json.h"
 #include "app/exitcodes.h"
+#include "app/status_json.h"
 #include "cli/fronts.h"
 #include "app/text.h"
 
@@ -85,10 +86,15 @@ static int json_log(pyrt_log_level level, const char *line, void *state)
 	return 0;
 }
 
-/* The final {"event":"result",...}; a script reads only this line. */
+/* The final {"event":"result",...}; a script reads only this line.  A
+ * plugin install's row, as `pyrt plugins --json` has it, comes first. */
 static void json_result(const app_outcome *o, void *state)
 {
 	json_state *s = state;
+	if (o->plugin)
+		emit(s, json_pack("{s:s, s:o}", "event", "plugin", "plugin",
+				  app_plugin_json(o->plugin,
+						  o->plugin_runtime_ready)));
 	emit(s, app_event_result(o, elapsed(s)));
 	/* People reading a terminal while a script runs still see why. */
 	if (o->code != 0) {

@@ -59,27 +59,6 @@ typedef struct baseline_run {
 	int unreachable;        /* a failure was pip not reaching the index */
 } baseline_run;
 
-/* The pip runs' step events are dropped: the baseline reports one step. */
-static int inner_step(pyrt_step step, pyrt_step_state st, const char *detail,
-		      void *payload)
-{
-	return 0;
-}
-
-static int inner_progress(pyrt_step step, const pyrt_progress *p,
-			  void *payload)
-{
-	const pyrt_events *ev = payload;
-	return ev && ev->on_progress ? ev->on_progress(step, p, ev->payload)
-				     : 0;
-}
-
-static int inner_log(pyrt_log_level level, const char *line, void *payload)
-{
-	const pyrt_events *ev = payload;
-	return ev && ev->on_log ? ev->on_log(level, line, ev->payload) : 0;
-}
-
 static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
 {
 	if (!o || o->version != PYRT_BASELINE_OPTS_VERSION)
@@ -732,13 +711,8 @@ int pyrt_baseline_run(const pyrt_baseline_opts *opts, const pyrt_events *ev,
 	r.opts = opts;
 	r.ev = ev;
 	r.res = result;
-	pyrt_events inner = PYRT_EVENTS_INIT;
-	inner.on_step = inner_step;
-	inner.on_progress = inner_progress;
-	inner.on_log = inner_log;
-	inner.payload = (void *)ev;
-	inner.cancel = ev ? ev->cancel : NULL;
-	r.inner = inner;
+	/* The baseline reports one step: pip's runs' own are dropped. */
+	r.inner = pyrt_events_fold_steps(ev);
 	rc = baseline_collect(&r, err);
 	result->requirement_count = r.nreqs;
 	if (!rc)

@@ -83,4 +83,12 @@ int pyrt_events_log(const pyrt_events *ev, pyrt_log_level level,
 		    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/**
+ * Events that pass outer's progress, log lines and cancel flag on and drop
+ * step changes: for a caller that reports one step around several runs of
+ * a call that reports its own (the baseline, a plugin install, over pip's
+ * runs).  outer (may be NULL) must outlive the result.
+ */
+pyrt_events pyrt_events_fold_steps(const pyrt_events *outer);
+
 #endif

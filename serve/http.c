@@ -21,6 +21,7 @@
 #include "core/doctor.h"
 #include "app/doctor.h"
 #include "app/doctor_json.h"
+#include "app/plugin.h"
 #include "core/error.h"
 #include "serve/internal.h"
 #include "core/plugins.h"
@@ -314,18 +315,17 @@ static enum MHD_Result plugin_refusal(srv_http *h, struct MHD_Connection *c,
 	pyrt_events ev = PYRT_EVENTS_INIT;
 	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root,
 				    h->ctx->pins, h->ctx->platform_key, &ev, &err);
-	const pyrt_plugin *pl = rc == 0 ? pyrt_plugins_find(plugins, name) : NULL;
-	char msg[600];
+	const pyrt_plugin *pl = NULL;
+	int lrc = rc == 0 ? app_plugin_lookup(plugins, h->ctx->opts->box_root,
+					      name, &pl, &err) : 0;
 	enum MHD_Result out = MHD_YES;
 	*refused = 1;
 	if (rc != 0) {
 		out = send_error(c, 500, "plugins", err.msg[0] ? err.msg : pyrt_strerror(rc), "run pyrt doctor");
-	} else if (!pl) {
-		snprintf(msg, sizeof msg, "no plugin named '%s' in %s/plugins", name, h->ctx->opts->box_root);
-		out = send_error(c, 404, "unknown_plugin", msg, "GET /api/plugins lists them");
-	} else if (pl->verdict == PYRT_VERDICT_INVALID) {
-		snprintf(msg, sizeof msg, "plugin '%s' is invalid: %s", name, pl->error ? pl->error : "unreadable manifest");
-		out = send_error(c, 400, "invalid_plugin", msg, "fix its plugin.yaml (GET /api/plugins says what is wrong)");
+	} else if (lrc && !pl) {
+		out = send_error(c, 404, "unknown_plugin", err.msg, "GET /api/plugins lists them");
+	} else if (lrc) {
+		out = send_error(c, 400, "invalid_plugin", err.msg, "fix its plugin.yaml (GET /api/plugins says what is wrong)");
 	} else {
 		*refused = 0;
 	}

@@ -20,9 +20,7 @@
 #include <unistd.h>
 
 #include "app/baseline.h"
-#include "core/box.h"
 #include "core/clock.h"
-#include "app/common.h"
 #include "core/error.h"
 #include "app/event_json.h"
 #include "app/front.h"
@@ -30,8 +28,6 @@
 #include "serve/internal.h"
 #include "core/lock.h"
 #include "app/plugin.h"
-#include "core/plugins.h"
-#include "core/status.h"
 #include "core/testhook.h"
 #include "app/text.h"
 
@@ -259,14 +255,6 @@ static app_request job_request(const srv_job *j)
 	return r;
 }
 
-static void refuse(const app_front *front, const char *command, int rc,
-		   const char *msg)
-{
-	app_outcome o = { .command = command, .code = rc, .error = msg,
-			  .before_start = 1 };
-	app_front_result(front, &o);
-}
-
 static int run_install(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
@@ -277,7 +265,7 @@ static int run_install(srv_job *j, app_front *front)
 	int rc = app_install_prepare(&o, ctx->pins, ctx->platform_key, &io,
 				     &plan, &err);
 	if (rc < 0) {
-		refuse(front, "install", rc, err.msg);
+		app_front_refuse(front, "install", rc, err.msg);
 		app_front_free(front);
 		return rc;
 	}
@@ -304,35 +292,8 @@ static int run_plugin(srv_job *j, app_front *front)
 {
 	const srv_ctx *ctx = j->owner->ctx;
 	app_request o = job_request(j);
-	pyrt_events ev = app_front_events(front, &j->cancel);
-	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_plugins *plugins = NULL;
-	int rc = pyrt_plugins_check(&plugins, o.box_root, ctx->pins,
-				    ctx->platform_key, &ev, &err);
-	const pyrt_plugin *pl = rc == 0 ? pyrt_plugins_find(plugins, j->plugin)
-					: NULL;
-	if (rc == 0 && !pl)
-		rc = pyrt_error_set(&err, PYRT_E_USAGE,
-				    "no plugin named '%s' in %s/plugins; fix: GET /api/plugins lists them",
-				    j->plugin, o.box_root);
-	else if (rc == 0 && pl->verdict == PYRT_VERDICT_INVALID)
-		rc = pyrt_error_set(&err, PYRT_E_USAGE, "plugin '%s' is invalid: %s",
-				    j->plugin, pl->error ? pl->error : "unreadable manifest");
-	else if (rc == 0 && !pyrt_plugins_runtime_ready(plugins))
-		rc = pyrt_error_set(&err, PYRT_E_NOT_READY,
-				    "the managed runtime is not ready; fix: POST /api/runtime/python/install first");
-	if (rc == 0)
-		rc = app_plugin_install(&o, pl, &ev, NULL, &err);
-	char msg[600];
-	app_outcome oc = { .command = "plugins install", .code = rc };
-	if (rc == 0) {
-		snprintf(msg, sizeof msg, "installed the requirements of %s", j->plugin);
-		oc.summary = msg;
-	} else {
-		oc.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
-	}
-	app_front_result(front, &oc);
-	pyrt_plugins_free(plugins);
+	int rc = app_plugin_install_execute(&o, ctx->pins, ctx->platform_key,
+					    j->plugin, front, &j->cancel);
 	app_front_free(front);
 	return rc;
 }

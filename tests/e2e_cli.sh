@@ -475,7 +475,8 @@ check "status after uninstall is not_provisioned" eval 'rc_is 1 && grep -q "^not
 # --- --json on a usage error: the run still ends with one result line -------
 # json_usage ARGS...: pyrt ARGS exits 2, its stdout is exactly one JSON line,
 # {"event":"result", ok false, exit_code 2, code "usage"}, whose error is
-# the message on stderr.
+# the message on stderr; its command is ARGS' first, or $want_command when
+# set (a use case's refusal names the use case: "plugins install").
 json_usage() {
   run "$@"
   rc_is 2 && python3 -c '
@@ -486,12 +487,13 @@ r = json.loads(lines[0])
 assert r["event"] == "result" and r["ok"] is False and r["exit_code"] == 2 and r["code"] == "usage", r
 assert r["error"] and r["error"] in open(sys.argv[2]).read(), (r, open(sys.argv[2]).read())
 assert r["command"] == sys.argv[3], r
-' "$work/out" "$work/err" "$1"
+' "$work/out" "$work/err" "${want_command:-$1}"
 }
 check "--json with an unknown option ends with a usage result line" json_usage status --json --bogus
 check "--json with a missing --from-file" json_usage install --json --yes --box-root "$work/bj" --from-file "$work/nonexist"
 check "--json with conflicting options" json_usage install --json --from-file "$work/pins1.yaml" --mirror https://127.0.0.1:9/pbs
-check "--json: plugins install of an unknown plugin" json_usage plugins install nosuch --json --box-root "$work/bj"
+want_command="plugins install" check "--json: plugins install of an unknown plugin" \
+  json_usage plugins install nosuch --json --box-root "$work/bj"
 run --json instal
 check "--json with a mistyped command: the result names pyrt" \
   eval 'rc_is 2 && grep -q "\"command\":\"pyrt\".*\"code\":\"usage\"" "$work/out"'

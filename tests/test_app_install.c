@@ -15,57 +15,8 @@
 #include "core/error.h"
 #include "app/front.h"
 #include "app/install.h"
+#include "app_rec.h"
 #include "support.h"
-
-/* What a front end was told, and when to pull the cancel flag. */
-typedef struct rec_front {
-	char steps[2048];      /* "activate:begin activate:end ..." */
-	int results;           /* on_result calls: exactly one per run */
-	int code;
-	char summary[2048], error[1024], unchanged[512], command[32];
-	int cancel_step;       /* pull *cancel at this step's state... */
-	pyrt_step_state cancel_state;
-	atomic_int *cancel;
-} rec_front;
-
-static const char *const step_names[] = {
-	"lock", "download", "verify", "extract", "check", "activate", "baseline",
-};
-static const char *const state_names[] = { "begin", "end", "fail", "skip" };
-
-static int rec_step(pyrt_step step, pyrt_step_state st, const char *detail,
-		    void *state)
-{
-	rec_front *r = state;
-	(void)detail;
-	size_t n = strlen(r->steps);
-	snprintf(r->steps + n, sizeof r->steps - n, "%s:%s ",
-		 step_names[step], state_names[st]);
-	if (r->cancel && (int)step == r->cancel_step && st == r->cancel_state)
-		atomic_store(r->cancel, 1);
-	return 0;
-}
-
-static void rec_result(const app_outcome *o, void *state)
-{
-	rec_front *r = state;
-	r->results++;
-	r->code = o->code;
-	snprintf(r->command, sizeof r->command, "%s", o->command);
-	snprintf(r->summary, sizeof r->summary, "%s", o->summary ? o->summary : "");
-	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
-	snprintf(r->unchanged, sizeof r->unchanged, "%s",
-		 o->unchanged ? o->unchanged : "");
-}
-
-static void rec_destroy(void *state)
-{
-	(void)state; /* the test owns it */
-}
-
-static const app_front_ops rec_ops = {
-	.on_step = rec_step, .on_result = rec_result, .destroy = rec_destroy,
-};
 
 static char *work, *box;
 static pyrt_pins *pins;
@@ -102,7 +53,7 @@ static app_request request(void)
 }
 
 /* prepare → execute, as the front ends run it; the pyrt_code. */
-static int install(const app_request *req, rec_front *rec, atomic_int *cancel,
+static int install(const app_request *req, app_rec *rec, atomic_int *cancel,
 		   char *log_path, size_t log_len)
 {
 	pyrt_install_opts io;
@@ -110,7 +61,7 @@ static int install(const app_request *req, rec_front *rec, atomic_int *cancel,
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = app_install_prepare(req, pins, pt_host_key(), &io, &plan, &err);
 	cr_assert_eq(rc, 0, "prepare: %s", err.msg);
-	app_front *front = app_front_wrap(&rec_ops, rec);
+	app_front *front = app_rec_front(rec);
 	cr_assert_not_null(front);
 	app_install_run run = {
 		.opts = req, .pins = pins, .platform_key = pt_host_key(),
@@ -132,7 +83,7 @@ static int current_exists(void)
 Test(app_install, fresh_install_is_one_sentence_and_one_log)
 {
 	app_request req = request();
-	rec_front rec = { .cancel_step = -1 };
+	app_rec rec = { .cancel_step = -1 };
 	char log[4096] = "x";
 	cr_assert_eq(install(&req, &rec, NULL, log, sizeof log), 0, "%s", rec.error);
 	cr_assert(strstr(rec.summary, "installed CPython "), "%s", rec.summary);
@@ -150,7 +101,7 @@ Test(app_install, fresh_install_is_one_sentence_and_one_log)
 Test(app_install, nothing_to_do_names_the_front_ends_hint_and_keeps_no_log)
 {
 	app_request req = request();
-	rec_front rec = { .cancel_step = -1 };
+	app_rec rec = { .cancel_step = -1 };
 	char log[4096];
 	cr_assert_eq(install(&req, &rec, NULL, log, sizeof log), 0);
 	memset(&rec, 0, sizeof rec);
@@ -166,7 +117,7 @@ Test(app_install, cancel_before_activation_installs_nothing)
 {
 	app_request req = request();
 	atomic_int cancel = 0;
-	rec_front rec = { .cancel_step = PYRT_STEP_ACTIVATE,
+	app_rec rec = { .cancel_step = PYRT_STEP_ACTIVATE,
 			  .cancel_state = PYRT_STEP_BEGIN, .cancel = &cancel };
 	int rc = install(&req, &rec, &cancel, NULL, 0);
 	cr_assert_eq(rc, PYRT_E_CANCELLED, "rc %d: %s", rc, rec.summary);
@@ -181,7 +132,7 @@ Test(app_install, cancel_after_activation_is_the_success_it_is)
 {
 	app_request req = request();
 	atomic_int cancel = 0;
-	rec_front rec = { .cancel_step = PYRT_STEP_ACTIVATE,
+	app_rec rec = { .cancel_step = PYRT_STEP_ACTIVATE,
 			  .cancel_state = PYRT_STEP_END, .cancel = &cancel };
 	int rc = install(&req, &rec, &cancel, NULL, 0);
 	cr_assert_eq(rc, 0, "rc %d: %s", rc, rec.error);
@@ -194,7 +145,7 @@ Test(app_install, a_cancel_set_before_the_run_starts_nothing)
 {
 	app_request req = request();
 	atomic_int cancel = 1;
-	rec_front rec = { .cancel_step = -1 };
+	app_rec rec = { .cancel_step = -1 };
 	cr_assert_eq(install(&req, &rec, &cancel, NULL, 0), PYRT_E_CANCELLED);
 	cr_assert_str_eq(rec.steps, "", "no step began: %s", rec.steps);
 	cr_assert_not(current_exists());
@@ -242,8 +193,8 @@ Test(app_install, consent_fact_for_the_baseline)
 Test(app_install, baseline_without_a_runtime_is_refused)
 {
 	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
-	rec_front rec = { .cancel_step = -1 };
-	app_front *front = app_front_wrap(&rec_ops, &rec);
+	app_rec rec = { .cancel_step = -1 };
+	app_front *front = app_rec_front(&rec);
 	int rc = app_baseline_execute(&req, pins, NULL, front, NULL);
 	app_front_free(front);
 	cr_assert_eq(rc, PYRT_E_NOT_READY, "rc %d: %s", rc, rec.error);
@@ -257,8 +208,8 @@ Test(app_install, baseline_cancelled_before_it_starts)
 {
 	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
 	atomic_int cancel = 1;
-	rec_front rec = { .cancel_step = -1 };
-	app_front *front = app_front_wrap(&rec_ops, &rec);
+	app_rec rec = { .cancel_step = -1 };
+	app_front *front = app_rec_front(&rec);
 	int rc = app_baseline_execute(&req, pins, NULL, front, &cancel);
 	app_front_free(front);
 	cr_assert_eq(rc, PYRT_E_CANCELLED);

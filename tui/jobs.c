@@ -1,8 +1,8 @@
 /*
  * The TUI's engine work, one job per worker thread.  A job that changes
  * the box runs the app/ use case the headless command runs (install,
- * baseline, rollback, uninstall: the same code, so the same words and exit
- * codes), reports through the view model's events, and leaves the outcome
+ * baseline, plugin install, rollback, uninstall: the same code, so the
+ * same words and exit codes), reports through the view model's events, and leaves the outcome
  * in the job struct for the UI thread, which reads it only after joining.
  * The worker never touches the screen.
  */
@@ -22,9 +22,7 @@
 #include "app/doctor_json.h"
 #include "app/front.h"
 #include "app/install.h"
-#include "core/pip.h"
 #include "app/plugin.h"
-#include "tui/plugin_text.h"
 #include "core/testhook.h"
 
 /* Record a failure's words into the result. */
@@ -46,9 +44,8 @@ static void result_report(tui_result *r, const app_outcome *o)
 	if (o->baseline_state)
 		snprintf(r->baseline_state, sizeof r->baseline_state, "%s",
 			 o->baseline_state);
-	for (size_t i = 0; i < o->baseline_missing_count; i++)
-		app_cat(r->baseline_missing, sizeof r->baseline_missing, "%s%s",
-		    i ? ", " : "", o->baseline_missing[i]);
+	app_join(o->baseline_missing, o->baseline_missing_count,
+		 r->baseline_missing, sizeof r->baseline_missing);
 	if (!o->plugins)
 		return;
 	r->plugins_checked = 1;
@@ -124,55 +121,16 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 	return rc;
 }
 
-/* `pyrt plugins install NAME`: the requirements, then the new verdict. */
+/* `pyrt plugins install NAME`, run and worded as the CLI does; then the
+ * state the dashboard shows, read again. */
 static void job_plugin(tui_job *j, app_front *front)
 {
-	tui_result *r = &j->result;
-	pyrt_events ev = app_front_events(front, tui_model_events(j->model).cancel);
-	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_pip_result res;
-	memset(&res, 0, sizeof res);
-	int rc = read_state(j, &ev);
-	const pyrt_plugin *pl = rc == 0 ? pyrt_plugins_find(j->plugins, j->plugin)
-					: NULL;
-	if (rc == 0 && !pl)
-		rc = pyrt_error_set(&err, PYRT_E_USAGE, "no plugin named '%s'",
-				    j->plugin);
-	else if (rc < 0)
-		pyrt_error_set(&err, rc, "%s", j->refresh_error);
-	/* One bracket around every pip run, so the checklist shows one step
-	 * that ends once, as the baseline's does. */
-	if (rc == 0) {
-		char detail[320];
-		snprintf(detail, sizeof detail, "%zu requirement%s of %s",
-			 pl->require_count, pl->require_count == 1 ? "" : "s",
-			 pl->name);
-		if (pyrt_events_step(&ev, PYRT_STEP_BASELINE, PYRT_STEP_BEGIN,
-				     detail))
-			rc = pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled");
-	}
-	if (rc == 0) {
-		rc = app_plugin_install(j->opts, pl, &ev, &res, &err);
-		pyrt_events_step(&ev, PYRT_STEP_BASELINE,
-				 rc ? PYRT_STEP_FAIL : PYRT_STEP_END,
-				 rc ? err.msg : NULL);
-	}
-	if (res.log_path[0])
-		snprintf(r->pip_log, sizeof r->pip_log, "%s", res.log_path);
-	if (rc != PYRT_E_CANCELLED) {
-		pl = NULL; /* it dies with the old matrix */
-		if (read_state(j, &ev) == 0)
-			pl = pyrt_plugins_find(j->plugins, j->plugin);
-	}
-	if (rc == 0 && pl)
-		tui_plugin_explain(pl, pyrt_plugins_runtime_ready(j->plugins),
-				   r->summary, sizeof r->summary);
-	else if (rc == 0)
-		snprintf(r->summary, sizeof r->summary,
-			 "installed the requirements of %s", j->plugin);
-	else
-		result_fail(r, rc, &err,
-			    "the runtime is still active; what pip did install stays installed");
+	pyrt_events ev = app_front_events(front,
+					  tui_model_events(j->model).cancel);
+	int rc = app_plugin_install_execute(j->opts, j->pins, j->platform_key,
+					    j->plugin, front, ev.cancel);
+	if (rc != PYRT_E_CANCELLED)
+		read_state(j, &ev);
 }
 
 /* The dashboard's state, read off the UI thread (plugins start Python). */

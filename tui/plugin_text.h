@@ -1,8 +1,7 @@
 /*
  * How a plugin row reads on screen: the sentence the dashboard shows for
- * the selected row (what is missing and the fix).  Shared by the dashboard
- * and the plugin-install job; the DEPS cell ("2/4 ok") is the CLI's own
- * app_plugin_deps (app/plugin.h).
+ * the selected row (what is missing and the fix).  The DEPS cell ("2/4
+ * ok") is the CLI's own app_plugin_deps (app/plugin.h).
  */
 #ifndef PYRT_TUI_PLUGIN_TEXT_H
 #define PYRT_TUI_PLUGIN_TEXT_H
