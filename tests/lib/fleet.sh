@@ -17,6 +17,15 @@
 #                     The hosts sync the mirror's wheels into
 #                     $fleet/hostI/wheels (pyrt_mirror_wheels)
 #   fleet_down        every sshd and the mirror stopped by pid (trap)
+#   fleet_play OUT ARGS...  ansible-playbook, its JSON in OUT ($out), $rc;
+#                     then stat_of, task_result, changed_is, no_failures,
+#                     provisioned_changed read that run
+#
+# A host named in $fleet_isolated (set before fleet_up, e.g. "host2") has a
+# mount namespace of its own: its sshd, and so every session and module on
+# it, sees /usr, /etc and /var as overlays whose writes land in
+# $fleet/hostI/overlay.  A package the role installs there with apt is that
+# host's alone, and this machine is as it was once the sshd stops.
 #
 # Loopback only: 127.0.0.0/8 is on lo already, nothing is configured.
 # shellcheck shell=bash disable=SC2034
@@ -25,6 +34,7 @@ fleet_pins=
 fleet_cp=
 fleet_pids=()
 fleet_made_run_sshd=
+fleet_isolated=
 
 fleet_down() {
   local pid sock
@@ -80,7 +90,7 @@ MaxStartups 64
 Subsystem sftp internal-sftp
 LogLevel ERROR
 EOF
-    /usr/sbin/sshd -f "$h/sshd_config" -h "$h/ssh_host_ed25519_key" -D -e \
+    fleet_sshd "host$i" /usr/sbin/sshd -f "$h/sshd_config" -h "$h/ssh_host_ed25519_key" -D -e \
       -o PidFile="$h/sshd.pid" 2>"$h/sshd.log" &
     fleet_pids+=($!)
     printf '[%s]:%s %s\n' "$addr" "$port" "$(cut -d' ' -f1-2 "$h/ssh_host_ed25519_key.pub")" \
@@ -88,6 +98,9 @@ EOF
     echo "$addr $port" >"$h/address"
     fleet_hosts+=("host$i")
   done
+  # Sticky and open like /tmp: a module run as pyrt_user (become_user)
+  # makes its temporary folder here too.
+  mkdir -p -m 1777 "$fleet/ansible-tmp/remote"
   cat >"$fleet/ansible.cfg" <<EOF
 [defaults]
 roles_path = $src/ansible/roles
@@ -114,6 +127,21 @@ EOF
     done
     fleet_ssh "host$i" true || { echo "sshd of host$i does not answer:" >&2; cat "$fleet/host$i/sshd.log" >&2; return 1; }
   done
+}
+
+# fleet_sshd hostI SSHD ARGS...: exec sshd, in a mount namespace of its own
+# for a host in $fleet_isolated (unshare execs, so $! is sshd's pid).
+fleet_sshd() {
+  local name=$1
+  shift
+  case " $fleet_isolated " in *" $name "*) ;; *) exec "$@" ;; esac
+  exec unshare --mount --propagation private -- sh -c '
+    for d in usr etc var; do
+      mkdir -p "$0/overlay/$d.up" "$0/overlay/$d.work" &&
+        mount -t overlay overlay -o "lowerdir=/$d,upperdir=$0/overlay/$d.up,workdir=$0/overlay/$d.work" "/$d" ||
+        { echo "no overlay on /$d for $0" >&2; exit 1; }
+    done
+    exec "$@"' "$fleet/$name" "$@"
 }
 
 # fleet_ssh hostI CMD...: the same SSH the fleet uses (key, known_hosts).
@@ -178,3 +206,23 @@ fleet_play() {
     ansible-playbook "$src/ansible/playbook.yml" "$@" >"$out" 2>"$out.err"
   rc=$?
 }
+
+# stat_of HOST FIELD: the JSON callback's per-host tally of the last run.
+stat_of() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"][sys.argv[2]][sys.argv[3]])' "$out" "$1" "$2"
+}
+# task_result HOST TASK KEY: one field of one host's result of a task.
+task_result() {
+  python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+for play in d["plays"]:
+    for t in play["tasks"]:
+        name=t["task"]["name"]
+        if (name==sys.argv[3] or name.endswith(" : "+sys.argv[3])) and sys.argv[2] in t["hosts"]:
+            print(t["hosts"][sys.argv[2]].get(sys.argv[4]))
+' "$out" "$1" "$2" "$3"
+}
+changed_is() { [ "$(stat_of "$2" changed)" = "$1" ]; }
+no_failures() { [ "$(stat_of "$1" failures)" = 0 ] && [ "$(stat_of "$1" unreachable)" = 0 ]; }
+provisioned_changed() { [ "$(task_result "$2" 'Provision the managed runtime' changed)" = "$1" ]; }
