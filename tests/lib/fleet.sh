@@ -166,8 +166,12 @@ fleet_mirror_up() {
   printf 'X' | dd of="$fleet/www/bad/fixture/runtime.tar.gz" bs=1 seek=4096 conv=notrunc 2>/dev/null
   printf 'X' | dd of="$fleet/www/bad/wheels/python_docx-0.8.11-py3-none-any.whl" bs=1 seek=4096 \
     conv=notrunc 2>/dev/null
+  # Its lifetime (a leaked server's end) outlasts the fleet tests' ctest
+  # TIMEOUT: at the default 900 s a loaded machine saw it exit mid-test and
+  # every later run fail with "Connection refused".
   python3 "$src/tests/fixtures/mirror.py" --root "$fleet/www" --cert "$fx/server.pem" \
-    --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" 2>/dev/null &
+    --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" \
+    --lifetime 3600 2>/dev/null &
   fleet_pids+=($!)
   for _ in $(seq 100); do [ -s "$fleet/www.port" ] && break; sleep 0.1; done
   good_mirror=https://127.0.0.1:$(cat "$fleet/www.port")/good
