@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "app/common.h"
 #include "core/doctor.h"
+#include "app/doctor.h"
 #include "app/doctor_json.h"
 #include "core/error.h"
 #include "app/exitcodes.h"
@@ -137,20 +138,9 @@ int cli_cmd_doctor(const app_request *opts)
 		ev = app_front_events(front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
-	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
-	dopts.box_root = opts->box_root;
-	dopts.pins = pins;
-	dopts.platform_key = platform.key;
-	dopts.cacert = app_cacert(opts);
-	/* The network is tried as install would reach it, unless the
-	 * machine is meant to be offline (no DNS waits there). */
-	const char *offline = getenv("PYRT_DOCTOR_OFFLINE");
-	dopts.network = !(offline && *offline && strcmp(offline, "0"));
-	dopts.mirror = opts->mirror;
-	dopts.index_url = opts->index_url;
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = pyrt_doctor_run(&d, &dopts, &ev, &err);
+	rc = app_doctor_run(opts, pins, platform.key, &ev, &d, &err);
 	int status;
 	if (rc < 0) {
 		app_errorf("doctor: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));

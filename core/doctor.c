@@ -987,6 +987,14 @@ static int net_check(doctor_ctx *x, const char *id, const char *title,
 	pyrt_error err = PYRT_ERROR_INIT;
 	long t = x->o->network_timeout_s > 0 ? x->o->network_timeout_s
 					     : DOCTOR_NET_TIMEOUT_S;
+	/* Said before the wait, so a front end shows what it waits for: a
+	 * dead proxy or a dropped SYN takes the whole timeout. */
+	char host[256];
+	pyrt_fetch_url_host(url, host, sizeof host);
+	if (pyrt_events_log(x->ev, PYRT_LOG_INFO,
+			    "checking the network: %s (%s), %ld s at most",
+			    host[0] ? host : "?", from, t))
+		return PYRT_E_CANCELLED;
 	int rc = pyrt_fetch_probe(url, x->o->cacert, t, &pr, &err);
 	if (rc == PYRT_E_NOMEM)
 		return rc;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/doctor.h"
+#include "app/doctor.h"
 #include "app/doctor_json.h"
 #include "core/error.h"
 #include "serve/internal.h"
@@ -415,17 +416,40 @@ static enum MHD_Result get_plugins(srv_http *h, struct MHD_Connection *c)
 	return send_json(c, 200, obj, NULL);
 }
 
+/* The first query argument's name (MHD's iterator stops at it). */
+static enum MHD_Result first_key(void *cls, enum MHD_ValueKind kind,
+				 const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	*(const char **)cls = key;
+	return MHD_NO;
+}
+
+/*
+ * doctor as `pyrt doctor` runs it, network included, reaching only what the
+ * server was started with (--mirror, --index-url, --cacert): a caller
+ * choosing a URL would make the server connect where it says, so the
+ * request takes no arguments at all.
+ */
 static enum MHD_Result get_doctor(srv_http *h, struct MHD_Connection *c)
 {
-	pyrt_doctor_opts o = PYRT_DOCTOR_OPTS_INIT;
-	o.box_root = h->ctx->opts->box_root;
-	o.pins = h->ctx->pins;
-	o.platform_key = h->ctx->platform_key;
-	o.cacert = h->ctx->cacert;
+	const char *arg = NULL;
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, first_key, &arg);
+	if (arg)
+		return unknown_field(c, arg);
+	const app_request *srv = h->ctx->opts;
+	app_request own = {
+		.box_root = srv->box_root,
+		.mirror = srv->mirror,
+		.index_url = srv->index_url,
+		.cacert = h->ctx->cacert,
+	};
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	int rc = pyrt_doctor_run(&d, &o, &ev, &err);
+	int rc = app_doctor_run(&own, h->ctx->pins, h->ctx->platform_key, &ev,
+				&d, &err);
 	json_t *obj = rc == 0 ? app_doctor_json(d) : NULL;
 	pyrt_doctor_free(d);
 	if (!obj)

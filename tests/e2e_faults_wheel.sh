@@ -49,35 +49,8 @@ prefix() { readlink -f "$current"; }
 files() { (cd "$(prefix)" && find . -type f -not -path './lib/*' -not -path '*/pip/*' | sort); }
 
 # honest: every .dist-info of pyrt-a and pyrt-b lists files that are all
-# there with their hashes (else exit 1); prints "a b" states.
-honest() {
-  "$py" -I - "$S" <<'EOF'
-import base64, csv, hashlib, os, sys
-site = sys.argv[1]
-out, bad = [], []
-for d in ("pyrt_a", "pyrt_b"):
-    info = os.path.join(site, d + "-1.0.dist-info")
-    if not os.path.isdir(info):
-        out.append(d + ":absent")
-        continue
-    try:
-        rows = [r for r in csv.reader(open(os.path.join(info, "RECORD"))) if r]
-    except OSError as e:
-        bad.append("%s: %s" % (d, e))
-        continue
-    for path, digest, size in rows:
-        full = os.path.join(site, path)
-        if not os.path.exists(full):
-            bad.append("%s: %s missing" % (d, path))
-        elif digest:
-            h = base64.urlsafe_b64encode(hashlib.sha256(open(full, "rb").read()).digest())
-            if digest != "sha256=" + h.rstrip(b"=").decode():
-                bad.append("%s: %s differs" % (d, path))
-    out.append(d + ":complete")
-print(" ".join(out + bad))
-sys.exit(1 if bad else 0)
-EOF
-}
+# there with their hashes (else exit 1); prints each one's state.
+honest() { "$py" -I "$src/tests/helpers/record_honest.py" "$S" pyrt_a-1.0 pyrt_b-1.0; }
 
 # after TAG: the box after a fault is honest, a rerun repairs it to
 # complete, and pip uninstall removes exactly what the install added.
@@ -87,11 +60,11 @@ after() {
   check "$tag: each distribution whole or without a .dist-info ($states)" [ $? -eq 0 ]
   state=$(baseline_state)
   check "$tag: status says baseline ${state:-?}, not complete unless both are" eval '
-    [ "$state" != complete ] || [ "$states" = "pyrt_a:complete pyrt_b:complete" ]'
+    [ "$state" != complete ] || [ "$states" = "pyrt_a-1.0:complete pyrt_b-1.0:complete" ]'
   "$pyrt" "${base[@]}" "${opts[@]}" </dev/null >"$work/out2" 2>"$work/err2"
   check "$tag: a rerun of pyrt baseline repairs it (exit $?)" [ $? -eq 0 ]
   check "$tag: both complete, staging gone, status complete" eval '
-    [ "$(honest)" = "pyrt_a:complete pyrt_b:complete" ] &&
+    [ "$(honest)" = "pyrt_a-1.0:complete pyrt_b-1.0:complete" ] &&
     [ ! -e "$S/.pyrt-fastwheel" ] && [ "$(baseline_state)" = complete ]'
   if [ -n "${uninstall:-}" ]; then
     "$py" -I -m pip uninstall -y -q pyrt-a pyrt-b >/dev/null 2>&1
@@ -120,7 +93,7 @@ check "it passes every kind of crash point (${#points[@]} in all)" eval '
     printf "%s\n" "${points[@]}" | grep -q "^fw-$k-1$" || exit 1
   done'
 check "the log says the installer did it" eval '
-  [ "$(honest)" = "pyrt_a:complete pyrt_b:complete" ] &&
+  [ "$(honest)" = "pyrt_a-1.0:complete pyrt_b-1.0:complete" ] &&
   [ "$(cat "$S"/pyrt_a-1.0.dist-info/INSTALLER)" = pyrt ]'
 "$py" -I -m pip uninstall -y -q pyrt-a pyrt-b >/dev/null 2>&1
 check "pip uninstall after a clean install removes exactly its files" \
@@ -170,27 +143,7 @@ after "RLIMIT_FSIZE"
 uninstall=1
 base=(baseline --wheelhouse "$fx/wheelhouse" --requirements "$work/reqs.txt")
 printf 'python-docx\n' >"$work/reqs.txt"
-honest() {
-  "$py" -I - "$S" <<'EOF'
-import csv, os, sys
-site = sys.argv[1]
-out, bad = [], []
-for d in ("python_docx-0.8.11", "lxml-4.9.2"):
-    info = os.path.join(site, d + ".dist-info")
-    if not os.path.isdir(info):
-        out.append(d + ":absent")
-        continue
-    try:
-        rows = [r for r in csv.reader(open(os.path.join(info, "RECORD"))) if r]
-    except OSError as e:
-        bad.append("%s: %s" % (d, e))
-        continue
-    bad += ["%s: %s missing" % (d, r[0]) for r in rows if not os.path.exists(os.path.join(site, r[0]))]
-    out.append(d + ":complete")
-print(" ".join(out + bad))
-sys.exit(1 if bad else 0)
-EOF
-}
+honest() { "$py" -I "$src/tests/helpers/record_honest.py" "$S" python_docx-0.8.11 lxml-4.9.2; }
 for point in fw-member-40 fw-move-60; do
   fresh
   at "$point" 'kill -KILL $(py_pid)' "${base[@]}"

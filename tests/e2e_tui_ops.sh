@@ -140,7 +140,7 @@ rank = {"fail": 0, "warn": 1}
 order = sorted(range(len(checks)), key=lambda i: rank.get(checks[i]["verdict"], 2))
 for pos, i in enumerate(order):
     # ASCII only: the dialog's wrap of wide characters is checked on the
-    # plugin dialog below.
+    # Japanese plugin's dialog below.
     if len(checks[i]["detail"]) > 52 and checks[i]["detail"].isascii():
         print(pos, i, checks[i]["title"]); break
 EOF
@@ -269,6 +269,44 @@ check "y uninstalls" wait_for dash 30 'uninstalled the managed runtime'
 check "... current is gone" [ ! -e "$current" ]
 check "... and the card says not provisioned" wait_for dash 15 'State +! not provisioned'
 T kill-session -t dash
+
+# --- a wide name wrapped in a dialog; doctor's network checks (issue 21.7) ----
+# A proxy that takes the connection and never answers: the probe waits its
+# whole timeout there, so the screen says what it waits for, then marks the
+# archive's host and the index failed, as `pyrt doctor` words them.  The
+# proxy stands in front of the pins' own host, so no name is looked up.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(120)' "$work/hport" &
+hang_pid=$!
+for _ in $(seq 100); do [ -s "$work/hport" ] && break; sleep 0.1; done
+# The box's folder is 42 columns (under $short, 14 on every machine), so the
+# wide plugin's path wraps in its details dialog right after "日本語": the
+# dialog's text read back must still hold the name whole.
+nbox=$short/$(printf 'w%.0s' $(seq 42))
+mkdir -p "$nbox/plugins/$wide"
+printf 'name: tool\nenabled: true\n' >"$nbox/plugins/$wide/plugin.yaml"
+size=80x23 start net PYRT_DOCTOR_OFFLINE=0 "https_proxy=http://127.0.0.1:$(cat "$work/hport")" \
+  -- --box-root "$nbox" --pins "$fx/pins.yaml" --index-url https://pypi.invalid/simple/
+wait_for net 15 'What will happen' >/dev/null
+T send-keys -t net Escape
+wait_for net 10 'PLUGIN +ENABLED' >/dev/null
+T send-keys -t net Enter
+check "Enter on the Japanese row opens its whole text" wait_for net 10 "┌─ Plugin $wide"
+check "... the path wrapped inside the wide name, every character kept" \
+  on_screen eval 'dialog_text "Plugin $wide" | tr -d " " | grep -qF "/plugins/$wide/plugin.yaml:thedirectoryname"'
+T send-keys -t net Escape
+wait_for net 10 'PLUGIN +ENABLED' >/dev/null
+T send-keys -t net d
+check "doctor behind a silent proxy says it is checking the network" \
+  wait_for net 15 'Checking the network'
+check "... naming the host it waits for and for how long" \
+  shows "checking the network: upstream.invalid (the pins' URL), 5 s at most"
+check "the archive's host fails at the proxy, on the doctor screen" \
+  wait_for net 30 '✗ Archive host reachable +upstream.invalid:443: no answer within 5 s, prox'
+check "... and the index too" shows_re '✗ Package index reachable +pypi.invalid:443'
+T kill-session -t net
+kill "$hang_pid" 2>/dev/null; wait "$hang_pid" 2>/dev/null
 
 # --- 6: consent and progress at 80x23 and 60x16 ---------------------------------
 # At a short path, so "whole" holds at 60x16 from any checkout (a longer

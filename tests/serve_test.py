@@ -830,6 +830,56 @@ def scenario_reach():
     check("reach server: SIGTERM exits 0", rc == 0, rc)
 
 
+def scenario_doctor_network():
+    """GET /api/doctor tries the network as `pyrt doctor` does, through the
+    proxy the server runs with (a dead one here: every probe fails at the
+    proxy, and no name is looked up), reaching only the server's own
+    --index-url and the pins' URL; a query naming a mirror or an index is 400
+    and the server connects nowhere for it."""
+    box = os.path.join(WORK, "box-net")
+    pins = os.path.join(FX, "pins.yaml")
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    dport = dead.getsockname()[1]
+    dead.close()
+    env = {k: v for k, v in os.environ.items()
+           if k.lower() not in ("no_proxy", "https_proxy", "http_proxy", "all_proxy")}
+    env.update(PYRT_DOCTOR_OFFLINE="0", https_proxy=f"http://127.0.0.1:{dport}")
+    s = Server(["--box-root", box, "--pins", pins, "--index-url", "https://pypi.invalid/simple/"],
+               env=env, name="net")
+    if not s.where:
+        check("doctor-network server starts", False, open(s.log).read()[-300:])
+        return
+    api = Api(unix=short_link(s.where[len("unix:"):], "net.sock"))
+    code, _, d = api.request("GET", "/api/doctor")
+    by = {c["id"]: c for c in (d or {}).get("checks", [])}
+    arch, idx = by.get("net_archive", {}), by.get("net_index", {})
+    check("GET doctor: the archive host is tried through the dead proxy: fail",
+          code == 200 and d["ok"] is False and arch.get("verdict") == "fail"
+          and f"the proxy http://127.0.0.1:{dport} (https_proxy) failed" in arch.get("detail", ""), (code, arch))
+    check("... and the server's --index-url, with the proxy fix",
+          idx.get("verdict") == "fail" and "(--index-url)" in idx.get("detail", "")
+          and "fix the proxy in https_proxy" in (idx.get("fix") or ""), idx)
+    # A listener the request names: the server must not connect to it.
+    bait = socket.socket()
+    bait.bind(("127.0.0.1", 0))
+    bait.listen(4)
+    bait.settimeout(0.5)
+    bport = bait.getsockname()[1]
+    for field in ("mirror", "index_url"):
+        code, _, e = api.request("GET", f"/api/doctor?{field}=https://127.0.0.1:{bport}/x")
+        check(f"GET doctor?{field}=URL: 400 naming the field, never used",
+              code == 400 and f"'{field}'" in e["error"]["message"], (code, e))
+    try:
+        bait.accept()[0].close()
+        reached = True
+    except socket.timeout:
+        reached = False
+    bait.close()
+    check("... and the server connected nowhere for it", not reached)
+    check("doctor-network server: SIGTERM exits 0", s.stop() == 0)
+
+
 def scenario_lock_after_202():
     """A lock taken between a job's 202 and the job's own lock (a CLI
     install starting in that instant): the job waits for it, cancellably,
@@ -1008,7 +1058,7 @@ def scenario_slow_clients():
 
 if __name__ == "__main__":
     atexit.register(stop_all)
-    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "activation_tcp", "slow"]
+    only = sys.argv[1:] or ["tcp", "unix", "refusals", "activation", "ipv6", "reach", "lock202", "activation_tcp", "slow", "doctor_net"]
     if "refusals" in only:
         scenario_refusals()
     if "unix" in only:
@@ -1023,6 +1073,8 @@ if __name__ == "__main__":
         scenario_reach()
     if "lock202" in only:
         scenario_lock_after_202()
+    if "doctor_net" in only:
+        scenario_doctor_network()
     if "activation_tcp" in only:
         scenario_activation_tcp()
     if "slow" in only:

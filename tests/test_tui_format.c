@@ -302,6 +302,46 @@ Test(tui_format, wrap_stops_at_max_lines)
 	cr_assert_eq(tui_format_wrap("a b", 0, start, len, 2), 0);
 }
 
+/* Append the n bytes at s to out (used bytes so far), spaces left out. */
+static void unspaced(char *out, size_t *used, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && *used + 1 < BUF; i++)
+		if (s[i] != ' ')
+			out[(*used)++] = s[i];
+	out[*used] = '\0';
+}
+
+/* A details dialog's line: a path with "日本語ツール" in it, wrapped at
+ * every width the dialogs can have and at the narrow ones where a wide
+ * character meets the edge.  Every line fits its width, and the lines
+ * joined again are the text with only the breaking spaces gone: no wide
+ * character is dropped or cut, wherever the edge falls. */
+Test(tui_format, wrap_keeps_every_wide_character_at_every_width)
+{
+	const char *s = "error: /tmp/pyrt.ab12/box/plugins/"
+			"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"
+			"\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab"
+			"/plugin.yaml: the directory name";
+	char want[BUF], got[BUF];
+	size_t wn = 0;
+	unspaced(want, &wn, s, strlen(s));
+	for (size_t width = 2; width <= 72; width++) {
+		size_t start[64], len[64], gn = 0;
+		size_t n = tui_format_wrap(s, width, start, len, 64);
+		got[0] = '\0';
+		for (size_t i = 0; i < n; i++) {
+			char line[BUF];
+			snprintf(line, sizeof line, "%.*s", (int)len[i],
+				 s + start[i]);
+			cr_assert_leq(tui_format_columns(line), width,
+				      "width %zu: line %zu is %zu columns", width,
+				      i, tui_format_columns(line));
+			unspaced(got, &gn, line, len[i]);
+		}
+		cr_assert_str_eq(got, want, "width %zu", width);
+	}
+}
+
 Test(tui_format, chunks_keep_every_byte_of_a_path)
 {
 	size_t start[8], len[8];

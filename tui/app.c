@@ -101,6 +101,26 @@ const char *tui_app_spinner(const tui_app *a)
 	return g->spin[a->spin % g->nspin];
 }
 
+/* The busy line with its spinner and the job's latest output below. */
+void tui_app_busy(tui_app *a, const char *what)
+{
+	tui_line lines[8];
+	char line[256];
+	snprintf(line, sizeof line, "%s %s%s", tui_app_spinner(a), what,
+		 a->paint.g->ellipsis);
+	tui_draw_fill(&a->paint, 2, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_text(&a->paint, 2, 2, COLS - 4, a->view.cancelling
+		      ? TUI_ROLE_WARN : TUI_ROLE_ACCENT,
+		      a->view.cancelling ? "cancelling" : line);
+	size_t n = tui_model_lines(a->model, lines, 8, 1, PYRT_STEP__COUNT);
+	for (size_t i = 0; i < 8; i++) {
+		tui_draw_fill(&a->paint, 4 + (int)i, 0, COLS, TUI_ROLE_TEXT);
+		if (i < n)
+			tui_draw_text(&a->paint, 4 + (int)i, 4, COLS - 8,
+				      TUI_ROLE_DIM, lines[i].text);
+	}
+}
+
 /* What the progress screen says it runs. */
 static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 {

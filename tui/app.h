@@ -159,17 +159,28 @@ void tui_app_cycle_theme(tui_app *a);
 int tui_app_animating(const tui_app *a);
 /* The spinner glyph for this frame. */
 const char *tui_app_spinner(const tui_app *a);
+/* "<spinner> what…" (or "cancelling") with the job's newest lines below:
+ * the doctor and smoke screens while their job runs. */
+void tui_app_busy(tui_app *a, const char *what);
 /* The terminal is below 80x23: screens use their compact layout. */
 int tui_app_compact(void);
 
-/* scr_wizard.c */
+/* scr_loading.c */
+void tui_loading_draw(tui_app *a);
+
+/* scr_consent.c */
 void tui_consent_draw(tui_app *a);
 void tui_consent_key(tui_app *a, int ch);
+
+/* scr_progress.c */
 void tui_progress_draw(tui_app *a, unsigned dirty);
 void tui_progress_key(tui_app *a, int ch);
+/* A step's name on the checklist ("pip install" for a plugin's). */
+const char *tui_step_label(const tui_app *a, pyrt_step s);
+
+/* scr_result.c */
 void tui_result_draw(tui_app *a);
 void tui_result_key(tui_app *a, int ch);
-void tui_loading_draw(tui_app *a);
 /* The job behind the progress screen ended: pick result or error. */
 void tui_wizard_finished(tui_app *a);
 
@@ -185,6 +196,8 @@ void tui_ask_yes(tui_app *a, tui_ask ask);
 /* scr_dash.c */
 void tui_dash_draw(tui_app *a);
 void tui_dash_key(tui_app *a, int ch);
+
+/* scr_help.c: the dashboard's keys (?). */
 void tui_help_draw(tui_app *a);
 
 /* scr_doctor.c */
@@ -192,6 +205,8 @@ void tui_doctor_draw(tui_app *a);
 void tui_doctor_key(tui_app *a, int ch);
 /* Ask where to write the support bundle (doctor's answer is there). */
 void tui_doctor_ask_bundle(tui_app *a);
+
+/* scr_smoke.c */
 void tui_smoke_draw(tui_app *a);
 void tui_smoke_key(tui_app *a, int ch);
 

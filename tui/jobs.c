@@ -18,6 +18,7 @@
 #include "core/box.h"
 #include "app/box.h"
 #include "app/common.h"
+#include "app/doctor.h"
 #include "app/doctor_json.h"
 #include "app/front.h"
 #include "app/install.h"
@@ -191,16 +192,13 @@ static void job_smoke(tui_job *j)
 		result_fail(&j->result, rc, &err, NULL);
 }
 
+/* In the worker: the network checks can wait seconds per host. */
 static void job_doctor(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
-	dopts.box_root = j->opts->box_root;
-	dopts.pins = j->pins;
-	dopts.platform_key = j->platform_key;
-	dopts.cacert = app_cacert(j->opts);
-	int rc = pyrt_doctor_run(&j->doctor, &dopts, &ev, &err);
+	int rc = app_doctor_run(j->opts, j->pins, j->platform_key, &ev,
+				&j->doctor, &err);
 	if (rc)
 		result_fail(&j->result, rc, &err, NULL);
 }

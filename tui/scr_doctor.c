@@ -1,8 +1,7 @@
 /*
- * The doctor checklist and the smoke test result, each opened from the
- * dashboard and run in the worker while a spinner turns.  Words and marks
- * match `pyrt doctor` and `pyrt smoke`, so a support person reads the same
- * thing in both.
+ * The doctor checklist, opened from the dashboard and run in the worker
+ * while a spinner turns.  Words and marks match `pyrt doctor`, so a
+ * support person reads the same thing in both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,26 +13,6 @@
 #include "app/common.h"
 #include "tui/format.h"
 
-
-/* The busy line with its spinner and the job's latest output below. */
-static void draw_busy(tui_app *a, const char *what)
-{
-	tui_line lines[8];
-	char line[256];
-	snprintf(line, sizeof line, "%s %s%s", tui_app_spinner(a), what,
-		 a->paint.g->ellipsis);
-	tui_draw_fill(&a->paint, 2, 0, COLS, TUI_ROLE_TEXT);
-	tui_draw_text(&a->paint, 2, 2, COLS - 4, a->view.cancelling
-		      ? TUI_ROLE_WARN : TUI_ROLE_ACCENT,
-		      a->view.cancelling ? "cancelling" : line);
-	size_t n = tui_model_lines(a->model, lines, 8, 1, PYRT_STEP__COUNT);
-	for (size_t i = 0; i < 8; i++) {
-		tui_draw_fill(&a->paint, 4 + (int)i, 0, COLS, TUI_ROLE_TEXT);
-		if (i < n)
-			tui_draw_text(&a->paint, 4 + (int)i, 4, COLS - 8,
-				      TUI_ROLE_DIM, lines[i].text);
-	}
-}
 
 static const char *check_mark(const tui_app *a, pyrt_check_verdict v,
 			      tui_role *role)
@@ -146,6 +125,17 @@ static void draw_checks(tui_app *a)
 			      more);
 }
 
+/* The headline while doctor runs: the network checks can each wait the
+ * whole timeout (a dead proxy, a dropped SYN), and their line says so. */
+static const char *doctor_phase(tui_app *a)
+{
+	tui_line last;
+	if (tui_model_lines(a->model, &last, 1, 1, PYRT_STEP__COUNT) == 1 &&
+	    strncmp(last.text, "checking the network", 20) == 0)
+		return "Checking the network";
+	return "Running every check";
+}
+
 /* A spinner while doctor runs, then its checklist. */
 void tui_doctor_draw(tui_app *a)
 {
@@ -160,7 +150,7 @@ void tui_doctor_draw(tui_app *a)
 		tui_draw_footer(&a->paint, keys);
 	}
 	if (a->job_running && a->job.kind == TUI_JOB_DOCTOR)
-		draw_busy(a, "Running every check");
+		tui_app_busy(a, doctor_phase(a));
 	else if (a->doctor && a->full)
 		draw_checks(a);
 }
@@ -267,59 +257,4 @@ void tui_doctor_key(tui_app *a, int ch)
 	if (have)
 		doctor_follow(a);
 	a->full = 1;
-}
-
-/* A spinner while the smoke test runs, then its answer. */
-void tui_smoke_draw(tui_app *a)
-{
-	static const char *const keys[] = {
-		"s", "run again", "Esc/q", "back", NULL,
-	};
-	char line[1400], size[32];
-	if (!a->full && !a->job_running)
-		return;
-	if (a->full) {
-		tui_app_titlebar(a, "Smoke test");
-		tui_draw_footer(&a->paint, keys);
-	}
-	if (a->job_running) {
-		draw_busy(a, "Writing a .docx with the managed runtime and checking it");
-		return;
-	}
-	if (a->smoke_code == 0) {
-		tui_draw_text(&a->paint, 2, 2, 1, TUI_ROLE_OK, a->paint.g->ok);
-		snprintf(line, sizeof line,
-			 "smoke test passed: the managed runtime wrote a .docx holding \"%s\"",
-			 a->smoke.paragraph);
-		int n = tui_draw_wrap(&a->paint, 2, 4, COLS - 6, 3, TUI_ROLE_OK,
-				      line);
-		app_human_bytes(a->smoke.docx_bytes, size, sizeof size);
-		snprintf(line, sizeof line,
-			 "python-docx wrote it and pyrt found the paragraph in word/document.xml (%s, %.1fs)",
-			 size, a->smoke.seconds);
-		tui_draw_wrap(&a->paint, 3 + n, 4, COLS - 6, 2, TUI_ROLE_DIM, line);
-		return;
-	}
-	tui_draw_text(&a->paint, 2, 2, 1, TUI_ROLE_ERROR, a->paint.g->fail);
-	tui_draw_text(&a->paint, 2, 4, COLS - 6, TUI_ROLE_ERROR,
-		      a->smoke_code == PYRT_E_CANCELLED ? "smoke test cancelled"
-							: "smoke test failed");
-	tui_draw_wrap(&a->paint, 4, 4, COLS - 6, 6, TUI_ROLE_TEXT,
-		      a->smoke_error);
-}
-
-/* Rerun, or back (which cancels a running test first). */
-void tui_smoke_key(tui_app *a, int ch)
-{
-	switch (ch) {
-	case 's':
-		tui_app_run(a, TUI_JOB_SMOKE, NULL);
-		break;
-	case TUI_KEY_ESC: case 'q': case 'Q': case TUI_KEY_CTRL_C:
-		if (a->job_running)
-			tui_model_cancel(a->model);
-		else
-			tui_app_show(a, TUI_SCR_DASHBOARD);
-		break;
-	}
 }

@@ -179,21 +179,42 @@ EOF
 }
 
 # dialog_text TITLE: the text inside the dialog titled TITLE on the last
-# screen read, its rows joined with spaces.
+# screen read, its rows joined with spaces.  The box is found by display
+# column, not by character: a wide character (two columns, one character
+# in the capture) in the title, in a row or beside the box would otherwise
+# shift the cut, and "日本語ツール" split over two rows read back as
+# "日 ツール".
 dialog_text() {
   python3 - "$work/screen" "$1" <<'EOF'
-import sys
+import sys, unicodedata
+def width(c):
+    return 2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1
+def cells(line):
+    """One entry per column: a wide character, then "" for its second
+    column; a combining mark stays with its character."""
+    out = []
+    for c in line:
+        if width(c) == 0 and out:
+            out[-1] += c
+            continue
+        out.append(c)
+        if width(c) == 2:
+            out.append("")
+    return out
+def column(line, index):
+    return sum(width(c) for c in line[:index])
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 for i, line in enumerate(lines):
-    left = line.find("┌─ " + sys.argv[2])
-    if left < 0:
+    at = line.find("┌─ " + sys.argv[2])
+    if at < 0:
         continue
-    right = line.find("┐", left)
+    left, right = column(line, at), column(line, line.find("┐", at))
     out = []
     for l in lines[i + 1:]:
-        if l[left:left + 1] == "└":
+        row = cells(l)
+        if row[left:left + 1] == ["└"]:
             break
-        out.append(l[left + 1:right].strip())
+        out.append("".join(row[left + 1:right]).strip())
     print(" ".join(w for w in " ".join(out).split()))
     sys.exit(0)
 sys.exit(1)

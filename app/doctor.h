@@ -1,0 +1,30 @@
+/*
+ * doctor as every front end runs it (`pyrt doctor`, the TUI's doctor
+ * screen, GET /api/doctor): the same checks with the same words, the
+ * network included, so support staff read one answer wherever they ask.
+ */
+#ifndef PYRT_APP_DOCTOR_H
+#define PYRT_APP_DOCTOR_H
+
+#include "app/args.h"
+#include "core/doctor.h"
+#include "core/error.h"
+#include "core/events.h"
+#include "core/pins.h"
+
+/**
+ * Run every check for req's box with req's CA bundle (app_cacert), and try
+ * the network as install would reach it: the pinned archive's host (under
+ * req->mirror when set) and pip's index (req->index_url, else
+ * PIP_INDEX_URL, else PyPI), through the proxy in the environment, each
+ * within a bounded timeout.  PYRT_DOCTOR_OFFLINE=1 leaves the network out
+ * on a machine meant to be offline.  The caller decides what req may name:
+ * the API passes its own configuration, never a request's.  Blocks for
+ * seconds on a bad network: front ends with a UI thread run it elsewhere.
+ * Returns 0 with *out, or a negative pyrt_code with err.
+ */
+int app_doctor_run(const app_request *req, const pyrt_pins *pins,
+		   const char *platform_key, const pyrt_events *ev,
+		   pyrt_doctor **out, pyrt_error *err);
+
+#endif
