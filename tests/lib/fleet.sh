@@ -33,7 +33,6 @@ fleet=
 fleet_pins=
 fleet_cp=
 fleet_pids=()
-fleet_made_run_sshd=
 fleet_isolated=
 
 fleet_down() {
@@ -48,9 +47,6 @@ fleet_down() {
     kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
   done
   fleet_pids=()
-  # sshd's privilege separation directory, when this test had to make it.
-  [ -n "$fleet_made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
-  fleet_made_run_sshd=
 }
 
 # A free port on an address, from the kernel (a small race with other users
@@ -66,7 +62,10 @@ fleet_up() {
   # $work may be deep in a CI checkout.
   fleet_cp=$short/cp
   mkdir -p "$fleet/home" "$fleet/ansible-tmp" "$fleet_cp"
-  if [ ! -d /run/sshd ]; then mkdir -m 0755 /run/sshd && fleet_made_run_sshd=1; fi
+  # sshd's privilege separation directory (what openssh-server makes at
+  # boot), left in place: a fleet that removed it when done broke every
+  # other fleet still running (each new connection reset at kex).
+  [ -d /run/sshd ] || mkdir -m 0755 /run/sshd
   ssh-keygen -q -t ed25519 -N '' -C fleet-client -f "$fleet/id_ed25519" || return 1
   cp "$fleet/id_ed25519.pub" "$fleet/authorized_keys"
   : >"$fleet/known_hosts"
