@@ -37,27 +37,8 @@ fleet_mirror_up || { bad "the fleet's mirror"; e2e_finish; exit 1; }
 inv=$fleet/inventory.ini
 fleet_inventory "$inv"
 
-# stats HOST FIELD: the JSON callback's per-host tally of the last run.
-stat_of() {
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"][sys.argv[2]][sys.argv[3]])' "$out" "$1" "$2"
-}
-# task_result HOST TASK KEY: one field of one host's result of a task.
-task_result() {
-  python3 -c '
-import json,sys
-d=json.load(open(sys.argv[1]))
-for play in d["plays"]:
-    for t in play["tasks"]:
-        name=t["task"]["name"]
-        if (name==sys.argv[3] or name.endswith(" : "+sys.argv[3])) and sys.argv[2] in t["hosts"]:
-            print(t["hosts"][sys.argv[2]].get(sys.argv[4]))
-' "$out" "$1" "$2" "$3"
-}
 all_hosts() { local h; for h in "${fleet_hosts[@]}"; do "$@" "$h" || return 1; done; }
 ready_over_ssh() { fleet_ssh "$1" "$fleet/$1/bin/pyrt" status --box-root "$fleet/$1/box" --pins "$fx/pins.yaml" -q >/dev/null; }
-changed_is() { [ "$(stat_of "$2" changed)" = "$1" ]; }
-no_failures() { [ "$(stat_of "$1" failures)" = 0 ] && [ "$(stat_of "$1" unreachable)" = 0 ]; }
-provisioned_changed() { [ "$(task_result "$2" 'Provision the managed runtime' changed)" = "$1" ]; }
 fact_ready() { [ "$(task_result "$1" "Show each host's runtime state" msg | cut -d: -f1)" = ready ]; }
 
 SECONDS=0

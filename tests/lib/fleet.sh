@@ -17,6 +17,15 @@
 #                     The hosts sync the mirror's wheels into
 #                     $fleet/hostI/wheels (pyrt_mirror_wheels)
 #   fleet_down        every sshd and the mirror stopped by pid (trap)
+#   fleet_play OUT ARGS...  ansible-playbook, its JSON in OUT ($out), $rc;
+#                     then stat_of, task_result, changed_is, no_failures,
+#                     provisioned_changed read that run
+#
+# A host named in $fleet_isolated (set before fleet_up, e.g. "host2") has a
+# mount namespace of its own: its sshd, and so every session and module on
+# it, sees /usr, /etc and /var as overlays whose writes land in
+# $fleet/hostI/overlay.  A package the role installs there with apt is that
+# host's alone, and this machine is as it was once the sshd stops.
 #
 # Loopback only: 127.0.0.0/8 is on lo already, nothing is configured.
 # shellcheck shell=bash disable=SC2034
@@ -24,7 +33,7 @@ fleet=
 fleet_pins=
 fleet_cp=
 fleet_pids=()
-fleet_made_run_sshd=
+fleet_isolated=
 
 fleet_down() {
   local pid sock
@@ -38,9 +47,6 @@ fleet_down() {
     kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
   done
   fleet_pids=()
-  # sshd's privilege separation directory, when this test had to make it.
-  [ -n "$fleet_made_run_sshd" ] && rmdir /run/sshd 2>/dev/null
-  fleet_made_run_sshd=
 }
 
 # A free port on an address, from the kernel (a small race with other users
@@ -56,7 +62,10 @@ fleet_up() {
   # $work may be deep in a CI checkout.
   fleet_cp=$short/cp
   mkdir -p "$fleet/home" "$fleet/ansible-tmp" "$fleet_cp"
-  if [ ! -d /run/sshd ]; then mkdir -m 0755 /run/sshd && fleet_made_run_sshd=1; fi
+  # sshd's privilege separation directory (what openssh-server makes at
+  # boot), left in place: a fleet that removed it when done broke every
+  # other fleet still running (each new connection reset at kex).
+  [ -d /run/sshd ] || mkdir -m 0755 /run/sshd
   ssh-keygen -q -t ed25519 -N '' -C fleet-client -f "$fleet/id_ed25519" || return 1
   cp "$fleet/id_ed25519.pub" "$fleet/authorized_keys"
   : >"$fleet/known_hosts"
@@ -80,7 +89,7 @@ MaxStartups 64
 Subsystem sftp internal-sftp
 LogLevel ERROR
 EOF
-    /usr/sbin/sshd -f "$h/sshd_config" -h "$h/ssh_host_ed25519_key" -D -e \
+    fleet_sshd "host$i" /usr/sbin/sshd -f "$h/sshd_config" -h "$h/ssh_host_ed25519_key" -D -e \
       -o PidFile="$h/sshd.pid" 2>"$h/sshd.log" &
     fleet_pids+=($!)
     printf '[%s]:%s %s\n' "$addr" "$port" "$(cut -d' ' -f1-2 "$h/ssh_host_ed25519_key.pub")" \
@@ -88,6 +97,9 @@ EOF
     echo "$addr $port" >"$h/address"
     fleet_hosts+=("host$i")
   done
+  # Sticky and open like /tmp: a module run as pyrt_user (become_user)
+  # makes its temporary folder here too.
+  mkdir -p -m 1777 "$fleet/ansible-tmp/remote"
   cat >"$fleet/ansible.cfg" <<EOF
 [defaults]
 roles_path = $src/ansible/roles
@@ -116,6 +128,21 @@ EOF
   done
 }
 
+# fleet_sshd hostI SSHD ARGS...: exec sshd, in a mount namespace of its own
+# for a host in $fleet_isolated (unshare execs, so $! is sshd's pid).
+fleet_sshd() {
+  local name=$1
+  shift
+  case " $fleet_isolated " in *" $name "*) ;; *) exec "$@" ;; esac
+  exec unshare --mount --propagation private -- sh -c '
+    for d in usr etc var; do
+      mkdir -p "$0/overlay/$d.up" "$0/overlay/$d.work" &&
+        mount -t overlay overlay -o "lowerdir=/$d,upperdir=$0/overlay/$d.up,workdir=$0/overlay/$d.work" "/$d" ||
+        { echo "no overlay on /$d for $0" >&2; exit 1; }
+    done
+    exec "$@"' "$fleet/$name" "$@"
+}
+
 # fleet_ssh hostI CMD...: the same SSH the fleet uses (key, known_hosts).
 fleet_ssh() {
   local addr port
@@ -138,8 +165,12 @@ fleet_mirror_up() {
   printf 'X' | dd of="$fleet/www/bad/fixture/runtime.tar.gz" bs=1 seek=4096 conv=notrunc 2>/dev/null
   printf 'X' | dd of="$fleet/www/bad/wheels/python_docx-0.8.11-py3-none-any.whl" bs=1 seek=4096 \
     conv=notrunc 2>/dev/null
+  # Its lifetime (a leaked server's end) outlasts the fleet tests' ctest
+  # TIMEOUT: at the default 900 s a loaded machine saw it exit mid-test and
+  # every later run fail with "Connection refused".
   python3 "$src/tests/fixtures/mirror.py" --root "$fleet/www" --cert "$fx/server.pem" \
-    --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" 2>/dev/null &
+    --key "$fx/server.key" --port-file "$fleet/www.port" --log "$fleet/www.log" \
+    --lifetime 3600 2>/dev/null &
   fleet_pids+=($!)
   for _ in $(seq 100); do [ -s "$fleet/www.port" ] && break; sleep 0.1; done
   good_mirror=https://127.0.0.1:$(cat "$fleet/www.port")/good
@@ -178,3 +209,23 @@ fleet_play() {
     ansible-playbook "$src/ansible/playbook.yml" "$@" >"$out" 2>"$out.err"
   rc=$?
 }
+
+# stat_of HOST FIELD: the JSON callback's per-host tally of the last run.
+stat_of() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"][sys.argv[2]][sys.argv[3]])' "$out" "$1" "$2"
+}
+# task_result HOST TASK KEY: one field of one host's result of a task.
+task_result() {
+  python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+for play in d["plays"]:
+    for t in play["tasks"]:
+        name=t["task"]["name"]
+        if (name==sys.argv[3] or name.endswith(" : "+sys.argv[3])) and sys.argv[2] in t["hosts"]:
+            print(t["hosts"][sys.argv[2]].get(sys.argv[4]))
+' "$out" "$1" "$2" "$3"
+}
+changed_is() { [ "$(stat_of "$2" changed)" = "$1" ]; }
+no_failures() { [ "$(stat_of "$1" failures)" = 0 ] && [ "$(stat_of "$1" unreachable)" = 0 ]; }
+provisioned_changed() { [ "$(task_result "$2" 'Provision the managed runtime' changed)" = "$1" ]; }
