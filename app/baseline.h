@@ -11,8 +11,8 @@
 #include <stddef.h>
 
 #include "app/args.h"
-#include "core/baseline.h"
 #include "app/front.h"
+#include "core/baseline.h"
 #include "core/marker.h"
 #include "core/pins.h"
 #include "core/plugins.h"

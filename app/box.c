@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/box.h"
 #include "app/common.h"
+#include "core/box.h"
 #include "core/error.h"
 #include "core/install.h"
 #include "core/marker.h"

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/text.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/size.h"
-#include "app/text.h"
 
 void app_errorf(const char *fmt, ...)
 {

@@ -3,9 +3,9 @@
  */
 #include "app/event_json.h"
 
-#include "core/error.h"
 #include "app/exitcodes.h"
 #include "app/text.h"
+#include "core/error.h"
 
 static const char *const step_state_names[] = {
 	[PYRT_STEP_BEGIN] = "begin",

@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "core/events.h"
 #include "app/front.h"
+#include "core/events.h"
 
 /** "begin", "end", "fail", "skip". */
 const char *app_step_state_name(pyrt_step_state st);

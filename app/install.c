@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/baseline.h"
 #include "app/baseline.h"
-#include "core/box.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/plugin.h"
+#include "core/baseline.h"
+#include "core/box.h"
+#include "core/error.h"
 
 static int path_exists(const char *path)
 {

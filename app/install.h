@@ -13,8 +13,8 @@
 #include <stdatomic.h>
 
 #include "app/args.h"
-#include "core/error.h"
 #include "app/front.h"
+#include "core/error.h"
 #include "core/install.h"
 #include "core/pins.h"
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "app/front.h"
-#include "core/redact.h"
 #include "app/text.h"
+#include "core/redact.h"
 
 #define LOGS_KEPT 10
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/box.h"
 #include "app/common.h"
+#include "core/box.h"
 #include "core/lock.h"
 #include "core/pip.h"
 #include "core/status.h"

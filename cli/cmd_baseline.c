@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "app/baseline.h"
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
+#include "core/error.h"
 
 int cli_cmd_baseline(const app_request *opts)
 {

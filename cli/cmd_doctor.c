@@ -11,18 +11,18 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/doctor.h"
 #include "app/doctor.h"
 #include "app/doctor_json.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/text.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
+#include "cli/signals.h"
+#include "core/doctor.h"
+#include "core/error.h"
 #include "core/pins.h"
 #include "core/platform.h"
-#include "cli/signals.h"
-#include "app/text.h"
 
 static const char *verdict_mark(pyrt_check_verdict v, int utf8)
 {

@@ -12,20 +12,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/box.h"
+#include "app/common.h"
+#include "app/exitcodes.h"
+#include "app/install.h"
+#include "cli/commands.h"
+#include "cli/consent.h"
+#include "cli/fronts.h"
+#include "cli/signals.h"
 #include "core/baseline.h"
 #include "core/box.h"
-#include "cli/commands.h"
-#include "app/common.h"
-#include "cli/consent.h"
 #include "core/error.h"
-#include "app/exitcodes.h"
-#include "cli/fronts.h"
 #include "core/install.h"
-#include "app/box.h"
-#include "app/install.h"
 #include "core/pins.h"
 #include "core/platform.h"
-#include "cli/signals.h"
 
 /* Everything an install run holds, so one cleanup frees it on every path. */
 typedef struct install_ctx {

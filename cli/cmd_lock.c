@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/text.h"
+#include "cli/commands.h"
+#include "core/error.h"
 #include "core/fs.h"
 #include "core/platform.h"
-#include "app/text.h"
 #include "core/wheellock.h"
 
 /* Lock each platform asked for (or this machine's) into pins. */

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
-#include "core/mirror.h"
-#include "cli/signals.h"
 #include "app/text.h"
+#include "cli/commands.h"
+#include "cli/signals.h"
+#include "core/error.h"
+#include "core/mirror.h"
 
 /* Progress lines to stderr; debug ones only with -v, none with -q. */
 static int on_log(pyrt_log_level level, const char *line, void *payload)

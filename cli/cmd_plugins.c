@@ -16,19 +16,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
-#include "cli/fronts.h"
-#include "core/pins.h"
-#include "core/platform.h"
 #include "app/plugin.h"
-#include "core/plugins.h"
-#include "cli/signals.h"
-#include "core/status.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "cli/commands.h"
+#include "cli/fronts.h"
+#include "cli/signals.h"
+#include "core/error.h"
+#include "core/pins.h"
+#include "core/platform.h"
+#include "core/plugins.h"
+#include "core/status.h"
 
 /* What both subcommands load first. */
 typedef struct plugins_ctx {

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/text.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
+#include "core/error.h"
 #include "core/smoke.h"
-#include "app/text.h"
 
 /* {"ok", "paragraph", "docx", "bytes", "seconds"} or {"ok", "code",
  * "error"}. */

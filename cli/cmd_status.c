@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/status_json.h"
+#include "app/text.h"
+#include "cli/commands.h"
+#include "core/error.h"
 #include "core/pins.h"
 #include "core/platform.h"
 #include "core/status.h"
-#include "app/status_json.h"
-#include "app/text.h"
 
 static const char *nonempty(const char *s)
 {

@@ -14,15 +14,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/box.h"
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/text.h"
+#include "cli/commands.h"
+#include "core/box.h"
+#include "core/error.h"
 #include "core/manifest.h"
 #include "core/marker.h"
 #include "core/startup_files.h"
-#include "app/text.h"
 
 typedef struct verify_ctx {
 	const app_request *opts;

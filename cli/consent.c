@@ -11,10 +11,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "app/text.h"
 #include "cli/parse.h"
 #include "cli/signals.h"
-#include "app/text.h"
+#include "core/error.h"
 
 /* Only an explicit yes counts; empty, EOF and anything else is a no. */
 static int is_yes(char *answer)

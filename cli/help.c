@@ -10,14 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "app/text.h"
+#include "cli/commands.h"
 #include "cli/parse.h"
+#include "core/error.h"
 #include "core/pins.h"
 #include "core/platform.h"
-#include "app/text.h"
 
 static const char manual_head[] =
 	"NAME\n"

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/exitcodes.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/parse.h"
+#include "core/error.h"
 #include "tui/tui.h"
 
 /* One place maps a command to its implementation: the command table. */

@@ -8,14 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/clock.h"
 #include "app/common.h"
-#include "core/error.h"
 #include "app/event_json.h"
 #include "app/exitcodes.h"
 #include "app/status_json.h"
-#include "cli/fronts.h"
 #include "app/text.h"
+#include "cli/fronts.h"
+#include "core/clock.h"
+#include "core/error.h"
 
 #define JSON_PROGRESS_INTERVAL_S 0.5
 

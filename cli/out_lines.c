@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/clock.h"
 #include "app/common.h"
-#include "core/error.h"
-#include "cli/fronts.h"
 #include "app/text.h"
+#include "cli/fronts.h"
+#include "core/clock.h"
+#include "core/error.h"
 
 #define TTY_PROGRESS_INTERVAL_S 0.1
 #define LOG_PROGRESS_INTERVAL_S 5.0

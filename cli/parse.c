@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/box.h"
 #include "cli/commands.h"
-#include "core/error.h"
 #include "cli/validate.h"
+#include "core/box.h"
+#include "core/error.h"
 
 enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,

@@ -31,10 +31,10 @@
 #include "core/plugins_memo.h"
 #include "core/proc.h"
 #include "core/py_programs.h"
+#include "core/redact.h"
 #include "core/sha256.h"
 #include "core/status.h"
 #include "core/testhook.h"
-#include "core/redact.h"
 
 #define CHECK_TIMEOUT_DEFAULT_S 60.0
 /* A --from-file archive without a pinned size: well above any runtime. */

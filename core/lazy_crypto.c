@@ -9,8 +9,8 @@
  * compile.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
-#include "core/lazylib.h"
 #include "core/lazy_loader.h"
+#include "core/lazylib.h"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>

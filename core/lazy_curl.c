@@ -5,8 +5,8 @@
  * compile.  A function core/ starts to call must be added here (the link
  * fails until it is).
  */
-#include "core/lazylib.h"
 #include "core/lazy_loader.h"
+#include "core/lazylib.h"
 
 #include <stdarg.h>
 

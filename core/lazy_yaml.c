@@ -7,8 +7,8 @@
  * one into a refusal naming it; the yaml_document_* calls that follow only
  * run on a document it loaded.  Prototypes come from <yaml.h>.
  */
-#include "core/lazylib.h"
 #include "core/lazy_loader.h"
+#include "core/lazylib.h"
 
 #include <yaml.h>
 

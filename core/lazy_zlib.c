@@ -5,8 +5,8 @@
  * Each definition takes its prototype from <zlib.h>, so a drifting
  * signature fails to compile.
  */
-#include "core/lazylib.h"
 #include "core/lazy_loader.h"
+#include "core/lazylib.h"
 
 #include <zlib.h>
 

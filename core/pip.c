@@ -41,8 +41,8 @@
 #include "core/proc.h"
 #include "core/py_programs.h"
 #include "core/redact.h"
-#include "core/sanitize.h"
 #include "core/requirement.h"
+#include "core/sanitize.h"
 #include "core/testhook.h"
 #include "core/trust.h"
 

@@ -21,9 +21,9 @@
 #include "core/fmt.h"
 #include "core/fs.h"
 #include "core/lock.h"
-#include "core/size.h"
 #include "core/manifest.h"
 #include "core/proc.h"
+#include "core/size.h"
 
 const char *pyrt_state_name(pyrt_state state)
 {

@@ -18,17 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/doctor.h"
 #include "app/doctor.h"
 #include "app/doctor_json.h"
 #include "app/plugin.h"
+#include "app/status_json.h"
+#include "app/text.h"
+#include "core/doctor.h"
 #include "core/error.h"
-#include "serve/internal.h"
 #include "core/plugins.h"
 #include "core/sha256.h"
 #include "core/status.h"
-#include "app/status_json.h"
-#include "app/text.h"
+#include "serve/internal.h"
 
 #define POOL_THREADS_MAX 8
 #define CONN_TIMEOUT_S 30

@@ -20,16 +20,16 @@
 #include <unistd.h>
 
 #include "app/baseline.h"
-#include "core/clock.h"
-#include "core/error.h"
 #include "app/event_json.h"
 #include "app/front.h"
 #include "app/install.h"
-#include "serve/internal.h"
-#include "core/lock.h"
 #include "app/plugin.h"
-#include "core/testhook.h"
 #include "app/text.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/lock.h"
+#include "core/testhook.h"
+#include "serve/internal.h"
 
 /* Progress is kept at most this often (the stream stays live, the log
  * bounded). */

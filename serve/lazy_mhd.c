@@ -6,8 +6,8 @@
  * so a signature that drifts fails to compile; a function serve/ starts to
  * call must be added here (the link fails until it is).
  */
-#include "serve/internal.h"
 #include "core/lazy_loader.h"
+#include "serve/internal.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "serve/internal.h"
 #include "core/trust.h"
+#include "serve/internal.h"
 
 #define LISTEN_BACKLOG SRV_CONN_LIMIT
 

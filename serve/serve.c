@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/box.h"
-#include "app/common.h"
-#include "core/error.h"
-#include "app/exitcodes.h"
-#include "serve/internal.h"
 #include "serve/serve.h"
+#include "app/common.h"
+#include "app/exitcodes.h"
+#include "core/box.h"
+#include "core/error.h"
+#include "serve/internal.h"
 
 /* Keep-alive comments on idle event streams this often. */
 #define KEEPALIVE_S 15

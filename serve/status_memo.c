@@ -31,9 +31,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/marker.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "core/marker.h"
 
 #define MEMO_WATCHES 64
 #define MEMO_MASK (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | \

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "app/baseline.h"
-#include "core/error.h"
 #include "app/front.h"
 #include "app/install.h"
 #include "app_rec.h"
+#include "core/error.h"
 #include "support.h"
 
 static char *work, *box;

@@ -12,10 +12,10 @@
 
 #include "app/front.h"
 #include "app/plugin.h"
+#include "app_rec.h"
 #include "core/box.h"
 #include "core/error.h"
 #include "core/lock.h"
-#include "app_rec.h"
 #include "support.h"
 
 static char *work, *box;

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cache_seal.h"
 #include "core/install.h"
 #include "core/marker.h"
 #include "core/pins.h"
-#include "core/cache_seal.h"
 #include "core/plugins.h"
 #include "support.h"
 

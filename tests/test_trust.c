@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "support.h"
 #include "core/trust.h"
+#include "support.h"
 
 static char *tmp;
 

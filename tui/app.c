@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "tui/app.h"
-#include "core/clock.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
-#include "tui/format.h"
 #include "app/install.h"
 #include "app/text.h"
+#include "core/clock.h"
+#include "tui/format.h"
 #include "tui/watch.h"
 
 #ifndef PYRT_THEME_SOURCE_DIR

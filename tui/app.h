@@ -8,11 +8,11 @@
 #define PYRT_TUI_APP_H
 
 #include "app/args.h"
-#include "tui/draw.h"
 #include "core/install.h"
+#include "core/platform.h"
+#include "tui/draw.h"
 #include "tui/jobs.h"
 #include "tui/model.h"
-#include "core/platform.h"
 #include "tui/theme.h"
 
 /* Below this nothing but "terminal too small" (and no key but q and

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/format.h"
 #include "app/text.h"
+#include "tui/format.h"
 
 #define TEXT_MAX 4096
 

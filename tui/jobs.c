@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "app/baseline.h"
-#include "core/box.h"
 #include "app/box.h"
 #include "app/common.h"
 #include "app/doctor.h"
@@ -23,6 +22,7 @@
 #include "app/front.h"
 #include "app/install.h"
 #include "app/plugin.h"
+#include "core/box.h"
 #include "core/testhook.h"
 
 /* Record a failure's words into the result. */

@@ -15,11 +15,11 @@
 #include "core/doctor.h"
 #include "core/error.h"
 #include "core/install.h"
-#include "tui/model.h"
 #include "core/pins.h"
 #include "core/plugins.h"
 #include "core/smoke.h"
 #include "core/status.h"
+#include "tui/model.h"
 
 typedef enum tui_job_kind {
 	TUI_JOB_NONE = 0,

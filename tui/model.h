@@ -11,8 +11,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "core/events.h"
 #include "app/front.h"
+#include "core/events.h"
 
 typedef enum tui_mark {
 	TUI_MARK_PENDING = 0,

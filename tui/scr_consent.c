@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/app.h"
-#include "core/clock.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "app/install.h"
+#include "core/clock.h"
+#include "tui/app.h"
 
 /* One "Label  value" row inside the consent box. */
 static void field(tui_app *a, int y, int x, int w, const char *label,

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/app.h"
-#include "core/box.h"
 #include "app/common.h"
-#include "tui/format.h"
 #include "app/plugin.h"
+#include "core/box.h"
+#include "tui/app.h"
+#include "tui/format.h"
 #include "tui/plugin_text.h"
 
 #define NCOLS 6

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/text.h"
 #include "tui/app.h"
 #include "tui/format.h"
-#include "app/text.h"
 
 #define DLG_LINES 512
 

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/app.h"
 #include "app/common.h"
+#include "tui/app.h"
 #include "tui/format.h"
 
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tui/app.h"
-#include "core/box.h"
-#include "tui/format.h"
 #include "app/text.h"
+#include "core/box.h"
+#include "tui/app.h"
+#include "tui/format.h"
 
 #define LOG_BYTES_MAX (8u << 20)
 #define LOG_FILES_MAX 24

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/app.h"
-#include "core/clock.h"
 #include "app/common.h"
+#include "core/clock.h"
+#include "tui/app.h"
 #include "tui/format.h"
 
 #define LABEL_COL 4

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/app.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "tui/app.h"
 
 /* Which step failed: the first marked failed, else (a cancel) the one
  * that was running; "" when none had begun. */

@@ -4,8 +4,8 @@
  */
 #include <stdio.h>
 
-#include "tui/app.h"
 #include "app/common.h"
+#include "tui/app.h"
 
 /* A spinner while the smoke test runs, then its answer. */
 void tui_smoke_draw(tui_app *a)

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "core/extract.h"
-#include "fuzz.h"
 #include "core/manifest.h"
+#include "fuzz.h"
 
 /* nftw has no payload: the destination being walked. */
 static size_t dest_len;

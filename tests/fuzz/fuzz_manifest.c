@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuzz.h"
 #include "core/manifest.h"
+#include "fuzz.h"
 
 static void same_entries(const pyrt_manifest *a, const pyrt_manifest *b)
 {

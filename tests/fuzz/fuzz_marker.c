@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
 #include "core/marker.h"
+#include "fuzz.h"
 
 #define FIELD(m, f) check_field((m)->f, sizeof (m)->f, #f)
 

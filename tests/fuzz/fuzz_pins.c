@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
 #include "core/pins.h"
+#include "fuzz.h"
 
 static void check_table(const pyrt_pins *pins)
 {

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "fuzz.h"
 #include "core/pip.h"
+#include "fuzz.h"
 
 #define LINE_CHUNK 4096     /* proc.c's longest piece of a line */
 #define LINE_MAX_BYTES 4200 /* pip.c's line buffer */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz.h"
 #include "core/plugins.h"
+#include "fuzz.h"
 
 static void check_row(const pyrt_plugin *pl)
 {
