@@ -74,6 +74,41 @@ void app_install_baseline_fact(const app_request *req, const pyrt_pins *pins,
 		 req->wheelhouse ? req->wheelhouse : "");
 }
 
+void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
+			    const pyrt_install_plan *p, app_install_facts *f)
+{
+	static const char *const labels[APP_FACT_COUNT] = {
+		"Runtime", "Platform", "Download", "Source", "Destination",
+		"SHA-256", "Free disk", "Baseline",
+	};
+	char (*v)[sizeof f->value[0]] = f->value;
+	for (int i = 0; i < APP_FACT_COUNT; i++)
+		f->label[i] = labels[i];
+	snprintf(v[APP_FACT_RUNTIME], sizeof v[0], "%s %s (build %s)%s",
+		 app_impl_name(pins), p->version, p->build,
+		 p->already_current ? " (reinstall)" : "");
+	snprintf(v[APP_FACT_PLATFORM], sizeof v[0], "%s", p->platform);
+	if (p->size)
+		app_human_bytes(p->size, v[APP_FACT_DOWNLOAD], sizeof v[0]);
+	else
+		snprintf(v[APP_FACT_DOWNLOAD], sizeof v[0],
+			 "unknown (the pin does not say)");
+	if (req->from_file)
+		snprintf(v[APP_FACT_SOURCE], sizeof v[0], "%s (local file)",
+			 req->from_file);
+	else
+		snprintf(v[APP_FACT_SOURCE], sizeof v[0], "%s", p->url);
+	snprintf(v[APP_FACT_DESTINATION], sizeof v[0], "%s", p->destination);
+	snprintf(v[APP_FACT_SHA256], sizeof v[0], "%s", p->sha256);
+	if (p->free_bytes)
+		app_human_bytes(p->free_bytes, v[APP_FACT_FREE_DISK], sizeof v[0]);
+	else
+		snprintf(v[APP_FACT_FREE_DISK], sizeof v[0], "unknown");
+	f->free_disk_low = p->size && p->free_bytes &&
+			   p->free_bytes < 3 * p->size;
+	app_install_baseline_fact(req, pins, v[APP_FACT_BASELINE], sizeof v[0]);
+}
+
 /* Tee the run into an install log under the box, created now (after
  * consent: nothing is written to the box before the operator agreed);
  * nothing to do is not worth a log.  NULL: report to front as it is. */

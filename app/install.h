@@ -47,6 +47,28 @@ int app_install_prepare(const app_request *req, const pyrt_pins *pins,
 void app_install_baseline_fact(const app_request *req, const pyrt_pins *pins,
 			       char *buf, size_t len);
 
+/** The consent's facts, in the order every front end shows them. */
+typedef enum app_fact_id {
+	APP_FACT_RUNTIME, APP_FACT_PLATFORM, APP_FACT_DOWNLOAD,
+	APP_FACT_SOURCE, APP_FACT_DESTINATION, APP_FACT_SHA256,
+	APP_FACT_FREE_DISK, APP_FACT_BASELINE, APP_FACT_COUNT
+} app_fact_id;
+
+/** What a person needs to say yes to an install: what, for which
+ * platform, how big, from where, to where, which digest, whether it fits
+ * and what pip will do after.  Each value is whole (the URL redacted by
+ * core, the whole digest): what is agreed to can be checked.  A front
+ * end lays the rows out as it can, but never rewords them. */
+typedef struct app_install_facts {
+	const char *label[APP_FACT_COUNT];
+	char value[APP_FACT_COUNT][4400];
+	int free_disk_low; /* less than three times the download is free */
+} app_install_facts;
+
+void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
+			    const pyrt_install_plan *plan,
+			    app_install_facts *facts);
+
 /** Run it (tee'd into an install log unless there is nothing to do) and
  * report the outcome through front; returns the pyrt_code. */
 int app_install_execute(const app_install_run *r, const app_front *front,

@@ -44,46 +44,26 @@ static int refuse(app_front *front, int code, const char *msg)
 	return app_exit_code(app_front_refuse(front, "install", code, msg));
 }
 
-static const char *impl_name(const pyrt_pins *pins)
-{
-	const char *impl = pyrt_pins_implementation(pins);
-	return (!impl || strcmp(impl, "cpython") == 0) ? "CPython" : impl;
-}
-
-/* The facts a person needs to say yes: what, from where, to where, how
- * big, and whether it fits. */
+/* The facts a person needs to say yes (app/install.h), one per line,
+ * whole. */
 static void consent_block(const install_ctx *c, char *buf, size_t len)
 {
-	const pyrt_install_plan *p = &c->plan;
-	char size[32], free_disk[32];
-	if (p->size)
-		app_human_bytes(p->size, size, sizeof size);
-	else
-		snprintf(size, sizeof size, "size unknown");
-	if (p->free_bytes)
-		app_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
-	else
-		snprintf(free_disk, sizeof free_disk, "unknown");
-	/* The whole URL (redacted by core) and the whole digest: what the
-	 * operator agrees to is what can be checked against the release. */
-	const char *source = c->opts->from_file ? c->opts->from_file : p->url;
-	char baseline[4400];
-	app_install_baseline_fact(c->opts, c->pins, baseline, sizeof baseline);
-	snprintf(buf, len,
-		 "pyrt is about to install a managed Python runtime:\n"
-		 "  runtime:      %s %s (build %s)%s\n"
-		 "  platform:     %s\n"
-		 "  size:         %s\n"
-		 "  source:       %s%s\n"
-		 "  destination:  %s\n"
-		 "  sha256:       %s\n"
-		 "  free disk:    %s\n"
-		 "  baseline:     %s\n",
-		 impl_name(c->pins), p->version, p->build,
-		 p->already_current ? " (reinstall: --force)" : "",
-		 p->platform, size, source,
-		 c->opts->from_file ? " (local file)" : "",
-		 p->destination, p->sha256, free_disk, baseline);
+	app_install_facts *f = malloc(sizeof *f);
+	if (!f) {
+		snprintf(buf, len, "pyrt is about to install a managed Python "
+			 "runtime into %s\n", c->plan.destination);
+		return;
+	}
+	app_install_facts_fill(c->opts, c->pins, &c->plan, f);
+	size_t n = (size_t)snprintf(buf, len, "pyrt is about to install a "
+				    "managed Python runtime:\n");
+	for (int i = 0; i < APP_FACT_COUNT && n < len; i++) {
+		char label[32];
+		snprintf(label, sizeof label, "%s:", f->label[i]);
+		n += (size_t)snprintf(buf + n, len - n, "  %-13s %s\n", label,
+				      f->value[i]);
+	}
+	free(f);
 }
 
 /* pins → platform → pin for it → plan.  Returns 0 or an exit status

@@ -188,6 +188,51 @@ Test(app_install, consent_fact_for_the_baseline)
 		  "%s", buf);
 }
 
+/* The consent's rows: the same labels in the same order for every front
+ * end, each value whole, and the cases a front end used to word its own
+ * way (a local file, a pin without a size, a reinstall, little room). */
+Test(app_install, consent_facts_are_whole_and_in_order)
+{
+	app_request req = request();
+	req.from_file = NULL;
+	pyrt_install_plan plan = {
+		.version = "3.12.7", .build = "20241016",
+		.platform = "x86_64-unknown-linux-gnu",
+		.url = "https://mirror.example/cpython.tar.gz",
+		.host = "mirror.example", .size = 40u << 20,
+		.destination = "/opt/agent/runtime/python/current",
+		.free_bytes = 100u << 20, .already_current = 1,
+	};
+	memset(plan.sha256, 'a', 64);
+	app_install_facts *f = malloc(sizeof *f);
+	cr_assert_not_null(f);
+	app_install_facts_fill(&req, pins, &plan, f);
+	static const char *const order[] = {
+		"Runtime", "Platform", "Download", "Source", "Destination",
+		"SHA-256", "Free disk", "Baseline",
+	};
+	for (int i = 0; i < APP_FACT_COUNT; i++)
+		cr_assert_str_eq(f->label[i], order[i]);
+	cr_assert(strstr(f->value[APP_FACT_RUNTIME], "3.12.7 (build 20241016) (reinstall)"),
+		  "%s", f->value[APP_FACT_RUNTIME]);
+	cr_assert_str_eq(f->value[APP_FACT_SOURCE], plan.url, "%s", f->value[APP_FACT_SOURCE]);
+	cr_assert_str_eq(f->value[APP_FACT_DESTINATION], plan.destination);
+	cr_assert_eq(strlen(f->value[APP_FACT_SHA256]), 64, "the whole digest");
+	cr_assert_str_eq(f->value[APP_FACT_DOWNLOAD], "40.0 MiB");
+	cr_assert(f->free_disk_low, "100 MiB free for a 40 MiB download");
+	cr_assert_str_eq(f->value[APP_FACT_BASELINE], "skipped (--no-baseline)");
+
+	req.from_file = "/srv/cpython.tar.gz";
+	plan.size = 0;
+	plan.free_bytes = 0;
+	app_install_facts_fill(&req, pins, &plan, f);
+	cr_assert_str_eq(f->value[APP_FACT_SOURCE], "/srv/cpython.tar.gz (local file)");
+	cr_assert_str_eq(f->value[APP_FACT_DOWNLOAD], "unknown (the pin does not say)");
+	cr_assert_str_eq(f->value[APP_FACT_FREE_DISK], "unknown");
+	cr_assert_not(f->free_disk_low);
+	free(f);
+}
+
 /* `pyrt baseline` with no runtime: refused, and said the same way by
  * every front end. */
 Test(app_install, baseline_without_a_runtime_is_refused)

@@ -23,6 +23,12 @@ static void field(tui_app *a, int y, int x, int w, const char *label,
 		tui_draw_text(&a->paint, y, x + 13, w - 13, role, value);
 }
 
+static void fact(tui_app *a, int y, int x, int w, const app_install_facts *f,
+		 app_fact_id id, tui_role role, int path)
+{
+	field(a, y, x, w, f->label[id], f->value[id], role, path);
+}
+
 /* Which optional rows of the consent fit: the full layout at 80x23 and
  * up; below it the intro line goes, then URL, Platform and Free disk, so
  * that what, how big, where to and which digest always stay. */
@@ -68,7 +74,9 @@ void tui_consent_draw(tui_app *a)
 		"n/q/Esc", "cancel", NULL,
 	};
 	const pyrt_install_plan *p = &a->plan;
-	char buf[4400], size[32], free_disk[32];
+	app_install_facts f; /* the words; this screen only lays them out */
+	app_install_facts_fill(a->opts, a->pins, p, &f);
+	char buf[4400];
 	tui_app_titlebar(a, "Install the managed Python runtime");
 	int bx = 2, bw = COLS - 4, x = bx + 2, w = bw - 4;
 	consent_layout l = consent_layout_for(a, w);
@@ -80,48 +88,41 @@ void tui_consent_draw(tui_app *a)
 	int by = l.by;
 	tui_draw_box(&a->paint, by, bx, rows + 2, bw, "What will happen");
 	int y = by + 1;
-	snprintf(buf, sizeof buf, "%s %s (build %s)%s", app_impl_name(a->pins),
-		 p->version, p->build,
-		 p->already_current ? " (reinstall)" : "");
-	field(a, y++, x, w, "Runtime", buf, TUI_ROLE_ACCENT, 0);
+	fact(a, y++, x, w, &f, APP_FACT_RUNTIME, TUI_ROLE_ACCENT, 0);
 	if (l.platform)
-		field(a, y++, x, w, "Platform", p->platform, TUI_ROLE_TEXT, 0);
-	if (p->size)
-		app_human_bytes(p->size, size, sizeof size);
+		fact(a, y++, x, w, &f, APP_FACT_PLATFORM, TUI_ROLE_TEXT, 0);
+	fact(a, y++, x, w, &f, APP_FACT_DOWNLOAD, TUI_ROLE_TEXT, 0);
+	/* A narrow screen names the URL's host on the Source row and the
+	 * whole URL below it when there is room. */
+	if (a->opts->from_file || !p->host[0])
+		fact(a, y++, x, w, &f, APP_FACT_SOURCE, TUI_ROLE_TEXT, 1);
 	else
-		snprintf(size, sizeof size, "unknown (the pin does not say)");
-	field(a, y++, x, w, "Download", size, TUI_ROLE_TEXT, 0);
-	if (a->opts->from_file)
-		snprintf(buf, sizeof buf, "%s (local file)", a->opts->from_file);
-	else
-		snprintf(buf, sizeof buf, "%s", p->host[0] ? p->host : p->url);
-	field(a, y++, x, w, "Source", buf, TUI_ROLE_TEXT, 1);
+		field(a, y++, x, w, f.label[APP_FACT_SOURCE], p->host,
+		      TUI_ROLE_TEXT, 1);
 	if (l.url)
 		field(a, y++, x, w, "URL", a->opts->from_file ? "-" : p->url,
 		      TUI_ROLE_DIM, 1);
-	tui_draw_text(&a->paint, y, x, 13, TUI_ROLE_DIM, "Destination");
+	tui_draw_text(&a->paint, y, x, 13, TUI_ROLE_DIM,
+		      f.label[APP_FACT_DESTINATION]);
 	y += tui_draw_path_wrap(&a->paint, y, x + 13, w - 13, l.dest_rows,
-				TUI_ROLE_TEXT, p->destination);
+				TUI_ROLE_TEXT, f.value[APP_FACT_DESTINATION]);
+	const char *sha = f.value[APP_FACT_SHA256];
 	if (a->full_sha) {
-		snprintf(buf, sizeof buf, "%.32s", p->sha256);
-		field(a, y++, x, w, "SHA-256", buf, TUI_ROLE_TEXT, 0);
-		field(a, y++, x, w, "", p->sha256 + 32, TUI_ROLE_TEXT, 0);
+		snprintf(buf, sizeof buf, "%.32s", sha);
+		field(a, y++, x, w, f.label[APP_FACT_SHA256], buf,
+		      TUI_ROLE_TEXT, 0);
+		field(a, y++, x, w, "", strlen(sha) > 32 ? sha + 32 : "",
+		      TUI_ROLE_TEXT, 0);
 	} else {
-		snprintf(buf, sizeof buf, "%.16s%s  (f: show full)", p->sha256,
+		snprintf(buf, sizeof buf, "%.16s%s  (f: show full)", sha,
 			 a->paint.g->ellipsis);
-		field(a, y++, x, w, "SHA-256", buf, TUI_ROLE_TEXT, 0);
+		field(a, y++, x, w, f.label[APP_FACT_SHA256], buf,
+		      TUI_ROLE_TEXT, 0);
 	}
-	if (l.free_disk) {
-		if (p->free_bytes)
-			app_human_bytes(p->free_bytes, free_disk, sizeof free_disk);
-		else
-			snprintf(free_disk, sizeof free_disk, "unknown");
-		field(a, y++, x, w, "Free disk", free_disk,
-		      p->size && p->free_bytes && p->free_bytes < 3 * p->size
-			      ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
-	}
-	app_install_baseline_fact(a->opts, a->pins, buf, sizeof buf);
-	field(a, y++, x, w, "Baseline", buf, TUI_ROLE_TEXT, 0);
+	if (l.free_disk)
+		fact(a, y++, x, w, &f, APP_FACT_FREE_DISK,
+		     f.free_disk_low ? TUI_ROLE_WARN : TUI_ROLE_TEXT, 0);
+	fact(a, y++, x, w, &f, APP_FACT_BASELINE, TUI_ROLE_TEXT, 0);
 	y = by + rows + 2 + !l.compact;
 	tui_draw_text(&a->paint, y, 2, COLS - 4, TUI_ROLE_DIM,
 		      "Nothing has been downloaded or written yet.");
