@@ -98,8 +98,8 @@ printf 'n\n' | TERM=dumb script -qec "'$pyrt' install --no-baseline --box-root '
   --pins '$fx/pins.yaml' --cacert '$fx/ca.pem' --mirror 'https://127.0.0.1:$port/pbs'" /dev/null \
   >"$work/consent" 2>&1
 check "the consent names the whole URL" \
-  grep -q "source: *https://127.0.0.1:$port/pbs/fixture/runtime.tar.gz" "$work/consent"
-check "the consent shows the whole digest" grep -q "sha256: *$(cat "$fx/runtime.sha256")" "$work/consent"
+  grep -q "Source: *https://127.0.0.1:$port/pbs/fixture/runtime.tar.gz" "$work/consent"
+check "the consent shows the whole digest" grep -q "SHA-256: *$(cat "$fx/runtime.sha256")" "$work/consent"
 check "answering n installs nothing" [ ! -e "$box3/runtime/python/current" ]
 
 # --- a failed baseline after activation is not "install failed" ---------------
