@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "app/common.h"
-#include "core/box.h"
-#include "core/dists.h"
-#include "core/error.h"
+#include "core/runtime/box.h"
+#include "core/runtime/dists.h"
+#include "core/util/error.h"
 
 int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
 		     const pyrt_events *ev, app_baseline_report *rep,

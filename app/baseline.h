@@ -12,10 +12,10 @@
 
 #include "app/args.h"
 #include "app/front.h"
-#include "core/baseline.h"
-#include "core/marker.h"
-#include "core/pins.h"
-#include "core/plugins.h"
+#include "core/dist/pins.h"
+#include "core/pkgs/baseline.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/marker.h"
 
 typedef struct app_baseline_report {
 	pyrt_baseline_result result;  /* of the run, if there was one */

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 
 #include "app/common.h"
-#include "core/box.h"
-#include "core/error.h"
-#include "core/install.h"
-#include "core/marker.h"
+#include "core/runtime/box.h"
+#include "core/runtime/install.h"
+#include "core/runtime/marker.h"
+#include "core/util/error.h"
 
 /* After a rollback: name what is active now, from its marker. */
 static void rollback_summary(const char *box_root, char *buf, size_t len)

@@ -12,7 +12,7 @@
 
 #include "app/args.h"
 #include "app/front.h"
-#include "core/pins.h"
+#include "core/dist/pins.h"
 
 /**
  * `pyrt rollback` (req: box root, --no-wait, --force; the pins and the

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "app/text.h"
-#include "core/clock.h"
-#include "core/error.h"
-#include "core/size.h"
+#include "core/util/clock.h"
+#include "core/util/error.h"
+#include "core/util/size.h"
 
 void app_errorf(const char *fmt, ...)
 {

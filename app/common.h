@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "app/args.h"
-#include "core/pins.h"
-#include "core/platform.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
 
 /** Print "pyrt: <message>" on stderr ("pyrt <cmd>: ..." messages as is). */
 void app_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

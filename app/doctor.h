@@ -7,10 +7,10 @@
 #define PYRT_APP_DOCTOR_H
 
 #include "app/args.h"
-#include "core/doctor.h"
-#include "core/error.h"
-#include "core/events.h"
-#include "core/pins.h"
+#include "core/diagnose/doctor.h"
+#include "core/dist/pins.h"
+#include "core/util/error.h"
+#include "core/util/events.h"
 
 /**
  * Run every check for req's box with req's CA bundle (app_cacert), and try

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "core/doctor.h"
+#include "core/diagnose/doctor.h"
 
 /** {"ok": bool, "checks": [{"id", "title", "verdict", "detail", "fix"}]};
  * NULL when out of memory. */

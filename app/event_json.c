@@ -5,7 +5,7 @@
 
 #include "app/exitcodes.h"
 #include "app/text.h"
-#include "core/error.h"
+#include "core/util/error.h"
 
 static const char *const step_state_names[] = {
 	[PYRT_STEP_BEGIN] = "begin",

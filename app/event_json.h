@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "app/front.h"
-#include "core/events.h"
+#include "core/util/events.h"
 
 /** "begin", "end", "fail", "skip". */
 const char *app_step_state_name(pyrt_step_state st);

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/util/error.h"
 
 typedef struct exit_row {
 	int code;         /* pyrt_code */

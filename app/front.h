@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "app/args.h"
-#include "core/events.h"
+#include "core/util/events.h"
 
 /** How a mutating command (install, baseline, plugins install, rollback,
  * uninstall) ended. */

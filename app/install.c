@@ -11,9 +11,9 @@
 #include "app/baseline.h"
 #include "app/common.h"
 #include "app/plugin.h"
-#include "core/baseline.h"
-#include "core/box.h"
-#include "core/error.h"
+#include "core/pkgs/baseline.h"
+#include "core/runtime/box.h"
+#include "core/util/error.h"
 
 static int path_exists(const char *path)
 {

@@ -14,9 +14,9 @@
 
 #include "app/args.h"
 #include "app/front.h"
-#include "core/error.h"
-#include "core/install.h"
-#include "core/pins.h"
+#include "core/dist/pins.h"
+#include "core/runtime/install.h"
+#include "core/util/error.h"
 
 typedef struct app_install_run {
 	const app_request *opts;          /* box root, baseline options */

@@ -18,7 +18,7 @@
 
 #include "app/front.h"
 #include "app/text.h"
-#include "core/redact.h"
+#include "core/util/redact.h"
 
 #define LOGS_KEPT 10
 

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "app/common.h"
-#include "core/box.h"
-#include "core/lock.h"
-#include "core/pip.h"
-#include "core/status.h"
-#include "core/wheellock.h"
+#include "core/pkgs/pip.h"
+#include "core/pkgs/wheellock.h"
+#include "core/runtime/box.h"
+#include "core/runtime/lock.h"
+#include "core/runtime/status.h"
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {

@@ -12,10 +12,10 @@
 
 #include "app/args.h"
 #include "app/front.h"
-#include "core/error.h"
-#include "core/events.h"
-#include "core/pins.h"
-#include "core/plugins.h"
+#include "core/dist/pins.h"
+#include "core/pkgs/plugins.h"
+#include "core/util/error.h"
+#include "core/util/events.h"
 
 /** Whether the row's requirements were looked up in the runtime: it was
  * ready and the manifest is valid. */

@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "core/plugins.h"
-#include "core/status.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/status.h"
 
 /** The interpreter path to show, or NULL: only where an install exists
  * and the file does (a first install in progress, or a broken one, must

@@ -1,6 +1,6 @@
 /*
  * Printing text from outside to a terminal or a log, for the front ends:
- * every byte goes through core's one cleaner (core/sanitize.h has the
+ * every byte goes through core's one cleaner (core/util/sanitize.h has the
  * rules), and JSON strings are repaired so no object is ever lost.
  */
 #ifndef PYRT_APP_TEXT_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/sanitize.h"
+#include "core/util/sanitize.h"
 
 /** Whether the user's terminal decodes UTF-8: the first set of LC_ALL,
  * LC_CTYPE, LANG names UTF-8 (no setlocale: that is global state). */

@@ -88,7 +88,7 @@ mapfile -t reqs < <(sed -n '/^baseline:/,$s/^  - //p' "$fx/pins.yaml")
 [ "${#reqs[@]}" -gt 0 ] || die "no baseline in pins.yaml"
 
 # The shell contender: $1 dir, $2 archive, $3 sha, $4 wheelhouse, $5.. reqs.
-# pip gets the options pyrt gives it (core/pip.c), so both do the same work.
+# pip gets the options pyrt gives it (core/pkgs/pip.c), so both do the same work.
 script='set -e; d=$1 a=$2 h=$3 wh=$4; shift 4; cd "$d"
 cp "$a" f.tgz
 echo "$h  f.tgz" | sha256sum -c --quiet

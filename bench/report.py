@@ -399,11 +399,11 @@ def report(d):
           "libraries at start; libcurl, libarchive and zlib (and their ~37 dependencies) "
           "are dlopen()ed by the commands that download or extract, libcrypto by "
           "those that hash (status remembers the digests it checked in the box, "
-          "core/digest_memo.h, and hashes nothing on a box it has seen), libyaml by "
+          "core/dist/digest_memo.h, and hashes nothing on a box it has seen), libyaml by "
           "those that parse a YAML file (the built-in pins are parsed when pyrt is "
           "built; plugins remembers each plugin.yaml's parse with its bytes); the "
           "plugin check decides bare names and plain version specifiers in C and "
-          "starts the runtime only for what C cannot decide (core/pep440.h)." %
+          "starts the runtime only for what C cannot decide (core/util/pep440.h)." %
           m.get("pyrt_libs", "?"))
         p("")
         p("| command | runs | median | min–max |")

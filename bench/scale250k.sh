@@ -81,7 +81,7 @@ EOF
 	sha=$(sha256sum "$out.tmp" | cut -d' ' -f1)
 	size=$(stat -c %s "$out.tmp")
 	# The pin says how many members: above 100000 pyrt refuses an archive
-	# whose pin does not (the decompression-bomb cap, core/extract.h).
+	# whose pin does not (the decompression-bomb cap, core/dist/extract.h).
 	entries=$(tar -tzf "$out.tmp" | wc -l)
 	sed -e "s#\(url: .*/\)runtime\.tar\.gz#\1runtime250k.tar.gz#" \
 		-e "s#sha256: .*#sha256: $sha#" \

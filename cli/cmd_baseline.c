@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
-#include "core/error.h"
+#include "core/util/error.h"
 
 int cli_cmd_baseline(const app_request *opts)
 {

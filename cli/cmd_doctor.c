@@ -19,10 +19,10 @@
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
-#include "core/doctor.h"
-#include "core/error.h"
-#include "core/pins.h"
-#include "core/platform.h"
+#include "core/diagnose/doctor.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/util/error.h"
 
 static const char *verdict_mark(pyrt_check_verdict v, int utf8)
 {

@@ -20,12 +20,12 @@
 #include "cli/consent.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
-#include "core/baseline.h"
-#include "core/box.h"
-#include "core/error.h"
-#include "core/install.h"
-#include "core/pins.h"
-#include "core/platform.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/pkgs/baseline.h"
+#include "core/runtime/box.h"
+#include "core/runtime/install.h"
+#include "core/util/error.h"
 
 /* Everything an install run holds, so one cleanup frees it on every path. */
 typedef struct install_ctx {

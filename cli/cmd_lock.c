@@ -16,10 +16,10 @@
 #include "app/exitcodes.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "core/error.h"
-#include "core/fs.h"
-#include "core/platform.h"
-#include "core/wheellock.h"
+#include "core/dist/platform.h"
+#include "core/pkgs/wheellock.h"
+#include "core/util/error.h"
+#include "core/util/fs.h"
 
 /* Lock each platform asked for (or this machine's) into pins. */
 static int lock_platforms(const app_request *opts, pyrt_pins *pins,

@@ -15,8 +15,8 @@
 #include "app/text.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
-#include "core/error.h"
-#include "core/mirror.h"
+#include "core/dist/mirror.h"
+#include "core/util/error.h"
 
 /* Progress lines to stderr; debug ones only with -v, none with -q. */
 static int on_log(pyrt_log_level level, const char *line, void *payload)

@@ -24,11 +24,11 @@
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
-#include "core/error.h"
-#include "core/pins.h"
-#include "core/platform.h"
-#include "core/plugins.h"
-#include "core/status.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/status.h"
+#include "core/util/error.h"
 
 /* What both subcommands load first. */
 typedef struct plugins_ctx {

@@ -16,8 +16,8 @@
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
-#include "core/error.h"
-#include "core/smoke.h"
+#include "core/diagnose/smoke.h"
+#include "core/util/error.h"
 
 /* {"ok", "paragraph", "docx", "bytes", "seconds"} or {"ok", "code",
  * "error"}. */

@@ -15,10 +15,10 @@
 #include "app/status_json.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "core/error.h"
-#include "core/pins.h"
-#include "core/platform.h"
-#include "core/status.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/runtime/status.h"
+#include "core/util/error.h"
 
 static const char *nonempty(const char *s)
 {

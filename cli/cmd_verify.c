@@ -18,11 +18,11 @@
 #include "app/exitcodes.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "core/box.h"
-#include "core/error.h"
-#include "core/manifest.h"
-#include "core/marker.h"
-#include "core/startup_files.h"
+#include "core/dist/manifest.h"
+#include "core/runtime/box.h"
+#include "core/runtime/marker.h"
+#include "core/runtime/startup_files.h"
+#include "core/util/error.h"
 
 typedef struct verify_ctx {
 	const app_request *opts;

@@ -14,7 +14,7 @@
 #include "app/text.h"
 #include "cli/parse.h"
 #include "cli/signals.h"
-#include "core/error.h"
+#include "core/util/error.h"
 
 /* Only an explicit yes counts; empty, EOF and anything else is a no. */
 static int is_yes(char *answer)

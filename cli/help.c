@@ -15,9 +15,9 @@
 #include "app/text.h"
 #include "cli/commands.h"
 #include "cli/parse.h"
-#include "core/error.h"
-#include "core/pins.h"
-#include "core/platform.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/util/error.h"
 
 static const char manual_head[] =
 	"NAME\n"
@@ -326,7 +326,7 @@ int cli_help_version(const app_request *opts, const char *curses)
 	version_facts v = { 0 };
 	/* The versions built against: asking the libraries would load them
 	 * and their ~37 dependencies, ~20 ms, into a command that only prints
-	 * (they are dlopen()ed on first use, core/lazylib.h). */
+	 * (they are dlopen()ed on first use, core/util/lazylib.h). */
 	v.curl = LIBCURL_VERSION " (loaded when used)";
 	v.archive = "libarchive " ARCHIVE_VERSION_ONLY_STRING " (loaded when used)";
 	v.openssl = OPENSSL_VERSION_TEXT " (loaded when used)";

@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/parse.h"
-#include "core/error.h"
+#include "core/util/error.h"
 #include "tui/tui.h"
 
 /* One place maps a command to its implementation: the command table. */

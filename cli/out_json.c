@@ -14,8 +14,8 @@
 #include "app/status_json.h"
 #include "app/text.h"
 #include "cli/fronts.h"
-#include "core/clock.h"
-#include "core/error.h"
+#include "core/util/clock.h"
+#include "core/util/error.h"
 
 #define JSON_PROGRESS_INTERVAL_S 0.5
 

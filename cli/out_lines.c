@@ -18,8 +18,8 @@
 #include "app/common.h"
 #include "app/text.h"
 #include "cli/fronts.h"
-#include "core/clock.h"
-#include "core/error.h"
+#include "core/util/clock.h"
+#include "core/util/error.h"
 
 #define TTY_PROGRESS_INTERVAL_S 0.1
 #define LOG_PROGRESS_INTERVAL_S 5.0

@@ -17,8 +17,8 @@
 
 #include "cli/commands.h"
 #include "cli/validate.h"
-#include "core/box.h"
-#include "core/error.h"
+#include "core/runtime/box.h"
+#include "core/util/error.h"
 
 enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,

@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
-#include "core/error.h"
-#include "core/fetch.h"
-#include "core/fs.h"
-#include "core/trust.h"
+#include "core/dist/fetch.h"
+#include "core/pkgs/baseline.h"
+#include "core/util/error.h"
+#include "core/util/fs.h"
+#include "core/util/trust.h"
 
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

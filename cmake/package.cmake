@@ -22,11 +22,11 @@ set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # pyrt_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# The libraries pyrt dlopen()s on first use (core/lazylib.h,
+# The libraries pyrt dlopen()s on first use (core/util/lazylib.h,
 # serve/lazy_mhd.c): shlibdeps cannot see them, their sonames pin the ABI
 # (libcrypto.so.3 is in libssl3; SHA256_* are in every 3.x; the TUI's
 # libncursesw.so.6 in libncursesw6, tui/lazy_curses.c; libyaml-0.so.2 and
-# libz.so.1, core/lazy_yaml.c and core/lazy_zlib.c, with zlib's own shlibs
+# libz.so.1, core/util/lazy_yaml.c and core/util/lazy_zlib.c, with zlib's own shlibs
 # minimum).
 set(PYRT_DEB_DLOPEN_DEPENDS
     "libcurl4, libarchive13, libmicrohttpd12, libssl3 (>= 3.0.0), libncursesw6 (>= 6), libyaml-0-2, zlib1g (>= 1:1.1.4)")

@@ -1,4 +1,4 @@
-# The interpreter's own report (core/interp.c, pyrt_interp_report_run: doctor's
+# The interpreter's own report (core/runtime/interp.c, pyrt_interp_report_run: doctor's
 # interpreter check and the baseline's import check), run as
 #   python3 -I -S -B -c <this file> BASELINE-REQUIREMENT...
 # Version and sys.prefix, then whether the runtime can do its job, not only

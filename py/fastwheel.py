@@ -1,4 +1,4 @@
-# The wheelhouse installer (core/fastwheel.h): pyrt runs it in the managed
+# The wheelhouse installer (core/pkgs/fastwheel.h): pyrt runs it in the managed
 # interpreter as  python3 -I -S -B -c <this file> WHEELHOUSE -- REQUIREMENT...
 # so every string reaches it as data (sys.argv).
 #
@@ -28,7 +28,7 @@ class Refused(Exception):
 # 200:1; the floor lets small, very repetitive files (a 100 KB file of
 # spaces) through, which cost nothing.  A wheel may unpack to at most
 # WHEEL_BYTES_MAX in all: pyrt's cap for a runtime archive without a pinned
-# size (PYRT_EXTRACT_DEFAULT_BYTES, core/extract.h), far above any wheel.
+# size (PYRT_EXTRACT_DEFAULT_BYTES, core/dist/extract.h), far above any wheel.
 RATIO, FLOOR = 200, 1 << 20
 WHEEL_BYTES_MAX = 1 << 30
 CHUNK = 1 << 20
@@ -41,7 +41,7 @@ CHUNK = 1 << 20
 # before), and removes it otherwise (repair()).
 STAGING = '.pyrt-fastwheel'
 SCHEMES = ('purelib', 'platlib', 'data')
-# The crash points of the fault tests (core/testhook.h), in a build with
+# The crash points of the fault tests (core/util/testhook.h), in a build with
 # PYRT_TEST_HOOKS, which alone passes these variables through: each point
 # is numbered by how often it was passed ("fw-member-3": the third
 # member), and PYRT_TEST_HOOK_TRACE, when set, lists every point passed.

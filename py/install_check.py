@@ -1,4 +1,4 @@
-# install's check of a staged interpreter (core/install.c, install_check),
+# install's check of a staged interpreter (core/runtime/install.c, install_check),
 # run as  python3 -I -S -B -c <this file>
 # The version on the first line, then the directories the plugin checker
 # (py/plugin_check.py) will search for distributions, built the same way:

@@ -1,4 +1,4 @@
-# The plugin requirement checker (core/plugins.c, check_argv), run as
+# The plugin requirement checker (core/pkgs/plugins.c, check_argv), run as
 #   python3 -I -S -c <this file> REQUIREMENT...
 # It runs with -S, and puts the site-packages directories on sys.path
 # itself: site's start-up would also run every .pth file an installed
@@ -25,7 +25,7 @@ def load_packaging():
             return None
     return Requirement
 def intact(dist):
-    """Installed means a RECORD whose files are all there (core/dists.c's
+    """Installed means a RECORD whose files are all there (core/runtime/dists.c's
     dist_intact): bytecode caches and absolute paths aside."""
     import os
     if not str(getattr(dist, '_path', '')).endswith('.dist-info'):
@@ -100,7 +100,7 @@ def dist_path(metadata, name):
     except Exception:
         return '?'
 def fnv1a64(data):
-    """core/cache_seal.c's checksum, so both sides name bytes alike."""
+    """core/util/cache_seal.c's checksum, so both sides name bytes alike."""
     h = 0xcbf29ce484222325
     for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
@@ -114,7 +114,7 @@ def meta_identity(path, s, now_ns):
     and cannot be set back, so a rewrite in place with the old size and
     mtime is seen.  A file changed in the last 2 s may yet change again
     within the same clock tick (git's racily clean rule): its bytes are
-    named too, as core/plugins_memo.c does."""
+    named too, as core/pkgs/plugins_memo.c does."""
     import os
     import stat
     f = path

@@ -1,4 +1,4 @@
-# pyrt smoke's script (core/smoke.c): python3 -I -c <this file> PARAGRAPH OUT
+# pyrt smoke's script (core/diagnose/smoke.c): python3 -I -c <this file> PARAGRAPH OUT
 # writes a .docx with python-docx; exit 3: no python-docx, 4: it is broken.
 import sys
 try:

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "core/clock.h"
+#include "core/util/clock.h"
 #include "serve/internal.h"
 
 /* The watchdog looks this often (ms). */

@@ -23,11 +23,11 @@
 #include "app/plugin.h"
 #include "app/status_json.h"
 #include "app/text.h"
-#include "core/doctor.h"
-#include "core/error.h"
-#include "core/plugins.h"
-#include "core/sha256.h"
-#include "core/status.h"
+#include "core/diagnose/doctor.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/status.h"
+#include "core/util/error.h"
+#include "core/util/sha256.h"
 #include "serve/internal.h"
 
 #define POOL_THREADS_MAX 8

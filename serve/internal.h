@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 #include "app/args.h"
-#include "core/error.h"
-#include "core/pins.h"
-#include "core/status.h"
+#include "core/dist/pins.h"
+#include "core/runtime/status.h"
+#include "core/util/error.h"
 
 #define SRV_TOKEN_HEX 64
 

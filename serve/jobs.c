@@ -25,10 +25,10 @@
 #include "app/install.h"
 #include "app/plugin.h"
 #include "app/text.h"
-#include "core/clock.h"
-#include "core/error.h"
-#include "core/lock.h"
-#include "core/testhook.h"
+#include "core/runtime/lock.h"
+#include "core/util/clock.h"
+#include "core/util/error.h"
+#include "core/util/testhook.h"
 #include "serve/internal.h"
 
 /* Progress is kept at most this often (the stream stays live, the log

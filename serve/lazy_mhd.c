@@ -1,12 +1,12 @@
 /*
  * The libmicrohttpd functions serve/ calls, forwarded to libmicrohttpd.so.12
- * loaded when `pyrt serve` starts (core/lazylib.h explains why): linking it
+ * loaded when `pyrt serve` starts (core/util/lazylib.h explains why): linking it
  * maps GnuTLS and nine more libraries into every pyrt start, while only
  * serve uses it.  Each definition takes its prototype from <microhttpd.h>,
  * so a signature that drifts fails to compile; a function serve/ starts to
  * call must be added here (the link fails until it is).
  */
-#include "core/lazy_loader.h"
+#include "core/util/lazy_loader.h"
 #include "serve/internal.h"
 
 #include <stdarg.h>

@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/trust.h"
+#include "core/util/trust.h"
 #include "serve/internal.h"
 
 #define LISTEN_BACKLOG SRV_CONN_LIMIT

@@ -17,8 +17,8 @@
 #include "serve/serve.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
-#include "core/box.h"
-#include "core/error.h"
+#include "core/runtime/box.h"
+#include "core/util/error.h"
 #include "serve/internal.h"
 
 /* Keep-alive comments on idle event streams this often. */

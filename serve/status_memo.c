@@ -33,7 +33,7 @@
 
 #include "app/status_json.h"
 #include "app/text.h"
-#include "core/marker.h"
+#include "core/runtime/marker.h"
 
 #define MEMO_WATCHES 64
 #define MEMO_MASK (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | \

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/plugins.h"
+#include "core/pkgs/plugins.h"
 
 static const char *const state_names[] = { "begin", "end", "fail", "skip" };
 

@@ -2,15 +2,27 @@
 # The layers, as the includes say them (every include names its folder):
 # core/ sees only core/; app/ sees core/; each front end (cli/, tui/,
 # serve/) sees core/ and app/ and never another front end, except that the
-# CLI starts the other two through their one public header each.  The
-# compiler can no longer enforce this (one include path, the source root),
-# so this does.
+# CLI starts the other two through their one public header each.
+# Inside core/, the floors, lowest first: util/ (no other floor), dist/,
+# runtime/, pkgs/, diagnose/; a floor includes its own and those below it,
+# never one above.  The compiler cannot enforce this (one include path, the
+# source root), so this does.  Planting an upward include fails it
+# (tests/e2e_layers_plant.sh).
 set -u
 root=${1:?usage: check_layers.sh SOURCE_DIR}
 cd "$root" || exit 2
+floors="util dist runtime pkgs diagnose"
+below() { # floor -> itself and the floors below it
+	local out=""
+	for f in $floors; do
+		out+="core/$f "
+		[[ $f == "$1" ]] && break
+	done
+	echo "$out"
+}
 allowed() { # layer -> the folders its includes may name
 	case $1 in
-	core) echo "core" ;;
+	core/*) below "${1#core/}" ;;
 	app) echo "core app" ;;
 	cli) echo "core app cli" ;;
 	tui) echo "core app tui" ;;
@@ -18,12 +30,24 @@ allowed() { # layer -> the folders its includes may name
 	esac
 }
 bad=0
-for layer in core app cli tui serve; do
+stray=$(find core -maxdepth 1 -name '*.[ch]')
+if [[ -n $stray ]]; then
+	echo "core/ holds sources outside a floor (put each in one of: $floors):"
+	echo "$stray"
+	bad=1
+fi
+for layer in core/util core/dist core/runtime core/pkgs core/diagnose app cli tui serve; do
 	ok=" $(allowed "$layer") "
 	while IFS=: read -r file line text; do
 		inc=${text#*\"}
 		inc=${inc%%\"*}
 		case $inc in
+		core/*/*) folder=${inc%/*} ;;
+		core/*)
+			echo "$file:$line: #include \"$inc\" does not name its floor"
+			bad=1
+			continue
+			;;
 		*/*) folder=${inc%%/*} ;;
 		*)
 			echo "$file:$line: #include \"$inc\" does not name its folder"
@@ -32,12 +56,14 @@ for layer in core app cli tui serve; do
 			;;
 		esac
 		[[ $ok == *" $folder "* ]] && continue
+		# core/ seen from above is one layer: any floor will do.
+		[[ $layer != core/* && $folder == core/* && $ok == *" core "* ]] && continue
 		[[ $layer == cli && ($inc == tui/tui.h || $inc == serve/serve.h) ]] && continue
 		echo "$file:$line: $layer/ may not include $inc (allowed: $(allowed "$layer"))"
 		bad=1
-	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$layer"/*.c "$layer"/*.h)
+	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$layer"/*.c "$layer"/*.h 2>/dev/null)
 done
 if [[ $bad == 0 ]]; then
-	echo "layers: every include names its folder and respects the layers"
+	echo "layers: every include names its folder and respects the layers and core's floors"
 fi
 exit $bad

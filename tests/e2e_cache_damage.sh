@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest: e2e_cache_damage
 # The box's caches are an optimisation, never a verdict: every entry
-# carries a checksum (core/cache_seal.h), and damage to any byte of
+# carries a checksum (core/util/cache_seal.h), and damage to any byte of
 # cache/digests, cache/plugins-check.json or cache/plugin-manifests.json
 # changes no answer of `pyrt status --json` or `pyrt plugins --json` from
 # the answer with no cache at all.  Every byte of the digests file is

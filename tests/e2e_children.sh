@@ -10,7 +10,7 @@
 #
 #   - pyrt runs under umask 000 with PIP_INDEX_URL (credentials), a trusted
 #     host and proxies set: pip alone gets them; the interpreter check of
-#     the install, the wheelhouse installer (core/fastwheel.h), status
+#     the install, the wheelhouse installer (core/pkgs/fastwheel.h), status
 #     --deep, doctor and the plugin matrix do not.
 #   - every child sees umask 022, and nothing in the runtime is
 #     world-writable after pip installed into it under umask 000.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest: e2e_digest_memo
 # End to end: `pyrt status` remembers the digests it checked in the box
-# (runtime/python/cache/digests, core/digest_memo.h) so the next status
+# (runtime/python/cache/digests, core/dist/digest_memo.h) so the next status
 # hashes nothing and loads no libcrypto; and the memo never vouches for a
 # file that changed since (nor one changed in the last 2 s): a byte flipped in manifest.tsv or marker.json (same
 # size) is broken at once, a restored file is ready again, and a memo file

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest: e2e_fastwheel
-# End to end: the wheelhouse fast path of the baseline (core/fastwheel.h).
+# End to end: the wheelhouse fast path of the baseline (core/pkgs/fastwheel.h).
 # `pyrt install --wheelhouse` with the fixture pins' baseline (python-docx,
 # openpyxl) installs it without starting pip: INSTALLER says pyrt, the log
 # names the installer and no pip command, pip's own modules get no .pyc;
@@ -247,7 +247,7 @@ check "a .dist-info without RECORD: installed again (exit 0)" eval '
   grep -q "^et_xmlfile/__init__.py,sha256=" "$site"/et_xmlfile-1.0.1.dist-info/RECORD'
 rm "$site"/et_xmlfile/__init__.py
 run baseline "${common[@]}" --wheelhouse "$fx/wheelhouse" --requirements "$work/there.txt"
-# pyrt's own check (core/dists.h) finds it first and has pip reinstall it;
+# pyrt's own check (core/runtime/dists.h) finds it first and has pip reinstall it;
 # the installer's check of the same rule is covered by test_py_unit.
 check "a file its RECORD lists gone: installed again (exit 0)" eval '
   rc_is 0 && [ -f "$site"/et_xmlfile/__init__.py ] &&

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: faults at the install's named crash points (a build with
-# -DPYRT_TEST_HOOKS=ON; see core/testhook.h).  A cancel is honoured before
+# -DPYRT_TEST_HOOKS=ON; see core/util/testhook.h).  A cancel is honoured before
 # the swap of `current` or not at all; a SIGKILL at any point leaves nothing
 # that the next run does not repair, under the lock, while a reader running
 # status and verify all along never sees a missing or partial runtime; a

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest: e2e_faults_wheel
 # End to end: faults inside the wheelhouse installer (py/fastwheel.py) at
-# its crash points (a build with -DPYRT_TEST_HOOKS=ON; core/testhook.h):
+# its crash points (a build with -DPYRT_TEST_HOOKS=ON; core/util/testhook.h):
 # before every member is staged, the compile, each INSTALLER and RECORD,
 # every file's move into place and each .dist-info's.  A SIGKILL of the
 # installer at every point, a SIGINT of pyrt (which stops the installer

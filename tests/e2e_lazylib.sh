@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # ctest: e2e_lazylib
 # End to end: libcurl, libarchive, zlib and libmicrohttpd are loaded only by the commands that
-# download or extract (core/lazylib.h), libcrypto only by those that hash,
+# download or extract (core/util/lazylib.h), libcrypto only by those that hash,
 # libyaml only by those that read a YAML file (the built-in pins are parsed
 # when pyrt is built).
 # status, status --json, plugins, --help and --version on a ready box never
 # map them (the dynamic loader's own account, LD_DEBUG=files; status once
-# the box remembers its digests, core/digest_memo.h); an install does.  A library that cannot be
+# the box remembers its digests, core/dist/digest_memo.h); an install does.  A library that cannot be
 # loaded is a refusal naming it and its Debian package (exit 8), never a
 # crash: PYRT_TEST_LIBCURL / PYRT_TEST_LIBARCHIVE (test builds only, like
 # the crash points) name a library that does not exist.

@@ -74,7 +74,7 @@ check "the package ships the API contract (/usr/share/doc/pyrt/api.yaml)" \
 check "Depends are computed from the shared libraries" \
   eval 'grep -q "libjansson4 (>=" "$work/depends"'
 # libcurl, libarchive, libcrypto (libssl3), libmicrohttpd, libncursesw, libyaml and zlib are dlopen()ed
-# (core/lazylib.h): shlibdeps cannot see them, cmake/package.cmake names them.
+# (core/util/lazylib.h): shlibdeps cannot see them, cmake/package.cmake names them.
 check "Depends name the libraries pyrt dlopen()s" \
   eval 'grep -q "libcurl4" "$work/depends" && grep -q "libarchive13" "$work/depends" && grep -q "libmicrohttpd12" "$work/depends" && grep -q "libssl3 (>= 3.0.0)" "$work/depends" && grep -q "libncursesw6 (>= 6)" "$work/depends" && grep -q "libyaml-0-2" "$work/depends" && grep -q "zlib1g" "$work/depends"'
 check "the packaged binary names no build path" \

@@ -189,7 +189,7 @@ traced py2
 check "... and Python says the same, byte for byte" cmp -s "$work/json.c2" "$work/json.py2"
 cp "$work/marker.saved" "$marker"
 
-# --- the manifests remembered by their bytes (core/plugins_memo.h) --------------
+# --- the manifests remembered by their bytes (core/pkgs/plugins_memo.h) --------------
 # Each answer from the remembered rows must equal one with the memo removed
 # (every plugin.yaml parsed), whatever changed in between.
 manifests=$box/runtime/python/cache/plugin-manifests.json
@@ -227,7 +227,7 @@ check "a plugin removed is gone" eval 'same_as_parsed d && ! grep -q "\"later\""
 check "... and so is its remembered row" eval '! grep -q "\"later\"" "$manifests"'
 # A remembered row that lies about bytes it holds is never used: the
 # stored bytes must equal the file's.  (The edit is sealed again with the
-# file's checksum, core/cache_seal.h, as pyrt itself would write it: an
+# file's checksum, core/util/cache_seal.h, as pyrt itself would write it: an
 # unsealed edit is a miss, e2e_cache_damage.)
 "$pyrt" plugins --json "${common[@]}" </dev/null >/dev/null 2>&1
 python3 - "$manifests" <<'PY'

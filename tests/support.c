@@ -1,9 +1,9 @@
 /* Helpers shared by the criterion tests. */
 #include "support.h"
 
-#include "core/install.h"
-#include "core/manifest.h"
-#include "core/marker.h"
+#include "core/dist/manifest.h"
+#include "core/runtime/install.h"
+#include "core/runtime/marker.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "core/events.h"
+#include "core/util/events.h"
 
 /** A fresh directory under $PYRT_TEST_TMP (or /tmp); malloc'd path. */
 char *pt_tmpdir(const char *tag);

@@ -15,7 +15,7 @@
 #include "app/front.h"
 #include "app/install.h"
 #include "app_rec.h"
-#include "core/error.h"
+#include "core/util/error.h"
 #include "support.h"
 
 static char *work, *box;

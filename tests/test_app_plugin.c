@@ -13,9 +13,9 @@
 #include "app/front.h"
 #include "app/plugin.h"
 #include "app_rec.h"
-#include "core/box.h"
-#include "core/error.h"
-#include "core/lock.h"
+#include "core/runtime/box.h"
+#include "core/runtime/lock.h"
+#include "core/util/error.h"
 #include "support.h"
 
 static char *work, *box;

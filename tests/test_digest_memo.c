@@ -1,5 +1,5 @@
 /* ctest: test_digest_memo
- * The box's memo of checked digests (core/digest_memo.h): an entry answers
+ * The box's memo of checked digests (core/dist/digest_memo.h): an entry answers
  * only for the very file it was made for, survives a new process, and a
  * memo file that is malformed or not private is no memo at all. */
 #include <criterion/criterion.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/digest_memo.h"
+#include "core/dist/digest_memo.h"
 #include "support.h"
 
 #define HEX_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

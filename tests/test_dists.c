@@ -1,5 +1,5 @@
 /*
- * core/dists.h: installed means a dist-info with a RECORD whose files are
+ * core/runtime/dists.h: installed means a dist-info with a RECORD whose files are
  * all there; bytecode caches and absolute paths are not held against it;
  * RECORD's CSV quoting is read as csv does.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dists.h"
+#include "core/runtime/dists.h"
 #include "support.h"
 
 static char *work;

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/box.h"
-#include "core/doctor.h"
-#include "core/install.h"
-#include "core/lock.h"
-#include "core/marker.h"
-#include "core/pins.h"
+#include "core/diagnose/doctor.h"
+#include "core/dist/pins.h"
+#include "core/runtime/box.h"
+#include "core/runtime/install.h"
+#include "core/runtime/lock.h"
+#include "core/runtime/marker.h"
 #include "support.h"
 
 static char *work, *box;

@@ -22,8 +22,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "core/extract.h"
-#include "core/manifest.h"
+#include "core/dist/extract.h"
+#include "core/dist/manifest.h"
 #include "support.h"
 
 /* Per-test paths: tmp/{a.tar.gz, dest/, outside/} and nothing else. */

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/fetch.h"
+#include "core/dist/fetch.h"
 #include "support.h"
 
 #define DATA_SIZE (3 * 1024 * 1024 + 12345)

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "core/fmt.h"
+#include "core/util/fmt.h"
 
 Test(fmt, path_that_fits_is_written_whole)
 {

@@ -1,5 +1,5 @@
 /* ctest: test_fs */
-/* Tests for core/fs.c: link-safe bounded removal, atomic writes, private mkdirs. */
+/* Tests for core/util/fs.c: link-safe bounded removal, atomic writes, private mkdirs. */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/fs.h"
+#include "core/util/fs.h"
 #include "support.h"
 
 static char *tmp;

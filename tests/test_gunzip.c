@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/extract.h"
-#include "core/gunzip.h"
+#include "core/dist/extract.h"
+#include "core/util/gunzip.h"
 #include "support.h"
 
 #define SLOT (256 * 1024)

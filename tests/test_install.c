@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/install.h"
-#include "core/lock.h"
-#include "core/marker.h"
-#include "core/pins.h"
-#include "core/status.h"
+#include "core/dist/pins.h"
+#include "core/runtime/install.h"
+#include "core/runtime/lock.h"
+#include "core/runtime/marker.h"
+#include "core/runtime/status.h"
 #include "support.h"
 
 static char *work, *box;

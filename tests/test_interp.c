@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/error.h"
-#include "core/interp.h"
+#include "core/runtime/interp.h"
+#include "core/util/error.h"
 #include "support.h"
 
 static char *work;

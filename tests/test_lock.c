@@ -1,5 +1,5 @@
 /* ctest: test_lock */
-/* Tests for core/lock.c: the box lock between processes and the staging sweep. */
+/* Tests for core/runtime/lock.c: the box lock between processes and the staging sweep. */
 #include <criterion/criterion.h>
 
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/lock.h"
+#include "core/runtime/lock.h"
 #include "support.h"
 
 static char *tmp;

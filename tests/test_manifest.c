@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/manifest.h"
+#include "core/dist/manifest.h"
 #include "support.h"
 
 static char *tmp, *root;

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/manifest.h"
-#include "core/marker.h"
+#include "core/dist/manifest.h"
+#include "core/runtime/marker.h"
 #include "support.h"
 
 #define SHA "5acfa3e9ba26b51ae161c83aff278da915b590d22373a424b2ba55b8afe91fcc"

@@ -1,6 +1,6 @@
 /* ctest: test_mirror */
 /*
- * Where a pinned URL's archive goes in a mirror (core/mirror.h): the last
+ * Where a pinned URL's archive goes in a mirror (core/dist/mirror.h): the last
  * two path segments, percent-decoded as a web server decodes a request,
  * never a name that leaves the directory or hides as a temporary; and the
  * verify of a mirror's index.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mirror.h"
+#include "core/dist/mirror.h"
 #include "support.h"
 
 static int relpath(const char *url, char *out, size_t len)

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/install.h"
-#include "core/pep440.h"
-#include "core/pins.h"
+#include "core/dist/pins.h"
+#include "core/runtime/install.h"
+#include "core/util/pep440.h"
 #include "support.h"
 
 static void sat(const char *spec, const char *v, int want)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pins.h"
-#include "core/pins_table.h"
+#include "core/dist/pins.h"
+#include "core/dist/pins_table.h"
 #include "support.h"
 
 /* Generated at build time from tests/fixtures/pins_table_*.yaml. */

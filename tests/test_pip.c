@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
-#include "core/install.h"
-#include "core/lock.h"
-#include "core/marker.h"
-#include "core/pins.h"
-#include "core/pip.h"
+#include "core/dist/pins.h"
+#include "core/pkgs/baseline.h"
+#include "core/pkgs/pip.h"
+#include "core/runtime/install.h"
+#include "core/runtime/lock.h"
+#include "core/runtime/marker.h"
 #include "support.h"
 
 static char *work, *box;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "core/platform.h"
+#include "core/dist/platform.h"
 #include "support.h"
 
 static void expect_key(const char *os, const char *arch, const char *libc,

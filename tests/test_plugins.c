@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cache_seal.h"
-#include "core/install.h"
-#include "core/marker.h"
-#include "core/pins.h"
-#include "core/plugins.h"
+#include "core/dist/pins.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/install.h"
+#include "core/runtime/marker.h"
+#include "core/util/cache_seal.h"
 #include "support.h"
 
 static char *work, *box;

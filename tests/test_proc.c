@@ -1,5 +1,5 @@
 /* ctest: test_proc */
-/* Tests for core/proc.c: exit status, lines, scrubbed env, stopping, capture cap. */
+/* Tests for core/util/proc.c: exit status, lines, scrubbed env, stopping, capture cap. */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/proc.h"
+#include "core/util/proc.h"
 #include "support.h"
 
 /* Lines seen by on_line, and an optional line after which to stop. */

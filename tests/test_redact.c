@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/redact.h"
+#include "core/util/redact.h"
 
 static void redacts(const char *in, const char *want)
 {

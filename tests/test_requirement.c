@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "core/requirement.h"
+#include "core/util/requirement.h"
 
 static void accepts(const char *req)
 {

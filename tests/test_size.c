@@ -1,10 +1,10 @@
 /*
- * The one size format (core/size.h): binary units, one decimal, the unit
+ * The one size format (core/util/size.h): binary units, one decimal, the unit
  * moved up before rounding could print "1024.0".
  */
 #include <criterion/criterion.h>
 
-#include "core/size.h"
+#include "core/util/size.h"
 
 static void expect(uint64_t n, const char *want)
 {

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/install.h"
-#include "core/pins.h"
-#include "core/smoke.h"
+#include "core/diagnose/smoke.h"
+#include "core/dist/pins.h"
+#include "core/runtime/install.h"
 #include "support.h"
 
 static char *work, *box;

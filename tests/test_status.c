@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/lock.h"
-#include "core/marker.h"
-#include "core/pins.h"
-#include "core/status.h"
+#include "core/dist/pins.h"
+#include "core/runtime/lock.h"
+#include "core/runtime/marker.h"
+#include "core/runtime/status.h"
 #include "support.h"
 
 #define KEY "linux-x86_64-gnu"

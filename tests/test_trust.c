@@ -1,5 +1,5 @@
 /* ctest: test_trust */
-/* Tests for core/trust.c: the walk of a typed path that decides what runs. */
+/* Tests for core/util/trust.c: the walk of a typed path that decides what runs. */
 #include <criterion/criterion.h>
 
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/trust.h"
+#include "core/util/trust.h"
 #include "support.h"
 
 static char *tmp;

@@ -1,6 +1,6 @@
 /*
  * Build-time generator: pins.yaml -> build/pins_builtin.c, the builtin pins
- * as const C data (core/pins_table.h).  pins.yaml is read with the real
+ * as const C data (core/dist/pins_table.h).  pins.yaml is read with the real
  * pyrt_pins_load_file(), so an invalid table fails the build with the same
  * "<file>:<line>: <what>" a --pins file gets at run time, and pyrt itself
  * never parses YAML for its builtin pins (issue 13: status under 5 ms).
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/pins.h"
+#include "core/dist/pins.h"
 
 /*
  * A C string literal for s, or NULL.  Every byte that is not printable
@@ -114,7 +114,7 @@ static void put_table(FILE *f, const pyrt_pins *pins, const char *symbol)
 	fprintf(f, "/* Generated from %s by tools/pins_embed.c; "
 		"do not edit. */\n"
 		"#include <stdint.h>\n\n"
-		"#include \"core/pins_table.h\"\n\n",
+		"#include \"core/dist/pins_table.h\"\n\n",
 		comment_name(pyrt_pins_source(pins)));
 	put_archives(f, pins);
 	put_baseline(f, pins);

@@ -29,7 +29,7 @@
 #include "app/exitcodes.h"
 #include "app/install.h"
 #include "app/text.h"
-#include "core/clock.h"
+#include "core/util/clock.h"
 #include "tui/format.h"
 #include "tui/watch.h"
 

@@ -8,8 +8,8 @@
 #define PYRT_TUI_APP_H
 
 #include "app/args.h"
-#include "core/install.h"
-#include "core/platform.h"
+#include "core/dist/platform.h"
+#include "core/runtime/install.h"
 #include "tui/draw.h"
 #include "tui/jobs.h"
 #include "tui/model.h"

@@ -22,8 +22,8 @@
 #include "app/front.h"
 #include "app/install.h"
 #include "app/plugin.h"
-#include "core/box.h"
-#include "core/testhook.h"
+#include "core/runtime/box.h"
+#include "core/util/testhook.h"
 
 /* Record a failure's words into the result. */
 static void result_fail(tui_result *r, int rc, const pyrt_error *err,

@@ -12,13 +12,13 @@
 #include <pthread.h>
 
 #include "app/args.h"
-#include "core/doctor.h"
-#include "core/error.h"
-#include "core/install.h"
-#include "core/pins.h"
-#include "core/plugins.h"
-#include "core/smoke.h"
-#include "core/status.h"
+#include "core/diagnose/doctor.h"
+#include "core/diagnose/smoke.h"
+#include "core/dist/pins.h"
+#include "core/pkgs/plugins.h"
+#include "core/runtime/install.h"
+#include "core/runtime/status.h"
+#include "core/util/error.h"
 #include "tui/model.h"
 
 typedef enum tui_job_kind {

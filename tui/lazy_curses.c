@@ -1,6 +1,6 @@
 /*
  * The curses functions and globals tui/ uses, forwarded to libncursesw.so.6
- * loaded when the TUI starts (core/lazylib.h says why: ncursesw and its
+ * loaded when the TUI starts (core/util/lazylib.h says why: ncursesw and its
  * libtinfo were a tenth of every start's loader time, while status,
  * plugins, --help and --version never draw).  Each function takes its
  * prototype from <curses.h>; the five globals are reached through
@@ -10,7 +10,7 @@
 #define TUI_LAZY_CURSES_SELF 1
 #include "tui/provide_curses.h"
 
-#include "core/lazy_loader.h"
+#include "core/util/lazy_loader.h"
 
 #define CURSES_SYMS(X) \
 	X(clearok) X(curs_set) X(curses_version) X(delscreen) X(doupdate) \

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
+#include "core/util/clock.h"
 
 #define RING_LINES 2000
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "app/front.h"
-#include "core/events.h"
+#include "core/util/events.h"
 
 typedef enum tui_mark {
 	TUI_MARK_PENDING = 0,

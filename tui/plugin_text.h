@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "core/plugins.h"
+#include "core/pkgs/plugins.h"
 
 /* "python-pptx, reportlab" (missing ones), "" when none; conflicts as
  * "name 1.0 (needs >=2)". */

@@ -19,7 +19,7 @@
 #include <curses.h>
 #endif
 
-#include "core/error.h"
+#include "core/util/error.h"
 
 /* libncursesw is dlopen()ed when the TUI starts (lazy_curses.c): 0, or
  * PYRT_E_UNSUPPORTED naming the library and its Debian package. */

@@ -9,7 +9,7 @@
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "app/install.h"
-#include "core/clock.h"
+#include "core/util/clock.h"
 #include "tui/app.h"
 
 /* One "Label  value" row inside the consent box. */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "app/text.h"
-#include "core/box.h"
+#include "core/runtime/box.h"
 #include "tui/app.h"
 #include "tui/format.h"
 

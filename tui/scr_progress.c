@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "app/common.h"
-#include "core/clock.h"
+#include "core/util/clock.h"
 #include "tui/app.h"
 #include "tui/format.h"
 

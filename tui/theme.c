@@ -17,7 +17,7 @@
 
 #include <yaml.h>
 
-#include "core/yamldoc.h"
+#include "core/util/yamldoc.h"
 
 #define THEME_FILE_MAX (64 * 1024)
 

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/box.h"
-#include "core/lock.h"
+#include "core/runtime/box.h"
+#include "core/runtime/lock.h"
 
 #define PLUGINS_MAX 512
 

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/extract.h"
-#include "core/manifest.h"
+#include "core/dist/extract.h"
+#include "core/dist/manifest.h"
 #include "fuzz.h"
 
 /* nftw has no payload: the destination being walked. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/manifest.h"
+#include "core/dist/manifest.h"
 #include "fuzz.h"
 
 static void same_entries(const pyrt_manifest *a, const pyrt_manifest *b)

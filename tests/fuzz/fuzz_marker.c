@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/marker.h"
+#include "core/runtime/marker.h"
 #include "fuzz.h"
 
 #define FIELD(m, f) check_field((m)->f, sizeof (m)->f, #f)

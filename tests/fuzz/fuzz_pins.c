@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pins.h"
+#include "core/dist/pins.h"
 #include "fuzz.h"
 
 static void check_table(const pyrt_pins *pins)

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "core/pip.h"
+#include "core/pkgs/pip.h"
 #include "fuzz.h"
 
 #define LINE_CHUNK 4096     /* proc.c's longest piece of a line */

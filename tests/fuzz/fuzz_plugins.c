@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plugins.h"
+#include "core/pkgs/plugins.h"
 #include "fuzz.h"
 
 static void check_row(const pyrt_plugin *pl)

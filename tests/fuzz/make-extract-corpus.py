@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the seed archives of the extract fuzz target into DIR (default
 tests/fuzz/extract/corpus): small tar streams, each near one rule of the
-guard (core/extract.h).  Plain tar for most, so mutations reach the guard
+guard (core/dist/extract.h).  Plain tar for most, so mutations reach the guard
 rather than break a gzip checksum; two gzip ones for the inflate path.
 The last byte, when odd, turns the layout check on (fuzz_extract.c)."""
 import gzip

@@ -6,7 +6,7 @@
 #   reader_start / reader_stop / reader_verdict   the concurrent reader
 #   box_problems        what a settled box must not hold, one line each
 #
-# The crash points need a build with -DPYRT_TEST_HOOKS=ON (core/testhook.h).
+# The crash points need a build with -DPYRT_TEST_HOOKS=ON (core/util/testhook.h).
 # shellcheck shell=bash disable=SC2034  # the variables are the scripts'
 
 # The fixture archive on the test tmpfs: an install from it takes ~0.2 s.

@@ -320,7 +320,7 @@ class Sizes(unittest.TestCase):
                 fastwheel.WHEEL_BYTES_MAX = saved
 
     def test_total_cap_is_the_archive_cap(self):
-        with open(os.path.join(HERE, '..', '..', 'core', 'extract.h')) as f:
+        with open(os.path.join(HERE, '..', '..', 'core', 'dist', 'extract.h')) as f:
             text = f.read()
         m = re.search(r'#define PYRT_EXTRACT_DEFAULT_BYTES \((\d+)ull \* (\d+) \* (\d+)\)', text)
         self.assertIsNotNone(m)

@@ -2,7 +2,7 @@
 
 ctest: test_py_unit (python3 -m unittest on tests/py/test_*.py).
 
-The checker runs as core/plugins.c runs it (python3 -I -S -c PROGRAM
+The checker runs as core/pkgs/plugins.c runs it (python3 -I -S -c PROGRAM
 SPEC...), over a site directory of hand-made distributions put first on
 its path, and bound to Debian's python3-packaging (23: it raises on a
 version that is not PEP 440, as the packaging of pip 22.3 and later does)

@@ -1,0 +1,71 @@
+/*
+ * Every check support staff need at an unprovisioned or broken desktop, each
+ * with a verdict and the fix: platform, pins, box root, lock, runtime,
+ * marker vs files, interpreter, baseline, plugins, free disk, CA bundle,
+ * proxy variables (values redacted), stale staging, and when asked the
+ * network: the archive's host and the index, reached as a download would.
+ */
+#ifndef PYRT_DOCTOR_H
+#define PYRT_DOCTOR_H
+
+#include <stddef.h>
+
+#include "core/dist/pins.h"
+#include "core/util/error.h"
+#include "core/util/events.h"
+
+typedef enum pyrt_check_verdict {
+	PYRT_CHECK_PASS = 0,
+	PYRT_CHECK_WARN,   /**< worth knowing, does not fail doctor */
+	PYRT_CHECK_FAIL,
+	PYRT_CHECK_SKIP    /**< could not be checked because an earlier one failed */
+} pyrt_check_verdict;
+
+typedef struct pyrt_check {
+	const char *id;       /**< stable: "platform", "pins", "box_root", ... */
+	const char *title;    /**< "Platform supported" */
+	pyrt_check_verdict verdict;
+	const char *detail;   /**< what was seen, one line */
+	const char *fix;      /**< the command or action, NULL when passing */
+} pyrt_check;
+
+typedef struct pyrt_doctor pyrt_doctor;
+
+typedef struct pyrt_doctor_opts {
+	unsigned int version;
+	const char *box_root;
+	const pyrt_pins *pins;
+	const char *platform_key;
+	const char *cacert;     /**< the CA bundle install would use, or NULL */
+	int network;            /**< try the archive's host and the index */
+	const char *mirror;     /**< --mirror: the archive's URL under it */
+	const char *index_url;  /**< pip's index; NULL: PIP_INDEX_URL, else
+				     PyPI */
+	long network_timeout_s; /**< per host; 0: DOCTOR_NET_TIMEOUT_S */
+} pyrt_doctor_opts;
+
+#define PYRT_DOCTOR_OPTS_VERSION 1
+#define PYRT_DOCTOR_OPTS_INIT { PYRT_DOCTOR_OPTS_VERSION, NULL, NULL, NULL, NULL, \
+	0, NULL, NULL, 0 }
+
+int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
+		    const pyrt_events *ev, pyrt_error *err);
+void pyrt_doctor_free(pyrt_doctor *d);
+
+size_t pyrt_doctor_count(const pyrt_doctor *d);
+const pyrt_check *pyrt_doctor_at(const pyrt_doctor *d, size_t i);
+/** 1 when no check failed. */
+int pyrt_doctor_passed(const pyrt_doctor *d);
+const char *pyrt_check_verdict_name(pyrt_check_verdict v);
+
+/**
+ * Write a support bundle (tar.gz, 0600): doctor.json (given by the caller,
+ * already redacted), the newest install log, the marker, platform facts —
+ * with URL userinfo, tokens and credentials redacted.
+ */
+/* out_path "-" writes the tar.gz to stdout.  Members sit in one folder,
+ * pyrt-bundle/. */
+int pyrt_doctor_bundle(const pyrt_doctor *d, const char *doctor_json,
+		       const char *out_path, pyrt_error *err);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * The box root layout.  Everything pyrt writes lives below
+ * <box>/runtime/python (and plugins are read from <box>/plugins):
+ *
+ *   current            symlink → installs/<id>/python: the active install
+ *   previous           symlink → the single rollback target, if any
+ *   installs/<id>/     python/ (the tree), marker.json, manifest.tsv
+ *   staging/<id>/      private 0700 extraction area with an .owner marker
+ *   downloads/         <file>.partial while downloading (resumable)
+ *   logs/              install logs
+ *   lock               the box-wide installer lock
+ *   cache/             answers remembered by readers (plugins-check.json,
+ *                      digests): any of it may go at any time
+ */
+#ifndef PYRT_BOX_H
+#define PYRT_BOX_H
+
+#define PYRT_BOX_CACHE_DIR "cache"
+
+#include <stddef.h>
+
+#include "core/util/error.h"
+
+typedef struct pyrt_box pyrt_box;
+
+/**
+ * Resolve the layout under root.  With create=1 the directories are made
+ * (the runtime tree 0755 like /usr, private state 0700); with create=0
+ * nothing is written (status, doctor).  A box owned by root is trusted by
+ * every user; opened by another user it is shared (read-only) and create
+ * makes nothing.
+ */
+int pyrt_box_open(pyrt_box **out, const char *root, int create,
+		  pyrt_error *err);
+void pyrt_box_free(pyrt_box *box);
+
+const char *pyrt_box_root(const pyrt_box *box);
+
+/** 1 when the box is root's and we are not root: we may read it only. */
+int pyrt_box_shared(const pyrt_box *box);
+
+/**
+ * 0 when we may change the box; else PYRT_E_READONLY, the message naming
+ * the box and the fix ("sudo pyrt COMMAND --box-root BOX").  Every change
+ * (install, baseline, plugins install, rollback, uninstall) asks first.
+ */
+int pyrt_box_check_change(const pyrt_box *box, const char *command,
+			  pyrt_error *err);
+const char *pyrt_box_runtime_dir(const pyrt_box *box); /* <root>/runtime/python */
+const char *pyrt_box_current(const pyrt_box *box);
+const char *pyrt_box_previous(const pyrt_box *box);
+const char *pyrt_box_installs_dir(const pyrt_box *box);
+const char *pyrt_box_staging_dir(const pyrt_box *box);
+const char *pyrt_box_downloads_dir(const pyrt_box *box);
+const char *pyrt_box_logs_dir(const pyrt_box *box);
+const char *pyrt_box_lock_path(const pyrt_box *box);
+const char *pyrt_box_plugins_dir(const pyrt_box *box);
+
+/**
+ * Where a link (current or previous) points: the install directory
+ * (installs/<id>, the parent of the linked python/ tree) into install_dir.
+ * Returns 0, PYRT_E_NOT_READY when the link is absent (message says so),
+ * or PYRT_E_IO when it is not a symlink into installs/ or is dangling.
+ */
+int pyrt_box_link_install(const pyrt_box *box, const char *link,
+			  char *install_dir, size_t len, pyrt_error *err);
+
+/**
+ * The active install (where `current` points) into install_dir, for the
+ * operations that work inside it (pip, the baseline).  Returns 0 or
+ * PYRT_E_NOT_READY with the fix in the message: "pyrt install" when there
+ * is none, "pyrt install --force" when the link is broken.
+ */
+int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
+			    size_t len, pyrt_error *err);
+
+/** The default box root: $XDG_DATA_HOME/pyrt or $HOME/.local/share/pyrt. */
+int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err);
+
+#endif

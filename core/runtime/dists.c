@@ -1,0 +1,621 @@
+/*
+ * Installed distributions as importlib.metadata finds them (see dists.h).
+ * Python's lookup (importlib.metadata's FastPath/Lookup) is followed
+ * step by step; where C could only approximate it, the answer is -1.
+ */
+#include "core/runtime/dists.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util/fs.h"
+#include "core/util/requirement.h"
+
+#define METADATA_MAX (1024 * 1024)
+#define RECORD_MAX (8 * 1024 * 1024)
+#define ENTRIES_MAX 100000
+
+typedef enum dir_state { DIR_UNREAD, DIR_ABSENT, DIR_OK, DIR_BAD } dir_state;
+
+typedef struct entry {
+	char *norm;  /* the name importlib files it under */
+	char *raw;   /* the directory entry */
+	int egg;     /* .egg-info: not read here */
+} entry;
+
+typedef struct site_dir {
+	char *rel;
+	dir_state state;
+	int fd;
+	entry *e;
+	size_t n, cap;
+} site_dir;
+
+struct pyrt_dists {
+	char *prefix;
+	site_dir *dirs;
+	size_t n;
+};
+
+pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
+			   size_t n)
+{
+	pyrt_dists *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->prefix = strdup(prefix);
+	d->dirs = calloc(n ? n : 1, sizeof *d->dirs);
+	if (!d->prefix || !d->dirs) {
+		pyrt_dists_free(d);
+		return NULL;
+	}
+	for (; d->n < n; d->n++) {
+		d->dirs[d->n].fd = -1;
+		if (!(d->dirs[d->n].rel = strdup(rel[d->n]))) {
+			pyrt_dists_free(d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+pyrt_dists *pyrt_dists_for_install(const char *install_dir,
+				   const pyrt_marker *m)
+{
+	if (!m->search_path_known)
+		return NULL;
+	const char *rel[PYRT_MARKER_SEARCH_MAX];
+	for (int i = 0; i < m->search_path_count; i++)
+		rel[i] = m->search_path[i];
+	char prefix[4200];
+	if (snprintf(prefix, sizeof prefix, "%s/python", install_dir) >=
+	    (int)sizeof prefix)
+		return NULL;
+	return pyrt_dists_new(prefix, rel, (size_t)m->search_path_count);
+}
+
+void pyrt_dists_free(pyrt_dists *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		site_dir *s = &d->dirs[i];
+		for (size_t j = 0; j < s->n; j++) {
+			free(s->e[j].norm);
+			free(s->e[j].raw);
+		}
+		free(s->e);
+		free(s->rel);
+		if (s->fd >= 0)
+			close(s->fd);
+	}
+	free(d->dirs);
+	free(d->prefix);
+	free(d);
+}
+
+/* importlib's Prepared.normalize: runs of '-', '_', '.' become one '_',
+ * lowercase.  NULL when out of memory or the name is not ASCII (Python
+ * lowercases Unicode: not decided here). */
+static char *normalize(const char *s, size_t n)
+{
+	char *out = malloc(n + 1);
+	if (out && pyrt_name_normalize(s, n, '_', out) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int ends_with_ci(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n > k && strncasecmp(s + n - k, suffix, k) == 0;
+}
+
+/* One directory entry: kept when it is a dist-info or egg-info.  0, or -1
+ * (no memory, or a name C cannot normalise as Python does). */
+static int dir_add(site_dir *s, const char *name)
+{
+	size_t n = strlen(name);
+	int egg = ends_with_ci(name, n, ".egg-info");
+	if (!egg && !ends_with_ci(name, n, ".dist-info"))
+		return 0;
+	/* low.rpartition(".")[0].partition("-")[0] */
+	size_t stem = n - (egg ? 9 : 10);
+	size_t dash = strcspn(name, "-");
+	if (dash < stem)
+		stem = dash;
+	if (s->n == s->cap) {
+		if (s->n >= ENTRIES_MAX)
+			return -1;
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		entry *e = realloc(s->e, cap * sizeof *e);
+		if (!e)
+			return -1;
+		s->e = e;
+		s->cap = cap;
+	}
+	entry *e = &s->e[s->n];
+	e->egg = egg;
+	e->norm = normalize(name, stem);
+	e->raw = strdup(name);
+	if (!e->norm || !e->raw) {
+		free(e->norm);
+		free(e->raw);
+		return -1;
+	}
+	s->n++;
+	return 0;
+}
+
+/* Open prefix/rel one component at a time, following no symlink.  The fd,
+ * or -1 with *absent set when some component does not exist. */
+static int open_nofollow(const char *prefix, const char *rel, int *absent)
+{
+	*absent = 0;
+	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char part[256];
+	while (fd >= 0 && *rel) {
+		size_t n = strcspn(rel, "/");
+		if (!n || n >= sizeof part) {
+			close(fd);
+			return -1;
+		}
+		memcpy(part, rel, n);
+		part[n] = '\0';
+		rel += n + (rel[n] == '/');
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					    O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		fd = next;
+		if (fd < 0)
+			errno = e;
+	}
+	if (fd < 0 && errno == ENOENT)
+		*absent = 1;
+	return fd;
+}
+
+/* List directory s once. */
+static void dir_read(pyrt_dists *d, site_dir *s)
+{
+	size_t n = strlen(s->rel);
+	int absent = 0;
+	s->state = DIR_BAD;
+	/* An *.egg directory on the path is searched for EGG-INFO: Python's. */
+	if (ends_with_ci(s->rel, n, ".egg"))
+		return;
+	s->fd = open_nofollow(d->prefix, s->rel, &absent);
+	if (s->fd < 0) {
+		s->state = absent ? DIR_ABSENT : DIR_BAD;
+		return;
+	}
+	int lfd = dup(s->fd);
+	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!dir) {
+		if (lfd >= 0)
+			close(lfd);
+		return;
+	}
+	struct dirent *de;
+	int rc = 0;
+	errno = 0;
+	while (!rc && (de = readdir(dir)))
+		rc = dir_add(s, de->d_name);
+	if (!rc && errno == 0)
+		s->state = DIR_OK;
+	closedir(dir);
+}
+
+/* Bytes that are not UTF-8 make Python's read_text raise: not ours. */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2
+			   : (c >> 3) == 30 ? 3 : 9;
+		if (k == 9 || i + k >= n + (k ? 0 : 1))
+			return 0;
+		unsigned long cp = k == 0 ? c : k == 1 ? c & 0x1f
+				   : k == 2 ? c & 0x0f : c & 0x07;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i + j] & 0x3f);
+		}
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* The one Version header of a METADATA header block (up to the first
+ * empty line); 0, or -1 when the block is not plainly "Name: value"
+ * lines, Version is absent, repeated, continued or not a plain token. */
+static int header_version(const char *text, size_t len, char *version,
+			  size_t vlen)
+{
+	int found = 0, in_version = 0;
+	for (const char *l = text; l < text + len;) {
+		const char *end = memchr(l, '\n', (size_t)(text + len - l));
+		size_t n = end ? (size_t)(end - l) : (size_t)(text + len - l);
+		if (!n)
+			break;
+		if (memchr(l, '\r', n))
+			return -1;
+		if (l[0] == ' ' || l[0] == '\t') {
+			if (in_version)
+				return -1;
+		} else {
+			size_t k = 0;
+			while (k < n && l[k] != ':' && l[k] > 0x20 &&
+			       l[k] < 0x7f)
+				k++;
+			if (!k || k == n || l[k] != ':')
+				return -1;
+			in_version = k == 7 && strncasecmp(l, "Version", 7) == 0;
+			if (in_version) {
+				if (found++)
+					return -1;
+				const char *v = l + k + 1;
+				while (v < l + n && (*v == ' ' || *v == '\t'))
+					v++;
+				size_t vn = (size_t)(l + n - v);
+				if (!vn || vn >= vlen ||
+				    strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz"
+					      "ABCDEFGHIJKLMNOPQRSTUVWXYZ.+!_-")
+					    < vn)
+					return -1;
+				memcpy(version, v, vn);
+				version[vn] = '\0';
+			}
+		}
+		l += n + 1;
+	}
+	return found ? 0 : -1;
+}
+
+/* The Version of dist-info entry name in directory fd; 0 or -1. */
+static int dist_version(int fd, const char *name, char *version, size_t len)
+{
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	int mfd = dfd >= 0 ? openat(dfd, "METADATA", O_RDONLY | O_NOFOLLOW |
+					   O_NONBLOCK | O_CLOEXEC) : -1;
+	if (dfd >= 0)
+		close(dfd);
+	struct stat sb;
+	char *buf = NULL;
+	int rc = -1;
+	if (mfd < 0 || fstat(mfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > METADATA_MAX ||
+	    !(buf = malloc((size_t)sb.st_size + 1)))
+		goto done;
+	size_t used = 0;
+	for (;;) {
+		ssize_t got = read(mfd, buf + used, (size_t)sb.st_size + 1 - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0 || (used += (size_t)got) > (size_t)sb.st_size)
+			break;
+	}
+	/* Exactly the size stat gave: a file changing under us is Python's. */
+	if (used == (size_t)sb.st_size &&
+	    utf8_ok((const unsigned char *)buf, used) &&
+	    !memchr(buf, '\0', used))
+		rc = header_version(buf, used, version, len);
+done:
+	free(buf);
+	if (mfd >= 0)
+		close(mfd);
+	return rc;
+}
+
+/* The next RECORD row's path (CSV's first field, "" quoting undone) into
+ * out; the row's end.  NULL at the end of text. */
+static const char *record_path(const char *p, const char *end, char *out,
+			       size_t len, int *fit)
+{
+	size_t o = 0;
+	*fit = 1;
+	if (p >= end)
+		return NULL;
+	if (*p == '"') {
+		for (p++; p < end; p++) {
+			if (*p == '"' && p + 1 < end && p[1] == '"')
+				p++;
+			else if (*p == '"')
+				break;
+			if (o + 1 < len)
+				out[o++] = *p;
+			else
+				*fit = 0;
+		}
+	} else {
+		for (; p < end && *p != ',' && *p != '\n' && *p != '\r'; p++) {
+			if (o + 1 < len)
+				out[o++] = *p;
+			else
+				*fit = 0;
+		}
+	}
+	out[o] = '\0';
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl + 1 : end;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Read dist-info name's RECORD (in directory fd) whole: the buffer, or
+ * NULL with *absent set when there is none. */
+static char *record_read(int fd, const char *name, size_t *len, int *absent)
+{
+	*absent = 0;
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	int rfd = dfd >= 0 ? openat(dfd, "RECORD", O_RDONLY | O_NOFOLLOW |
+					   O_NONBLOCK | O_CLOEXEC) : -1;
+	if (rfd < 0 && errno == ENOENT)
+		*absent = 1;
+	if (dfd >= 0)
+		close(dfd);
+	struct stat sb;
+	char *buf = NULL;
+	/* A folder where RECORD goes (an installer that failed writing it)
+	 * is no RECORD either. */
+	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode))
+		*absent = 1;
+	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > RECORD_MAX ||
+	    !(buf = malloc((size_t)sb.st_size + 1))) {
+		if (rfd >= 0)
+			close(rfd);
+		return NULL;
+	}
+	size_t used = 0;
+	while (used < (size_t)sb.st_size) {
+		ssize_t got = read(rfd, buf + used, (size_t)sb.st_size - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		used += (size_t)got;
+	}
+	close(rfd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/* 1 when dist-info name in site directory s has a RECORD and every file it
+ * lists is there, 0 when not (why filled), -1 when it cannot be told.
+ * Bytecode caches are not required (Python writes them again), nor paths
+ * outside the prefix by an absolute name (not the runtime's to judge). */
+static int dist_intact(const site_dir *s, const char *name, char *why,
+		       size_t whylen)
+{
+	size_t len = 0;
+	int absent = 0;
+	char *buf = record_read(s->fd, name, &len, &absent);
+	if (!buf) {
+		if (!absent)
+			return -1;
+		snprintf(why, whylen, "%s has no RECORD", name);
+		return 0;
+	}
+	char path[4096];
+	int rc = 1, fit;
+	size_t listed = 0;
+	for (const char *p = buf; rc == 1 &&
+	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
+		struct stat sb;
+		if (path[0])
+			listed++;
+		if (!fit || !path[0] || path[0] == '/' || ends_with(path, ".pyc"))
+			continue;
+		if (fstatat(s->fd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (errno != ENOENT && errno != ENOTDIR)
+			rc = -1;
+		else {
+			snprintf(why, whylen, "%s is missing", path);
+			rc = 0;
+		}
+	}
+	if (rc == 1 && !listed) {
+		snprintf(why, whylen, "%s/RECORD lists no file", name);
+		rc = 0;
+	}
+	free(buf);
+	return rc;
+}
+
+/* The one dist-info or egg-info entry for the normalised name want: in
+ * *site and *hit, 1 found, 0 not, -1 Python's to say. */
+static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
+		      const entry **hit)
+{
+	*hit = NULL;
+	for (size_t i = 0; i < d->n; i++) {
+		site_dir *s = &d->dirs[i];
+		if (s->state == DIR_UNREAD)
+			dir_read(d, s);
+		if (s->state == DIR_ABSENT)
+			continue;
+		if (s->state == DIR_BAD)
+			return -1;
+		for (size_t j = 0; j < s->n; j++) {
+			if (strcmp(s->e[j].norm, want) != 0)
+				continue;
+			/* Two candidates: Python takes the first listed, in
+			 * an order C does not see the same way. */
+			if (*hit || s->e[j].egg)
+				return -1;
+			*hit = &s->e[j];
+		}
+		if (*hit) {
+			*site = s;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
+		      size_t whylen)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return rc < 0 ? -1 : 2;
+	return dist_intact(s, hit->raw, why, whylen);
+}
+
+int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
+{
+	int count = 0;
+	char why[512], name[256], version[128];
+	for (size_t i = 0; i < d->n; i++) {
+		site_dir *s = &d->dirs[i];
+		if (s->state == DIR_UNREAD)
+			dir_read(d, s);
+		if (s->state != DIR_OK)
+			continue;
+		for (size_t j = 0; j < s->n; j++) {
+			if (s->e[j].egg ||
+			    dist_intact(s, s->e[j].raw, why, sizeof why) != 0)
+				continue;
+			/* PEP 503's spelling of the normalised name. */
+			snprintf(name, sizeof name, "%s", s->e[j].norm);
+			for (char *c = name; *c; c++)
+				if (*c == '_')
+					*c = '-';
+			if (dist_version(s->fd, s->e[j].raw, version,
+					 sizeof version) != 0)
+				version[0] = '\0';
+			count++;
+			if (fn)
+				fn(name, version, why, ctx);
+		}
+	}
+	return count;
+}
+
+int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
+			       pyrt_error *err)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1 || !hit || hit->egg || !ends_with_ci(hit->raw,
+		strlen(hit->raw), ".dist-info"))
+		return 0;
+	size_t len = 0;
+	int absent = 0;
+	char *buf = record_read(s->fd, hit->raw, &len, &absent);
+	free(buf);
+	if (buf || !absent)
+		return 0;
+	/* Through the folder's descriptor: the one that was read. */
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", s->fd,
+			 hit->raw);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL, "path too long");
+	rc = pyrt_fs_remove_tree(path, NULL, err);
+	return rc ? rc : 1;
+}
+
+int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len)
+{
+	while (*req == ' ' || *req == '\t')
+		req++;
+	size_t n = strspn(req, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			  "0123456789-_.");
+	char *want = n ? normalize(req, n) : NULL;
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	char why[512], version[128];
+	struct stat sb;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return rc;
+	if (dist_intact(s, hit->raw, why, sizeof why) != 1 ||
+	    dist_version(s->fd, hit->raw, version, sizeof version) != 0 ||
+	    fstatat(s->fd, hit->raw, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	snprintf(out, len, "%s %s %llu %lld.%09ld", hit->raw, version,
+		 (unsigned long long)sb.st_ino, (long long)sb.st_mtim.tv_sec,
+		 sb.st_mtim.tv_nsec);
+	return 1;
+}
+
+int pyrt_dists_broken_count(const char *install_dir, const pyrt_marker *m)
+{
+	pyrt_dists *d = pyrt_dists_for_install(install_dir, m);
+	int n = d ? pyrt_dists_each_broken(d, NULL, NULL) : 0;
+	pyrt_dists_free(d);
+	return n;
+}
+
+int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
+		       size_t len)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	char why[512];
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return rc;
+	/* Installed means a RECORD whose files are all there: a dist-info
+	 * left behind by a crash or a deletion is not installed. */
+	int intact = dist_intact(s, hit->raw, why, sizeof why);
+	if (intact <= 0)
+		return intact;
+	return dist_version(s->fd, hit->raw, version, len) == 0 ? 1 : -1;
+}
+
+int pyrt_dists_have_packaging(pyrt_dists *d)
+{
+	static const char *const files[] = {
+		"pip/_vendor/packaging/requirements.py",
+		"packaging/requirements.py",
+	};
+	for (size_t i = 0; i < d->n; i++) {
+		site_dir *s = &d->dirs[i];
+		if (s->state == DIR_UNREAD)
+			dir_read(d, s);
+		if (s->state != DIR_OK)
+			continue;
+		struct stat sb;
+		for (size_t f = 0; f < 2; f++)
+			if (fstatat(s->fd, files[f], &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(sb.st_mode))
+				return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,11 @@
+/* The monotonic "now" (clock.h). */
+#include "core/util/clock.h"
+
+#include <time.h>
+
+double pyrt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

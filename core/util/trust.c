@@ -1,0 +1,332 @@
+/*
+ * The walk of trust.h.  The path is resolved by hand, as the kernel would,
+ * so that each folder is checked before a name is looked up in it and each
+ * link before it is followed: realpath(3) alone says where a link leads
+ * today, not who can make it lead elsewhere tomorrow.
+ */
+#include "core/util/trust.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util/fs.h"
+
+/* As the kernel's MAXSYMLINKS: a loop is refused, not followed forever. */
+#define TRUST_MAX_LINKS 40
+
+typedef struct walk {
+	const char *label;
+	const char *given;
+	char cur[PATH_MAX];  /* resolved so far: absolute, no links */
+	int cur_checked;     /* cur passed the folder rule */
+	pyrt_error *err;
+} walk;
+
+static int trusted_uid(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* "refusing LABEL PATH: <why>" — one message naming what to fix. */
+__attribute__((format(printf, 2, 3)))
+static int refuse(walk *w, const char *fmt, ...)
+{
+	char why[PYRT_ERROR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return pyrt_error_set(w->err, PYRT_E_UNTRUSTED, "refusing %s %s: %s",
+			      w->label, w->given, why);
+}
+
+/* A folder a name is looked up in: who else could swap that name. */
+static int check_folder(walk *w)
+{
+	if (w->cur_checked)
+		return 0;
+	struct stat st;
+	char owner[128];
+	if (lstat(w->cur, &st) != 0)
+		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
+					    "%s %s: cannot read %s", w->label,
+					    w->given, w->cur);
+	int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		     !(st.st_mode & S_ISVTX);
+	if (trusted_uid(st.st_uid) && !shared) {
+		w->cur_checked = 1;
+		return 0;
+	}
+	/* The owner's name only for the message: NSS is not free. */
+	pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
+	if (!trusted_uid(st.st_uid))
+		return refuse(w, "the folder %s is owned by %s, who could put "
+			      "another file in its place — keep it in a "
+			      "folder owned by you or root", w->cur, owner);
+	return refuse(w, "the folder %s (owner %s) is writable by others "
+		      "(mode %04o) and not sticky, so anyone could put another "
+		      "file in its place — run \"chmod go-w %s\", or keep it "
+		      "elsewhere", w->cur, owner, (unsigned)(st.st_mode & 07777),
+		      w->cur);
+}
+
+/* What the path names: nobody but root or us may change it. */
+static int check_final(walk *w)
+{
+	struct stat st;
+	char owner[128], me[128];
+	if (lstat(w->cur, &st) != 0)
+		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
+					    "%s %s: cannot read %s", w->label,
+					    w->given, w->cur);
+	/* "it" when the path led where it says, else where it led. */
+	const char *it = strcmp(w->cur, w->given) ? w->cur : "it";
+	if (trusted_uid(st.st_uid) && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
+	if (!trusted_uid(st.st_uid)) {
+		pyrt_fs_owner_name(geteuid(), me, sizeof me);
+		return refuse(w, "%s is owned by %s, who could change it — "
+			      "use a copy owned by %s%s and writable by no "
+			      "one else", it, owner, geteuid() ? me : "root",
+			      geteuid() ? " or root" : "");
+	}
+	/* A shared sticky folder (/tmp) is meant to be writable: changing its
+	 * mode would break the machine, a folder of its own fixes this. */
+	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))
+		return refuse(w, "%s is a folder shared by every user (owner "
+			      "%s, mode %04o) — leave its mode as it is and "
+			      "use a folder of its own that only you or root "
+			      "can write", it, owner,
+			      (unsigned)(st.st_mode & 07777));
+	return refuse(w, "%s (owner %s) is writable by %s (mode %04o) — run "
+		      "\"chmod go-w %s\"", it, owner,
+		      (st.st_mode & S_IWOTH) ? "everyone" : "its group",
+		      (unsigned)(st.st_mode & 07777), w->cur);
+}
+
+/* cur/name into cur; 0, or -1 when too long. */
+static int cur_append(walk *w, const char *name)
+{
+	size_t n = strlen(w->cur);
+	int k = snprintf(w->cur + n, sizeof w->cur - n, "%s%s",
+			 n > 1 ? "/" : "", name);
+	return k < 0 || (size_t)k >= sizeof w->cur - n ? -1 : 0;
+}
+
+static void cur_parent(walk *w)
+{
+	char *slash = strrchr(w->cur, '/');
+	if (slash && slash != w->cur)
+		*slash = '\0';
+	else
+		snprintf(w->cur, sizeof w->cur, "/");
+	w->cur_checked = 0;
+}
+
+/* The part that does not exist yet, appended as typed: no "." or "..",
+ * which would climb out of what was checked. */
+static int append_missing(walk *w, const char *name, const char *rest)
+{
+	if (cur_append(w, name) != 0)
+		goto too_long;
+	for (const char *c = rest; *c;) {
+		c += strspn(c, "/");
+		size_t n = strcspn(c, "/");
+		if (n == 0)
+			break;
+		char comp[NAME_MAX + 1];
+		if (n > NAME_MAX)
+			goto too_long;
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0)
+			return pyrt_error_set(w->err, PYRT_E_USAGE,
+					      "%s %s: \".\" or \"..\" in a part "
+					      "that does not exist yet",
+					      w->label, w->given);
+		if (cur_append(w, comp) != 0)
+			goto too_long;
+		c += n;
+	}
+	return 0;
+too_long:
+	return pyrt_error_set(w->err, PYRT_E_USAGE, "%s %s: path too long",
+			      w->label, w->given);
+}
+
+/* A link on the way: followed only when its owner is root or us.  Its
+ * target, then what followed it in the path, becomes what is left. */
+static int follow_link(walk *w, const char *at, const struct stat *st,
+		       char *rest, size_t restlen, const char *after)
+{
+	char target[PATH_MAX], owner[128];
+	ssize_t n = readlink(at, target, sizeof target - 1);
+	if (n < 0)
+		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
+					    "%s %s: cannot read the link %s",
+					    w->label, w->given, at);
+	target[n] = '\0';
+	if (!trusted_uid(st->st_uid)) {
+		pyrt_fs_owner_name(st->st_uid, owner, sizeof owner);
+		return refuse(w, "%s is a symbolic link owned by %s, who can "
+			      "point it anywhere (today: %s) — give the path "
+			      "it should lead to, or use a link owned by you "
+			      "or root", at, owner, target);
+	}
+	char next[2 * PATH_MAX];
+	int k = snprintf(next, sizeof next, "%s/%s", target, after);
+	if (k < 0 || (size_t)k >= restlen)
+		return pyrt_error_set(w->err, PYRT_E_USAGE,
+				      "%s %s: path too long", w->label,
+				      w->given);
+	memcpy(rest, next, (size_t)k + 1);
+	if (target[0] == '/') {
+		snprintf(w->cur, sizeof w->cur, "/");
+		w->cur_checked = 0;
+	}
+	return 0;
+}
+
+/* One name looked up in cur.  *done = 1 when the rest does not exist and
+ * may be created (MISSING_OK). */
+static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
+		     const char *after, unsigned flags, int *links, int *done)
+{
+	int rc = flags & PYRT_TRUST_LINKS_ONLY ? 0 : check_folder(w);
+	if (rc)
+		return rc;
+	char at[PATH_MAX];
+	int k = snprintf(at, sizeof at, "%s%s%s", w->cur,
+			 strcmp(w->cur, "/") ? "/" : "", name);
+	if (k < 0 || (size_t)k >= sizeof at)
+		return pyrt_error_set(w->err, PYRT_E_USAGE,
+				      "%s %s: path too long", w->label,
+				      w->given);
+	struct stat st;
+	if (lstat(at, &st) != 0) {
+		if (errno == ENOENT && (flags & PYRT_TRUST_MISSING_OK)) {
+			*done = 1;
+			return append_missing(w, name, after);
+		}
+		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
+					    "%s %s", w->label, w->given);
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if ((rc = check_folder(w)) != 0)
+			return rc;
+		if (++*links > TRUST_MAX_LINKS)
+			return pyrt_error_set(w->err, PYRT_E_USAGE,
+					      "%s %s: too many symbolic links",
+					      w->label, w->given);
+		return follow_link(w, at, &st, rest, restlen, after);
+	}
+	memcpy(w->cur, at, (size_t)k + 1);
+	w->cur_checked = 0;
+	memmove(rest, after, strlen(after) + 1);
+	return 0;
+}
+
+static int walk_all(walk *w, const char *abs, unsigned flags)
+{
+	char rest[2 * PATH_MAX];
+	snprintf(rest, sizeof rest, "%s", abs);
+	snprintf(w->cur, sizeof w->cur, "/");
+	int links = 0, done = 0;
+	while (!done) {
+		const char *p = rest + strspn(rest, "/");
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		char name[NAME_MAX + 1];
+		if (n > NAME_MAX)
+			return pyrt_error_set(w->err, PYRT_E_USAGE,
+					      "%s %s: a name is too long",
+					      w->label, w->given);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		const char *after = p + n;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			if (name[1])
+				cur_parent(w);
+			memmove(rest, after, strlen(after) + 1);
+			continue;
+		}
+		int rc = walk_step(w, name, rest, sizeof rest, after, flags,
+				   &links, &done);
+		if (rc)
+			return rc;
+	}
+	if (done || (flags & (PYRT_TRUST_NO_FINAL | PYRT_TRUST_LINKS_ONLY)))
+		return 0;
+	return check_final(w);
+}
+
+int pyrt_trust_path(const char *label, const char *path, unsigned flags,
+		    char *resolved, size_t len, pyrt_error *err)
+{
+	walk w = { .label = label, .given = path, .err = err };
+	char abs[PATH_MAX];
+	if (!path || !*path)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s: empty path",
+				      label);
+	if (path[0] == '/') {
+		if (strlen(path) >= sizeof abs)
+			return pyrt_error_set(err, PYRT_E_USAGE,
+					      "%s %s: path too long", label,
+					      path);
+		snprintf(abs, sizeof abs, "%s", path);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+						    "%s %s: cannot tell the "
+						    "working directory", label,
+						    path);
+		int k = snprintf(abs, sizeof abs, "%s/%s", cwd, path);
+		if (k < 0 || (size_t)k >= sizeof abs)
+			return pyrt_error_set(err, PYRT_E_USAGE,
+					      "%s %s: path too long", label,
+					      path);
+	}
+	int rc = walk_all(&w, abs, flags);
+	if (rc)
+		return rc;
+	if (resolved && snprintf(resolved, len, "%s", w.cur) >= (int)len)
+		return pyrt_error_set(err, PYRT_E_USAGE,
+				      "%s %s: path too long", label, path);
+	return 0;
+}
+
+int pyrt_trust_dir_entries(const char *label, const char *dir,
+			   pyrt_error *err)
+{
+	char real[PATH_MAX];
+	int rc = pyrt_trust_path(label, dir, 0, real, sizeof real, err);
+	if (rc)
+		return rc;
+	DIR *d = opendir(real);
+	if (!d)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno, "%s %s",
+					    label, dir);
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		char entry[PATH_MAX];
+		int k = snprintf(entry, sizeof entry, "%s/%s", real,
+				 de->d_name);
+		if (k < 0 || (size_t)k >= sizeof entry)
+			continue;
+		rc = pyrt_trust_path(label, entry, 0, NULL, 0, err);
+	}
+	closedir(d);
+	return rc;
+}

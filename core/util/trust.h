@@ -1,0 +1,56 @@
+/*
+ * Paths the user types that decide what runs (--pins, --requirements,
+ * --wheelhouse, the mirror directory, the box root, the serve socket's
+ * folder): may pyrt take what they name?  Whoever can change such a file,
+ * or re-point a link or rename a folder on the way to it, picks the code
+ * pyrt runs, as root when root runs pyrt.  The rule is the box's (fs.h):
+ *
+ *   - every folder on the way is owned by root or the effective user and
+ *     writable by others only when sticky (/tmp);
+ *   - a symbolic link on the way is followed only when owned by root or
+ *     the effective user (its folder passed the rule already), and its
+ *     target is walked by the same rule;
+ *   - what the path names is owned by root or the effective user and
+ *     writable by no one else.
+ *
+ * The path is walked as typed, one component at a time, not only its
+ * realpath: a link in it is part of what decides where it leads.
+ */
+#ifndef PYRT_TRUST_H
+#define PYRT_TRUST_H
+
+#include <stddef.h>
+
+#include "core/util/error.h"
+
+/** A tail that does not exist yet is fine: pyrt creates it. */
+#define PYRT_TRUST_MISSING_OK 1u
+/** Leave the object itself to the caller (the box checks its own). */
+#define PYRT_TRUST_NO_FINAL 2u
+/** Check only the links on the way and the folders that hold them: what a
+ * walk of the resolved path (which has no links) cannot see.  For a front
+ * end that resolves a path once and hands core the result, which core then
+ * walks in full where it uses it. */
+#define PYRT_TRUST_LINKS_ONLY 4u
+
+/**
+ * Walk path (relative to the working directory unless absolute) by the
+ * rule above.  label names it in the message ("--pins").  resolved (may be
+ * NULL) gets the absolute path with every link followed, the missing tail
+ * appended as typed ("." and ".." refused there).  Returns 0,
+ * PYRT_E_UNTRUSTED naming the label, the path, the part at fault, its
+ * owner and the fix, or PYRT_E_USAGE when the path is missing (without
+ * PYRT_TRUST_MISSING_OK), loops or is too long.
+ */
+int pyrt_trust_path(const char *label, const char *path, unsigned flags,
+		    char *resolved, size_t len, pyrt_error *err);
+
+/**
+ * A folder every file of which is read (a wheelhouse: pip and the
+ * installer open any archive in it): the folder by pyrt_trust_path, then
+ * each entry in it by the same rule.
+ */
+int pyrt_trust_dir_entries(const char *label, const char *dir,
+			   pyrt_error *err);
+
+#endif
