@@ -32,6 +32,13 @@
 
 #define POOL_THREADS_MAX 8
 #define CONN_TIMEOUT_S 30
+/* Each connection's memory pool, which libmicrohttpd zeroes between two
+ * requests on a kept-alive connection: its 32 KiB default was the largest
+ * user-space cost of a status poll.  A request's headers and the
+ * response's own fit in a few hundred bytes (a body is never copied into
+ * it: status answers are shared, others malloc'd); headers past ~7 KiB are
+ * answered 431. */
+#define CONN_MEMORY 8192
 #define SRV_BODY_DRAIN_MAX (1024 * 1024)
 
 struct srv_http {
@@ -365,6 +372,11 @@ static unsigned pool_threads(void)
 	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned)n;
 }
 
+static void answer_done(void *cls)
+{
+	srv_status_answer_release(cls);
+}
+
 static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 {
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
@@ -374,25 +386,25 @@ static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 		return send_error(c, 400, "bad_request", msg, "send ?deep=1 to also start the interpreter, or leave it out");
 	}
 	pyrt_error err = PYRT_ERROR_INIT;
-	size_t n = 0;
-	char etag[24];
-	char *text = deep && strcmp(deep, "1") == 0
-		? srv_status_read_text(h->ctx, 1, &n, etag, &err)
-		: srv_status_memo_get(h->ctx->status_memo, h->ctx, &n, etag, &err);
-	if (!text)
+	srv_status_answer *a = deep && strcmp(deep, "1") == 0
+		? srv_status_read_answer(h->ctx, 1, &err)
+		: srv_status_memo_get(h->ctx->status_memo, h->ctx, &err);
+	if (!a)
 		return send_error(c, 500, "status", err.msg[0] ? err.msg : "out of memory", "run pyrt doctor");
+	char etag[24];
+	memcpy(etag, a->etag, sizeof etag);
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	int same = inm && strcmp(inm, etag) == 0;
+	/* The shared answer goes out as it is; the response holds a
+	 * reference until libmicrohttpd has sent it. */
 	struct MHD_Response *r = same
 		? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
-		: MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
-	if (same)
-		free(text);
-	if (!r) {
-		if (!same)
-			free(text);
+		: MHD_create_response_from_buffer_with_free_callback_cls(
+			  a->len, a->body, answer_done, a);
+	if (same || !r)
+		srv_status_answer_release(a);
+	if (!r)
 		return MHD_NO;
-	}
 	MHD_add_response_header(r, "ETag", etag);
 	MHD_add_response_header(r, "Cache-Control", "no-cache");
 	if (!same)
@@ -691,6 +703,8 @@ srv_http *srv_http_start(const srv_ctx *ctx, srv_jobs *jobs,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_CONN_LIMIT,
 		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_CONNECTION_MEMORY_INCREMENT, (size_t)1024,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_END);
 	if (!h->d) {

@@ -92,14 +92,24 @@ typedef struct srv_ctx {
 typedef struct srv_status_memo srv_status_memo;
 srv_status_memo *srv_status_memo_new(void);
 void srv_status_memo_free(srv_status_memo *m);
-/** The GET /api/runtime/python body (malloc'd, '\n'-ended, *len bytes) and
- *  its ETag, from memory while nothing it was made from changed; NULL with
- *  err when the box cannot be read. */
-char *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx, size_t *len,
-			  char etag[24], pyrt_error *err);
-/** The same body read from the box now (deep: also start the interpreter). */
-char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
-			   char etag[24], pyrt_error *err);
+/** One GET /api/runtime/python answer, immutable once made and shared by
+ *  every request that serves it: its body ('\n'-ended, len bytes) and
+ *  ETag.  Each holder releases it once; the last release frees it. */
+typedef struct srv_status_answer {
+	int refs;                /* atomic */
+	size_t len;
+	char etag[24];
+	char body[];
+} srv_status_answer;
+void srv_status_answer_release(srv_status_answer *a);
+/** The answer from memory while nothing it was made from changed, a new
+ *  reference; NULL with err when the box cannot be read. */
+srv_status_answer *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx,
+				       pyrt_error *err);
+/** The same answer read from the box now (deep: also start the
+ *  interpreter); the caller holds the only reference. */
+srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
+					  pyrt_error *err);
 
 srv_jobs *srv_jobs_new(const srv_ctx *ctx);
 /** Cancel the running job, join it, end every subscriber's stream. */

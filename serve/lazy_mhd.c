@@ -19,7 +19,8 @@
 	X(MHD_get_connection_values) X(MHD_lookup_connection_value) \
 	X(MHD_queue_response) X(MHD_suspend_connection) \
 	X(MHD_resume_connection) X(MHD_create_response_from_callback) \
-	X(MHD_create_response_from_buffer) X(MHD_destroy_response) \
+	X(MHD_create_response_from_buffer) \
+	X(MHD_create_response_from_buffer_with_free_callback_cls) X(MHD_destroy_response) \
 	X(MHD_add_response_header) X(MHD_get_connection_info)
 
 LAZY_LIB_DEFINE(mhd_lib, MHD_SYMS, "libmicrohttpd.so.12", "PYRT_TEST_LIBMHD",
@@ -97,6 +98,15 @@ MHD_create_response_from_buffer(size_t size, void *buffer,
 				enum MHD_ResponseMemoryMode mode)
 {
 	return F(MHD_create_response_from_buffer)(size, buffer, mode);
+}
+
+struct MHD_Response *
+MHD_create_response_from_buffer_with_free_callback_cls(
+	size_t size, void *buffer, MHD_ContentReaderFreeCallback crfc,
+	void *crfc_cls)
+{
+	return F(MHD_create_response_from_buffer_with_free_callback_cls)(
+		size, buffer, crfc, crfc_cls);
 }
 
 void MHD_destroy_response(struct MHD_Response *response)

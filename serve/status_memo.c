@@ -19,11 +19,22 @@
  * record (IN_MODIFY) and holds the file open for writing, so its death
  * closes it (IN_CLOSE_WRITE).  An overflowed queue, or a watch the kernel
  * dropped, forgets the answer; without inotify every GET reads the box.
+ *
+ * Hundreds of pollers ask at once, so a GET that finds nothing queued takes
+ * no lock anyone waits on: poll(2) with no timeout says whether the queue
+ * holds an event (it does not consume one), and the answer is an immutable
+ * object every request shares by reference, swapped under a rwlock that
+ * only a rebuild takes for writing.  Only a GET that finds the queue
+ * non-empty, or no answer, takes the rebuild mutex, drains and rebuilds.
+ * The inotify descriptor lives as long as the memo (rewatching removes the
+ * old watches instead), so the number a reader polls is always the one the
+ * watches are on.
  */
 #include "serve/internal.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +57,10 @@ struct memo_watch {
 };
 
 struct srv_status_memo {
-	pthread_mutex_t mu;
-	int ifd;                 /* -1: not watching, read every time */
-	int valid;
-	char *body;              /* the JSON answer, '\n'-ended */
-	size_t len;
-	char etag[24];
+	pthread_mutex_t mu;      /* one rebuild at a time; owns ifd's watches */
+	pthread_rwlock_t rw;     /* cur's swap against readers' references */
+	srv_status_answer *cur;  /* NULL: no answer the watches vouch for */
+	int ifd;                 /* -1: no inotify, read every time */
 	struct memo_watch w[MEMO_WATCHES];
 	size_t nw;
 };
@@ -62,7 +71,8 @@ srv_status_memo *srv_status_memo_new(void)
 	if (!m)
 		return NULL;
 	pthread_mutex_init(&m->mu, NULL);
-	m->ifd = -1;
+	pthread_rwlock_init(&m->rw, NULL);
+	m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	return m;
 }
 
@@ -72,9 +82,23 @@ void srv_status_memo_free(srv_status_memo *m)
 		return;
 	if (m->ifd >= 0)
 		close(m->ifd);
-	free(m->body);
+	srv_status_answer_release(m->cur);
+	pthread_rwlock_destroy(&m->rw);
 	pthread_mutex_destroy(&m->mu);
 	free(m);
+}
+
+void srv_status_answer_release(srv_status_answer *a)
+{
+	if (a && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(a);
+}
+
+static srv_status_answer *answer_ref(srv_status_answer *a)
+{
+	if (a)
+		__atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+	return a;
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -227,12 +251,15 @@ static int watch_site(srv_status_memo *m, const char *real, const char *box)
 /* Fresh watches on everything the next answer will be made from. */
 static int watch_box(srv_status_memo *m, const char *box_root)
 {
-	if (m->ifd >= 0)
-		close(m->ifd);
-	m->nw = 0;
-	m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (m->ifd < 0)
 		return -1;
+	/* What is queued now was caused before the read below, which sees
+	 * it; dropping it (and the IN_IGNORED of the removals) keeps the
+	 * next GET from rebuilding for nothing. */
+	for (size_t i = 0; i < m->nw; i++)
+		inotify_rm_watch(m->ifd, m->w[i].wd);
+	m->nw = 0;
+	drain(m);
 	char box[PATH_MAX], path[PATH_MAX + 64], real[PATH_MAX];
 	if (!realpath(box_root, box))
 		snprintf(box, sizeof box, "%s", box_root);
@@ -256,8 +283,8 @@ static int watch_box(srv_status_memo *m, const char *box_root)
 	return 0;
 }
 
-char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
-			   char etag[24], pyrt_error *err)
+srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
+					  pyrt_error *err)
 {
 	pyrt_status *st = calloc(1, sizeof *st);
 	int rc = st ? pyrt_status_read_cached(ctx->opts->box_root, ctx->pins,
@@ -269,49 +296,70 @@ char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
 	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)
 			 : NULL;
 	json_decref(obj);
-	if (!text) {
+	size_t n = text ? strlen(text) : 0;
+	srv_status_answer *a = text ? malloc(sizeof *a + n + 1) : NULL;
+	if (!a) {
+		free(text);
 		if (rc == 0)
 			pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		return NULL;
 	}
-	*len = strlen(text);
-	text[(*len)++] = '\n'; /* over the NUL: the length says where it ends */
-	snprintf(etag, 24, "\"%016llx\"", (unsigned long long)fnv1a(text, *len));
-	return text;
+	a->refs = 1;
+	memcpy(a->body, text, n);
+	free(text);
+	a->body[n++] = '\n';
+	a->len = n;
+	snprintf(a->etag, sizeof a->etag, "\"%016llx\"",
+		 (unsigned long long)fnv1a(a->body, a->len));
+	return a;
 }
 
-static int read_answer(srv_status_memo *m, const srv_ctx *ctx, pyrt_error *err)
+/* 1 when the inotify queue holds an event (poll does not consume it). */
+static int queue_nonempty(const srv_status_memo *m)
 {
-	size_t len = 0;
-	char *text = srv_status_read_text(ctx, 0, &len, m->etag, err);
-	if (!text)
-		return err->code ? err->code : PYRT_E_NOMEM;
-	free(m->body);
-	m->body = text;
-	m->len = len;
-	return 0;
+	struct pollfd p = { .fd = m->ifd, .events = POLLIN };
+	int n;
+	while ((n = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return n != 0;
 }
 
-char *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx, size_t *len,
-			  char etag[24], pyrt_error *err)
+static void publish(srv_status_memo *m, srv_status_answer *a)
+{
+	pthread_rwlock_wrlock(&m->rw);
+	srv_status_answer *old = m->cur;
+	m->cur = a;
+	pthread_rwlock_unlock(&m->rw);
+	srv_status_answer_release(old);
+}
+
+/* The rebuild: drain, and read the box again when something mattered. */
+static srv_status_answer *memo_rebuild(srv_status_memo *m, const srv_ctx *ctx,
+				       pyrt_error *err)
 {
 	pthread_mutex_lock(&m->mu);
-	if (m->valid && (m->ifd < 0 || drain(m)))
-		m->valid = 0;
-	int rc = 0;
-	if (!m->valid) {
+	if (m->cur && drain(m))
+		publish(m, NULL);
+	srv_status_answer *a = answer_ref(m->cur);
+	if (!a) {
 		int watching = watch_box(m, ctx->opts->box_root) == 0;
-		rc = read_answer(m, ctx, err);
-		m->valid = rc == 0 && watching;
-	}
-	char *copy = rc == 0 ? malloc(m->len) : NULL;
-	if (copy) {
-		memcpy(copy, m->body, m->len);
-		*len = m->len;
-		memcpy(etag, m->etag, 24);
-	} else if (rc == 0) {
-		pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		a = srv_status_read_answer(ctx, 0, err);
+		if (a && watching)
+			publish(m, answer_ref(a));
 	}
 	pthread_mutex_unlock(&m->mu);
-	return copy;
+	return a;
+}
+
+srv_status_answer *srv_status_memo_get(srv_status_memo *m, const srv_ctx *ctx,
+				       pyrt_error *err)
+{
+	if (m->ifd >= 0 && !queue_nonempty(m)) {
+		pthread_rwlock_rdlock(&m->rw);
+		srv_status_answer *a = answer_ref(m->cur);
+		pthread_rwlock_unlock(&m->rw);
+		if (a)
+			return a;
+	}
+	return memo_rebuild(m, ctx, err);
 }

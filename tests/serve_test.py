@@ -598,6 +598,19 @@ def scenario_unix_full_flow():
               code == 200 and st["state"] == want_state and st == json.loads(out), (st, out))
     for _ in range(3):
         api.request("GET", "/api/runtime/python")
+    # A connection's memory is sized for a status poll (serve/http.c
+    # CONN_MEMORY): headers far past it are refused, and nothing else is
+    # disturbed; ordinary headers of a few KiB still fit.
+    c = api.conn(10)
+    c.request("GET", "/api/runtime/python",
+              headers={"Authorization": f"Bearer {api.token}" if api.token else "",
+                       "X-Pad": "p" * 12000})
+    r = c.getresponse()
+    r.read()
+    c.close()
+    check("a request with 12 KiB of headers: 431", r.status == 431, r.status)
+    code, _, st = api.request("GET", "/api/runtime/python", headers={"X-Pad": "p" * 3000})
+    check("3 KiB of headers: answered as usual", code == 200 and st["state"] == "ready", (code, st))
     bindir = os.path.join(cur, "bin")
     real_py = os.path.realpath(os.path.join(bindir, "python3"))
     os.rename(real_py, real_py + ".gone")
