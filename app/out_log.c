@@ -18,6 +18,7 @@
 
 #include "app/front.h"
 #include "app/text.h"
+#include "core/util/clock.h"
 #include "core/util/redact.h"
 
 #define LOGS_KEPT 10
@@ -25,15 +26,12 @@
 typedef struct log_state {
 	app_front *inner;
 	FILE *file;
-	struct timespec start;
+	double start; /* pyrt_now() */
 } log_state;
 
 static double log_elapsed(const log_state *s)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - s->start.tv_sec) +
-	       (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
+	return pyrt_now() - s->start;
 }
 
 /*
@@ -170,7 +168,7 @@ app_front *app_front_with_log(app_front *inner, const char *logs_dir,
 	}
 	s->inner = inner;
 	s->file = file;
-	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	s->start = pyrt_now();
 	fprintf(file, "pyrt %s %s, pid %ld\n", PYRT_VERSION, command,
 		(long)getpid());
 	log_prune(logs_dir);

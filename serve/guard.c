@@ -100,12 +100,7 @@ static void *watch(void *arg)
 			drop_head(g);
 		enforce_cap(g, g->max, t);
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += WATCH_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		pyrt_monotonic_after(WATCH_MS / 1000.0, &ts);
 		pthread_cond_timedwait(&g->cv, &g->mu, &ts);
 	}
 	pthread_mutex_unlock(&g->mu);

@@ -63,6 +63,12 @@ for layer in core/util core/dist core/runtime core/pkgs core/diagnose app cli tu
 		bad=1
 	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$layer"/*.c "$layer"/*.h 2>/dev/null)
 done
+# One monotonic "now" (core/util/clock.h): a second reader of the clock is
+# a second idea of elapsed time.
+while IFS= read -r hit; do
+	echo "$hit: read the monotonic clock through core/util/clock.h (pyrt_now, pyrt_monotonic_after)"
+	bad=1
+done < <(grep -n 'clock_gettime[[:space:]]*([[:space:]]*CLOCK_MONOTONIC' core/*/*.c app/*.c cli/*.c tui/*.c serve/*.c 2>/dev/null | grep -v '^core/util/clock\.c:')
 if [[ $bad == 0 ]]; then
 	echo "layers: every include names its folder and respects the layers and core's floors"
 fi

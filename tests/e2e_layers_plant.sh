@@ -54,5 +54,9 @@ fresh
 printf '#include "app/front.h"\n' >> "$work/t/core/diagnose/smoke.c"
 expect 1 "core/ includes app/"
 
-echo "layers_plant: $((7 - fails)) passed, $fails failed"
+fresh
+printf 'static void f(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); }\n' >> "$work/t/serve/guard.c"
+expect 1 "a second reader of the monotonic clock"
+
+echo "layers_plant: $((8 - fails)) passed, $fails failed"
 [[ $fails == 0 ]]

@@ -36,6 +36,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "core/util/clock.h"
 #include "core/util/gunzip.h"
 #include "core/util/lazylib.h"
 #include "core/util/sha256.h"
@@ -63,16 +64,10 @@ typedef struct xstate {
 	uint64_t declared, written, entries;
 	pyrt_sha256 *sha;
 	uint64_t archive_size;
-	struct timespec start, last_tick;
+	double start, last_tick; /* pyrt_now() */
 	char last_done[256]; /* the last member extracted (label is libarchive's
 			      * and goes with the next header) */
 } xstate;
-
-static double x_elapsed(const struct timespec *from, const struct timespec *to)
-{
-	return (double)(to->tv_sec - from->tv_sec) +
-	       (double)(to->tv_nsec - from->tv_nsec) / 1e9;
-}
 
 static int x_cancelled_now(xstate *st)
 {
@@ -83,9 +78,8 @@ static int x_cancelled_now(xstate *st)
 /* Report compressed bytes read, at most once per progress interval. */
 static int x_tick(xstate *st, int force)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double since = x_elapsed(&st->last_tick, &now);
+	double now = pyrt_now();
+	double since = now - st->last_tick;
 	if (!force && since < st->opts->progress_interval_s)
 		return 0;
 	st->last_tick = now;
@@ -97,7 +91,7 @@ static int x_tick(xstate *st, int force)
 		p.done = done > 0 ? (uint64_t)done : 0;
 	}
 	p.total = st->archive_size;
-	p.elapsed = x_elapsed(&st->start, &now);
+	p.elapsed = now - st->start;
 	p.rate = p.elapsed > 0 ? (double)p.done / p.elapsed : 0;
 	if (pyrt_events_progress(st->ev, PYRT_STEP_EXTRACT, &p) != 0)
 		return x_cancelled_now(st);
@@ -1118,7 +1112,7 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 	if ((rc = pyrt_lazy_archive(err)) != 0 ||
 	    (rc = pyrt_lazy_zlib(err)) != 0)
 		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &st.start);
+	st.start = pyrt_now();
 	st.last_tick = st.start;
 	if ((rc = x_set_top(&st)) != 0)
 		goto cleanup;

@@ -1369,12 +1369,9 @@ int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
 				      "cannot configure libcurl: %s",
 				      curl_easy_strerror(cc));
 	}
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = pyrt_now();
 	cc = curl_easy_perform(c);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->ms = (t1.tv_sec - t0.tv_sec) * 1000 +
-		  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	res->ms = (long)((pyrt_now() - t0) * 1000);
 	pyrt_fetch_url_host(url, host, sizeof host);
 	/* The port the URL names, else the scheme's. */
 	long port = strncasecmp(url, "https:", 6) == 0 ? 443 : 80;

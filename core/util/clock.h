@@ -9,4 +9,10 @@
 /** Seconds since an arbitrary point, from CLOCK_MONOTONIC. */
 double pyrt_now(void);
 
+struct timespec;
+
+/** The CLOCK_MONOTONIC instant seconds from now, for waits that take an
+ *  absolute time (pthread_cond_timedwait on a monotonic condattr). */
+void pyrt_monotonic_after(double seconds, struct timespec *out);
+
 #endif
