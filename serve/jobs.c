@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include "app/text.h"
 #include "core/runtime/lock.h"
 #include "core/util/clock.h"
+#include "core/util/os.h"
 #include "core/util/error.h"
 #include "core/util/testhook.h"
 #include "serve/internal.h"
@@ -460,7 +460,7 @@ int srv_jobs_start(srv_jobs *jobs, const srv_job_params *p, json_t **job_js,
 	}
 	srv_job *j = status ? NULL : calloc(1, sizeof *j);
 	unsigned char raw[16];
-	if (!status && (!j || getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)) {
+	if (!status && (!j || pyrt_os_random(raw, sizeof raw) != 0)) {
 		status = 500;
 		*err_json = srv_error("internal", "cannot create a job (out of memory or no randomness)", NULL);
 	}

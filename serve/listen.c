@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/util/os.h"
 #include "core/util/trust.h"
 #include "serve/internal.h"
 
@@ -168,9 +168,7 @@ static int unix_addr(const char *path, struct sockaddr_un *un, int *dirfd,
 	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (*dirfd < 0)
 		return fail(msg, msglen, "%s: %s", dir, strerror(errno));
-	int n = snprintf(un->sun_path, sizeof un->sun_path, "/proc/self/fd/%d/%s",
-			 *dirfd, slash + 1);
-	if (n < 0 || (size_t)n >= sizeof un->sun_path || access("/proc/self/fd", X_OK) != 0) {
+	if (pyrt_os_fd_path(un->sun_path, sizeof un->sun_path, *dirfd, slash + 1) != 0) {
 		close(*dirfd);
 		*dirfd = -1;
 		const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -366,8 +364,8 @@ static int token_make(const char *path, char token[SRV_TOKEN_HEX + 1],
 		      char *msg, size_t msglen)
 {
 	unsigned char raw[SRV_TOKEN_HEX / 2];
-	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-		return fail(msg, msglen, "cannot make a token: getrandom: %s", strerror(errno));
+	if (pyrt_os_random(raw, sizeof raw) != 0)
+		return fail(msg, msglen, "cannot make a token: no randomness: %s", strerror(errno));
 	for (size_t i = 0; i < sizeof raw; i++)
 		snprintf(token + 2 * i, 3, "%02x", raw[i]);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -38,18 +38,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/status_json.h"
 #include "app/text.h"
 #include "core/runtime/marker.h"
+#include "core/util/os.h"
 
 #define MEMO_WATCHES 64
-#define MEMO_MASK (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | \
-		   IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | \
-		   IN_MOVE_SELF)
 
 struct memo_watch {
 	int wd;
@@ -72,7 +69,7 @@ srv_status_memo *srv_status_memo_new(void)
 		return NULL;
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_rwlock_init(&m->rw, NULL);
-	m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	m->ifd = pyrt_os_watch_new();
 	return m;
 }
 
@@ -117,39 +114,33 @@ static const struct memo_watch *watch_of(const srv_status_memo *m, int wd)
 	return NULL;
 }
 
-/* Does this event change what status would say? */
-static int event_matters(const srv_status_memo *m, const struct inotify_event *e)
+struct drain_ctx {
+	const srv_status_memo *m;
+	int changed;
+};
+
+/* Does this change alter what status would say?  A lost queue, or a watch
+ * gone (its removal), always does. */
+static void on_change(int id, const char *name, void *cls)
 {
-	if (e->mask & (IN_Q_OVERFLOW | IN_IGNORED))
-		return 1;
-	const struct memo_watch *w = watch_of(m, e->wd);
-	if (!w || !w->only[0] || e->len == 0)
-		return 1;
-	return strcmp(e->name, w->only) == 0;
+	struct drain_ctx *d = cls;
+	const struct memo_watch *w = id < 0 ? NULL : watch_of(d->m, id);
+	if (!w || !w->only[0] || !name[0] || strcmp(name, w->only) == 0)
+		d->changed = 1;
 }
 
-/* Read every queued event; 1 when one of them matters. */
+/* Read every queued change; 1 when one of them matters. */
 static int drain(srv_status_memo *m)
 {
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int changed = 0;
-	for (;;) {
-		ssize_t n = read(m->ifd, buf, sizeof buf);
-		if (n <= 0)
-			return n < 0 && errno != EAGAIN && errno != EINTR ? 1 : changed;
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *e = (const void *)p;
-			changed |= event_matters(m, e);
-			p += sizeof *e + e->len;
-		}
-	}
+	struct drain_ctx d = { m, 0 };
+	return pyrt_os_watch_drain(m->ifd, on_change, &d) != 0 || d.changed;
 }
 
 static int add_watch(srv_status_memo *m, const char *dir, const char *only)
 {
 	if (m->nw == MEMO_WATCHES)
 		return -1;
-	int wd = inotify_add_watch(m->ifd, dir, MEMO_MASK | IN_ONLYDIR);
+	int wd = pyrt_os_watch_add(m->ifd, dir);
 	if (wd < 0)
 		return -1;
 	/* A folder reached twice (two paths through it) with different next
@@ -257,7 +248,7 @@ static int watch_box(srv_status_memo *m, const char *box_root)
 	 * it; dropping it (and the IN_IGNORED of the removals) keeps the
 	 * next GET from rebuilding for nothing. */
 	for (size_t i = 0; i < m->nw; i++)
-		inotify_rm_watch(m->ifd, m->w[i].wd);
+		pyrt_os_watch_rm(m->ifd, m->w[i].wd);
 	m->nw = 0;
 	drain(m);
 	char box[PATH_MAX], path[PATH_MAX + 64], real[PATH_MAX];

@@ -30,6 +30,7 @@
 #include "app/install.h"
 #include "app/text.h"
 #include "core/util/clock.h"
+#include "core/util/os.h"
 #include "tui/format.h"
 #include "tui/watch.h"
 
@@ -443,12 +444,11 @@ static void theme_dirs(tui_app *a)
 {
 	const char *env = getenv("PYRT_THEME_DIR");
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int have_exe = pyrt_os_self_exe(exe, sizeof exe) == 0;
 	snprintf(a->theme_dir_buf[0], sizeof a->theme_dir_buf[0], "%s",
 		 env ? env : "");
 	a->theme_dir_buf[1][0] = '\0';
-	if (n > 0) {
-		exe[n] = '\0';
+	if (have_exe) {
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
@@ -944,7 +944,7 @@ int tui_main(const app_request *opts, tui_start start)
 	a->paint.g = tui_draw_glyphs(a->paint.utf8);
 	a->model = tui_model_new(opts->verbose);
 	a->log = tui_log_new();
-	if (!a->model || !a->log || pipe2(sp, O_NONBLOCK | O_CLOEXEC) != 0 ||
+	if (!a->model || !a->log || pyrt_os_pipe(sp, PYRT_OS_NONBLOCK) != 0 ||
 	    signals_install(sp[1], old) != 0) {
 		app_free(a);
 		return -1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/util/clock.h"
+#include "core/util/os.h"
 
 #define RING_LINES 2000
 
@@ -58,7 +59,7 @@ tui_model *tui_model_new(int verbose)
 	if (!m)
 		return NULL;
 	m->ring = calloc(RING_LINES, sizeof *m->ring);
-	if (!m->ring || pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) {
+	if (!m->ring || pyrt_os_pipe(fds, PYRT_OS_NONBLOCK) != 0) {
 		free(m->ring);
 		free(m);
 		return NULL;

@@ -18,12 +18,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util/clock.h"
+#include "core/util/os.h"
 
 #define LINE_CHUNK 4096          /* longer lines reach on_line in pieces */
 #define MARKER_MAX 96            /* room for "\n[… N bytes truncated …]\n" */
@@ -357,7 +357,7 @@ static void child_exec(const pyrt_proc_opts *o, int wfd, int errfd,
 	/* Dies with pyrt: a pip left running would write into a runtime
 	 * nobody holds the lock for.  A parent gone before the prctl would
 	 * never send it: checked after. */
-	if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+	if (setpgid(0, 0) != 0 || pyrt_os_die_with_parent() != 0)
 		goto fail;
 	if (getppid() != parent)
 		_exit(127);
@@ -411,7 +411,7 @@ static int spawn_child(const pyrt_proc_opts *o, int wfd, pid_t *pid,
 	static char *const empty_env[] = { NULL };
 	char *const *envp = o->envp ? (char *const *)o->envp : empty_env;
 	int ep[2] = { -1, -1 };
-	if (pipe2(ep, O_CLOEXEC) != 0 || lift_fd(&ep[0]) != 0 ||
+	if (pyrt_os_pipe(ep, 0) != 0 || lift_fd(&ep[0]) != 0 ||
 	    lift_fd(&ep[1]) != 0) {
 		int e = errno;
 		if (ep[0] >= 0)
@@ -481,7 +481,7 @@ int pyrt_proc_run(const pyrt_proc_opts *opts, pyrt_proc_result *result,
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto cleanup;
 	}
-	if (pipe2(fds, O_CLOEXEC) != 0 || lift_fd(&fds[0]) != 0 ||
+	if (pyrt_os_pipe(fds, 0) != 0 || lift_fd(&fds[0]) != 0 ||
 	    lift_fd(&fds[1]) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot create a pipe for %s",
