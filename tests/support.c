@@ -164,8 +164,9 @@ void pt_mirror_start(pt_mirror *m, const char *www)
 	char script[4096], cert[4096], key[4096];
 	snprintf(script, sizeof script, "%s/tests/fixtures/mirror.py",
 		 pt_source_dir());
-	snprintf(cert, sizeof cert, "%s/server.pem", fx);
-	snprintf(key, sizeof key, "%s/server.key", fx);
+	if (snprintf(cert, sizeof cert, "%s/server.pem", fx) >= (int)sizeof cert ||
+	    snprintf(key, sizeof key, "%s/server.key", fx) >= (int)sizeof key)
+		abort(); /* a fixtures path past PATH_MAX */
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -232,7 +233,9 @@ int pt_install_fixture(const char *box, const pyrt_pins *pins, char *msg,
 		       size_t msglen)
 {
 	char archive[4096];
-	snprintf(archive, sizeof archive, "%s/runtime.tar.gz", pt_fixtures());
+	if (snprintf(archive, sizeof archive, "%s/runtime.tar.gz",
+		     pt_fixtures()) >= (int)sizeof archive)
+		abort(); /* a fixtures path past PATH_MAX */
 	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
 	o.box_root = box;
 	o.pins = pins;

@@ -30,6 +30,7 @@
 #include "app/install.h"
 #include "app/text.h"
 #include "core/util/clock.h"
+#include "core/util/fmt.h"
 #include "core/util/os.h"
 #include "tui/format.h"
 #include "tui/watch.h"
@@ -137,8 +138,8 @@ static void run_labels(tui_app *a, tui_job_kind kind, const char *plugin)
 			 "Installing the doc-library baseline");
 		snprintf(a->run_noun, sizeof a->run_noun, "baseline");
 	} else {
-		snprintf(a->run_title, sizeof a->run_title,
-			 "Installing the requirements of %s", plugin);
+		pyrt_fmt_text(a->run_title, sizeof a->run_title,
+			      "Installing the requirements of %s", plugin);
 		snprintf(a->run_noun, sizeof a->run_noun, "plugin install");
 	}
 }
@@ -170,10 +171,17 @@ int tui_app_run(tui_app *a, tui_job_kind kind, const char *plugin)
 	j->model = a->model;
 	j->iopts = a->iopts;
 	j->plan = a->plan;
-	snprintf(j->plugin, sizeof j->plugin, "%s", plugin ? plugin : "");
 	j->bundle_doctor = a->doctor;
-	snprintf(j->bundle_path, sizeof j->bundle_path, "%s",
-		 kind == TUI_JOB_BUNDLE && plugin ? plugin : "");
+	/* A cut name or path would name another plugin or file. */
+	pyrt_error ferr = PYRT_ERROR_INIT;
+	int cut = pyrt_fmt_path(j->plugin, sizeof j->plugin, &ferr, "%s",
+				kind != TUI_JOB_BUNDLE && plugin ? plugin : "") ||
+		  pyrt_fmt_path(j->bundle_path, sizeof j->bundle_path, &ferr,
+				"%s", kind == TUI_JOB_BUNDLE && plugin ? plugin : "");
+	if (cut) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "%s", ferr.msg);
+		return -1;
+	}
 	if (tui_job_start(j, msg, sizeof msg) != 0) {
 		tui_app_notice(a, TUI_ROLE_ERROR, "%s", msg);
 		return -1;
