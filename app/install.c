@@ -10,6 +10,7 @@
 
 #include "app/baseline.h"
 #include "app/common.h"
+#include "app/fix.h"
 #include "app/plugin.h"
 #include "core/pkgs/baseline.h"
 #include "core/runtime/box.h"
@@ -229,6 +230,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	app_plugins_keep_free(keep);
 	char text[8192];
 	app_outcome o = { .command = "install", .code = rc };
+	char fixed[PYRT_ERROR_MSG_MAX + 1024];
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
@@ -247,7 +249,9 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 				 reapplied == 1 ? "" : "s");
 		o.summary = text;
 	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		app_fix_text(r->opts, err.msg[0] ? err.msg : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
 		if (active) {
 			/* Not "install failed": the install stands. */
 			o.failure = rc == PYRT_E_BASELINE ? ""

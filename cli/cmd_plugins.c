@@ -18,6 +18,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/plugin.h"
 #include "app/status_json.h"
 #include "app/text.h"
@@ -206,6 +207,10 @@ static int plugins_load(plugins_ctx *c)
 		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
 					     c->pins, c->platform.key,
 					     c->status, &ev, &err);
+	if (rc == 0 && app_fix_plugins(c->opts, c->plugins))
+		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	if (rc == 0)
+		app_fix_status(c->opts, c->status);
 	if (rc < 0)
 		snprintf(c->msg, sizeof c->msg, "plugins: %s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));

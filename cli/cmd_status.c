@@ -12,6 +12,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
 #include "cli/commands.h"
@@ -107,6 +108,8 @@ int cli_cmd_status(const app_request *opts)
 					opts->deep, st, &err)
 		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
+	if (rc >= 0)
+		app_fix_status(opts, st);
 	if (rc < 0) {
 		app_errorf("status: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
 		status = app_exit_code(rc);

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
 #include "core/runtime/marker.h"
@@ -264,6 +265,8 @@ char *srv_status_read_text(const srv_ctx *ctx, int deep, size_t *len,
 					      ctx->platform_key, deep,
 					      ctx->status_cache, st, err)
 		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (rc == 0)
+		app_fix_status(ctx->opts, st);
 	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
 	free(st);
 	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)

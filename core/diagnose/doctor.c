@@ -218,7 +218,7 @@ static int check_pins(doctor_ctx *x)
 		snprintf(wheels, sizeof wheels, "the baseline's wheels are NOT "
 			 "hash-locked (no wheel lock for %s: pip installs what "
 			 "its index, over TLS, or a --wheelhouse serves; pin them "
-			 "with \"pyrt lock\")", x->o->platform_key);
+			 "with \"pyrt lock --wheelhouse DIR --out FILE\")", x->o->platform_key);
 	return check_add(x->d, "pins", "Pins source", PYRT_CHECK_PASS, NULL,
 			 "%s%s: %s %s (build %s) for %zu platform(s), baseline "
 			 "of %zu requirement(s); %s",
@@ -290,7 +290,7 @@ static int check_lock(doctor_ctx *x)
 	if (rc == 1)
 		return check_add(x->d, "lock", title, PYRT_CHECK_WARN,
 				 "wait for that install to finish, then run "
-				 "pyrt doctor again",
+				 "\"pyrt doctor\" again",
 				 "held by pid %ld on %s since %s: an install is "
 				 "running", h.pid, h.host[0] ? h.host : "?",
 				 h.started[0] ? h.started : "?");
@@ -360,7 +360,7 @@ static int check_runtime(doctor_ctx *x)
 				 "platform)");
 	case PYRT_STATE_INSTALLING:
 		return check_add(x->d, "runtime", title, PYRT_CHECK_WARN,
-				 "run pyrt doctor again when the install "
+				 "run \"pyrt doctor\" again when the install "
 				 "finishes", "%s", x->st.message);
 	case PYRT_STATE_UNTRUSTED:
 		return check_add(x->d, "runtime", title, PYRT_CHECK_FAIL,
@@ -1094,6 +1094,33 @@ void pyrt_doctor_free(pyrt_doctor *d)
 		check_clear(&d->checks[i]);
 	free(d->checks);
 	free(d);
+}
+
+/* old replaced by fn's word for it; *slot keeps old on failure. */
+static int map_one(char **slot, const char **pub,
+		   char *(*fn)(const char *text, void *arg), void *arg)
+{
+	if (!*slot)
+		return 0;
+	char *now = fn(*slot, arg);
+	if (!now)
+		return PYRT_E_NOMEM;
+	free(*slot);
+	*slot = now;
+	*pub = now;
+	return 0;
+}
+
+int pyrt_doctor_map_text(pyrt_doctor *d,
+			 char *(*fn)(const char *text, void *arg), void *arg)
+{
+	for (size_t i = 0; d && i < d->count; i++) {
+		doctor_check *c = &d->checks[i];
+		if (map_one(&c->detail, &c->pub.detail, fn, arg) ||
+		    map_one(&c->fix, &c->pub.fix, fn, arg))
+			return PYRT_E_NOMEM;
+	}
+	return 0;
 }
 
 size_t pyrt_doctor_count(const pyrt_doctor *d)

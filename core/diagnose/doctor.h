@@ -52,6 +52,15 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		    const pyrt_events *ev, pyrt_error *err);
 void pyrt_doctor_free(pyrt_doctor *d);
 
+/**
+ * Replace every check's detail and fix by fn's word for it (fn returns a
+ * malloc'd string, or NULL when out of memory): how app/ renders the
+ * commands in them for the options in effect.  Returns 0, or
+ * PYRT_E_NOMEM (the checks keep their old words).
+ */
+int pyrt_doctor_map_text(pyrt_doctor *d,
+			 char *(*fn)(const char *text, void *arg), void *arg);
+
 size_t pyrt_doctor_count(const pyrt_doctor *d);
 const pyrt_check *pyrt_doctor_at(const pyrt_doctor *d, size_t i);
 /** 1 when no check failed. */
