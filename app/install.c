@@ -197,6 +197,18 @@ static void summary(const app_install_run *r, const pyrt_install_result *res,
 			 baseline);
 }
 
+/* What doctor would say about a download that failed (its network
+ * checks name the stage), and the ways around the network. */
+static void network_fix(const app_request *req, char *buf, size_t len)
+{
+	char doctor[1024];
+	app_fix_render(req, "pyrt doctor", doctor, sizeof doctor);
+	snprintf(buf, len, "run \"%s\" to see where it stops; or check the "
+		 "DNS (/etc/resolv.conf) and the proxy variable (https_proxy); "
+		 "or pass --mirror URL for a reachable mirror; or install "
+		 "offline with --from-file ARCHIVE", doctor);
+}
+
 int app_install_execute(const app_install_run *r, const app_front *caller,
 			const atomic_int *cancel)
 {
@@ -230,7 +242,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	app_plugins_keep_free(keep);
 	char text[8192];
 	app_outcome o = { .command = "install", .code = rc };
-	char fixed[PYRT_ERROR_MSG_MAX + 1024];
+	char fixed[PYRT_ERROR_MSG_MAX + 1024], netfix[2048];
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
@@ -252,6 +264,10 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		app_fix_text(r->opts, err.msg[0] ? err.msg : pyrt_strerror(rc),
 			     fixed, sizeof fixed);
 		o.error = fixed;
+		if (rc == PYRT_E_NETWORK && !active) {
+			network_fix(r->opts, netfix, sizeof netfix);
+			o.fix = netfix;
+		}
 		if (active) {
 			/* Not "install failed": the install stands. */
 			o.failure = rc == PYRT_E_BASELINE ? ""

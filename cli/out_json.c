@@ -108,6 +108,8 @@ static void json_result(const app_outcome *o, void *state)
 				   o->error ? o->error : pyrt_strerror(o->code));
 		if (o->unchanged)
 			app_errorf("%s", o->unchanged);
+		if (o->fix)
+			app_text_printf(stderr, "fix: %s\n", o->fix);
 	}
 }
 

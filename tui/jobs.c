@@ -35,6 +35,7 @@ static void result_fail(const app_request *req, tui_result *r, int rc,
 		     r->error, sizeof r->error);
 	snprintf(r->unchanged, sizeof r->unchanged, "%s",
 		 unchanged ? unchanged : "");
+	r->fix[0] = '\0';
 }
 
 /* The marker's baseline and the plugin check, as the result shows them. */
@@ -71,6 +72,7 @@ static void result_record(const app_outcome *o, void *arg)
 	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
 	snprintf(r->unchanged, sizeof r->unchanged, "%s",
 		 o->unchanged ? o->unchanged : "");
+	snprintf(r->fix, sizeof r->fix, "%s", o->fix ? o->fix : "");
 	snprintf(r->summary, sizeof r->summary, "%s",
 		 o->summary ? o->summary : "");
 	result_report(r, o);
