@@ -77,6 +77,7 @@ typedef struct doctor_ctx {
 	int have_status;
 	int runtime_ready;
 	int install_known; /* d->install_dir names the active install */
+	int proxy_dead;    /* a network check stopped at the proxy */
 } doctor_ctx;
 
 const char *pyrt_check_verdict_name(pyrt_check_verdict v)
@@ -256,7 +257,8 @@ static int check_box_root(doctor_ctx *x)
 				 "%s is not a directory", root);
 	/* Root's box, and we are not root: read-only by design, not broken. */
 	if (pyrt_box_shared(x->box))
-		return check_add(x->d, "box_root", title, PYRT_CHECK_PASS, NULL,
+		return check_add(x->d, "box_root", "Box root readable (root's, "
+				 "shared read-only)", PYRT_CHECK_PASS, NULL,
 				 "%s is root's box, shared read-only with every "
 				 "user: its changes (install, baseline, plugins "
 				 "install) are root's — \"sudo pyrt …\"", root);
@@ -268,8 +270,8 @@ static int check_box_root(doctor_ctx *x)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL,
 				 "remount it read-write to change the runtime, "
 				 "or pass --box-root DIR on a writable file "
-				 "system (status, plugins and smoke work as it "
-				 "is)",
+				 "system (status, plugins, doctor and smoke work "
+				 "as it is)",
 				 "%s is on a read-only file system", bad);
 	if (bad)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL, fix,
@@ -277,6 +279,43 @@ static int check_box_root(doctor_ctx *x)
 				 bad, (long)getuid());
 	return check_add(x->d, "box_root", title, PYRT_CHECK_PASS, NULL,
 			 "%s exists and is writable", root);
+}
+
+/* The words for a box root pyrt refuses: not a folder; a folder of your
+ * own that you cannot read (a mode changed by hand: the fix is that
+ * chmod); or someone else's. */
+static void untrusted_words(const char *root, char *title, size_t tlen,
+			    char *fix, size_t flen)
+{
+	struct stat sb;
+	if (stat(root, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		snprintf(title, tlen, "Box root is a folder");
+		snprintf(fix, flen, "pass --box-root DIR naming a folder of "
+			 "the box's own (a new path: pyrt creates it)");
+		return;
+	}
+	/* Down the runtime's spine, the first folder of yours that you
+	 * cannot enter or read. */
+	static const char *const spine[] = { "", "/runtime", "/runtime/python",
+		"/runtime/python/installs" };
+	for (size_t i = 0; i < sizeof spine / sizeof *spine; i++) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof path, "%s%s", root, spine[i]);
+		if (n < 0 || (size_t)n >= sizeof path ||
+		    lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+		    sb.st_uid != geteuid())
+			break;
+		if ((sb.st_mode & S_IRWXU) != S_IRWXU) {
+			snprintf(title, tlen, "Box folders readable by you");
+			snprintf(fix, flen, "chmod u+rwx '%s' (its mode, %03o, "
+				 "was changed by hand)", path,
+				 (unsigned)(sb.st_mode & 07777));
+			return;
+		}
+	}
+	snprintf(title, tlen, "Box root owned by you");
+	snprintf(fix, flen, "run pyrt as the box's owner, or choose a box "
+		 "root of your own (--box-root DIR)");
 }
 
 /* A running install is worth knowing (it may change what follows), not a
@@ -868,6 +907,36 @@ static int check_proxy(doctor_ctx *x)
 			 detail);
 }
 
+/* The proxy row said what is set; a network check below found that it
+ * does not answer: one verdict, not a ✓ three rows above a ✗. */
+static int proxy_row_failed(pyrt_doctor *d)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		doctor_check *c = &d->checks[i];
+		if (strcmp(c->id, "proxy") != 0)
+			continue;
+		char *detail = NULL, *fix = strdup("fix the proxy in "
+			"https_proxy (it does not answer), or unset it where "
+			"connections are direct");
+		if (asprintf(&detail, "%s — it does not answer (see the "
+			     "network checks)", c->detail) < 0)
+			detail = NULL;
+		if (!detail || !fix) {
+			free(detail);
+			free(fix);
+			return PYRT_E_NOMEM;
+		}
+		free(c->detail);
+		free(c->fix);
+		c->detail = detail;
+		c->fix = fix;
+		c->pub.detail = detail;
+		c->pub.fix = fix;
+		c->pub.verdict = PYRT_CHECK_FAIL;
+	}
+	return 0;
+}
+
 /* Leftovers of dead installers: harmless, swept by the next install. */
 static int check_staging(doctor_ctx *x)
 {
@@ -950,6 +1019,8 @@ static int net_check(doctor_ctx *x, const char *id, const char *title,
 		return check_add(x->d, id, title, PYRT_CHECK_PASS, NULL,
 				 "%s (%s)", pr.line, from);
 	char fix[512];
+	if (!strcmp(pr.stage, "proxy"))
+		x->proxy_dead = 1;
 	return check_add(x->d, id, title, PYRT_CHECK_FAIL,
 			 net_fix(pr.stage, index, fix, sizeof fix), "%s (%s)",
 			 pr.line, from);
@@ -1053,10 +1124,11 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	if (rc == PYRT_E_UNTRUSTED) {
 		/* One finding, and nothing in the box is read or run. */
 		snprintf(d->box_root, sizeof d->box_root, "%s", opts->box_root);
-		rc = check_add(d, "box_root", "Box root owned by you", PYRT_CHECK_FAIL,
-			       "run pyrt as the box's owner, or choose a box "
-			       "root of your own (--box-root DIR)", "%s",
-			       berr.msg);
+		char title[64], fix[PATH_MAX + 256];
+		untrusted_words(opts->box_root, title, sizeof title, fix,
+				sizeof fix);
+		rc = check_add(d, "box_root", title, PYRT_CHECK_FAIL, fix,
+			       "%s", berr.msg);
 		if (rc)
 			goto cleanup;
 		*out = d;
@@ -1074,6 +1146,8 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		 opts->platform_key);
 	x->pin = pyrt_pins_find(opts->pins, opts->platform_key);
 	rc = doctor_checks(x, err);
+	if (!rc && x->proxy_dead)
+		rc = proxy_row_failed(d);
 	if (rc)
 		goto cleanup;
 	*out = d;
