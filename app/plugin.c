@@ -7,12 +7,14 @@
  */
 #include "app/plugin.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/common.h"
 #include "app/fix.h"
+#include "core/diagnose/doctor.h"
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
@@ -213,6 +215,11 @@ static int plugin_refusal(plugin_run *r)
 	if (pyrt_events_cancelled(&r->ev))
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	int rc = read_row(r, err);
+	char fix[PATH_MAX + 160];
+	if (rc && pyrt_doctor_plugins_fix(r->req->box_root, fix, sizeof fix))
+		return pyrt_error_set(err, rc, "plugins: %s; fix: %s",
+				      err->msg[0] ? err->msg : pyrt_strerror(rc),
+				      fix);
 	if (rc)
 		return pyrt_error_set(err, rc, "plugins: %s",
 				      err->msg[0] ? err->msg : pyrt_strerror(rc));

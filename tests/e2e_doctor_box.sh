@@ -57,8 +57,30 @@ run install --yes --box-root "$rbox" --pins "$pins" --from-file "$opt/runtime.ta
 check "setup: root installs its box (rc $rc)" rc_is 0
 run_u doctor --box-root "$rbox" --pins "$pins"
 check "another user on root's box: told it is root's, read-only" \
-  has "✓ Box root readable (root's, shared read-only)" out
+  has "✓ Box root shared read-only .*root's box" out
 check "... never \"Box root writable\"" eval '! has "Box root writable" out'
+
+# plugins/ made private by root's umask of 077: the fix opens it
+(umask 077; mkdir -p "$rbox/plugins/cw" &&
+  printf 'name: cw\nenabled: true\nrequires_tools: [execute_code]\nrequires_pip: [python-docx]\n' \
+    >"$rbox/plugins/cw/plugin.yaml")
+run_u plugins --box-root "$rbox" --pins "$pins"
+check "private plugins/: another user's plugins fails (rc $rc) with the chmod fix" \
+  eval 'rc_is 9 && has "fix: sudo chmod -R go+rX '"'$rbox/plugins'"'" err'
+run_u doctor --box-root "$rbox" --pins "$pins"
+check "... doctor's Plugins row has the same fix" \
+  eval 'grep -A1 "Plugins" "$work/out" | grep -qF "fix: sudo chmod -R go+rX '"'$rbox/plugins'"'"'
+fix=$(sed -n "s/.*fix: sudo \(chmod -R go+rX '[^']*'\).*/\1/p" "$work/out" | head -1)
+bash -c "$fix"
+run_u plugins --box-root "$rbox" --pins "$pins"
+check "... typed as printed (as root), the other user reads the plugins (rc $rc)" \
+  eval 'rc_is 1 && has "^cw " out'
+# the other user's support bundle says whose the install log is
+run_u doctor --box-root "$rbox" --pins "$pins" --bundle "$uhome/b.tar.gz"
+tar xzOf "$uhome/b.tar.gz" pyrt-bundle/platform.txt >"$work/facts"
+check "another user's bundle: the install log is root's, and how to include it" \
+  eval 'grep "^install log: " "$work/facts" | grep -q "(root)" &&
+        grep "^install log: " "$work/facts" | grep -qF "sudo pyrt doctor --bundle FILE --box-root $rbox"'
 
 # --- a read-only file system ------------------------------------------------
 mkdir -m 0755 "$ro"

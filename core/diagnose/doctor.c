@@ -257,8 +257,7 @@ static int check_box_root(doctor_ctx *x)
 				 "%s is not a directory", root);
 	/* Root's box, and we are not root: read-only by design, not broken. */
 	if (pyrt_box_shared(x->box))
-		return check_add(x->d, "box_root", "Box root readable (root's, "
-				 "shared read-only)", PYRT_CHECK_PASS, NULL,
+		return check_add(x->d, "box_root", "Box root shared read-only", PYRT_CHECK_PASS, NULL,
 				 "%s is root's box, shared read-only with every "
 				 "user: its changes (install, baseline, plugins "
 				 "install) are root's — \"sudo pyrt …\"", root);
@@ -765,6 +764,44 @@ static int plugin_row(doctor_ctx *x, const pyrt_plugin *p)
 }
 
 /* One row per plugin, from one readiness check. */
+/* Whether path (a folder when dir) is closed to this user. */
+static int closed_to_me(const char *path, int dir)
+{
+	return access(path, dir ? R_OK | X_OK : R_OK) != 0 && errno == EACCES;
+}
+
+int pyrt_doctor_plugins_fix(const char *box_root, char *buf, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int n = snprintf(dir, sizeof dir, "%s/plugins", box_root);
+	if (n < 0 || (size_t)n >= sizeof dir)
+		return 0;
+	int closed = closed_to_me(dir, 1);
+	DIR *d = closed ? NULL : opendir(dir);
+	for (struct dirent *e; d && !closed && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof path)
+			continue;
+		closed = closed_to_me(path, 1);
+		n = snprintf(path, sizeof path, "%s/%s/plugin.yaml", dir,
+			     e->d_name);
+		if (!closed && n > 0 && (size_t)n < sizeof path)
+			closed = closed_to_me(path, 0);
+	}
+	if (d)
+		closedir(d);
+	if (!closed)
+		return 0;
+	struct stat sb;
+	int theirs = stat(dir, &sb) == 0 && sb.st_uid != geteuid();
+	snprintf(buf, len, "%schmod -R go+rX '%s' (made private, as a umask "
+		 "of 077 does; every user of the box reads its plugins)",
+		 theirs ? "sudo " : "", dir);
+	return 1;
+}
+
 static int check_plugins(doctor_ctx *x)
 {
 	pyrt_plugins *ps = NULL;
@@ -773,9 +810,13 @@ static int check_plugins(doctor_ctx *x)
 				    x->o->platform_key, x->ev, &err);
 	if (rc == PYRT_E_CANCELLED || rc == PYRT_E_NOMEM)
 		return rc;
+	char fix[PATH_MAX + 160];
 	if (rc < 0)
 		return check_add(x->d, "plugins", "Plugins", PYRT_CHECK_FAIL,
-				 NULL, "cannot read the plugins: %s", err.msg);
+				 pyrt_doctor_plugins_fix(x->d->box_root, fix,
+							 sizeof fix)
+					 ? fix : NULL,
+				 "cannot read the plugins: %s", err.msg);
 	size_t n = pyrt_plugins_count(ps);
 	if (n == 0)
 		rc = check_add(x->d, "plugins", "Plugins", PYRT_CHECK_PASS,
@@ -1340,6 +1381,19 @@ static char *platform_facts(const pyrt_doctor *d, const char *marker,
 #ifdef __GLIBC__
 	glibc = gnu_get_libc_version();
 #endif
+	/* Another user's bundle of root's box cannot read root's private
+	 * logs: say whose they are and how to include them, not "none". */
+	char no_log[PATH_MAX * 2 + 512] = "none";
+	struct stat sb;
+	if (!log && access(d->logs_dir, R_OK | X_OK) != 0 && errno == EACCES &&
+	    stat(d->logs_dir, &sb) == 0) {
+		char owner[128];
+		pyrt_fs_owner_name(sb.st_uid, owner, sizeof owner);
+		snprintf(no_log, sizeof no_log, "not included: the install "
+			 "logs in %s are %s's, private to them; to include "
+			 "the newest, run \"sudo pyrt doctor --bundle FILE "
+			 "--box-root %s\"", d->logs_dir, owner, d->box_root);
+	}
 	char *text = NULL;
 	if (asprintf(&text,
 		     "pyrt %s\n"
@@ -1353,7 +1407,7 @@ static char *platform_facts(const pyrt_doctor *d, const char *marker,
 		     PYRT_VERSION, now, u.sysname, u.release, u.version,
 		     u.machine, d->platform_key, glibc, d->box_root,
 		     marker ? marker : "none (no active install)",
-		     log ? log : "none") < 0)
+		     log ? log : no_log) < 0)
 		return NULL;
 	return text;
 }
