@@ -3,7 +3,8 @@
 # The TUI in a 60x16 tmux pane: the doctor screen puts failures first and
 # says how many checks are below the fold ("N more ↓"), so the one ✗ is on
 # screen when the tally says "1 failed"; the ? overlay fits; and (at 80x23)
-# the progress bar shows the extraction's own numbers once it begins.
+# the progress bar shows the extraction's own numbers once it begins; F1
+# opens the keys and F10 quits, as in htop.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup tui_small fixtures
 . "$(dirname "$0")/lib/tui.sh"
@@ -38,10 +39,18 @@ check "the overlay fits 60x16: its box is closed at the bottom" \
 check "... and every line is within 60 columns" \
   eval '[ "$(wc -L <"$work/help.screen")" -le 60 ]'
 check "... with every key: the last ones (t, q) too" \
-  eval 'grep -qE "│ t +next colour theme" "$work/help.screen" && grep -qE "│ q +quit" "$work/help.screen"'
+  eval 'grep -qE "│ t +next colour theme" "$work/help.screen" && grep -qE "│ q F10 +quit" "$work/help.screen"'
 check "... no description cut short" eval '! grep -q "…" "$work/help.screen"'
 check "... and it says how to close it" grep -q "any key closes" "$work/help.screen"
-T send-keys -t dash q q
+# htop's keys (issue 29.8): F1 opens the keys, F10 quits.
+T send-keys -t dash Escape
+wait_for dash 10 'PLUGIN|State' >/dev/null
+T send-keys -t dash F1
+check "F1 opens the key overlay" wait_for dash 10 'Keys'
+T send-keys -t dash Escape
+wait_for dash 10 'PLUGIN|State' >/dev/null
+T send-keys -t dash F10
+check "F10 quits" wait_exit dash 10
 
 # --- the bar during and after extraction is the extraction's ------------------
 # Paused after the tree is extracted (before its check): the bar says what
