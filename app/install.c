@@ -5,6 +5,7 @@
 #include "app/install.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -14,6 +15,7 @@
 #include "app/plugin.h"
 #include "core/pkgs/baseline.h"
 #include "core/runtime/box.h"
+#include "core/runtime/status.h"
 #include "core/util/error.h"
 
 static int path_exists(const char *path)
@@ -85,9 +87,27 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 	char (*v)[sizeof f->value[0]] = f->value;
 	for (int i = 0; i < APP_FACT_COUNT; i++)
 		f->label[i] = labels[i];
-	snprintf(v[APP_FACT_RUNTIME], sizeof v[0], "%s %s (build %s)%s",
+	/* What the box holds now decides the verb: a broken runtime is
+	 * repaired, a ready one updated or reinstalled. */
+	pyrt_status *st = calloc(1, sizeof *st);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_state state = st && pyrt_status_read(req->box_root, pins,
+						  p->platform, 0, st, &err) == 0
+		? st->state : PYRT_STATE_NOT_PROVISIONED;
+	free(st);
+	const char *verb = state == PYRT_STATE_BROKEN ? "repair"
+			   : p->already_current ? "reinstall"
+			   : state == PYRT_STATE_READY ? "update" : NULL;
+	if (verb)
+		snprintf(f->headline, sizeof f->headline, "pyrt is about to %s "
+			 "the managed Python runtime%s:", verb,
+			 state == PYRT_STATE_BROKEN ? " (it is broken)" : "");
+	else
+		snprintf(f->headline, sizeof f->headline, "pyrt is about to "
+			 "install a managed Python runtime:");
+	snprintf(v[APP_FACT_RUNTIME], sizeof v[0], "%s %s (build %s)%s%s%s",
 		 app_impl_name(pins), p->version, p->build,
-		 p->already_current ? " (reinstall)" : "");
+		 verb ? " (" : "", verb ? verb : "", verb ? ")" : "");
 	snprintf(v[APP_FACT_PLATFORM], sizeof v[0], "%s", p->platform);
 	if (p->size)
 		app_human_bytes(p->size, v[APP_FACT_DOWNLOAD], sizeof v[0]);

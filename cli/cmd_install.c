@@ -59,8 +59,7 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		return;
 	}
 	app_install_facts_fill(c->opts, c->pins, &c->plan, f);
-	size_t n = (size_t)snprintf(buf, len, "pyrt is about to install a "
-				    "managed Python runtime:\n");
+	size_t n = (size_t)snprintf(buf, len, "%s\n", f->headline);
 	for (int i = 0; i < APP_FACT_COUNT && n < len; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%s:", f->label[i]);
