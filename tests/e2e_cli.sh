@@ -490,6 +490,8 @@ assert r["command"] == sys.argv[3], r
 ' "$work/out" "$work/err" "${want_command:-$1}"
 }
 check "--json with an unknown option ends with a usage result line" json_usage status --json --bogus
+check "status --json with an unknown option: status's shape, state null (issue 29.8)" \
+  python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read()); sys.exit(0 if "state" in r and r["state"] is None and r["message"] == r["error"] else 1)' "$work/out"
 check "--json with a missing --from-file" json_usage install --json --yes --box-root "$work/bj" --from-file "$work/nonexist"
 check "--json with conflicting options" json_usage install --json --from-file "$work/pins1.yaml" --mirror https://127.0.0.1:9/pbs
 want_command="plugins install" check "--json: plugins install of an unknown plugin" \
