@@ -443,7 +443,15 @@ os.execv(sys.argv[1], sys.argv[1:])' "$pyrt" install --yes --no-baseline --pins 
   --box-root "$box" --from-file "$work/rt3.tar.gz" </dev/null >"$work/out" 2>"$work/err"
 rc=$?
 check "with SIGCHLD ignored, an interpreter check exiting 3 fails the install (exit 12)" rc_is 12
-check "the failure shows the child's real exit code" has "failed to start (exit 3," err
+check "the failure shows the child's real exit code" has "failed to start (exit 3): 3.12.14" err
+# One that exits 3 saying nothing: the reason says so, never empty (29.8).
+mkrt "$work/rt4" 3.12.14
+printf '#!/bin/sh\nexit 3\n' >"$work/rt4/python/bin/python3"
+tar -C "$work/rt4" -czf "$work/rt4.tar.gz" python
+mkpins "$work/pins4.yaml" 20260902 "$(sha256sum "$work/rt4.tar.gz" | cut -d' ' -f1)"
+run install --yes --no-baseline --pins "$work/pins4.yaml" --box-root "$box" --from-file "$work/rt4.tar.gz"
+check "an interpreter that exits 3 silently: the reason says it printed nothing (rc $rc)" \
+  eval 'rc_is 12 && has "failed to start (exit 3): it printed nothing" err'
 check "current unchanged after the failed check" [ "$(readlink -f "$current")" = "$second" ]
 
 # The pin may say what the archive unpacks to; extraction then refuses more
