@@ -70,5 +70,19 @@ check "... not the download's line" eval '! grep -q "downloaded 7" "$work/screen
 rm -f "$work/xhook"
 check "the install then completes" wait_for wiz 60 'Install complete'
 T send-keys -t wiz q q
+
+# --- during the baseline the bar is the baseline's (issue 29.8) ---------------
+bbox=$work/bbox
+size=80x23 start bwiz PYRT_TEST_HOOK=baseline-repaired:pause PYRT_TEST_HOOK_FILE="$work/bhook" -- \
+  --box-root "$bbox" --pins "$work/pins-mirror.yaml" --cacert "$fx/ca.pem" --wheelhouse "$fx/wheelhouse"
+wait_for bwiz 15 'What will happen' >/dev/null
+T send-keys -t bwiz y
+for _ in $(seq 300); do [ -s "$work/bhook" ] && break; sleep 0.1; done
+check "the install paused in the baseline" test -s "$work/bhook"
+check "the bar says the baseline runs" wait_for bwiz 10 'installing the baseline: step [0-9] of [0-9]'
+check "... not the extraction's last words" eval '! grep -q "extracted the" "$work/screen"'
+rm -f "$work/bhook"
+check "... and then that it is done" wait_for bwiz 90 'Install complete'
+T send-keys -t bwiz q q
 [ "$fail" -eq 0 ] && [ -z "${SHOW:-}" ] || sed 's/^/# /' "$work/doctor.screen" "$work/help.screen"
 e2e_finish
