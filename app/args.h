@@ -70,6 +70,7 @@ typedef struct app_request {
 
 	/* status */
 	int deep;
+	const char *format;         /* --format prometheus: metrics text */
 
 	/* smoke, lock */
 	const char *out;            /* --out FILE: the .docx; the locked pins */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/fix.h"
 #include "core/runtime/box.h"
 #include "core/runtime/dists.h"
 #include "core/util/error.h"
@@ -120,6 +121,10 @@ void app_baseline_ready_plugins(app_baseline_report *rep,
 			      err.msg[0] ? err.msg : pyrt_strerror(err.code));
 		return;
 	}
+	if (app_fix_plugins(opts, rep->plugins)) {
+		app_front_log(front, PYRT_LOG_WARN, "out of memory");
+		return;
+	}
 	size_t n = pyrt_plugins_count(rep->plugins);
 	rep->ready = calloc(n + 1, sizeof *rep->ready);
 	if (!rep->ready)
@@ -176,17 +181,22 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: app_baseline_run(req, pins, &ev, &rep, &err);
-	char msg[1024];
+	char msg[1024], fixed[PYRT_ERROR_MSG_MAX + 1024];
 	app_outcome o = { .command = "baseline", .code = rc };
 	if (rc == 0) {
 		app_baseline_summary(&rep.result, msg, sizeof msg);
 		o.summary = msg;
 	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		app_fix_text(req, err.msg[0] ? err.msg : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
 		/* "baseline partial: ..." names itself. */
 		if (rc == PYRT_E_BASELINE)
 			o.failure = "";
-		if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
+		/* Refused before it began: nothing to say was kept. */
+		if (rc == PYRT_E_READONLY)
+			o.before_start = 1;
+		else if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
 			o.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
 	}
 	app_baseline_report_fill(&rep, req->box_root, &o);

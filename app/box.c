@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "app/common.h"
+#include "app/fix.h"
 #include "core/runtime/box.h"
 #include "core/runtime/install.h"
 #include "core/runtime/marker.h"
@@ -55,13 +56,15 @@ int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 	io.no_wait = req->no_wait;
 	io.force = req->force;
 	int rc = pyrt_install_rollback(&io, &ev, &err);
-	char summary[8192];
+	char summary[8192], fixed[PYRT_ERROR_MSG_MAX + 1024];
 	app_outcome o = { .command = "rollback", .code = rc };
 	if (rc == 0) {
 		rollback_summary(req->box_root, summary, sizeof summary);
 		o.summary = summary;
 	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		app_fix_text(req, err.msg[0] ? err.msg : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
 		o.unchanged = "the active runtime was not changed";
 	}
 	app_front_result(front, &o);
@@ -93,14 +96,15 @@ int app_uninstall_prepare(const app_request *req, const app_front *front,
 {
 	pyrt_box *box = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	char msg[PYRT_ERROR_MSG_MAX + 512];
+	char msg[PYRT_ERROR_MSG_MAX + 512], fixed[PYRT_ERROR_MSG_MAX + 1024];
 	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
 	/* Another user of root's box is told before being asked. */
 	if (!rc)
 		rc = pyrt_box_check_change(box, "uninstall", &err);
 	app_outcome o = { .command = "uninstall", .code = rc };
 	if (rc < 0) {
-		o.error = err.msg;
+		app_fix_text(req, err.msg, fixed, sizeof fixed);
+		o.error = fixed;
 		o.before_start = 1;
 	} else if (!has_install(box)) {
 		snprintf(msg, sizeof msg,
@@ -136,10 +140,13 @@ int app_uninstall_execute(const app_request *req, const app_front *front,
 		rc = pyrt_install_uninstall(req->box_root, req->no_wait, &ev,
 					    &err);
 	app_outcome o = { .command = "uninstall", .code = rc };
+	char fixed[PYRT_ERROR_MSG_MAX + 1024];
 	if (rc == 0) {
 		o.summary = msg;
 	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		app_fix_text(req, err.msg[0] ? err.msg : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
 	}
 	app_front_result(front, &o);
 	return rc;

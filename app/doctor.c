@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/fix.h"
 
 /* A machine meant to be offline waits on no DNS and shows no network
  * failures it already knows about. */
@@ -28,5 +29,11 @@ int app_doctor_run(const app_request *req, const pyrt_pins *pins,
 	dopts.network = network_wanted();
 	dopts.mirror = req->mirror;
 	dopts.index_url = req->index_url;
-	return pyrt_doctor_run(out, &dopts, ev, err);
+	int rc = pyrt_doctor_run(out, &dopts, ev, err);
+	if (rc == 0 && app_fix_doctor(req, *out)) {
+		pyrt_doctor_free(*out);
+		*out = NULL;
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	return rc;
 }

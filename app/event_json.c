@@ -93,6 +93,8 @@ static json_t *with_extras(json_t *obj, const app_outcome *o)
 			"missing", str_array(o->baseline_missing,
 					     o->baseline_missing_count),
 			"log", str_or_null(o->pip_log)));
+	if (o->fix)
+		json_object_set_new(obj, "fix", app_text_json(o->fix));
 	if (o->ready_plugins)
 		json_object_set_new(obj, "ready_plugins",
 				    str_array(o->ready_plugins,

@@ -22,6 +22,9 @@ typedef struct app_outcome {
 	int code;                /**< pyrt_code, 0 on success */
 	const char *error;       /**< one line, NULL on success */
 	const char *unchanged;   /**< what a failure left as it was, or NULL */
+	/** what to do about the failure, its commands rendered for the
+	 * request (app/fix.h), or NULL */
+	const char *fix;
 	const char *summary;     /**< the success sentence, or NULL */
 	const char *install_dir; /**< NULL when none */
 	const char *sha256;      /**< NULL when none */

@@ -5,14 +5,17 @@
 #include "app/install.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "app/baseline.h"
 #include "app/common.h"
+#include "app/fix.h"
 #include "app/plugin.h"
 #include "core/pkgs/baseline.h"
 #include "core/runtime/box.h"
+#include "core/runtime/status.h"
 #include "core/util/error.h"
 
 static int path_exists(const char *path)
@@ -84,9 +87,27 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 	char (*v)[sizeof f->value[0]] = f->value;
 	for (int i = 0; i < APP_FACT_COUNT; i++)
 		f->label[i] = labels[i];
-	snprintf(v[APP_FACT_RUNTIME], sizeof v[0], "%s %s (build %s)%s",
+	/* What the box holds now decides the verb: a broken runtime is
+	 * repaired, a ready one updated or reinstalled. */
+	pyrt_status *st = calloc(1, sizeof *st);
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_state state = st && pyrt_status_read(req->box_root, pins,
+						  p->platform, 0, st, &err) == 0
+		? st->state : PYRT_STATE_NOT_PROVISIONED;
+	free(st);
+	const char *verb = state == PYRT_STATE_BROKEN ? "repair"
+			   : p->already_current ? "reinstall"
+			   : state == PYRT_STATE_READY ? "update" : NULL;
+	if (verb)
+		snprintf(f->headline, sizeof f->headline, "pyrt is about to %s "
+			 "the managed Python runtime%s:", verb,
+			 state == PYRT_STATE_BROKEN ? " (it is broken)" : "");
+	else
+		snprintf(f->headline, sizeof f->headline, "pyrt is about to "
+			 "install a managed Python runtime:");
+	snprintf(v[APP_FACT_RUNTIME], sizeof v[0], "%s %s (build %s)%s%s%s",
 		 app_impl_name(pins), p->version, p->build,
-		 p->already_current ? " (reinstall)" : "");
+		 verb ? " (" : "", verb ? verb : "", verb ? ")" : "");
 	snprintf(v[APP_FACT_PLATFORM], sizeof v[0], "%s", p->platform);
 	if (p->size)
 		app_human_bytes(p->size, v[APP_FACT_DOWNLOAD], sizeof v[0]);
@@ -196,6 +217,18 @@ static void summary(const app_install_run *r, const pyrt_install_result *res,
 			 baseline);
 }
 
+/* What doctor would say about a download that failed (its network
+ * checks name the stage), and the ways around the network. */
+static void network_fix(const app_request *req, char *buf, size_t len)
+{
+	char doctor[1024];
+	app_fix_render(req, "pyrt doctor", doctor, sizeof doctor);
+	snprintf(buf, len, "run \"%s\" to see where it stops; or check the "
+		 "DNS (/etc/resolv.conf) and the proxy variable (https_proxy); "
+		 "or pass --mirror URL for a reachable mirror; or install "
+		 "offline with --from-file ARCHIVE", doctor);
+}
+
 int app_install_execute(const app_install_run *r, const app_front *caller,
 			const atomic_int *cancel)
 {
@@ -229,6 +262,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	app_plugins_keep_free(keep);
 	char text[8192];
 	app_outcome o = { .command = "install", .code = rc };
+	char fixed[PYRT_ERROR_MSG_MAX + 1024], netfix[2048];
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
@@ -247,7 +281,13 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 				 reapplied == 1 ? "" : "s");
 		o.summary = text;
 	} else {
-		o.error = err.msg[0] ? err.msg : pyrt_strerror(rc);
+		app_fix_text(r->opts, err.msg[0] ? err.msg : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
+		if (rc == PYRT_E_NETWORK && !active) {
+			network_fix(r->opts, netfix, sizeof netfix);
+			o.fix = netfix;
+		}
 		if (active) {
 			/* Not "install failed": the install stands. */
 			o.failure = rc == PYRT_E_BASELINE ? ""

@@ -63,6 +63,9 @@ typedef struct app_install_facts {
 	const char *label[APP_FACT_COUNT];
 	char value[APP_FACT_COUNT][4400];
 	int free_disk_low; /* less than three times the download is free */
+	/** "pyrt is about to install a managed Python runtime:", or repair
+	 * (the runtime is broken), update or reinstall it */
+	char headline[128];
 } app_install_facts;
 
 void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,

@@ -7,11 +7,14 @@
  */
 #include "app/plugin.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/common.h"
+#include "app/fix.h"
+#include "core/diagnose/doctor.h"
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
@@ -167,8 +170,12 @@ static int read_row(plugin_run *r, pyrt_error *err)
 		rc = pyrt_plugins_check_memo(&r->plugins, r->req->box_root,
 					     r->pins, r->platform_key,
 					     &r->status, &r->ev, err);
-	if (!rc)
+	if (!rc && app_fix_plugins(r->req, r->plugins))
+		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (!rc) {
+		app_fix_status(r->req, &r->status);
 		r->pl = pyrt_plugins_find(r->plugins, r->name);
+	}
 	return rc;
 }
 
@@ -208,6 +215,11 @@ static int plugin_refusal(plugin_run *r)
 	if (pyrt_events_cancelled(&r->ev))
 		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	int rc = read_row(r, err);
+	char fix[PATH_MAX + 160];
+	if (rc && pyrt_doctor_plugins_fix(r->req->box_root, fix, sizeof fix))
+		return pyrt_error_set(err, rc, "plugins: %s; fix: %s",
+				      err->msg[0] ? err->msg : pyrt_strerror(rc),
+				      fix);
 	if (rc)
 		return pyrt_error_set(err, rc, "plugins: %s",
 				      err->msg[0] ? err->msg : pyrt_strerror(rc));
@@ -217,7 +229,17 @@ static int plugin_refusal(plugin_run *r)
 	if (!pyrt_plugins_runtime_ready(r->plugins))
 		return pyrt_error_set(err, PYRT_E_NOT_READY, "plugin %s: the managed runtime is not ready: %s",
 				      r->name, r->status.message);
-	return 0;
+	/* Another user of root's box is told before a step begins, not
+	 * after "begin … failed after 0.0 s" (plugin_install_specs asks
+	 * again under the lock). */
+	pyrt_box *box = NULL;
+	char command[320];
+	snprintf(command, sizeof command, "plugins install %s", r->name);
+	rc = pyrt_box_open(&box, r->req->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_box_check_change(box, command, err);
+	pyrt_box_free(box);
+	return rc;
 }
 
 /* The requirements as one step (pip's own runs folded into it, as the
@@ -264,6 +286,7 @@ static int plugin_pip_step(plugin_run *r)
 /* The one outcome; the pyrt_code the exit status comes from. */
 static int plugin_outcome(plugin_run *r, int rc)
 {
+	char fixed[PYRT_ERROR_MSG_MAX + 1024];
 	app_outcome o = { .command = "plugins install", .code = rc,
 			  .before_start = rc && !r->started };
 	if (r->pl && !o.before_start) {
@@ -280,7 +303,10 @@ static int plugin_outcome(plugin_run *r, int rc)
 	if (rc == 0) {
 		o.summary = r->text;
 	} else {
-		o.error = r->err.msg[0] ? r->err.msg : pyrt_strerror(rc);
+		app_fix_text(r->req, r->err.msg[0] ? r->err.msg
+						    : pyrt_strerror(rc),
+			     fixed, sizeof fixed);
+		o.error = fixed;
 		if (r->locked)
 			o.unchanged = "the runtime is still active; what pip did install stays installed";
 		if (o.plugin)

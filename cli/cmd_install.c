@@ -15,6 +15,7 @@
 #include "app/box.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/install.h"
 #include "cli/commands.h"
 #include "cli/consent.h"
@@ -39,9 +40,12 @@ typedef struct install_ctx {
 } install_ctx;
 
 /* Report a failure that happened before anything was started. */
-static int refuse(app_front *front, int code, const char *msg)
+static int refuse(const install_ctx *c, int code, const char *msg)
 {
-	return app_exit_code(app_front_refuse(front, "install", code, msg));
+	char fixed[PYRT_ERROR_MSG_MAX + 1024];
+	app_fix_text(c->opts, msg, fixed, sizeof fixed);
+	return app_exit_code(app_front_refuse(c->front, "install", code,
+					      fixed));
 }
 
 /* The facts a person needs to say yes (app/install.h), one per line,
@@ -55,8 +59,7 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 		return;
 	}
 	app_install_facts_fill(c->opts, c->pins, &c->plan, f);
-	size_t n = (size_t)snprintf(buf, len, "pyrt is about to install a "
-				    "managed Python runtime:\n");
+	size_t n = (size_t)snprintf(buf, len, "%s\n", f->headline);
 	for (int i = 0; i < APP_FACT_COUNT && n < len; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%s:", f->label[i]);
@@ -75,12 +78,12 @@ static int install_prepare(install_ctx *c)
 	if (rc == 0)
 		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
 	if (rc < 0)
-		return refuse(c->front, rc, c->msg);
+		return refuse(c, rc, c->msg);
 	pyrt_error err = PYRT_ERROR_INIT;
 	rc = app_install_prepare(o, c->pins, c->platform.key, &c->iopts,
 				 &c->plan, &err);
 	if (rc < 0)
-		return refuse(c->front, rc, err.msg);
+		return refuse(c, rc, err.msg);
 	return 0;
 }
 
@@ -93,7 +96,7 @@ static int install_consent(install_ctx *c)
 	consent_block(c, block, sizeof block);
 	int rc = cli_consent(c->opts, block, "Install?", c->msg, sizeof c->msg);
 	if (rc < 0)
-		return refuse(c->front, rc, c->msg);
+		return refuse(c, rc, c->msg);
 	return 0;
 }
 

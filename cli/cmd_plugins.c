@@ -10,6 +10,7 @@
  * new verdict.  Unknown or invalid plugins are usage errors (2).
  */
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,14 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/plugin.h"
 #include "app/status_json.h"
 #include "app/text.h"
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
+#include "core/diagnose/doctor.h"
 #include "core/dist/pins.h"
 #include "core/dist/platform.h"
 #include "core/pkgs/plugins.h"
@@ -206,9 +209,17 @@ static int plugins_load(plugins_ctx *c)
 		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
 					     c->pins, c->platform.key,
 					     c->status, &ev, &err);
-	if (rc < 0)
+	if (rc == 0 && app_fix_plugins(c->opts, c->plugins))
+		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	if (rc == 0)
+		app_fix_status(c->opts, c->status);
+	char fix[PATH_MAX + 160];
+	if (rc < 0) {
 		snprintf(c->msg, sizeof c->msg, "plugins: %s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+		if (pyrt_doctor_plugins_fix(c->opts->box_root, fix, sizeof fix))
+			app_cat(c->msg, sizeof c->msg, "; fix: %s", fix);
+	}
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/text.h"
 #include "cli/commands.h"
 #include "cli/fronts.h"
@@ -80,6 +81,8 @@ int cli_cmd_smoke(const app_request *opts)
 	int rc = res ? pyrt_smoke_run(opts->box_root, opts->out, &ev, res, &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status = app_exit_code(rc);
+	if (rc)
+		app_fix_in_place(opts, err.msg, sizeof err.msg);
 	if (opts->json && res) {
 		int w = print_json(rc, res, &err);
 		if (w && !rc)

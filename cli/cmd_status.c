@@ -12,6 +12,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
 #include "cli/commands.h"
@@ -37,6 +38,80 @@ static int print_json(const pyrt_status *st)
 	fputc('\n', stdout);
 	json_decref(obj);
 	return rc == 0 ? 0 : PYRT_E_IO;
+}
+
+/* A label value in the exposition format: \\, \" and \n escaped; bytes
+ * a terminal would act on dropped (a box path is the operator's, but
+ * the scraper's parser is strict). */
+static void label_value(const char *v, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (; v && *v && o + 3 < len; v++) {
+		unsigned char c = (unsigned char)*v;
+		if (c == '\\' || c == '"') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c == '\n') {
+			buf[o++] = '\\';
+			buf[o++] = 'n';
+		} else if (c >= 0x20 && c != 0x7f) {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+}
+
+static void metric_head(const char *name, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* status --format prometheus: node_exporter's textfile collector reads
+ * it; one labelled series per fact a fleet's dashboard asks about. */
+static int print_prometheus(const app_request *opts, const pyrt_status *st)
+{
+	static const pyrt_state states[] = {
+		PYRT_STATE_READY, PYRT_STATE_NOT_PROVISIONED, PYRT_STATE_BROKEN,
+		PYRT_STATE_UNSUPPORTED, PYRT_STATE_INSTALLING,
+		PYRT_STATE_UNTRUSTED,
+	};
+	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
+	char box[8192], version[96], build[96], platform[160];
+	label_value(opts->box_root, box, sizeof box);
+	label_value(m ? m->version : "", version, sizeof version);
+	label_value(m ? m->build : "", build, sizeof build);
+	label_value(st->platform, platform, sizeof platform);
+	metric_head("pyrt_runtime_ready",
+		    "1 when the managed runtime is ready, else 0.");
+	printf("pyrt_runtime_ready{box=\"%s\"} %d\n", box,
+	       st->state == PYRT_STATE_READY);
+	metric_head("pyrt_runtime_state",
+		    "1 for the runtime's state, 0 for the others.");
+	for (size_t i = 0; i < sizeof states / sizeof *states; i++)
+		printf("pyrt_runtime_state{box=\"%s\",state=\"%s\"} %d\n", box,
+		       pyrt_state_name(states[i]), st->state == states[i]);
+	metric_head("pyrt_runtime_info",
+		    "The installed runtime's version, build and platform.");
+	printf("pyrt_runtime_info{box=\"%s\",version=\"%s\",build=\"%s\","
+	       "platform=\"%s\"} 1\n", box, version, build, platform);
+	const char *bstate = m ? m->baseline_state : "none";
+	metric_head("pyrt_baseline_complete",
+		    "1 when the doc-library baseline is complete, else 0.");
+	printf("pyrt_baseline_complete{box=\"%s\"} %d\n", box,
+	       strcmp(bstate, "complete") == 0);
+	metric_head("pyrt_baseline_missing",
+		    "Baseline requirements missing from the runtime.");
+	printf("pyrt_baseline_missing{box=\"%s\"} %d\n", box,
+	       m ? m->baseline_missing_count : 0);
+	metric_head("pyrt_update_available",
+		    "1 when the pins want another runtime build, else 0.");
+	printf("pyrt_update_available{box=\"%s\"} %d\n", box,
+	       st->update_available);
+	metric_head("pyrt_upgrade_in_progress",
+		    "1 while an install runs over a ready runtime, else 0.");
+	printf("pyrt_upgrade_in_progress{box=\"%s\"} %d\n", box,
+	       st->upgrade_in_progress);
+	return fflush(stdout) == 0 ? 0 : PYRT_E_IO;
 }
 
 static void field(const char *key, const char *value)
@@ -93,6 +168,15 @@ int cli_cmd_status(const app_request *opts)
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	pyrt_pins *pins = NULL;
 	pyrt_platform platform;
+	if (opts->format && strcmp(opts->format, "prometheus") != 0) {
+		app_errorf("status: --format %s: the one format is prometheus "
+			   "(--json for JSON)", opts->format);
+		return APP_EXIT_USAGE;
+	}
+	if (opts->format && opts->json) {
+		app_errorf("status: --format prometheus and --json: choose one");
+		return APP_EXIT_USAGE;
+	}
 	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (rc == 0)
 		rc = app_detect_platform(&platform, msg, sizeof msg);
@@ -107,11 +191,15 @@ int cli_cmd_status(const app_request *opts)
 					opts->deep, st, &err)
 		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
+	if (rc >= 0)
+		app_fix_status(opts, st);
 	if (rc < 0) {
 		app_errorf("status: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
 		status = app_exit_code(rc);
 	} else {
-		if (opts->json)
+		if (opts->format)
+			rc = print_prometheus(opts, st);
+		else if (opts->json)
 			rc = print_json(st);
 		else
 			print_human(st, opts->quiet);

@@ -16,6 +16,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
+#include "app/fix.h"
 #include "app/text.h"
 #include "cli/commands.h"
 #include "core/dist/manifest.h"
@@ -177,6 +178,7 @@ int cli_cmd_verify(const app_request *opts)
 	int rc = run_verify(v, &entries);
 	if (rc >= 0)
 		summarize(v, rc, entries);
+	app_fix_in_place(opts, v->msg, sizeof v->msg);
 	if (opts->json) {
 		print_json(v, rc, entries);
 		if (rc < 0)

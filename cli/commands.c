@@ -18,7 +18,8 @@
  * without one, or when curses cannot start, the same answer as status. */
 static int run_default(const app_request *opts)
 {
-	if (tui_wanted(opts)) {
+	/* Metrics are for a collector, never a screen. */
+	if (!opts->format && tui_wanted(opts)) {
 		int status = tui_main(opts, TUI_START_AUTO);
 		if (status >= 0)
 			return status;
@@ -133,7 +134,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.name = "status", .run = cli_cmd_status,
 		.summary = "the state of the runtime; exit 0 only when ready",
 		.usage =
-		"usage: pyrt status [--deep] [--json] [OPTIONS]\n"
+		"usage: pyrt status [--deep] [--json | --format prometheus] [OPTIONS]\n"
 		"The state of the runtime: ready, not_provisioned, broken, unsupported,\n"
 		"installing or untrusted (the box is someone else's or writable by\n"
 		"others), with one sentence that says what to do.  Exit 0 only when\n"
@@ -143,6 +144,9 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"Pins that want another build leave it ready too (update_available).\n"
 		"  --deep   also start the interpreter and check its version\n"
 		"  --json   one JSON object\n"
+		"  --format prometheus\n"
+		"           the state as Prometheus metrics (node_exporter's\n"
+		"           textfile collector reads them)\n"
 	},
 	[APP_CMD_VERIFY] = {
 		.name = "verify", .run = cli_cmd_verify,

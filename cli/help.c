@@ -141,6 +141,8 @@ static const char manual_head[] =
 	"\n"
 	"STATUS OPTIONS\n"
 	"    --deep           also start the interpreter and check its version\n"
+	"    --format FMT     prometheus: the state as Prometheus metrics, for\n"
+	"                     node_exporter's textfile collector\n"
 	"\n"
 	"DOCTOR OPTIONS\n"
 	"    --bundle FILE    also write a support bundle (tar.gz, 0600, one\n"

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "app/common.h"
 #include "app/event_json.h"
@@ -108,6 +109,8 @@ static void json_result(const app_outcome *o, void *state)
 				   o->error ? o->error : pyrt_strerror(o->code));
 		if (o->unchanged)
 			app_errorf("%s", o->unchanged);
+		if (o->fix)
+			app_text_printf(stderr, "fix: %s\n", o->fix);
 	}
 }
 
@@ -132,7 +135,15 @@ void cli_json_usage_result(const char *command, const char *msg)
 	o.error = msg;
 	o.before_start = 1;
 	json_state s = { .out = stdout, .start = pyrt_now() };
-	emit(&s, app_event_result(&o, elapsed(&s)));
+	json_t *obj = app_event_result(&o, elapsed(&s));
+	/* status --json answers with its own shape, state first: a script
+	 * (the Ansible fact) reads "state" from every answer; a usage error
+	 * has none to give, so null, and the message says why. */
+	if (obj && strcmp(command, "status") == 0) {
+		json_object_set_new(obj, "state", json_null());
+		json_object_set_new(obj, "message", app_text_json(msg));
+	}
+	emit(&s, obj);
 }
 
 app_front *cli_front_json_new(const app_request *opts)

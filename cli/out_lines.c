@@ -190,6 +190,8 @@ static void lines_result(const app_outcome *o, void *state)
 		print_line(s, "pyrt: %s failed: %s", o->command, why);
 	if (o->unchanged)
 		print_line(s, "pyrt: %s", o->unchanged);
+	if (o->fix)
+		print_line(s, "fix: %s", o->fix);
 }
 
 static void lines_destroy(void *state)

@@ -26,7 +26,7 @@ enum opt_id {
 	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_INDEX_URL,
 	O_NO_BASELINE,
 	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE, O_LISTEN, O_TOKEN_FILE,
-	O_PLATFORM, O_WHEELHOUSE_FROM, O_VERIFY,
+	O_PLATFORM, O_WHEELHOUSE_FROM, O_VERIFY, O_FORMAT,
 	O__COUNT
 };
 
@@ -94,6 +94,8 @@ static const opt_spec opt_table[] = {
 	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
 	  CMD_BIT(APP_CMD_MIRROR) },
 	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR) },
+	{ O_FORMAT, "format", 0, "FMT",
+	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE) },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -206,6 +208,7 @@ static int apply_option(parse_state *ps, const opt_spec *spec,
 		break;
 	case O_WHEELHOUSE_FROM: o->wheelhouse_from = value; break;
 	case O_VERIFY: o->mirror_verify = 1; break;
+	case O_FORMAT: o->format = value; break;
 	case O__COUNT: break;
 	}
 	return 0;

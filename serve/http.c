@@ -20,6 +20,7 @@
 
 #include "app/doctor.h"
 #include "app/doctor_json.h"
+#include "app/fix.h"
 #include "app/plugin.h"
 #include "app/status_json.h"
 #include "app/text.h"
@@ -421,6 +422,8 @@ static enum MHD_Result get_plugins(srv_http *h, struct MHD_Connection *c)
 	pyrt_events ev = PYRT_EVENTS_INIT;
 	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root, h->ctx->pins,
 				    h->ctx->platform_key, &ev, &err);
+	if (rc == 0 && app_fix_plugins(h->ctx->opts, plugins))
+		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	json_t *obj = rc == 0 ? app_plugins_json(plugins) : NULL;
 	pyrt_plugins_free(plugins);
 	if (!obj)

@@ -20,6 +20,7 @@
 
 #include "app/baseline.h"
 #include "app/event_json.h"
+#include "app/fix.h"
 #include "app/front.h"
 #include "app/install.h"
 #include "app/plugin.h"
@@ -265,7 +266,9 @@ static int run_install(srv_job *j, app_front *front)
 	int rc = app_install_prepare(&o, ctx->pins, ctx->platform_key, &io,
 				     &plan, &err);
 	if (rc < 0) {
-		app_front_refuse(front, "install", rc, err.msg);
+		char fixed[PYRT_ERROR_MSG_MAX + 1024];
+		app_fix_text(&o, err.msg, fixed, sizeof fixed);
+		app_front_refuse(front, "install", rc, fixed);
 		app_front_free(front);
 		return rc;
 	}

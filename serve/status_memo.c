@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
 #include "core/runtime/marker.h"
@@ -282,6 +283,16 @@ srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
 					      ctx->platform_key, deep,
 					      ctx->status_cache, st, err)
 		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	/* Worded as `pyrt status --box-root B --pins P` words it (the API's
+	 * answer is that command's): the box and pins, not the server's
+	 * sources. */
+	app_request as_status = { .command = APP_CMD_STATUS,
+				  .box_root = ctx->opts->box_root,
+				  .box_root_from = ctx->opts->box_root_from,
+				  .pins_path = ctx->opts->pins_path,
+				  .pins_from = ctx->opts->pins_from };
+	if (rc == 0)
+		app_fix_status(&as_status, st);
 	json_t *obj = rc == 0 ? app_status_json(st) : NULL;
 	free(st);
 	char *text = obj ? json_dumps(obj, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS)

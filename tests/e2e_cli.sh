@@ -443,7 +443,15 @@ os.execv(sys.argv[1], sys.argv[1:])' "$pyrt" install --yes --no-baseline --pins 
   --box-root "$box" --from-file "$work/rt3.tar.gz" </dev/null >"$work/out" 2>"$work/err"
 rc=$?
 check "with SIGCHLD ignored, an interpreter check exiting 3 fails the install (exit 12)" rc_is 12
-check "the failure shows the child's real exit code" has "failed to start (exit 3," err
+check "the failure shows the child's real exit code" has "failed to start (exit 3): 3.12.14" err
+# One that exits 3 saying nothing: the reason says so, never empty (29.8).
+mkrt "$work/rt4" 3.12.14
+printf '#!/bin/sh\nexit 3\n' >"$work/rt4/python/bin/python3"
+tar -C "$work/rt4" -czf "$work/rt4.tar.gz" python
+mkpins "$work/pins4.yaml" 20260902 "$(sha256sum "$work/rt4.tar.gz" | cut -d' ' -f1)"
+run install --yes --no-baseline --pins "$work/pins4.yaml" --box-root "$box" --from-file "$work/rt4.tar.gz"
+check "an interpreter that exits 3 silently: the reason says it printed nothing (rc $rc)" \
+  eval 'rc_is 12 && has "failed to start (exit 3): it printed nothing" err'
 check "current unchanged after the failed check" [ "$(readlink -f "$current")" = "$second" ]
 
 # The pin may say what the archive unpacks to; extraction then refuses more
@@ -490,6 +498,8 @@ assert r["command"] == sys.argv[3], r
 ' "$work/out" "$work/err" "${want_command:-$1}"
 }
 check "--json with an unknown option ends with a usage result line" json_usage status --json --bogus
+check "status --json with an unknown option: status's shape, state null (issue 29.8)" \
+  python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read()); sys.exit(0 if "state" in r and r["state"] is None and r["message"] == r["error"] else 1)' "$work/out"
 check "--json with a missing --from-file" json_usage install --json --yes --box-root "$work/bj" --from-file "$work/nonexist"
 check "--json with conflicting options" json_usage install --json --from-file "$work/pins1.yaml" --mirror https://127.0.0.1:9/pbs
 want_command="plugins install" check "--json: plugins install of an unknown plugin" \

@@ -27,7 +27,7 @@ check "doctor --json: ok false and ids in order" json \
 check "doctor --json: every check has the five keys" json \
   "all(set(c) == {'id', 'title', 'verdict', 'detail', 'fix'} for c in d['checks'])"
 check "doctor --json: runtime fails with its fix" json \
-  "[c for c in d['checks'] if c['id'] == 'runtime'][0]['fix'] == 'pyrt install'"
+  "[c for c in d['checks'] if c['id'] == 'runtime'][0]['fix'] == 'pyrt install --box-root $box --pins $pins'"
 run doctor --box-root "$box" --pins "$pins" --pins-typo
 check "an unknown option exits 2" rc_is 2
 run doctor --box-root "$box" --pins "$pins" --out x.docx

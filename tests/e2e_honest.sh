@@ -11,7 +11,9 @@ pins=$fx/pins.yaml
 
 json()  { python3 -c "import json, sys; d = json.load(open('$work/out')); sys.exit(0 if ($1) else 1)"; }
 verdict() { json "{c['id']: c['verdict'] for c in d['checks']}.get('$1') == '$2'"; }
-fix_of() { json "{c['id']: c['fix'] for c in d['checks']}.get('$1') == '$2'"; }
+# fix_of ID CMD: the check's fix is CMD with the run's options (app/fix.h:
+# every fix repeats the box, pins and CA bundle, in that order).
+fix_of() { json "{c['id']: c['fix'] for c in d['checks']}.get('$1') == '$2 ${opts[*]}'"; }
 
 # --- 1. bytecode caches are not damage -------------------------------------------
 bash "$src/tests/fixtures/make-pyc-runtime.sh" "$fx" "$work" ||
@@ -96,7 +98,7 @@ rm -rf "$site/docx" "$site"/python_docx-*.dist-info
 run doctor "${opts[@]}"
 check "doctor fails (rc $rc)" eval '! rc_is 0 && rc_is 1'
 check "the baseline check names python-docx" eval 'grep "Doc baseline" "$work/out" | grep -q "missing python-docx"'
-check "with the fix pyrt baseline" eval 'grep -A1 "Doc baseline" "$work/out" | grep -q "fix: pyrt baseline$"'
+check "with the fix pyrt baseline" eval 'grep -A1 "Doc baseline" "$work/out" | grep -qF "fix: pyrt baseline ${opts[*]}"'
 run doctor --json "${opts[@]}"
 check "doctor --json: baseline fail, fix pyrt baseline" eval 'verdict baseline fail && fix_of baseline "pyrt baseline"'
 run baseline "${opts[@]}" --wheelhouse "$fx/wheelhouse"

@@ -78,7 +78,7 @@ check "status JSON names the pinned build as update_available" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); sha=open(sys.argv[2]).read().strip()
 assert d["state"]=="ready" and d["build"]=="fixture", d
 assert d["update_available"]=={"version":"3.11.2","build":"fixture2","sha256":sha}, d
-assert "run \"pyrt install\" to update" in d["message"], d' "$work/st.json" "$fx/runtime.sha256"
+assert "run \"pyrt install --box-root %s --pins %s\" to update" % (sys.argv[3], sys.argv[4]) in d["message"], d' "$work/st.json" "$fx/runtime.sha256" "$box" "$work/pins-moved.yaml"
 check "that object is docs/api.yaml's Status (JSON schema)" /usr/bin/python3 -c '
 import json, sys, jsonschema, yaml
 spec = yaml.safe_load(open(sys.argv[2]))

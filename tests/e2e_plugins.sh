@@ -24,7 +24,8 @@ json_check() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {p["name"]: p for p in d["plugins"]}
-exec(sys.argv[2])' "$work/out" "$1"
+box, pins = sys.argv[3], sys.argv[4]
+exec(sys.argv[2])' "$work/out" "$1" "$box" "$fx/pins.yaml"
 }
 
 # --- no runtime ---------------------------------------------------------------
@@ -35,7 +36,7 @@ check "the first line is about the runtime" \
 check "the header names the columns" \
   eval 'sed -n 2p "$work/out" | grep -Eq "^PLUGIN +ENABLED +RUNTIME +DEPS +VERDICT +FIX$"'
 check "cowork needs the runtime, fix pyrt install" \
-  eval 'row cowork | grep -Eq "needs_runtime +pyrt install$"'
+  eval 'row cowork | grep -Eq "needs_runtime +pyrt install --box-root $box --pins $fx/pins.yaml$"'
 check "github needs no runtime" eval 'row github | grep -q no_runtime_needed'
 check "execute_code is disabled" eval 'row execute_code | grep -q disabled'
 check "the malformed manifest is its own row with the error" \
@@ -52,7 +53,7 @@ assert len(rows) == 8
 c = rows["cowork"]
 assert c["verdict"] == "needs_runtime" and c["enabled"] is True and c["needs_runtime"] is True, c
 assert c["requires"] == ["python-docx", "openpyxl", "python-pptx", "reportlab"], c
-assert c["fix"] == "pyrt install" and c["error"] is None, c
+assert c["fix"] == "pyrt install --box-root %s --pins %s" % (box, pins) and c["error"] is None, c
 assert rows["notes"]["verdict"] == "no_runtime_needed" and rows["notes"]["fix"] is None
 assert rows["execute_code"]["verdict"] == "disabled"
 b = rows["broken"]
@@ -84,14 +85,14 @@ check "the fixture runtime installs offline" rc_is 0
 
 run plugins "${common[@]}"
 check "with the runtime: careercoach is missing python-docx" \
-  eval 'row careercoach | grep -Eq "0/1 ok; missing: python-docx +missing_deps +pyrt plugins install careercoach$"'
+  eval 'row careercoach | grep -Eq "0/1 ok; missing: python-docx +missing_deps +pyrt plugins install careercoach --box-root $box --pins $fx/pins.yaml$"'
 check "the runtime line says ready" eval 'head -1 "$work/out" | grep -q "^runtime ready: "'
 run plugins -q "${common[@]}"
 n_plugins=$(ls "$box/plugins" | wc -l)
 check "-q: exit 1 still" rc_is 1
 check "-q: no table, no runtime line" eval '! has "^PLUGIN" out && ! has "^runtime " out'
 check "-q: careercoach's line with its fix" \
-  has "^plugin careercoach: missing_deps (deps: 0/1 ok; missing: python-docx) — fix: pyrt plugins install careercoach$" out
+  has "^plugin careercoach: missing_deps (deps: 0/1 ok; missing: python-docx) — fix: pyrt plugins install careercoach --box-root $box --pins $fx/pins.yaml$" out
 check "-q: the broken plugin's line with its error" eval 'has "^plugin broken: invalid" out && has "^  error: .*requires_pip must be a list of strings" out'
 check "-q: the one-line result last" eval 'tail -1 "$work/out" | grep -Eq "^plugins: [0-9]+ of $n_plugins need a fix; runtime ready$"'
 check "-q: nothing on stderr" [ ! -s "$work/err" ]
@@ -130,7 +131,7 @@ assert cc["verdict"] == "ready" and cc["fix"] is None and cc["missing"] == [], c
 assert cc["installed"] == {"python-docx": "0.8.11"}, cc
 assert cw["verdict"] == "missing_deps", cw
 assert cw["missing"] == ["python-pptx"] and cw["conflicts"] == [], cw
-assert cw["fix"] == "pyrt plugins install cowork", cw
+assert cw["fix"] == "pyrt plugins install cowork --box-root %s --pins %s" % (box, pins), cw
 assert set(cw["installed"]) == {"python-docx", "openpyxl", "reportlab"}, cw
 '
 check "no private HOME is left behind" \

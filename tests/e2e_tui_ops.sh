@@ -170,7 +170,8 @@ T send-keys -t dash Enter
 check "Enter on a plugin opens its whole text" wait_for dash 10 '┌─ Plugin cowork'
 check "... every requirement and the whole fix, in TUI words" \
   on_screen eval 'dialog_text "Plugin cowork" | grep -qF "requires python-pptx: not installed" &&
-        dialog_text "Plugin cowork" | grep -qF "fix: pyrt plugins install cowork (i here does it)"'
+        dialog_text "Plugin cowork" | grep -qF "fix: pyrt plugins install cowork --box-root" &&
+        dialog_text "Plugin cowork" | grep -qF "(i here does it)"'
 T send-keys -t dash Escape
 
 # --- 9: what the CLI does, asked first -----------------------------------------

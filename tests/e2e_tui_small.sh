@@ -3,7 +3,8 @@
 # The TUI in a 60x16 tmux pane: the doctor screen puts failures first and
 # says how many checks are below the fold ("N more ↓"), so the one ✗ is on
 # screen when the tally says "1 failed"; the ? overlay fits; and (at 80x23)
-# the progress bar shows the extraction's own numbers once it begins.
+# the progress bar shows the extraction's own numbers once it begins; F1
+# opens the keys and F10 quits, as in htop.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup tui_small fixtures
 . "$(dirname "$0")/lib/tui.sh"
@@ -38,10 +39,18 @@ check "the overlay fits 60x16: its box is closed at the bottom" \
 check "... and every line is within 60 columns" \
   eval '[ "$(wc -L <"$work/help.screen")" -le 60 ]'
 check "... with every key: the last ones (t, q) too" \
-  eval 'grep -qE "│ t +next colour theme" "$work/help.screen" && grep -qE "│ q +quit" "$work/help.screen"'
+  eval 'grep -qE "│ t +next colour theme" "$work/help.screen" && grep -qE "│ q F10 +quit" "$work/help.screen"'
 check "... no description cut short" eval '! grep -q "…" "$work/help.screen"'
 check "... and it says how to close it" grep -q "any key closes" "$work/help.screen"
-T send-keys -t dash q q
+# htop's keys (issue 29.8): F1 opens the keys, F10 quits.
+T send-keys -t dash Escape
+wait_for dash 10 'PLUGIN|State' >/dev/null
+T send-keys -t dash F1
+check "F1 opens the key overlay" wait_for dash 10 'Keys'
+T send-keys -t dash Escape
+wait_for dash 10 'PLUGIN|State' >/dev/null
+T send-keys -t dash F10
+check "F10 quits" wait_exit dash 10
 
 # --- the bar during and after extraction is the extraction's ------------------
 # Paused after the tree is extracted (before its check): the bar says what
@@ -61,5 +70,19 @@ check "... not the download's line" eval '! grep -q "downloaded 7" "$work/screen
 rm -f "$work/xhook"
 check "the install then completes" wait_for wiz 60 'Install complete'
 T send-keys -t wiz q q
+
+# --- during the baseline the bar is the baseline's (issue 29.8) ---------------
+bbox=$work/bbox
+size=80x23 start bwiz PYRT_TEST_HOOK=baseline-repaired:pause PYRT_TEST_HOOK_FILE="$work/bhook" -- \
+  --box-root "$bbox" --pins "$work/pins-mirror.yaml" --cacert "$fx/ca.pem" --wheelhouse "$fx/wheelhouse"
+wait_for bwiz 15 'What will happen' >/dev/null
+T send-keys -t bwiz y
+for _ in $(seq 300); do [ -s "$work/bhook" ] && break; sleep 0.1; done
+check "the install paused in the baseline" test -s "$work/bhook"
+check "the bar says the baseline runs" wait_for bwiz 10 'installing the baseline: step [0-9] of [0-9]'
+check "... not the extraction's last words" eval '! grep -q "extracted the" "$work/screen"'
+rm -f "$work/bhook"
+check "... and then that it is done" wait_for bwiz 90 'Install complete'
+T send-keys -t bwiz q q
 [ "$fail" -eq 0 ] && [ -z "${SHOW:-}" ] || sed 's/^/# /' "$work/doctor.screen" "$work/help.screen"
 e2e_finish

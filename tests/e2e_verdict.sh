@@ -53,7 +53,7 @@ run status "${common[@]}"
 check "status: still ready (the runtime is), exit 0" rc_is 0
 check "status: the baseline is partial, missing python-docx" has '^  baseline: *partial (missing: python-docx)' out
 check "status: the message names what lacks files and the fix" \
-  has 'python-docx: docx/__init__.py is missing) — run "pyrt baseline"' out
+  has "python-docx: docx/__init__.py is missing) — run \"pyrt baseline --box-root $box --pins $fx/pins.yaml\"" out
 run status --json "${common[@]}"
 check "status --json: baseline partial, missing [python-docx]" \
   json 'b = d["baseline"]; assert b["state"] == "partial" and b["missing"] == ["python-docx"], b'

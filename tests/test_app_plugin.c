@@ -183,7 +183,8 @@ Test(app_plugin, a_requirement_pip_cannot_get_fails_the_plugin_naming_it)
 	cr_assert_str_eq(rec.row, "cowork missing_deps");
 	cr_assert(strstr(rec.logs, "plugin cowork: missing_deps (deps: 1/2 ok; "
 			 "missing: python-pptx) — fix: pyrt plugins install "
-			 "cowork\n"), "the new verdict is said: %s", rec.logs);
+			 "cowork --box-root "), "the new verdict is said: %s",
+		  rec.logs);
 	cr_assert(runtime_imports("docx"), "the retry installed what it could");
 }
 

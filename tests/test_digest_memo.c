@@ -128,7 +128,10 @@ Test(digest_memo, a_second_put_replaces_the_entry)
 	char *text = pt_read(memo);
 	free(memo);
 	cr_assert_not_null(text);
-	cr_expect_null(strstr(text, HEX_A));
+	/* A line starts with its digest; the path at its end may hold
+	 * anything (a checkout under a folder of 64 'a' holds HEX_A). */
+	cr_expect(strncmp(text, HEX_A, 64) != 0 &&
+		  !strstr(text, "\n" HEX_A " "), "%s", text);
 	free(text);
 }
 

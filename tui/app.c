@@ -662,6 +662,11 @@ static void on_key(tui_app *a, int ch)
 		a->full = 1;
 		return;
 	}
+	/* htop's keys: F1 is help and F10 quit, as ? and q are here. */
+	if (ch == KEY_F(1))
+		ch = '?';
+	else if (ch == KEY_F(10))
+		ch = 'q';
 	if (too_small_now()) {
 		too_small_key(a, ch);
 		return;

@@ -19,6 +19,7 @@
 #include "app/common.h"
 #include "app/doctor.h"
 #include "app/doctor_json.h"
+#include "app/fix.h"
 #include "app/front.h"
 #include "app/install.h"
 #include "app/plugin.h"
@@ -26,14 +27,15 @@
 #include "core/util/testhook.h"
 
 /* Record a failure's words into the result. */
-static void result_fail(tui_result *r, int rc, const pyrt_error *err,
-			const char *unchanged)
+static void result_fail(const app_request *req, tui_result *r, int rc,
+			const pyrt_error *err, const char *unchanged)
 {
 	r->code = rc;
-	snprintf(r->error, sizeof r->error, "%s",
-		 err && err->msg[0] ? err->msg : pyrt_strerror(rc));
+	app_fix_text(req, err && err->msg[0] ? err->msg : pyrt_strerror(rc),
+		     r->error, sizeof r->error);
 	snprintf(r->unchanged, sizeof r->unchanged, "%s",
 		 unchanged ? unchanged : "");
+	r->fix[0] = '\0';
 }
 
 /* The marker's baseline and the plugin check, as the result shows them. */
@@ -70,6 +72,7 @@ static void result_record(const app_outcome *o, void *arg)
 	snprintf(r->error, sizeof r->error, "%s", o->error ? o->error : "");
 	snprintf(r->unchanged, sizeof r->unchanged, "%s",
 		 o->unchanged ? o->unchanged : "");
+	snprintf(r->fix, sizeof r->fix, "%s", o->fix ? o->fix : "");
 	snprintf(r->summary, sizeof r->summary, "%s",
 		 o->summary ? o->summary : "");
 	result_report(r, o);
@@ -115,6 +118,10 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 		rc = pyrt_plugins_check_memo(&j->plugins, j->opts->box_root,
 					     j->pins, j->platform_key,
 					     j->status, ev, &err);
+	if (rc == 0 && app_fix_plugins(j->opts, j->plugins))
+		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	if (rc == 0)
+		app_fix_status(j->opts, j->status);
 	if (rc < 0)
 		snprintf(j->refresh_error, sizeof j->refresh_error, "%s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));
@@ -147,7 +154,7 @@ static void job_smoke(tui_job *j)
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = pyrt_smoke_run(j->opts->box_root, NULL, &ev, &j->smoke, &err);
 	if (rc)
-		result_fail(&j->result, rc, &err, NULL);
+		result_fail(j->opts, &j->result, rc, &err, NULL);
 }
 
 /* In the worker: the network checks can wait seconds per host. */
@@ -158,14 +165,19 @@ static void job_doctor(tui_job *j)
 	int rc = app_doctor_run(j->opts, j->pins, j->platform_key, &ev,
 				&j->doctor, &err);
 	if (rc)
-		result_fail(&j->result, rc, &err, NULL);
+		result_fail(j->opts, &j->result, rc, &err, NULL);
 }
 
 /* The request the dashboard's keys make: the command line's box, and
  * never a wait for the box lock behind a spinner (busy is said at once). */
 static app_request box_request(const tui_job *j)
 {
-	app_request req = { .box_root = j->opts->box_root, .no_wait = 1 };
+	app_request req = { .box_root = j->opts->box_root, .no_wait = 1,
+			    /* what its fixes repeat (app/fix.h) */
+			    .box_root_from = j->opts->box_root_from,
+			    .pins_path = j->opts->pins_path,
+			    .pins_from = j->opts->pins_from,
+			    .cacert = j->opts->cacert };
 	return req;
 }
 
@@ -194,7 +206,7 @@ static void job_bundle(tui_job *j)
 		      : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	free(text);
 	if (rc)
-		result_fail(&j->result, rc, &err, NULL);
+		result_fail(j->opts, &j->result, rc, &err, NULL);
 	else
 		snprintf(j->result.summary, sizeof j->result.summary,
 			 "support bundle written: %s", j->bundle_path);
@@ -208,7 +220,7 @@ static void run_with_front(tui_job *j)
 	app_front *front = app_front_tap(tui_model_front(j->model),
 					 result_record, &j->result);
 	if (!front) {
-		result_fail(&j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
+		result_fail(j->opts, &j->result, PYRT_E_NOMEM, NULL, "nothing was changed");
 		return;
 	}
 	if (j->kind == TUI_JOB_INSTALL)

@@ -39,6 +39,7 @@ typedef struct tui_result {
 	int code;                       /* pyrt_code, 0 on success */
 	char error[PYRT_ERROR_MSG_MAX]; /* one line, "" on success */
 	char unchanged[256];            /* what a failure left as it was */
+	char fix[1024];                 /* what to do about it, "" if nothing */
 	char summary[4096 + 256];       /* the success sentence (a path in it whole) */
 	char log_path[4096];            /* the run's install log, "" if none */
 	char pip_log[4096];             /* pip's full output, "" if none */

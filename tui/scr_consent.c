@@ -82,7 +82,7 @@ void tui_consent_draw(tui_app *a)
 	consent_layout l = consent_layout_for(a, w);
 	if (!l.compact)
 		tui_draw_text(&a->paint, 2, 2, COLS - 4, TUI_ROLE_TEXT,
-			      "pyrt is about to install a managed Python runtime:");
+			      f.headline);
 	int rows = 5 + (a->full_sha ? 2 : 1) + l.dest_rows - 1 + l.platform +
 		   l.url + l.free_disk;
 	int by = l.by;

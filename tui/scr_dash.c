@@ -186,7 +186,7 @@ static void draw_card(tui_app *a)
 	snprintf(line, sizeof line, "%s: %s", word, a->status->message);
 	/* The card watches the box: it needs no "run pyrt status again". */
 	char *again = a->status->state == PYRT_STATE_INSTALLING
-		? strstr(line, "run \"pyrt status\" again") : NULL;
+		? strstr(line, "run \"pyrt status") : NULL;
 	if (again)
 		snprintf(again, sizeof line - (size_t)(again - line),
 			 "this card updates by itself when it ends");

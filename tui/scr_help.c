@@ -23,7 +23,7 @@ void tui_help_draw(tui_app *a)
 		{ "l", "logs (/ search, w wrap, Tab next log)" },
 		{ "r", "read the state again (it is watched)" },
 		{ "t", "next colour theme" },
-		{ "q", "quit" },
+		{ "q F10", "quit (F1 or ? shows these keys)" },
 	};
 	int n = (int)(sizeof lines / sizeof lines[0]);
 	int y, x, w = COLS - 2 < 72 ? COLS - 2 : 72;

@@ -208,10 +208,46 @@ static int draw_extract_bar(tui_app *a, const progress_layout *l)
 	return 1;
 }
 
+/* Once the baseline has begun, the bar is the run's: its steps done of
+ * those shown, and what the baseline is doing (pip's lines are in the
+ * pane), not the extraction's last words. */
+static int draw_baseline_bar(tui_app *a, const progress_layout *l)
+{
+	const tui_step_view *b = &a->view.steps[PYRT_STEP_BASELINE];
+	if (b->mark != TUI_MARK_RUNNING && b->mark != TUI_MARK_DONE &&
+	    b->mark != TUI_MARK_FAILED)
+		return 0;
+	const pyrt_step *steps;
+	size_t n = shown_steps(a, &steps), done = 0;
+	for (size_t i = 0; i < n; i++)
+		done += a->view.steps[steps[i]].mark == TUI_MARK_DONE ||
+			a->view.steps[steps[i]].mark == TUI_MARK_SKIPPED;
+	char line[256];
+	int y = l->bar_y, bw = COLS - 12;
+	tui_draw_fill(&a->paint, y, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_fill(&a->paint, y + 1, 0, COLS, TUI_ROLE_TEXT);
+	tui_draw_bar(&a->paint, y, 4, bw, done, n);
+	snprintf(line, sizeof line, "%3d%%", tui_format_percent(done, n));
+	tui_draw_text(&a->paint, y, 4 + bw + 2, 5, TUI_ROLE_TEXT, line);
+	if (b->mark == TUI_MARK_DONE)
+		snprintf(line, sizeof line, "baseline done in %.1fs",
+			 b->ended - b->started);
+	else if (b->mark == TUI_MARK_FAILED)
+		snprintf(line, sizeof line, "the baseline failed (pip's output "
+			 "below)");
+	else
+		snprintf(line, sizeof line, "installing the baseline: step %zu "
+			 "of %zu (pip's output below)", done + 1, n);
+	tui_draw_text(&a->paint, y + 1, 4, COLS - 8,
+		      b->mark == TUI_MARK_FAILED ? TUI_ROLE_ERROR : TUI_ROLE_TEXT,
+		      line);
+	return 1;
+}
+
 /* The download's bar and numbers: bytes, total, rate, ETA. */
 static void draw_bar(tui_app *a, const progress_layout *l)
 {
-	if (draw_extract_bar(a, l))
+	if (draw_baseline_bar(a, l) || draw_extract_bar(a, l))
 		return;
 	const tui_view *v = &a->view;
 	const tui_step_view *dl = &v->steps[PYRT_STEP_DOWNLOAD];

@@ -108,6 +108,15 @@ static int draw_failure(tui_app *a, int y)
 			   r->error);
 	if (r->unchanged[0])
 		y = kv(a, y, "Unchanged", r->unchanged, TUI_ROLE_OK);
+	if (r->fix[0]) {
+		tui_draw_text(&a->paint, y, 4, 16, TUI_ROLE_DIM, "Fix");
+		/* As many rows as leave the log's two and the buttons
+		 * theirs: it is read to be typed. */
+		int rows = LINES - y - 8;
+		y += tui_draw_wrap(&a->paint, y, 20, COLS - 24,
+				   rows < 1 ? 1 : rows > 8 ? 8 : rows,
+				   TUI_ROLE_TEXT, r->fix);
+	}
 	return y;
 }
 
@@ -138,8 +147,12 @@ void tui_result_draw(tui_app *a)
 		 * to be copied, and a box deep in a CI workspace or a long
 		 * home directory makes it long. */
 		int room = LINES - 6 - y;
+		/* Three rows at least, unless the buttons need them (a
+		 * failure's fix above took them on a small screen). */
+		int least = a->result.fix[0] ? 1 : 3;
 		y += tui_draw_path_wrap(&a->paint, y, 20, COLS - 24,
-					room > 3 ? room : 3, TUI_ROLE_DIM, log);
+					room > least ? room : least,
+					TUI_ROLE_DIM, log);
 	}
 	const char *const *buttons = r->code == 0 ? ok_buttons : fail_buttons;
 	int x = COLS / 2 - 22;

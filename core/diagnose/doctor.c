@@ -77,6 +77,7 @@ typedef struct doctor_ctx {
 	int have_status;
 	int runtime_ready;
 	int install_known; /* d->install_dir names the active install */
+	int proxy_dead;    /* a network check stopped at the proxy */
 } doctor_ctx;
 
 const char *pyrt_check_verdict_name(pyrt_check_verdict v)
@@ -218,7 +219,7 @@ static int check_pins(doctor_ctx *x)
 		snprintf(wheels, sizeof wheels, "the baseline's wheels are NOT "
 			 "hash-locked (no wheel lock for %s: pip installs what "
 			 "its index, over TLS, or a --wheelhouse serves; pin them "
-			 "with \"pyrt lock\")", x->o->platform_key);
+			 "with \"pyrt lock --wheelhouse DIR --out FILE\")", x->o->platform_key);
 	return check_add(x->d, "pins", "Pins source", PYRT_CHECK_PASS, NULL,
 			 "%s%s: %s %s (build %s) for %zu platform(s), baseline "
 			 "of %zu requirement(s); %s",
@@ -256,7 +257,7 @@ static int check_box_root(doctor_ctx *x)
 				 "%s is not a directory", root);
 	/* Root's box, and we are not root: read-only by design, not broken. */
 	if (pyrt_box_shared(x->box))
-		return check_add(x->d, "box_root", title, PYRT_CHECK_PASS, NULL,
+		return check_add(x->d, "box_root", "Box root shared read-only", PYRT_CHECK_PASS, NULL,
 				 "%s is root's box, shared read-only with every "
 				 "user: its changes (install, baseline, plugins "
 				 "install) are root's — \"sudo pyrt …\"", root);
@@ -268,8 +269,8 @@ static int check_box_root(doctor_ctx *x)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL,
 				 "remount it read-write to change the runtime, "
 				 "or pass --box-root DIR on a writable file "
-				 "system (status, plugins and smoke work as it "
-				 "is)",
+				 "system (status, plugins, doctor and smoke work "
+				 "as it is)",
 				 "%s is on a read-only file system", bad);
 	if (bad)
 		return check_add(x->d, "box_root", title, PYRT_CHECK_FAIL, fix,
@@ -277,6 +278,43 @@ static int check_box_root(doctor_ctx *x)
 				 bad, (long)getuid());
 	return check_add(x->d, "box_root", title, PYRT_CHECK_PASS, NULL,
 			 "%s exists and is writable", root);
+}
+
+/* The words for a box root pyrt refuses: not a folder; a folder of your
+ * own that you cannot read (a mode changed by hand: the fix is that
+ * chmod); or someone else's. */
+static void untrusted_words(const char *root, char *title, size_t tlen,
+			    char *fix, size_t flen)
+{
+	struct stat sb;
+	if (stat(root, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		snprintf(title, tlen, "Box root is a folder");
+		snprintf(fix, flen, "pass --box-root DIR naming a folder of "
+			 "the box's own (a new path: pyrt creates it)");
+		return;
+	}
+	/* Down the runtime's spine, the first folder of yours that you
+	 * cannot enter or read. */
+	static const char *const spine[] = { "", "/runtime", "/runtime/python",
+		"/runtime/python/installs" };
+	for (size_t i = 0; i < sizeof spine / sizeof *spine; i++) {
+		char path[PATH_MAX];
+		int n = snprintf(path, sizeof path, "%s%s", root, spine[i]);
+		if (n < 0 || (size_t)n >= sizeof path ||
+		    lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+		    sb.st_uid != geteuid())
+			break;
+		if ((sb.st_mode & S_IRWXU) != S_IRWXU) {
+			snprintf(title, tlen, "Box folders readable by you");
+			snprintf(fix, flen, "chmod u+rwx '%s' (its mode, %03o, "
+				 "was changed by hand)", path,
+				 (unsigned)(sb.st_mode & 07777));
+			return;
+		}
+	}
+	snprintf(title, tlen, "Box root owned by you");
+	snprintf(fix, flen, "run pyrt as the box's owner, or choose a box "
+		 "root of your own (--box-root DIR)");
 }
 
 /* A running install is worth knowing (it may change what follows), not a
@@ -290,7 +328,7 @@ static int check_lock(doctor_ctx *x)
 	if (rc == 1)
 		return check_add(x->d, "lock", title, PYRT_CHECK_WARN,
 				 "wait for that install to finish, then run "
-				 "pyrt doctor again",
+				 "\"pyrt doctor\" again",
 				 "held by pid %ld on %s since %s: an install is "
 				 "running", h.pid, h.host[0] ? h.host : "?",
 				 h.started[0] ? h.started : "?");
@@ -360,7 +398,7 @@ static int check_runtime(doctor_ctx *x)
 				 "platform)");
 	case PYRT_STATE_INSTALLING:
 		return check_add(x->d, "runtime", title, PYRT_CHECK_WARN,
-				 "run pyrt doctor again when the install "
+				 "run \"pyrt doctor\" again when the install "
 				 "finishes", "%s", x->st.message);
 	case PYRT_STATE_UNTRUSTED:
 		return check_add(x->d, "runtime", title, PYRT_CHECK_FAIL,
@@ -726,6 +764,44 @@ static int plugin_row(doctor_ctx *x, const pyrt_plugin *p)
 }
 
 /* One row per plugin, from one readiness check. */
+/* Whether path (a folder when dir) is closed to this user. */
+static int closed_to_me(const char *path, int dir)
+{
+	return access(path, dir ? R_OK | X_OK : R_OK) != 0 && errno == EACCES;
+}
+
+int pyrt_doctor_plugins_fix(const char *box_root, char *buf, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int n = snprintf(dir, sizeof dir, "%s/plugins", box_root);
+	if (n < 0 || (size_t)n >= sizeof dir)
+		return 0;
+	int closed = closed_to_me(dir, 1);
+	DIR *d = closed ? NULL : opendir(dir);
+	for (struct dirent *e; d && !closed && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof path)
+			continue;
+		closed = closed_to_me(path, 1);
+		n = snprintf(path, sizeof path, "%s/%s/plugin.yaml", dir,
+			     e->d_name);
+		if (!closed && n > 0 && (size_t)n < sizeof path)
+			closed = closed_to_me(path, 0);
+	}
+	if (d)
+		closedir(d);
+	if (!closed)
+		return 0;
+	struct stat sb;
+	int theirs = stat(dir, &sb) == 0 && sb.st_uid != geteuid();
+	snprintf(buf, len, "%schmod -R go+rX '%s' (made private, as a umask "
+		 "of 077 does; every user of the box reads its plugins)",
+		 theirs ? "sudo " : "", dir);
+	return 1;
+}
+
 static int check_plugins(doctor_ctx *x)
 {
 	pyrt_plugins *ps = NULL;
@@ -734,9 +810,13 @@ static int check_plugins(doctor_ctx *x)
 				    x->o->platform_key, x->ev, &err);
 	if (rc == PYRT_E_CANCELLED || rc == PYRT_E_NOMEM)
 		return rc;
+	char fix[PATH_MAX + 160];
 	if (rc < 0)
 		return check_add(x->d, "plugins", "Plugins", PYRT_CHECK_FAIL,
-				 NULL, "cannot read the plugins: %s", err.msg);
+				 pyrt_doctor_plugins_fix(x->d->box_root, fix,
+							 sizeof fix)
+					 ? fix : NULL,
+				 "cannot read the plugins: %s", err.msg);
 	size_t n = pyrt_plugins_count(ps);
 	if (n == 0)
 		rc = check_add(x->d, "plugins", "Plugins", PYRT_CHECK_PASS,
@@ -868,6 +948,36 @@ static int check_proxy(doctor_ctx *x)
 			 detail);
 }
 
+/* The proxy row said what is set; a network check below found that it
+ * does not answer: one verdict, not a ✓ three rows above a ✗. */
+static int proxy_row_failed(pyrt_doctor *d)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		doctor_check *c = &d->checks[i];
+		if (strcmp(c->id, "proxy") != 0)
+			continue;
+		char *detail = NULL, *fix = strdup("fix the proxy in "
+			"https_proxy (it does not answer), or unset it where "
+			"connections are direct");
+		if (asprintf(&detail, "%s — it does not answer (see the "
+			     "network checks)", c->detail) < 0)
+			detail = NULL;
+		if (!detail || !fix) {
+			free(detail);
+			free(fix);
+			return PYRT_E_NOMEM;
+		}
+		free(c->detail);
+		free(c->fix);
+		c->detail = detail;
+		c->fix = fix;
+		c->pub.detail = detail;
+		c->pub.fix = fix;
+		c->pub.verdict = PYRT_CHECK_FAIL;
+	}
+	return 0;
+}
+
 /* Leftovers of dead installers: harmless, swept by the next install. */
 static int check_staging(doctor_ctx *x)
 {
@@ -950,6 +1060,8 @@ static int net_check(doctor_ctx *x, const char *id, const char *title,
 		return check_add(x->d, id, title, PYRT_CHECK_PASS, NULL,
 				 "%s (%s)", pr.line, from);
 	char fix[512];
+	if (!strcmp(pr.stage, "proxy"))
+		x->proxy_dead = 1;
 	return check_add(x->d, id, title, PYRT_CHECK_FAIL,
 			 net_fix(pr.stage, index, fix, sizeof fix), "%s (%s)",
 			 pr.line, from);
@@ -1053,10 +1165,11 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	if (rc == PYRT_E_UNTRUSTED) {
 		/* One finding, and nothing in the box is read or run. */
 		snprintf(d->box_root, sizeof d->box_root, "%s", opts->box_root);
-		rc = check_add(d, "box_root", "Box root owned by you", PYRT_CHECK_FAIL,
-			       "run pyrt as the box's owner, or choose a box "
-			       "root of your own (--box-root DIR)", "%s",
-			       berr.msg);
+		char title[64], fix[PATH_MAX + 256];
+		untrusted_words(opts->box_root, title, sizeof title, fix,
+				sizeof fix);
+		rc = check_add(d, "box_root", title, PYRT_CHECK_FAIL, fix,
+			       "%s", berr.msg);
 		if (rc)
 			goto cleanup;
 		*out = d;
@@ -1074,6 +1187,8 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		 opts->platform_key);
 	x->pin = pyrt_pins_find(opts->pins, opts->platform_key);
 	rc = doctor_checks(x, err);
+	if (!rc && x->proxy_dead)
+		rc = proxy_row_failed(d);
 	if (rc)
 		goto cleanup;
 	*out = d;
@@ -1094,6 +1209,33 @@ void pyrt_doctor_free(pyrt_doctor *d)
 		check_clear(&d->checks[i]);
 	free(d->checks);
 	free(d);
+}
+
+/* old replaced by fn's word for it; *slot keeps old on failure. */
+static int map_one(char **slot, const char **pub,
+		   char *(*fn)(const char *text, void *arg), void *arg)
+{
+	if (!*slot)
+		return 0;
+	char *now = fn(*slot, arg);
+	if (!now)
+		return PYRT_E_NOMEM;
+	free(*slot);
+	*slot = now;
+	*pub = now;
+	return 0;
+}
+
+int pyrt_doctor_map_text(pyrt_doctor *d,
+			 char *(*fn)(const char *text, void *arg), void *arg)
+{
+	for (size_t i = 0; d && i < d->count; i++) {
+		doctor_check *c = &d->checks[i];
+		if (map_one(&c->detail, &c->pub.detail, fn, arg) ||
+		    map_one(&c->fix, &c->pub.fix, fn, arg))
+			return PYRT_E_NOMEM;
+	}
+	return 0;
 }
 
 size_t pyrt_doctor_count(const pyrt_doctor *d)
@@ -1239,6 +1381,19 @@ static char *platform_facts(const pyrt_doctor *d, const char *marker,
 #ifdef __GLIBC__
 	glibc = gnu_get_libc_version();
 #endif
+	/* Another user's bundle of root's box cannot read root's private
+	 * logs: say whose they are and how to include them, not "none". */
+	char no_log[PATH_MAX * 2 + 512] = "none";
+	struct stat sb;
+	if (!log && access(d->logs_dir, R_OK | X_OK) != 0 && errno == EACCES &&
+	    stat(d->logs_dir, &sb) == 0) {
+		char owner[128];
+		pyrt_fs_owner_name(sb.st_uid, owner, sizeof owner);
+		snprintf(no_log, sizeof no_log, "not included: the install "
+			 "logs in %s are %s's, private to them; to include "
+			 "the newest, run \"sudo pyrt doctor --bundle FILE "
+			 "--box-root %s\"", d->logs_dir, owner, d->box_root);
+	}
 	char *text = NULL;
 	if (asprintf(&text,
 		     "pyrt %s\n"
@@ -1252,7 +1407,7 @@ static char *platform_facts(const pyrt_doctor *d, const char *marker,
 		     PYRT_VERSION, now, u.sysname, u.release, u.version,
 		     u.machine, d->platform_key, glibc, d->box_root,
 		     marker ? marker : "none (no active install)",
-		     log ? log : "none") < 0)
+		     log ? log : no_log) < 0)
 		return NULL;
 	return text;
 }

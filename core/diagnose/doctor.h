@@ -52,6 +52,23 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		    const pyrt_events *ev, pyrt_error *err);
 void pyrt_doctor_free(pyrt_doctor *d);
 
+/**
+ * When <box_root>/plugins, a plugin's folder or its plugin.yaml is not
+ * readable by this user (a umask of 077 when root made them), the command
+ * that opens them to every user of the box into buf ("sudo chmod -R go+rX
+ * '<box>/plugins'" when they are another's) and 1; else 0.
+ */
+int pyrt_doctor_plugins_fix(const char *box_root, char *buf, size_t len);
+
+/**
+ * Replace every check's detail and fix by fn's word for it (fn returns a
+ * malloc'd string, or NULL when out of memory): how app/ renders the
+ * commands in them for the options in effect.  Returns 0, or
+ * PYRT_E_NOMEM (the checks keep their old words).
+ */
+int pyrt_doctor_map_text(pyrt_doctor *d,
+			 char *(*fn)(const char *text, void *arg), void *arg);
+
 size_t pyrt_doctor_count(const pyrt_doctor *d);
 const pyrt_check *pyrt_doctor_at(const pyrt_doctor *d, size_t i);
 /** 1 when no check failed. */

@@ -114,12 +114,15 @@ static int smoke_make_workspace(smoke_run *r, pyrt_error *err)
 {
 	/* A shared box is root's: another user's smoke writes nothing in
 	 * it, and works in a private folder of its own under $TMPDIR. */
+	/* So does a box on a read-only file system (or one this user may
+	 * not write): smoke reads the runtime, it need not write there. */
 	const char *tmp = getenv("TMPDIR");
-	const char *dir = !pyrt_box_shared(r->box)
-				  ? pyrt_box_runtime_dir(r->box)
+	int elsewhere = pyrt_box_shared(r->box) ||
+			access(pyrt_box_runtime_dir(r->box), W_OK | X_OK) != 0;
+	const char *dir = !elsewhere ? pyrt_box_runtime_dir(r->box)
 			  : tmp && tmp[0] == '/' ? tmp : "/tmp";
 	int n = snprintf(r->workspace, sizeof r->workspace, "%s/%ssmoke-XXXXXX",
-			 dir, pyrt_box_shared(r->box) ? "pyrt-" : "");
+			 dir, elsewhere ? "pyrt-" : "");
 	if (n < 0 || (size_t)n >= sizeof r->workspace)
 		return pyrt_error_set(err, PYRT_E_USAGE,
 				      "the smoke workspace path under %s is "

@@ -1201,7 +1201,7 @@ static int verify_locked_wheel(const char *dir, const char *file,
 	if (!w) {
 		snprintf(what, sizeof what, "not in the wheel lock of the pins "
 			 "(%s): expected no such wheel, got SHA-256 %s — remove "
-			 "it, or lock it with \"pyrt lock\"",
+			 "it, or lock it with \"pyrt lock --wheelhouse DIR --out FILE\"",
 			 pyrt_pins_source(pins), hex);
 		fn(rel, what, payload);
 		return 1;

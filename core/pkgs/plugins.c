@@ -138,6 +138,22 @@ void pyrt_plugins_free(pyrt_plugins *p)
 	free(p);
 }
 
+int pyrt_plugins_map_fix(pyrt_plugins *p,
+			 char *(*fn)(const char *fix, void *arg), void *arg)
+{
+	for (size_t i = 0; p && i < p->n; i++) {
+		pyrt_plugin *pl = &p->rows[i].pub;
+		if (!pl->fix)
+			continue;
+		char *now = fn(pl->fix, arg);
+		if (!now)
+			return PYRT_E_NOMEM;
+		free((char *)pl->fix);
+		pl->fix = now;
+	}
+	return 0;
+}
+
 int pyrt_plugins_runtime_ready(const pyrt_plugins *p)
 {
 	return p ? p->runtime_ready : 0;

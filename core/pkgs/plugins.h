@@ -69,6 +69,12 @@ int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
 		       const pyrt_events *ev, pyrt_error *err);
 void pyrt_plugins_free(pyrt_plugins *p);
 
+/** Replace every plugin's fix by fn's word for it (malloc'd; NULL when
+ * out of memory): how app/ renders it for the options in effect.
+ * Returns 0 or PYRT_E_NOMEM (the rows keep their old fix). */
+int pyrt_plugins_map_fix(pyrt_plugins *p,
+			 char *(*fn)(const char *fix, void *arg), void *arg);
+
 /**
  * As pyrt_plugins_check, and the checker's answer is remembered in the box
  * (<box>/runtime/python/cache/plugins-check.json, 0600) with everything it

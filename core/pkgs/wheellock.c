@@ -204,7 +204,7 @@ static int stage_reqs(const stage_run *s, const char *const *reqs,
 					      "%s is not in the wheel lock of "
 					      "the pins (%s) for %s; nothing was "
 					      "installed — add its wheels to the "
-					      "lock with \"pyrt lock\" and "
+					      "lock with \"pyrt lock --wheelhouse DIR --out FILE\" and "
 					      "distribute the new pins",
 					      reqs[i], pyrt_pins_source(s->pins),
 					      s->platform);
@@ -264,7 +264,7 @@ static int refuse_unlocked(const stage_run *s, const char *file,
 			      "%s is not in the wheel lock of the pins (%s) for "
 			      "%s: expected no such wheel, got SHA-256 %s (%llu "
 			      "bytes); nothing was installed — remove it from "
-			      "the wheelhouse, or lock it with \"pyrt lock\"",
+			      "the wheelhouse, or lock it with \"pyrt lock --wheelhouse DIR --out FILE\"",
 			      path, pyrt_pins_source(s->pins), s->platform,
 			      hex, bytes);
 }
@@ -279,7 +279,7 @@ static int refuse_mismatch(const char *path, const pyrt_pin_wheel *w,
 			      "%s (%llu bytes), got %s (%llu bytes); nothing "
 			      "was installed — the wheelhouse or mirror was "
 			      "changed: restore the wheel, or lock the new one "
-			      "with \"pyrt lock\" if you trust it", path,
+			      "with \"pyrt lock --wheelhouse DIR --out FILE\" if you trust it", path,
 			      w->sha256, (unsigned long long)w->size, hex,
 			      bytes);
 }

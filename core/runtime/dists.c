@@ -490,6 +490,19 @@ int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
 	return dist_intact(s, hit->raw, why, whylen);
 }
 
+/* Whether an earlier dist-info of entry j's project in s was broken too:
+ * one project is one broken distribution, however many of its dist-info
+ * folders lack files ("2 lack files (python-docx, python-docx)"). */
+static int broken_before(site_dir *s, size_t j)
+{
+	char why[512];
+	for (size_t k = 0; k < j; k++)
+		if (!s->e[k].egg && strcmp(s->e[k].norm, s->e[j].norm) == 0 &&
+		    dist_intact(s, s->e[k].raw, why, sizeof why) == 0)
+			return 1;
+	return 0;
+}
+
 int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 {
 	int count = 0;
@@ -502,7 +515,8 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 			continue;
 		for (size_t j = 0; j < s->n; j++) {
 			if (s->e[j].egg ||
-			    dist_intact(s, s->e[j].raw, why, sizeof why) != 0)
+			    dist_intact(s, s->e[j].raw, why, sizeof why) != 0 ||
+			    broken_before(s, j))
 				continue;
 			/* PEP 503's spelling of the normalised name. */
 			snprintf(name, sizeof name, "%s", s->e[j].norm);

@@ -622,11 +622,16 @@ static int install_check(install_run *r, pyrt_error *err)
 				    "the staged interpreter did not answer within "
 				    "%.0f s; nothing was activated", po.timeout_s);
 	else if (!pr.exited || pr.exit_code != 0)
+		/* Its words, or that it had none: never an empty reason. */
 		rc = pyrt_error_set(err, PYRT_E_INTERPRETER,
 				    "the staged interpreter failed to start "
-				    "(exit %d, signal %d): %.200s; nothing was "
-				    "activated", pr.exit_code, pr.term_signal,
-				    pr.output ? pr.output : "");
+				    "(%s %d): %.200s; nothing was activated",
+				    pr.exited ? "exit" : "killed by signal",
+				    pr.exited ? pr.exit_code : pr.term_signal,
+				    pr.output && pr.output[strspn(pr.output,
+								  " \t\r\n")]
+					? pr.output
+					: "it printed nothing");
 	else if (strcmp(got, want) != 0)
 		rc = pyrt_error_set(err, PYRT_E_INTERPRETER,
 				    "the staged interpreter reports Python %s but "

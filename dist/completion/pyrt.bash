@@ -16,7 +16,7 @@ _pyrt_command_opts() {
   case $1 in
     install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
     baseline) REPLY="--wheelhouse --requirements --index-url --no-wait" ;;
-    status) REPLY="--deep" ;;
+    status) REPLY="--deep --format" ;;
     doctor) REPLY="--bundle --mirror --index-url" ;;
     smoke) REPLY="--out" ;;
     plugins) REPLY="--wheelhouse --index-url" ;;
@@ -25,7 +25,7 @@ _pyrt_command_opts() {
     lock) REPLY="--wheelhouse --platform --out" ;;
     rollback) REPLY="--no-wait --force" ;;
     uninstall) REPLY="--no-wait" ;;
-    "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep" ;;
+    "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep --format" ;;
     *) REPLY="" ;;
   esac
 }
@@ -36,7 +36,7 @@ _pyrt_value_kind() {
     --pins | --cacert | --from-file | --requirements | --out | --bundle | --token-file) REPLY=file ;;
     --box-root | --wheelhouse | --wheelhouse-from) REPLY=dir ;;
     --theme) REPLY=theme ;;
-    --mirror | --index-url | --listen | --platform) REPLY=text ;;
+    --mirror | --index-url | --listen | --platform | --format) REPLY=text ;;
     *) REPLY=none ;;
   esac
 }
