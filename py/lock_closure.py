@@ -118,8 +118,9 @@ def closure(wheels, locked, reqs):
             try:
                 dr = Requirement(d)
             except Exception as e:
-                raise Refuse(origin, name, ver, 'metadata',
-                             'Requires-Dist %r: %s' % (d, first_line(e)))
+                # most often a marker pip's packaging cannot read
+                raise Refuse(d, name, ver, 'marker' if ';' in d else 'metadata',
+                             'Requires-Dist of %s %s: %s' % (name, ver, first_line(e)))
             was = seen is not None and applies(dr, d, seen)
             if not was and applies(dr, d, now):
                 queue.append((dr, d, '%s %s' % (name, ver)))
