@@ -294,6 +294,13 @@ static int plugin_outcome(plugin_run *r, int rc)
 		o.plugin_runtime_ready = pyrt_plugins_runtime_ready(r->plugins);
 		app_plugin_sentence(r->pl, o.plugin_runtime_ready, r->text,
 				    sizeof r->text);
+		/* The wheel lock refused the requirements: installing the
+		 * plugin again cannot succeed while the lock holds, so the
+		 * row's own fix gives way to the refusal's (re-lock). */
+		char *fix = strstr(r->text, " — fix: ");
+		if (rc == PYRT_E_VERIFY && pyrt_pins_lock_count(r->pins) && fix)
+			snprintf(fix, sizeof r->text - (size_t)(fix - r->text),
+				 " — fix: re-lock the wheels, as below");
 	}
 	if (!rc && !r->started)
 		app_cat(r->text, sizeof r->text,
@@ -307,7 +314,9 @@ static int plugin_outcome(plugin_run *r, int rc)
 						    : pyrt_strerror(rc),
 			     fixed, sizeof fixed);
 		o.error = fixed;
-		if (r->locked)
+		if (r->locked && rc == PYRT_E_VERIFY)
+			o.unchanged = "the runtime is still active; the wheel lock let nothing be installed";
+		else if (r->locked)
 			o.unchanged = "the runtime is still active; what pip did install stays installed";
 		if (o.plugin)
 			app_front_log(r->front, PYRT_LOG_INFO, "%s", r->text);

@@ -31,10 +31,27 @@ if sys.argv[1:]:
                 tops.setdefault(norm(d), set()).add(mod)
     except BaseException as e:
         bad.append('importlib.metadata (%s: %s)' % (type(e).__name__, e))
+    def unheld(name):
+        # modules whose every file is one its wheel never held (a RECORD
+        # row of the wheel's own: core/runtime/dists.h PYRT_DISTS_WHEEL_FAULTS)
+        try:
+            d = metadata.distribution(name)
+            faults = set((d.read_text('PYRT-WHEEL-FAULTS') or '').split('\n')) - {''}
+            files = [str(f) for f in (d.files or [])] if faults else []
+        except BaseException:
+            return set()
+        by = {}
+        for p in files:
+            top = p.split('/')[0]
+            by.setdefault(top[:-3] if '/' not in p and top.endswith('.py') else top, []).append(p)
+        return {m for m, ps in by.items() if all(p in faults for p in ps)}
     for spec in sys.argv[1:]:
         m = re.match(r'\s*([A-Za-z0-9][A-Za-z0-9._-]*)', spec)
         name = norm(m.group(1)) if m else ''
+        skip = unheld(name) if name in tops else set()
         for mod in sorted(tops.get(name, ())):
+            if mod in skip:
+                continue
             if mod.isidentifier() and not mod.startswith('_') and mod not in ('test', 'tests'):
                 attempt(mod, ' of ' + name)
 print('\nPYRT-IMPORTS ' + ('; '.join(bad) if bad else 'ok'))

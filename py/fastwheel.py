@@ -242,7 +242,15 @@ class Installed:
                 rows = [r for r in csv.reader(f) if r]
         except (OSError, UnicodeDecodeError, ValueError):
             return False
-        return bool(rows) and all(os.path.lexists(os.path.join(site, r[0])) for r in rows)
+        try:
+            # the paths its wheel never held, as pyrt found them
+            # (core/runtime/dists.h PYRT_DISTS_WHEEL_FAULTS)
+            with open(os.path.join(site, self.info, 'PYRT-WHEEL-FAULTS'), encoding='utf-8') as f:
+                faults = set(f.read().split('\n'))
+        except (OSError, UnicodeDecodeError):
+            faults = set()
+        return bool(rows) and all(os.path.lexists(os.path.join(site, r[0])) or r[0] in faults
+                                  for r in rows)
 def dist_name(where, e):
     # the name pip would see: METADATA's, else the folder's
     if e.endswith('.egg-info'):
@@ -453,10 +461,11 @@ def member_target(w, m, paths, sitekey):
     parts = m.rstrip('/').split('/')
     if bad or any(p in ('', '.', '..') for p in parts):
         raise Refused('member %r is not a plain relative path' % m)
-    data = w.info[:-10] + '.data'
     if isdir:
         return None
-    if parts[0] == data:
+    # pip takes every top-level folder whose name ends in .data as the
+    # data schemes, however it is spelled against the .dist-info
+    if parts[0].endswith('.data'):
         if len(parts) < 3:
             raise Refused('member %r is not inside a .data scheme' % m)
         # scripts too: pip writes their #! lines (an exec wrapper where
@@ -501,9 +510,13 @@ def plan(w, paths):
         if dest in seen:
             raise Refused('member %r appears twice' % zi.filename)
         seen.add(dest)
-        if rest[0] == w.info and rest[-1] in ('RECORD', 'INSTALLER', 'REQUESTED'):
+        if key == sitekey and rest == [w.info, 'RECORD']:
             continue
+        if key == sitekey and rest in ([w.info, 'INSTALLER'], [w.info, 'REQUESTED']):
+            # pip installs the wheel's own, then writes its: two rows
+            raise Undecided('%s carries %s' % (w.name, zi.filename))
         files.append((zi, key, rest, dest))
+    w.old_record = old_record(w, {zi.filename for zi in w.zip.infolist()})
     eps = w.info + '/entry_points.txt'
     if eps in w.zip.namelist():
         import configparser
@@ -524,6 +537,23 @@ def plan(w, paths):
         if os.stat(existing(paths[key])).st_dev != stage_dev:
             raise Undecided('%s is on another filesystem than %s' % (paths[key], paths['purelib']))
     w.sitekey, w.site, w.files = sitekey, paths[sitekey], files
+def old_record(w, members):
+    # the wheel's RECORD rows, which pip keeps as they are (sha384, sha512
+    # or a size it does not check); a row pip would warn about or fail on,
+    # or one naming a file the wheel does not contain, is pip's to install
+    import csv
+    try:
+        text = w.zip.read(w.info + '/RECORD').decode('utf-8')
+        rows = list(csv.reader(text.splitlines()))
+    except Exception:
+        raise Undecided('%s: unreadable RECORD' % w.name)
+    for r in rows:
+        if len(r) != 3:
+            raise Undecided('%s: a RECORD row of %d fields' % (w.name, len(r)))
+        if r[0] not in members:
+            raise Undecided('%s: its RECORD lists %s, which the wheel does not contain'
+                            % (w.name, r[0]))
+    return rows
 def existing(d):
     # d, or its nearest parent that exists
     while not os.path.exists(d) and os.path.dirname(d) != d:
@@ -571,6 +601,12 @@ def compile_all(pys):
     # pip's compileall leaves it.  Each .pyc names the file's final path.
     hook('fw-compile')
     compile_some(pys)
+def executable(zi):
+    # pip's zip_item_is_executable: an executable bit counts only on a
+    # member whose mode says it is a regular file
+    import stat
+    mode = zi.external_attr >> 16
+    return bool(mode and stat.S_ISREG(mode) and mode & 0o111)
 def stage_dir(w, paths):
     return os.path.join(staging_root(paths), w.info[:-10])
 def install(w, paths):
@@ -581,35 +617,44 @@ def install(w, paths):
     w.stage = stage_dir(w, paths)
     shutil.rmtree(w.stage, ignore_errors=True)
     os.mkdir(w.stage, 0o700)
-    record, pys = [], []
+    # member: its path from the site folder, as pip maps RECORD rows (the
+    # wheel's RECORD is a member pip installs, then rewrites)
+    installed, pys = {w.info + '/RECORD': w.info + '/RECORD'}, []
     for zi, key, rest, dest in w.files:
         hook('fw-member')
         staged = os.path.join(w.stage, key, *rest)
-        mode = 0o755 if (zi.external_attr >> 16) & 0o111 else 0o644
-        write(staged, member(w, zi), mode, record, os.path.relpath(dest, w.site))
+        mode = 0o755 if executable(zi) else 0o644
+        write(staged, member(w, zi), mode)
+        installed[zi.filename] = os.path.relpath(dest, w.site)
         if dest.endswith('.py'):
             # the code names it by its path from the site folder, as pip
             # compiles it (a .data file's: ".../dist-packages/../../..")
             pys.append((staged, os.path.join(w.site, os.path.relpath(dest, w.site))))
-    w.record, w.pys = record, pys
+    w.installed, w.pys = installed, pys
 def finish(w):
-    # in staging, after the compile: the .pyc rows, INSTALLER, RECORD (by
-    # a rename: the staging folder is complete once RECORD is there)
+    # in staging, after the compile: RECORD as pip 23 writes it
+    # (get_csv_rows_for_installed): the wheel's rows as they are, each
+    # under its installed path; INSTALLER and REQUESTED hashed; every
+    # installed file the wheel's RECORD omits, .pyc included, with no hash
+    # or size; sorted, CRLF.  Then the rename: the staging folder is
+    # complete once RECORD is there.
     import csv, io, importlib.util
-    record = w.record
-    # a .pyc's row has no hash or size, as pip writes it: Python rewrites
-    # the cache whenever its source changes (tests/e2e_fastwheel_diff.sh)
+    installed = dict(w.installed)
     for staged, dest in w.pys:
         if os.path.isfile(importlib.util.cache_from_source(staged)):
-            record.append((os.path.relpath(importlib.util.cache_from_source(dest), w.site), '', ''))
+            pyc = importlib.util.cache_from_source(dest)
+            installed[pyc] = os.path.relpath(pyc, w.site)
+    record = []
+    for path, digest, size in w.old_record:
+        record.append((installed.pop(path, path), digest, size))
     infodir = os.path.join(w.stage, w.sitekey, w.info)
     hook('fw-installer')
     write(os.path.join(infodir, 'INSTALLER'), b'pyrt\n', 0o644, record, w.info + '/INSTALLER')
     if w.requested:
         write(os.path.join(infodir, 'REQUESTED'), b'', 0o644, record, w.info + '/REQUESTED')
-    record.append((w.info + '/RECORD', '', ''))
+    record.extend((p, '', '') for p in installed.values())
     out = io.StringIO()
-    csv.writer(out, lineterminator='\n').writerows(record)
+    csv.writer(out).writerows(sorted(record))
     hook('fw-record')
     tmp = os.path.join(infodir, 'RECORD.tmp')
     write(tmp, out.getvalue().encode(), 0o644)

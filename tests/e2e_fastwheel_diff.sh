@@ -7,7 +7,9 @@
 # .dist-info, another distribution's .dist-info (top level and under .data),
 # an .egg-info, a distribution already installed in another folder on
 # sys.path, no RECORD, METADATA naming another version, a member of 1000:1,
-# and path traversal (top level and under .data).  Each case gets two fresh
+# path traversal (top level and under .data), a .data folder spelled
+# otherwise than its .dist-info, an exec bit without a file type, and a
+# RECORD with sha512/sha384 rows that omits a file (issue 25, item 11).  Each case gets two fresh
 # copies of the fixture runtime: `pyrt baseline --wheelhouse` installs it
 # into copy A (the real path: the installer, then pip when it declines),
 # the runtime's own pip with the options pyrt gives it into copy B, whose
@@ -16,10 +18,12 @@
 # whose #! line passes 127 bytes, and a path with a space.
 #
 # Accepted by the installer: pip succeeds too, and what the install added
-# or changed under the prefix equals pip's: the same paths, kinds and
-# modes, the same bytes (the prefix written as <PREFIX>; a .pyc less the
-# source mtime in its header), RECORD rows as sets, each row re-hashed
-# against its file in its own copy; INSTALLER aside (pyrt against pip).
+# or changed under the prefix equals pip's: the same paths (so every file
+# in the same scheme folder), kinds and modes, the same bytes (the prefix
+# written as <PREFIX>; a .pyc less the source mtime in its header), and
+# RECORD's rows verbatim, in pip's order and with its line ends (a
+# launcher's row hashed again with the prefix as <PREFIX>); INSTALLER's
+# row aside (pyrt against pip).
 # Caches Python writes at import for modules that were there before (pip's
 # own, the stdlib's) are not the install's and are left out.
 # Declined: pyrt's exit status is pip's verdict, and the tree is pip's.

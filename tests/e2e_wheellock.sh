@@ -148,7 +148,7 @@ check "a case the installer leaves to pip exits 0" rc_is 0
 check "pip ran with --no-index --find-links on the copy and --require-hashes -r" \
   grep -q -- " -m pip install .* --no-index --find-links $priv/files --require-hashes -r $priv/requirements.txt$" "$(last_log)"
 check "the log holds the hash lines pip was given" \
-  grep -q "^#   reportlab==3.6.12 --hash=sha256:[0-9a-f]\{64\}$" "$(last_log)"
+  grep -q "^#   reportlab\[rl-accel\]==3.6.12 --hash=sha256:[0-9a-f]\{64\}$" "$(last_log)"
 check "pip installed reportlab" eval 'ls -d "$site"/reportlab-3.6.12.dist-info >/dev/null'
 run baseline --box-root "$box" --pins "$locked" --index-url http://127.0.0.1:9/simple
 check "from an index pip gets --require-hashes as well" \

@@ -48,9 +48,13 @@ def b64(data):
 
 def wheel(wh, filename, name, ver, files, purelib=True, tag='py3-none-any',
           wheel_version='1.0', meta='', info=None, extra_info=None, record=True,
-          modes=None, method=zipfile.ZIP_DEFLATED):
+          modes=None, method=zipfile.ZIP_DEFLATED, attrs=None, algos=None,
+          omit=()):
     """A wheel with a true RECORD: files {member: bytes|str}, modes
-    {member: 0o755}, extra_info {name: text} beside METADATA and WHEEL."""
+    {member: 0o755}, extra_info {name: text} beside METADATA and WHEEL;
+    attrs {member: the whole mode, file type bits included}; algos
+    {member: 'sha512'}: its RECORD row's hash; omit: members RECORD does
+    not list."""
     info = info or '%s-%s.dist-info' % (name.replace('-', '_'), ver)
     members = dict(files)
     members[info + '/METADATA'] = ('Metadata-Version: 2.1\nName: %s\nVersion: %s\n%s'
@@ -67,8 +71,14 @@ def wheel(wh, filename, name, ver, files, purelib=True, tag='py3-none-any',
             zi = zipfile.ZipInfo(m, (2024, 1, 1, 0, 0, 0))
             zi.compress_type = method
             zi.external_attr = (0o100000 | (modes or {}).get(m, 0o644)) << 16
+            if m in (attrs or {}):
+                zi.external_attr = attrs[m] << 16
             z.writestr(zi, data)
-            rows.append((m, 'sha256=' + b64(data), str(len(data))))
+            if m in omit:
+                continue
+            algo = (algos or {}).get(m, 'sha256')
+            digest = base64.urlsafe_b64encode(hashlib.new(algo, data).digest()).rstrip(b'=').decode()
+            rows.append((m, '%s=%s' % (algo, digest), str(len(data))))
         if record:
             rows.append((info + '/RECORD', '', ''))
             out = io.StringIO()
@@ -101,6 +111,39 @@ def _(wh):
         'pure_pkg/empty.txt': '',
     }, modes={'pure_pkg/run.sh': 0o755})
     return ['pure-pkg']
+
+
+@case('data-spelled-differently', layouts='short spaced')
+def _(wh):
+    # the .data folder in the normalised spelling, the .dist-info in the
+    # project's own: pip takes every top-level *.data folder as the data
+    # schemes (issue 25, item 11)
+    wheel(wh, 'foo_qux-1.0-py3-none-any.whl', 'Foo.Qux', '1.0', {
+        'foo_qux/__init__.py': '',
+        'foo_qux-1.0.data/data/share/fooqux.txt': 'data scheme\n',
+        'foo_qux-1.0.data/purelib/fooqux_pure.py': 'P = 1\n',
+    }, info='Foo.Qux-1.0.dist-info')
+    return ['Foo_Qux']
+
+
+@case('exec-bit-without-file-type')
+def _(wh):
+    # 0755 with no S_IFREG in external_attr: pip writes 0644
+    wheel(wh, 'xb_pkg-1.0-py3-none-any.whl', 'xb-pkg', '1.0', {
+        'xb_pkg/__init__.py': '', 'xb_pkg/tool.sh': '#!/bin/sh\n', 'xb_pkg/real.sh': '#!/bin/sh\n',
+    }, attrs={'xb_pkg/tool.sh': 0o755}, modes={'xb_pkg/real.sh': 0o755})
+    return ['xb-pkg']
+
+
+@case('record-sha512-and-omitted')
+def _(wh):
+    # pip keeps the wheel's rows as they are, and lists what RECORD omits
+    # with no hash
+    wheel(wh, 'rec_pkg-1.0-py3-none-any.whl', 'rec-pkg', '1.0', {
+        'rec_pkg/__init__.py': 'A = 1\n', 'rec_pkg/b.txt': 'b\n', 'rec_pkg/c.txt': 'c\n',
+    }, algos={'rec_pkg/__init__.py': 'sha512', 'rec_pkg/b.txt': 'sha384'},
+       omit={'rec_pkg/c.txt'})
+    return ['rec-pkg']
 
 
 @case('stored')
@@ -377,33 +420,33 @@ def norm(data, prefix):
 
 
 def record_rows(prefix, rel, problems, who):
-    """RECORD's rows, each re-hashed against the file it names."""
+    """RECORD's rows in its order, verbatim: only INSTALLER's (pyrt against
+    pip) is set aside, and the row of a file that names its copy's prefix
+    (a launcher) is hashed again with the prefix written as <PREFIX>, like
+    the files themselves.  The line ends go with them."""
     path = os.path.join(prefix, rel)
     base = os.path.dirname(os.path.dirname(path))
-    rows = set()
-    with open(path, newline='') as f:
-        for row in csv.reader(f):
-            if len(row) != 3:
-                problems.append('%s: %s: a row of %d fields: %r' % (who, rel, len(row), row))
-                continue
-            p, h, n = row
-            target = os.path.normpath(os.path.join(base, p))
-            if h:
-                try:
-                    with open(target, 'rb') as g:
-                        data = g.read()
-                except OSError:
-                    problems.append('%s: %s lists %s, which is not there' % (who, rel, p))
-                    continue
-                if h != 'sha256=' + b64(data) or n != str(len(data)):
-                    problems.append('%s: %s: the row of %s does not match the file' % (who, rel, p))
-                # a launcher names its copy's interpreter: compared with the
-                # prefix written as <PREFIX>, like the files themselves
-                h = 'sha256=' + b64(norm(data, prefix))
-            if os.path.basename(p) == 'INSTALLER' and p.endswith('.dist-info/INSTALLER'):
-                h = n = '(INSTALLER aside)'
-            rows.add((p, h, n))
-    return rows
+    with open(path, 'rb') as f:
+        raw = f.read()
+    rows = []
+    ends = 'CRLF' if raw.count(b'\r\n') == raw.count(b'\n') else 'LF'
+    for row in csv.reader(io.StringIO(raw.decode('utf-8'), newline='')):
+        if len(row) != 3:
+            problems.append('%s: %s: a row of %d fields: %r' % (who, rel, len(row), row))
+            continue
+        p, h, n = row
+        if p.endswith('.dist-info/INSTALLER'):
+            h = n = '(INSTALLER aside)'
+        elif h:
+            try:
+                with open(os.path.normpath(os.path.join(base, p)), 'rb') as g:
+                    data = g.read()
+            except OSError:
+                data = b''
+            if prefix.encode() in data:
+                h = 'sha256=' + b64(norm(data, prefix)) + ' (prefix as <PREFIX>)'
+        rows.append((p, h, n))
+    return rows, ends
 
 
 def compare(a_prefix, a_before, b_prefix, b_before):
@@ -432,12 +475,16 @@ def compare(a_prefix, a_before, b_prefix, b_before):
         if parent.endswith('.dist-info') and name == 'INSTALLER':
             continue
         if parent.endswith('.dist-info') and name == 'RECORD':
-            ra = record_rows(a_prefix, rel, problems, 'fast')
-            rb = record_rows(b_prefix, rel, problems, 'pip')
-            for r in sorted(ra - rb):
+            (ra, ea_), (rb, eb_) = (record_rows(a_prefix, rel, problems, 'fast'),
+                                    record_rows(b_prefix, rel, problems, 'pip'))
+            for r in sorted(set(ra) - set(rb)):
                 problems.append('%s: a row only the fast path wrote: %r' % (rel, r))
-            for r in sorted(rb - ra):
+            for r in sorted(set(rb) - set(ra)):
                 problems.append('%s: a row only pip wrote: %r' % (rel, r))
+            if set(ra) == set(rb) and ra != rb:
+                problems.append('%s: the rows are pip\'s, in another order' % rel)
+            if ea_ != eb_:
+                problems.append('%s: lines end %s, pip\'s %s' % (rel, ea_, eb_))
             continue
         with open(os.path.join(a_prefix, rel), 'rb') as f:
             da = norm(f.read(), a_prefix)

@@ -596,6 +596,8 @@ static void lock_clear(pins_lock *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free((char *)l->wheels[i].file);
 		free((char *)l->wheels[i].sha256);
+		free((char *)l->wheels[i].name);
+		free((char *)l->wheels[i].version);
 	}
 	free(l->wheels);
 	free(l->key);
@@ -691,6 +693,42 @@ static const char *wheel_entry_check(const pyrt_pin_wheel *w)
 }
 
 /*
+ * w's name and version (owned copies) from its file name, each checked
+ * against name and version when those are given (a lock that records
+ * them).  NULL, or what is wrong into buf; *nomem on no memory.
+ */
+static const char *wheel_identity(pyrt_pin_wheel *w, const char *name,
+				  const char *version, char *buf, size_t len,
+				  int *nomem)
+{
+	char fname[PYRT_PINS_WHEEL_FILE_MAX + 1], fver[sizeof fname];
+	char norm[PYRT_PINS_WHEEL_FILE_MAX + 1];
+	*nomem = 0;
+	if (pyrt_pins_wheel_project(w->file, fname, sizeof fname, fver,
+				    sizeof fver) != 0)
+		return "expected a wheel file name";
+	if (name) {
+		size_t n = strlen(name);
+		if (n >= sizeof norm || pyrt_name_normalize(name, n, '-', norm) ||
+		    strcmp(norm, fname) != 0) {
+			snprintf(buf, len, "name \"%.80s\" is not the project of "
+				 "%s (%s)", name, w->file, fname);
+			return buf;
+		}
+	}
+	if (version && strcmp(version, fver) != 0) {
+		snprintf(buf, len, "version \"%.80s\" is not the version of %s "
+			 "(%s)", version, w->file, fver);
+		return buf;
+	}
+	w->name = strdup(fname);
+	w->version = strdup(fver);
+	if (!w->name || !w->version)
+		*nomem = 1;
+	return NULL;
+}
+
+/*
  * Among the first n wheels of a lock: the same file twice, or a second
  * version of one project (pip gets name==version: one version a project).
  * NULL, or the message into buf.
@@ -739,10 +777,12 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 		{ "file", 1, NULL },
 		{ "sha256", 1, NULL },
 		{ "size", 1, NULL },
+		{ "name", 0, NULL },
+		{ "version", 0, NULL },
 	};
-	const char *file = NULL, *sha = NULL;
+	const char *file = NULL, *sha = NULL, *name = NULL, *ver = NULL;
 	char what[160];
-	int rc = map_fields(pp, node, where, f, 3);
+	int rc = map_fields(pp, node, where, f, 5);
 	if (rc < 0)
 		return rc;
 	snprintf(what, sizeof what, "%s.file", where);
@@ -768,6 +808,20 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 		return pins_fail(pp, node_line(f[2].value),
 				 "%s.size: expected a positive integer (bytes) "
 				 "of at most 4 GiB", where);
+	snprintf(what, sizeof what, "%s.name", where);
+	if (f[3].value && (rc = get_text(pp, f[3].value, what, &name)) < 0)
+		return rc;
+	snprintf(what, sizeof what, "%s.version", where);
+	if (f[4].value && (rc = get_text(pp, f[4].value, what, &ver)) < 0)
+		return rc;
+	char buf[320];
+	int nomem = 0;
+	why = wheel_identity(w, name, ver, buf, sizeof buf, &nomem);
+	if (nomem)
+		return pins_nomem(pp);
+	if (why)
+		return pins_fail(pp, node_line(f[3].value ? f[3].value : node),
+				 "%s: %s", where, why);
 	return 0;
 }
 
@@ -902,6 +956,16 @@ static int lock_fill(pins_lock *l, const char *key,
 		if (!l->wheels[i].file || !l->wheels[i].sha256)
 			return pyrt_error_set(err, PYRT_E_NOMEM,
 					      "out of memory");
+		int nomem = 0;
+		why = wheel_identity(&l->wheels[i], wheels[i].name,
+				     wheels[i].version, buf, sizeof buf,
+				     &nomem);
+		if (nomem)
+			return pyrt_error_set(err, PYRT_E_NOMEM,
+					      "out of memory");
+		if (why)
+			return pyrt_error_set(err, PYRT_E_PINS, "wheel %s: %s",
+					      wheels[i].file, why);
 	}
 	return 0;
 }
@@ -1343,9 +1407,11 @@ static void format_rest(FILE *f, const pyrt_pins *pins)
 		fprintf(f, "  %s:\n", l->key);
 		for (size_t k = 0; k < l->n; k++)
 			fprintf(f, "    - file: %s\n      sha256: %s\n"
-				"      size: %llu\n", l->wheels[k].file,
+				"      size: %llu\n      name: %s\n"
+				"      version: \"%s\"\n", l->wheels[k].file,
 				l->wheels[k].sha256,
-				(unsigned long long)l->wheels[k].size);
+				(unsigned long long)l->wheels[k].size,
+				l->wheels[k].name, l->wheels[k].version);
 	}
 }
 

@@ -80,14 +80,21 @@ const char *pyrt_pins_baseline_at(const pyrt_pins *pins, size_t i);
 
 /*
  * The wheel lock (optional): per platform key, every wheel the baseline
- * may install, by file name, SHA-256 and size.  With a lock for the
- * runtime's platform, a baseline installs those files and nothing else
- * (wheellock.h).  The built-in pins carry none.
+ * may install, by file name, SHA-256, size, project name and version.
+ * With a lock for the runtime's platform, a baseline installs those files
+ * and nothing else (wheellock.h).  The built-in pins carry none.  A lock
+ * written before name and version were recorded reads them from the file
+ * name; when given, they must be the file name's.
  */
 typedef struct pyrt_pin_wheel {
 	const char *file;   /**< a wheel file name, no directory */
 	const char *sha256; /**< 64 lowercase hex */
 	uint64_t size;      /**< bytes, > 0 */
+	/** the project, PEP 503-normalised ("python-docx"), and its version,
+	 *  as the file name says them; NULL in what is given to
+	 *  pyrt_pins_set_lock means "from the file name" */
+	const char *name;
+	const char *version;
 } pyrt_pin_wheel;
 
 #define PYRT_PINS_WHEEL_FILE_MAX 255

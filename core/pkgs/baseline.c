@@ -57,6 +57,14 @@ typedef struct baseline_run {
 	size_t broken;          /* distributions still lacking files after */
 	char **stamps;          /* pyrt_dists_stamp of each req before pip */
 	int unreachable;        /* a failure was pip not reaching the index */
+	/* Which distributions were not whole before pip, and which pip then
+	 * reinstalled without a failure: one still not whole after that is
+	 * not whole as its wheel has it (wheel_fault). */
+	char before[64][256];
+	size_t nbefore;
+	char reinstalled[64][256];
+	size_t nreinstalled;
+	pyrt_dists *recheck;    /* during baseline_recheck */
 } baseline_run;
 
 static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
@@ -301,6 +309,10 @@ static void repair_add(const char *name, const char *version,
 		       const char *why, void *ctx)
 {
 	repair_list *l = ctx;
+	baseline_run *r = l->r;
+	if (r->nbefore < sizeof r->before / sizeof r->before[0])
+		snprintf(r->before[r->nbefore++], sizeof r->before[0], "%s",
+			 name);
 	if (l->n >= REPAIR_MAX)
 		return;
 	char *req = l->reqs[l->n];
@@ -390,6 +402,11 @@ static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
 		rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
 						&pres, &perr);
 		pyrt_pip_each_result_clear(&pres);
+		for (size_t i = 0; !rc && i < l->n &&
+		     r->nreinstalled < sizeof r->reinstalled /
+				       sizeof r->reinstalled[0]; i++)
+			snprintf(r->reinstalled[r->nreinstalled++],
+				 sizeof r->reinstalled[0], "%s", l->names[i]);
 		if (rc == PYRT_E_CANCELLED)
 			pyrt_error_set(err, rc, "cancelled");
 		else if (rc)
@@ -502,13 +519,51 @@ static int baseline_import_repair(baseline_run *r, pyrt_error *err)
 	return rc;
 }
 
+static int name_in(char (*names)[256], size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A distribution pip has just written from its wheel (reinstalled without
+ * a failure, or not there whole before this run) and that still lacks a
+ * file its RECORD lists: the wheel lists a file it does not contain, and
+ * no reinstall can mend that.  Said once, as the wheel's fault, and marked
+ * in its dist-info (dists.h) so no later run counts it or reinstalls it;
+ * a new wheel replaces the dist-info, and the mark with it.  1 when so.
+ */
+static int wheel_fault(baseline_run *r, const char *name, const char *version)
+{
+	if (!r->recheck || (name_in(r->before, r->nbefore, name) &&
+			    !name_in(r->reinstalled, r->nreinstalled, name)))
+		return 0;
+	char first[512];
+	pyrt_error derr = PYRT_ERROR_INIT;
+	int n = pyrt_dists_mark_wheel_faults(r->recheck, name, first,
+					     sizeof first, &derr);
+	if (n <= 0)
+		return 0;
+	pyrt_events_log(r->ev, PYRT_LOG_WARN, "%s's wheel lists %s%s but does "
+			"not contain it: %s %s is installed as its wheel has "
+			"it (as pip installs it), and pyrt will not reinstall "
+			"it for that again — fix: get a wheel of %s whose "
+			"RECORD lists only its own files (report it to its "
+			"maintainer), then run \"pyrt baseline\"", name, first,
+			n > 1 ? " and more files" : "", name, version, name);
+	return 1;
+}
+
 /* After pip: a distribution still lacking files is missing. */
 static void broken_after(const char *name, const char *version,
 			 const char *why, void *ctx)
 {
 	baseline_run *r = ctx;
 	pyrt_baseline_result *res = r->res;
-	(void)version;
+	if (wheel_fault(r, name, version))
+		return;
 	if (r->broken++ == 0 && !res->error[0])
 		snprintf(res->error, sizeof res->error, "%s is installed but "
 			 "not whole (%s) after a reinstall", name, why);
@@ -520,8 +575,10 @@ static void broken_after(const char *name, const char *version,
 static void baseline_recheck(baseline_run *r)
 {
 	pyrt_dists *d = baseline_dists(r);
+	r->recheck = d;
 	if (d)
 		pyrt_dists_each_broken(d, broken_after, r);
+	r->recheck = NULL;
 	pyrt_dists_free(d);
 }
 

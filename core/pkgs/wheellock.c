@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,11 +24,16 @@
 #include "core/runtime/marker.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
+#include "core/util/proc.h"
+#include "core/util/py_programs.h"
 #include "core/util/requirement.h"
 #include "core/util/sha256.h"
 #include "core/util/testhook.h"
 
 #define LOCK_REQS_FILE "requirements.txt"
+#define CLOSURE_TAG "PYRT-LOCK " /* py/lock_closure.py prints it */
+#define CLOSURE_TIMEOUT_S 120.0
+#define CLOSURE_OUTPUT_MAX (1024 * 1024)
 
 struct pyrt_wheellock {
 	char dir[PATH_MAX];       /* <box>/runtime/python/wheels */
@@ -36,6 +42,12 @@ struct pyrt_wheellock {
 	int have_files;           /* a wheelhouse was copied */
 	size_t copied;
 	unsigned char *present;   /* per locked wheel: copied */
+	/* per locked wheel: its project is in the requirements' closure
+	 * (all of them when no METADATA was at hand to close it), and the
+	 * extras asked of it ("a,b"; on the project's first file) */
+	unsigned char *wanted;
+	char **extras;
+	size_t n;
 };
 
 /* What one stage run works with. */
@@ -46,6 +58,9 @@ typedef struct stage_run {
 	const pyrt_pin_wheel *lock;
 	size_t n;
 	const char *wheelhouse;
+	const char *const *reqs;
+	size_t nreqs;
+	char python[PATH_MAX];    /* the active install's interpreter */
 	const pyrt_events *ev;
 } stage_run;
 
@@ -126,8 +141,14 @@ static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
 	if (rc)
 		return rc;
 	pyrt_wheellock *wl = s->wl;
+	char install[PATH_MAX];
 	rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
 			   pyrt_box_runtime_dir(box), PYRT_WHEELLOCK_DIR);
+	if (!rc)
+		rc = pyrt_box_active_install(box, install, sizeof install, err);
+	if (!rc)
+		rc = pyrt_fmt_path(s->python, sizeof s->python, err,
+				   "%s/python/bin/python3", install);
 	pyrt_box_free(box);
 	if (!rc)
 		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",
@@ -182,11 +203,8 @@ static void req_project(const char *req, char *out, size_t len)
 /* Whether the lock holds a wheel of project name. */
 static int lock_has_project(const stage_run *s, const char *name)
 {
-	char proj[PYRT_PINS_WHEEL_FILE_MAX + 1], ver[sizeof proj];
 	for (size_t k = 0; k < s->n; k++)
-		if (pyrt_pins_wheel_project(s->lock[k].file, proj, sizeof proj,
-					    ver, sizeof ver) == 0 &&
-		    strcmp(proj, name) == 0)
+		if (strcmp(s->lock[k].name, name) == 0)
 			return 1;
 	return 0;
 }
@@ -347,7 +365,12 @@ static int stage_wheelhouse(stage_run *s, pyrt_error *err)
 				s->wl->present[i] = 1;
 				s->wl->copied++;
 			}
-		} else if (!other_platform(s, e->d_name)) {
+		} else if (pyrt_pins_wheel_file_check(e->d_name) ||
+			   (pyrt_wheellock_fits(e->d_name, s->platform) &&
+			    !other_platform(s, e->d_name))) {
+			/* What `pyrt lock` left out as another platform's
+			 * (its fits rule) is left alone here too: neither
+			 * installer reads anything but the private copy. */
 			rc = refuse_unlocked(s, e->d_name, err);
 		}
 	}
@@ -355,30 +378,260 @@ static int stage_wheelhouse(stage_run *s, pyrt_error *err)
 	return rc;
 }
 
+/* ---- the requirements against the lock ------------------------------------ */
+
+/* The fix of every refusal below: a lock that holds what is asked. */
+static void relock_fix(const stage_run *s, const char *what, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "nothing was installed — re-lock: pyrt lock --pins "
+		 "%s --wheelhouse DIR --platform %s --out FILE, with DIR "
+		 "holding %s, then install with --pins FILE",
+		 pyrt_pins_source(s->pins), s->platform, what);
+}
+
+/* py/lock_closure.py's refusal, in words. */
+static int closure_refuse(const stage_run *s, json_t *r, pyrt_error *err)
+{
+	const char *req = json_string_value(json_object_get(r, "req"));
+	const char *name = json_string_value(json_object_get(r, "name"));
+	const char *locked = json_string_value(json_object_get(r, "locked"));
+	const char *why = json_string_value(json_object_get(r, "why"));
+	const char *detail = json_string_value(json_object_get(r, "detail"));
+	char fix[1024], what[512], by[320] = "";
+	req = req ? req : "?";
+	name = name ? name : "?";
+	why = why ? why : "?";
+	detail = detail ? detail : "";
+	if (*detail && (!strcmp(why, "version") || !strcmp(why, "missing")))
+		snprintf(by, sizeof by, " (required by %s)", detail);
+	if (!strcmp(why, "version")) {
+		snprintf(what, sizeof what, "a wheel of %s that satisfies %s",
+			 name, req);
+		relock_fix(s, what, fix, sizeof fix);
+		return pyrt_error_set(err, PYRT_E_VERIFY, "%s%s is not "
+				      "satisfied by the wheel lock of the pins "
+				      "(%s) for %s: it locks %s %s; %s", req, by,
+				      pyrt_pins_source(s->pins), s->platform,
+				      name, locked ? locked : "?", fix);
+	}
+	if (!strcmp(why, "missing")) {
+		snprintf(what, sizeof what, "a wheel of %s", name);
+		relock_fix(s, what, fix, sizeof fix);
+		return pyrt_error_set(err, PYRT_E_VERIFY, "%s%s is not in the "
+				      "wheel lock of the pins (%s) for %s; %s",
+				      req, by, pyrt_pins_source(s->pins),
+				      s->platform, fix);
+	}
+	if (!strcmp(why, "nowheel")) {
+		snprintf(what, sizeof what, "a wheel of %s for this runtime's "
+			 "interpreter", name);
+		relock_fix(s, what, fix, sizeof fix);
+		return pyrt_error_set(err, PYRT_E_VERIFY, "%s needs %s, and the "
+				      "wheelhouse holds no locked wheel of it "
+				      "that this runtime's interpreter can "
+				      "install; %s", req, name, fix);
+	}
+	if (!strcmp(why, "marker"))
+		return pyrt_error_set(err, PYRT_E_VERIFY, "the marker of %s "
+				      "cannot be evaluated for this runtime "
+				      "(%s), so the locked dependencies cannot "
+				      "be told; nothing was installed — correct "
+				      "the requirement, or lock a wheel whose "
+				      "Requires-Dist markers pip can evaluate",
+				      req, detail);
+	snprintf(what, sizeof what, "a wheel of %s whose METADATA is readable",
+		 name);
+	relock_fix(s, what, fix, sizeof fix);
+	return pyrt_error_set(err, PYRT_E_VERIFY, "the locked wheel of %s "
+			      "cannot be read (%s); %s", name, detail, fix);
+}
+
+/* Mark the projects of the answer's "install" list as wanted, with the
+ * extras asked of each. */
+static int closure_take(stage_run *s, json_t *list, pyrt_error *err)
+{
+	pyrt_wheellock *wl = s->wl;
+	size_t i;
+	json_t *item;
+	json_array_foreach(list, i, item) {
+		const char *name = json_string_value(json_array_get(item, 0));
+		json_t *ex = json_array_get(item, 1);
+		char extras[512] = "";
+		size_t k, used = 0;
+		json_t *e;
+		json_array_foreach(ex, k, e) {
+			const char *t = json_string_value(e);
+			/* pip reads the file: only a PEP 508 extra name */
+			if (!t || !*t || strspn(t, "abcdefghijklmnopqrstuvwxyz"
+						"0123456789-") != strlen(t) ||
+			    used + strlen(t) + 2 >= sizeof extras)
+				return pyrt_error_set(err, PYRT_E_INTERNAL,
+						      "the wheel lock's check "
+						      "named an odd extra");
+			used += (size_t)snprintf(extras + used,
+						 sizeof extras - used, "%s%s",
+						 used ? "," : "", t);
+		}
+		int first = 1;
+		for (size_t w = 0; name && w < s->n; w++) {
+			if (strcmp(s->lock[w].name, name) != 0)
+				continue;
+			wl->wanted[w] = 1;
+			if (first && extras[0] &&
+			    !(wl->extras[w] = strdup(extras)))
+				return pyrt_error_set(err, PYRT_E_NOMEM,
+						      "out of memory");
+			first = 0;
+		}
+	}
+	return 0;
+}
+
+/* argv of the check: python -I -S -B -c PROGRAM DIR -- NAME==VERSION...
+ * -- REQUIREMENT...; pairs holds the NAME==VERSION strings. */
+static const char **closure_argv(const stage_run *s, char **pairs)
+{
+	const char **a = calloc(s->n + s->nreqs + 10, sizeof *a);
+	if (!a)
+		return NULL;
+	size_t i = 0;
+	a[i++] = s->python;
+	a[i++] = "-I";
+	a[i++] = "-S";
+	a[i++] = "-B";
+	a[i++] = "-c";
+	a[i++] = pyrt_py_lock_closure;
+	a[i++] = s->wl->have_files ? s->wl->files : "";
+	a[i++] = "--";
+	for (size_t k = 0; k < s->n; k++) {
+		size_t len = strlen(s->lock[k].name) +
+			     strlen(s->lock[k].version) + 3;
+		if (!(pairs[k] = malloc(len))) {
+			free(a);
+			return NULL;
+		}
+		snprintf(pairs[k], len, "%s==%s", s->lock[k].name,
+			 s->lock[k].version);
+		a[i++] = pairs[k];
+	}
+	a[i++] = "--";
+	for (size_t k = 0; k < s->nreqs; k++)
+		a[i++] = s->reqs[k];
+	a[i] = NULL;
+	return a;
+}
+
+/* The tagged JSON line of the check's output; NULL when absent. */
+static json_t *closure_parse(const char *output)
+{
+	const char *tag = output;
+	while (tag && (tag = strstr(tag, CLOSURE_TAG)) && tag != output &&
+	       tag[-1] != '\n')
+		tag++;
+	if (!tag)
+		return NULL;
+	tag += strlen(CLOSURE_TAG);
+	return json_loadb(tag, strcspn(tag, "\n"), 0, NULL);
+}
+
+/* Run the check in the runtime's interpreter; *out its answer. */
+static int closure_run(const stage_run *s, json_t **out, pyrt_error *err)
+{
+	*out = NULL;
+	char **pairs = calloc(s->n + 1, sizeof *pairs);
+	const char **argv = pairs ? closure_argv(s, pairs) : NULL;
+	char **envp = argv ? pyrt_proc_scrubbed_env(s->wl->dir) : NULL;
+	int rc = envp ? 0 : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	pyrt_proc_result pr;
+	memset(&pr, 0, sizeof pr);
+	if (!rc) {
+		pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
+		po.argv = argv;
+		po.envp = (const char *const *)envp;
+		po.cwd = s->wl->dir;
+		po.timeout_s = CLOSURE_TIMEOUT_S;
+		po.capture_max = CLOSURE_OUTPUT_MAX;
+		po.cancel = s->ev ? s->ev->cancel : NULL;
+		rc = pyrt_proc_run(&po, &pr, err);
+	}
+	if (!rc && pr.cancelled)
+		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	else if (!rc && (!pr.exited || pr.exit_code != 0 || pr.truncated ||
+			 !(*out = closure_parse(pr.output))))
+		rc = pyrt_error_set(err, PYRT_E_INTERPRETER, "the wheel lock's "
+				    "check of the requirements did not answer "
+				    "(%s %d); nothing was installed — run "
+				    "\"pyrt doctor\"", pr.timed_out
+				    ? "timed out after" : "exit status",
+				    pr.timed_out ? (int)CLOSURE_TIMEOUT_S
+				    : pr.exited ? pr.exit_code
+				    : 128 + pr.term_signal);
+	pyrt_proc_result_clear(&pr);
+	pyrt_proc_env_free(envp);
+	for (size_t k = 0; pairs && k < s->n; k++)
+		free(pairs[k]);
+	free(pairs);
+	free(argv);
+	return rc;
+}
+
+/*
+ * The requirements as written against the lock (each specifier and extra
+ * satisfied by the locked version), and the locked projects they need:
+ * with the wheels at hand, closed over their Requires-Dist; without (pip
+ * reads an index), every locked project, as pip checks each download.
+ */
+static int stage_closure(stage_run *s, pyrt_error *err)
+{
+	json_t *j = NULL;
+	int rc = closure_run(s, &j, err);
+	if (rc)
+		return rc;
+	json_t *refuse = json_object_get(j, "refuse");
+	json_t *list = json_object_get(j, "install");
+	const char *e = json_string_value(json_object_get(j, "error"));
+	if (json_is_object(refuse))
+		rc = closure_refuse(s, refuse, err);
+	else if (e || !json_is_array(list))
+		rc = pyrt_error_set(err, PYRT_E_VERIFY, "the requirements cannot "
+				    "be checked against the wheel lock: %.300s; "
+				    "nothing was installed", e ? e : "no answer");
+	else
+		rc = closure_take(s, list, err);
+	size_t k;
+	json_t *w;
+	json_array_foreach(json_object_get(j, "warnings"), k, w)
+		if (!rc && json_is_string(w) &&
+		    pyrt_events_log(s->ev, PYRT_LOG_WARN, "wheel lock: %.300s",
+				    json_string_value(w)))
+			rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	if (!rc && !json_is_true(json_object_get(j, "closed")))
+		for (size_t i = 0; i < s->n; i++)
+			s->wl->wanted[i] = 1;
+	json_decref(j);
+	return rc;
+}
+
 /* ---- pip's requirements file ----------------------------------------------- */
 
-/* One "name==version --hash=sha256:H ..." line a project (all its files:
- * one version, several tags), for the locked wheels that are there. */
+/* One "name[extras]==version --hash=sha256:H ..." line a project (all its
+ * files: one version, several tags), for the locked wheels that are there. */
 static void reqs_line(FILE *f, const stage_run *s, size_t i)
 {
-	char name[PYRT_PINS_WHEEL_FILE_MAX + 1], ver[sizeof name];
-	char oname[sizeof name], over[sizeof name];
-	pyrt_pins_wheel_project(s->lock[i].file, name, sizeof name, ver,
-				sizeof ver);
+	const char *name = s->lock[i].name;
 	for (size_t k = 0; k < i; k++)
-		if (pyrt_pins_wheel_project(s->lock[k].file, oname,
-					    sizeof oname, over,
-					    sizeof over) == 0 &&
-		    strcmp(oname, name) == 0)
+		if (strcmp(s->lock[k].name, name) == 0)
 			return; /* written with the first file */
-	fprintf(f, "%s==%s", name, ver);
+	if (s->wl->extras[i])
+		fprintf(f, "%s[%s]==%s", name, s->wl->extras[i],
+			s->lock[i].version);
+	else
+		fprintf(f, "%s==%s", name, s->lock[i].version);
 	for (size_t k = i; k < s->n; k++) {
 		if (s->wl->have_files && !s->wl->present[k])
 			continue;
-		if (pyrt_pins_wheel_project(s->lock[k].file, oname,
-					    sizeof oname, over,
-					    sizeof over) == 0 &&
-		    strcmp(oname, name) == 0)
+		if (strcmp(s->lock[k].name, name) == 0)
 			fprintf(f, " --hash=sha256:%s", s->lock[k].sha256);
 	}
 	fputc('\n', f);
@@ -398,7 +651,8 @@ static int stage_reqs_file(const stage_run *s, pyrt_error *err)
 	fprintf(f, "# written by pyrt from the wheel lock of %s for %s\n",
 		pyrt_pins_source(s->pins), s->platform);
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->wl->have_files || s->wl->present[i])
+		if ((!s->wl->have_files || s->wl->present[i]) &&
+		    s->wl->wanted[i])
 			reqs_line(f, s, i);
 	if (fclose(f) != 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
@@ -432,15 +686,22 @@ int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,
 {
 	*out = NULL;
 	stage_run s = { .pins = pins, .platform = platform,
-			.wheelhouse = wheelhouse, .ev = ev };
+			.wheelhouse = wheelhouse, .reqs = reqs, .nreqs = nreqs,
+			.ev = ev };
 	int rc = stage_lock(&s, err);
 	if (!rc)
 		rc = stage_reqs(&s, reqs, nreqs, err);
 	if (rc)
 		return rc;
 	s.wl = calloc(1, sizeof *s.wl);
-	if (!s.wl || !(s.wl->present = calloc(s.n, 1))) {
-		free(s.wl);
+	if (s.wl) {
+		s.wl->n = s.n;
+		s.wl->present = calloc(s.n, 1);
+		s.wl->wanted = calloc(s.n, 1);
+		s.wl->extras = calloc(s.n, sizeof *s.wl->extras);
+	}
+	if (!s.wl || !s.wl->present || !s.wl->wanted || !s.wl->extras) {
+		pyrt_wheellock_free(s.wl);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
 	rc = stage_dirs(&s, box_root, err);
@@ -454,6 +715,8 @@ int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,
 					     s.lock[i].file)
 			     ? pyrt_error_set(err, PYRT_E_CANCELLED,
 					      "cancelled") : 0;
+	if (!rc)
+		rc = stage_closure(&s, err);
 	if (!rc)
 		rc = stage_reqs_file(&s, err);
 	if (rc) {
@@ -485,6 +748,10 @@ void pyrt_wheellock_free(pyrt_wheellock *wl)
 		return;
 	if (wl->dir[0])
 		pyrt_fs_remove_tree(wl->dir, NULL, NULL);
+	for (size_t i = 0; wl->extras && i < wl->n; i++)
+		free(wl->extras[i]);
+	free(wl->extras);
+	free(wl->wanted);
 	free(wl->present);
 	free(wl);
 }
@@ -621,6 +888,7 @@ static int make_scan(const char *platform, const char *dir,
 		}
 		pyrt_pin_wheel *w = &(*out)[*n];
 		w->sha256 = NULL;
+		w->name = w->version = NULL; /* from the file name */
 		if (!(w->file = strdup(e->d_name))) {
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 			break;

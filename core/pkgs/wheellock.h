@@ -12,8 +12,18 @@
  * only that copy.  Without a wheelhouse pip downloads from its index, and
  * --require-hashes makes it check each download against the lock before it
  * unpacks it.  Either way pip gets a requirements file pyrt writes from the
- * lock (`name==version --hash=sha256:...` lines), never one of the
+ * lock (`name[extras]==version --hash=sha256:...` lines), never one of the
  * operator's, and every requirement asked for must name a locked project.
+ *
+ * Before any installer starts, the runtime's interpreter checks the
+ * requirements as written against the lock (py/lock_closure.py, with pip's
+ * own packaging): each version specifier must be satisfied by the locked
+ * version, or the install is refused with "re-lock: pyrt lock ...".  With a
+ * wheelhouse, the file then names only the requested projects and the
+ * locked dependencies they need, read from the Requires-Dist of the locked
+ * wheels' METADATA with markers evaluated for that interpreter (a marker it
+ * cannot evaluate is refused, naming it); from an index, where no wheel is
+ * at hand before pip downloads, it names every locked project.
  *
  * Everything here runs under the box lock, which keeps the private folder
  * to one run; it is emptied before and removed after.
@@ -37,8 +47,9 @@ typedef struct pyrt_wheellock pyrt_wheellock;
  * of whose names must be a locked project) from wheelhouse (NULL: pip's
  * index).  Returns 0 with *out, or PYRT_E_VERIFY naming the file, the
  * expected and the actual SHA-256 (a wheel not in the lock, or with another
- * digest or size; a requirement outside the lock; pins that lock other
- * platforms only), PYRT_E_USAGE (an unreadable wheelhouse), PYRT_E_IO,
+ * digest or size; a requirement outside the lock, or one the locked
+ * version does not satisfy; pins that lock other platforms only),
+ * PYRT_E_INTERPRETER (the check above did not answer), PYRT_E_USAGE (an unreadable wheelhouse), PYRT_E_IO,
  * PYRT_E_UNTRUSTED or PYRT_E_CANCELLED.  Nothing is installed here.
  */
 int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,

@@ -403,15 +403,57 @@ static char *record_read(int fd, const char *name, size_t *len, int *absent)
 	return buf;
 }
 
+/* The paths dist-info name's RECORD lists that its wheel never held, one
+ * a line (PYRT_DISTS_WHEEL_FAULTS, pyrt_dists_mark_wheel_faults); NULL when
+ * there is none. */
+static char *faults_read(int fd, const char *name)
+{
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	int ffd = dfd >= 0 ? openat(dfd, PYRT_DISTS_WHEEL_FAULTS, O_RDONLY |
+				    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (dfd >= 0)
+		close(dfd);
+	struct stat sb;
+	char *buf = NULL;
+	if (ffd >= 0 && fstat(ffd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_size < 65536 && (buf = malloc((size_t)sb.st_size + 1))) {
+		ssize_t got = read(ffd, buf, (size_t)sb.st_size);
+		buf[got > 0 ? got : 0] = '\0';
+	}
+	if (ffd >= 0)
+		close(ffd);
+	return buf;
+}
+
+static int faults_has(const char *faults, const char *path)
+{
+	size_t n = strlen(path);
+	for (const char *p = faults; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t k = nl ? (size_t)(nl - p) : strlen(p);
+		if (k == n && memcmp(p, path, n) == 0)
+			return 1;
+		p += k + (nl != NULL);
+	}
+	return 0;
+}
+
 /* 1 when dist-info name in site directory s has a RECORD and every file it
- * lists is there, 0 when not (why filled), -1 when it cannot be told.
- * Bytecode caches are not required (Python writes them again), nor paths
- * outside the prefix by an absolute name (not the runtime's to judge). */
-static int dist_intact(const site_dir *s, const char *name, char *why,
-		       size_t whylen)
+ * lists is there, 0 when not (why filled, and missing with the path when a
+ * listed file is missing), -1 when it cannot be told.  Bytecode caches are
+ * not required (Python writes them again), nor paths outside the prefix by
+ * an absolute name (not the runtime's to judge), nor those its wheel never
+ * held (a RECORD row of the wheel's own, found by pyrt). */
+static int dist_check(const site_dir *s, const char *name, char *why,
+		      size_t whylen, char *missing, size_t mlen)
 {
 	size_t len = 0;
 	int absent = 0;
+	char *faults = NULL;
+	int faults_read_once = 0;
+	if (missing)
+		missing[0] = '\0';
 	char *buf = record_read(s->fd, name, &len, &absent);
 	if (!buf) {
 		if (!absent)
@@ -431,19 +473,32 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 			continue;
 		if (fstatat(s->fd, path, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		if (errno != ENOENT && errno != ENOTDIR)
+		if (errno != ENOENT && errno != ENOTDIR) {
 			rc = -1;
-		else {
-			snprintf(why, whylen, "%s is missing", path);
-			rc = 0;
+			continue;
 		}
+		if (!faults_read_once++)
+			faults = faults_read(s->fd, name);
+		if (faults_has(faults, path))
+			continue;
+		snprintf(why, whylen, "%s is missing", path);
+		if (missing)
+			snprintf(missing, mlen, "%s", path);
+		rc = 0;
 	}
 	if (rc == 1 && !listed) {
 		snprintf(why, whylen, "%s/RECORD lists no file", name);
 		rc = 0;
 	}
+	free(faults);
 	free(buf);
 	return rc;
+}
+
+static int dist_intact(const site_dir *s, const char *name, char *why,
+		       size_t whylen)
+{
+	return dist_check(s, name, why, whylen, NULL, 0);
 }
 
 /* The one dist-info or egg-info entry for the normalised name want: in
@@ -632,4 +687,47 @@ int pyrt_dists_have_packaging(pyrt_dists *d)
 				return 1;
 	}
 	return 0;
+}
+
+int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
+				 size_t len, pyrt_error *err)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (first && len)
+		first[0] = '\0';
+	if (rc != 1)
+		return 0;
+	char why[512], path[4096];
+	int marked = 0;
+	/* One missing path at a time: each run of the check names the first
+	 * one not marked yet. */
+	while (marked < 256 &&
+	       dist_check(s, hit->raw, why, sizeof why, path, sizeof path) == 0 &&
+	       path[0] && !strchr(path, '\n')) {
+		int dfd = openat(s->fd, hit->raw, O_RDONLY | O_DIRECTORY |
+				 O_NOFOLLOW | O_CLOEXEC);
+		int fd = dfd >= 0 ? openat(dfd, PYRT_DISTS_WHEEL_FAULTS,
+					   O_WRONLY | O_CREAT | O_APPEND |
+					   O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+		int e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		size_t n = strlen(path);
+		path[n] = '\n';
+		ssize_t w = fd >= 0 ? write(fd, path, n + 1) : -1;
+		path[n] = '\0';
+		if (fd >= 0 && (w != (ssize_t)(n + 1) || close(fd) != 0))
+			fd = -1, e = errno;
+		if (fd < 0)
+			return pyrt_error_set_errno(err, PYRT_E_IO, e, "cannot "
+						    "write %s/%s", hit->raw,
+						    PYRT_DISTS_WHEEL_FAULTS);
+		if (!marked++ && first)
+			snprintf(first, len, "%s", path);
+	}
+	return marked;
 }

@@ -82,6 +82,16 @@ int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len);
  *  not installed whole; 0 too when that cannot be told. */
 int pyrt_dists_broken_count(const char *install_dir, const pyrt_marker *m);
 
+/** The file in a dist-info that lists, one a line, the paths its RECORD
+ *  names but its wheel never held (found by pyrt after an installer wrote
+ *  every file of the wheel): those do not make it "not whole". */
+#define PYRT_DISTS_WHEEL_FAULTS "PYRT-WHEEL-FAULTS"
+/** Call right after an installer (re)wrote name's distribution from its
+ *  wheel: every file its RECORD lists that is missing now was never in the
+ *  wheel; each is added to PYRT_DISTS_WHEEL_FAULTS.  The count (first gets
+ *  the first path), or a negative pyrt_code. */
+int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
+				 size_t len, pyrt_error *err);
 /** 1 when some directory holds pip/_vendor/packaging/requirements.py or
  *  packaging/requirements.py (the checker can parse specifiers), else 0. */
 int pyrt_dists_have_packaging(pyrt_dists *d);

@@ -26,5 +26,8 @@ extern const size_t pyrt_py_smoke_size;
 /** install's check of a staged interpreter (install.c). */
 extern const char pyrt_py_install_check[];
 extern const size_t pyrt_py_install_check_size;
+/** The wheel lock's check and closure of the requirements (wheellock.c). */
+extern const char pyrt_py_lock_closure[];
+extern const size_t pyrt_py_lock_closure_size;
 
 #endif

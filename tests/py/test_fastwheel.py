@@ -189,30 +189,50 @@ class WheelTags(unittest.TestCase):
 
 
 def build_wheel(wh):
+    return build_wheel_rows(wh)[0]
+
+
+def build_wheel_rows(wh):
+    """demo-pkg 1.0 with a RECORD as wheels in the wild have them: a row
+    hashed with sha512, one with sha256, a file it omits (data.bin), and
+    its own row."""
     info = 'demo_pkg-1.0.dist-info'
     path = os.path.join(wh, 'demo_pkg-1.0-py3-none-any.whl')
+    members = {
+        'demo_pkg/__init__.py': b'VALUE = 1\n',
+        'demo_pkg/data.bin': bytes(range(256)) * 64,
+        'demo_pkg/sub/mod.py': b'def f():\n    return 2\n',
+        'demo_pkg/sub/broken.py': b'def (:\n',
+        'demo_pkg-1.0.data/data/share/demo.txt': b'shared\n',
+        info + '/METADATA': b'Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n',
+        info + '/WHEEL': b'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
+    }
+    rows = []
+    for m, data in members.items():
+        if m == 'demo_pkg/data.bin':
+            continue
+        algo = 'sha512' if m.endswith('.py') else 'sha256'
+        d = base64.urlsafe_b64encode(hashlib.new(algo, data).digest()).rstrip(b'=').decode()
+        rows.append('%s,%s=%s,%d' % (m, algo, d, len(data)))
+    rows.append(info + '/RECORD,,')
     with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
-        z.writestr('demo_pkg/__init__.py', 'VALUE = 1\n')
-        z.writestr('demo_pkg/data.bin', bytes(range(256)) * 64)
-        z.writestr('demo_pkg/sub/mod.py', 'def f():\n    return 2\n')
-        z.writestr('demo_pkg/sub/broken.py', 'def (:\n')
-        z.writestr('demo_pkg-1.0.data/data/share/demo.txt', 'shared\n')
-        z.writestr(info + '/METADATA',
-                   'Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n')
-        z.writestr(info + '/WHEEL',
-                   'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n')
-        z.writestr(info + '/RECORD', '')
-    return path
+        for m, data in members.items():
+            z.writestr(m, data)
+        z.writestr(info + '/RECORD', '\n'.join(rows) + '\n')
+    return path, rows
 
 
 class Record(unittest.TestCase):
-    def test_record_rows_rehash(self):
+    def test_record_rows_as_pip(self):
+        # pip 23 keeps the wheel's rows (get_csv_rows_for_installed), each
+        # under its installed path; what the wheel's RECORD omits, and the
+        # caches, get no hash; INSTALLER is hashed; sorted, CRLF
         label, prefix = packagings()[0]
         bind(prefix)
         with tempfile.TemporaryDirectory() as tmp:
             wh, root = os.path.join(tmp, 'wh'), os.path.join(tmp, 'root')
             os.makedirs(wh)
-            build_wheel(wh)
+            _, wheel_rows = build_wheel_rows(wh)
             paths = {k: os.path.join(root, k) for k in
                      ('purelib', 'platlib', 'scripts', 'data')}
             paths['platlib'] = paths['purelib']
@@ -223,34 +243,77 @@ class Record(unittest.TestCase):
             fastwheel.run(order, paths, [None])
             site = paths['purelib']
             rec = os.path.join(site, 'demo_pkg-1.0.dist-info', 'RECORD')
-            with open(rec, newline='') as f:
-                rows = list(csv.reader(f))
-            listed = set()
-            for rel, digest, size in rows:
-                full = os.path.normpath(os.path.join(site, rel))
-                listed.add(full)
-                self.assertTrue(os.path.isfile(full), rel)
-                if rel == 'demo_pkg-1.0.dist-info/RECORD' or rel.endswith('.pyc'):
-                    # RECORD itself, and the caches, as pip writes them
-                    self.assertEqual((digest, size), ('', ''), rel)
-                    continue
-                with open(full, 'rb') as f:
-                    data = f.read()
-                want = base64.urlsafe_b64encode(
-                    hashlib.sha256(data).digest()).rstrip(b'=').decode()
-                self.assertEqual(digest, 'sha256=' + want, rel)
-                self.assertEqual(size, str(len(data)), rel)
-            self.assertFalse(os.path.exists(os.path.join(site, fastwheel.STAGING)))
+            with open(rec, 'rb') as f:
+                raw = f.read()
+            self.assertTrue(raw.endswith(b'\r\n') and raw.count(b'\n') == raw.count(b'\r\n'))
+            rows = list(csv.reader(io.StringIO(raw.decode(), newline='')))
+            self.assertEqual(rows, sorted(rows))
+            by = {r[0]: (r[1], r[2]) for r in rows}
+            for line in wheel_rows:
+                p, d, n = line.split(',')
+                if p.startswith('demo_pkg-1.0.data/data/'):
+                    p = '../data/' + p[len('demo_pkg-1.0.data/data/'):]
+                self.assertEqual(by.pop(p), (d, n), p)
+            self.assertEqual(by.pop('demo_pkg/data.bin'), ('', ''))
+            inst = by.pop('demo_pkg-1.0.dist-info/INSTALLER')
+            self.assertEqual(inst[1], '5')
+            self.assertTrue(inst[0].startswith('sha256='))
+            self.assertEqual(by.pop('demo_pkg-1.0.dist-info/REQUESTED')[1], '0')
+            # what is left: the caches, with no hash, as pip writes them
+            self.assertTrue(by)
+            for p, v in by.items():
+                self.assertTrue(p.endswith('.pyc'), p)
+                self.assertEqual(v, ('', ''), p)
+            self.assertFalse(any('broken.cpython' in n for n in by))
+            listed = {os.path.normpath(os.path.join(site, r[0])) for r in rows}
             on_disk = {os.path.join(d, n) for d, _, ns in os.walk(root) for n in ns}
             self.assertEqual(on_disk, listed)
-            self.assertEqual(rows[-1][0], 'demo_pkg-1.0.dist-info/RECORD')
-            names = {r[0] for r in rows}
-            self.assertIn('../data/share/demo.txt', names)
-            # the file that does not compile has no .pyc, as with pip
-            self.assertFalse(any('broken.cpython' in n for n in names))
-            self.assertTrue(any(n.startswith('demo_pkg/sub/__pycache__/mod.cpython')
-                                for n in names))
-            print('\nRECORD: %d rows re-hashed' % len(rows))
+            self.assertFalse(os.path.exists(os.path.join(site, fastwheel.STAGING)))
+
+    def test_record_listing_a_missing_file_is_pips(self):
+        label, prefix = packagings()[0]
+        bind(prefix)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'stray_pkg-1.0-py3-none-any.whl')
+            info = 'stray_pkg-1.0.dist-info'
+            with zipfile.ZipFile(path, 'w') as z:
+                z.writestr('stray_pkg.py', '')
+                z.writestr(info + '/METADATA', 'Metadata-Version: 2.1\nName: stray-pkg\nVersion: 1.0\n')
+                z.writestr(info + '/WHEEL', 'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n')
+                z.writestr(info + '/RECORD', 'stray_pkg.py,,\nbar.py,,\n%s/RECORD,,\n' % info)
+            order, _ = fastwheel.resolve(['stray-pkg'], fastwheel.wheelhouse(tmp), {})
+            paths = {k: os.path.join(tmp, 'root', k) for k in ('purelib', 'platlib', 'scripts', 'data')}
+            with self.assertRaisesRegex(fastwheel.Undecided, 'lists bar.py, which the wheel does not contain'):
+                fastwheel.plan(order[0], paths)
+
+    def test_data_folder_spelled_otherwise(self):
+        # pip: every top-level *.data folder holds the data schemes, spelled
+        # as it may be against the .dist-info
+        label, prefix = packagings()[0]
+        bind(prefix)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'foo_qux-1.0-py3-none-any.whl')
+            info = 'Foo.Qux-1.0.dist-info'
+            with zipfile.ZipFile(path, 'w') as z:
+                z.writestr('foo_qux/__init__.py', '')
+                z.writestr('foo_qux-1.0.data/data/share/fooqux.txt', 'x\n')
+                z.writestr(info + '/METADATA', 'Metadata-Version: 2.1\nName: Foo.Qux\nVersion: 1.0\n')
+                z.writestr(info + '/WHEEL', 'Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n')
+                z.writestr(info + '/RECORD', '')
+            order, _ = fastwheel.resolve(['Foo_Qux'], fastwheel.wheelhouse(tmp), {})
+            root = os.path.join(tmp, 'root')
+            paths = {k: os.path.join(root, k) for k in ('purelib', 'platlib', 'scripts', 'data')}
+            fastwheel.plan(order[0], paths)
+            dests = {f[3] for f in order[0].files}
+            self.assertIn(os.path.join(paths['data'], 'share', 'fooqux.txt'), dests)
+            self.assertFalse(any('.data' in d for d in dests), dests)
+
+    def test_exec_bit_needs_a_regular_file(self):
+        # pip's zip_item_is_executable: 0o755 with no file type is 0644
+        for attr, want in ((0o100755, True), (0o755, False), (0o100644, False), (0, False)):
+            zi = zipfile.ZipInfo('x')
+            zi.external_attr = attr << 16
+            self.assertEqual(fastwheel.executable(zi), want, oct(attr))
 
 
 class LeftToPip(unittest.TestCase):
