@@ -4,7 +4,8 @@
 # tests again under ASan + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+# --arch arm64: also the cross build, qemu and the arm64 libraries of e2e_cross.
+bash scripts/deps.sh --arch arm64
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # Extraction-heavy tests write to a fresh tmpfs: the root ext4 here has no
