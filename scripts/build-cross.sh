@@ -35,13 +35,14 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # The host tool: a native configure of its own with nothing cross in the
-# environment (a PKG_CONFIG_LIBDIR for arm64 would hand it the wrong .pc files).
+# environment (a PKG_CONFIG_LIBDIR for arm64 would hand it the wrong .pc
+# files; scripts/deb.sh exports the target's CFLAGS/LDFLAGS).
 host=$dir/host-tools
-env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH \
-  cmake -S . -B "$host" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
-        -DPYRT_WERROR=ON >/dev/null
-env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH \
-  cmake --build "$host" -j"$jobs" --target pyrt_pins_embed >/dev/null
+native=(env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH -u CC -u CFLAGS -u CPPFLAGS
+        -u LDFLAGS -u DEB_HOST_ARCH -u DEB_HOST_MULTIARCH -u DEB_HOST_GNU_TYPE)
+"${native[@]}" cmake -S . -B "$host" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DBUILD_TESTING=OFF -DPYRT_WERROR=ON >/dev/null
+"${native[@]}" cmake --build "$host" -j"$jobs" --target pyrt_pins_embed >/dev/null
 
 cmake -S . -B "$dir" --toolchain "$toolchain" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DPYRT_WERROR=ON \
