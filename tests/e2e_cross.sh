@@ -14,24 +14,8 @@ e2e_setup cross
 bin=${PYRT_BINARY_DIR:?PYRT_BINARY_DIR must name the build directory}
 host_pyrt=$pyrt
 fx=$bin/fixtures-arm64
-binfmt=/proc/sys/fs/binfmt_misc
-entry=pyrt-e2e-aarch64-$$
-mounted=""
-registered=""
-
-# Remove exactly what this test added: its binfmt entry, and the mount if
-# it made it and nothing else was registered since.
-cross_cleanup() {
-  if [ -n "$registered" ] && [ -e "$binfmt/$entry" ]; then
-    echo -1 >"$binfmt/$entry" || echo "# could not remove binfmt entry $binfmt/$entry" >&2
-  fi
-  if [ -n "$mounted" ] &&
-     [ "$(find "$binfmt" -mindepth 1 -maxdepth 1 ! -name register ! -name status | wc -l)" -eq 0 ]; then
-    umount "$binfmt" || echo "# could not unmount $binfmt" >&2
-  fi
-  e2e_cleanup
-}
-trap cross_cleanup EXIT
+. "$(dirname "$0")/lib/binfmt.sh"
+trap 'binfmt_aarch64_cleanup; e2e_cleanup' EXIT
 
 give_up() { bad "$*"; e2e_finish; exit 1; }
 
@@ -52,23 +36,7 @@ check "the pyrt under test is an aarch64 program" \
   eval 'LC_ALL=C readelf -h "$pyrt" | grep -q "Machine: *AArch64"'
 
 # --- binfmt_misc: qemu-aarch64 for this test only ---------------------------
-[ "$(id -u)" -eq 0 ] || give_up "binfmt_misc registration needs root (run the test as root)"
-if [ ! -e "$binfmt/register" ]; then
-  mount -t binfmt_misc binfmt_misc "$binfmt" 2>"$work/mount.err" ||
-    give_up "binfmt_misc can be mounted on $binfmt ($(cat "$work/mount.err")): the arm64 test cannot run without it"
-  mounted=1
-fi
-[ "$(cat "$binfmt/status" 2>/dev/null)" = enabled ] ||
-  give_up "binfmt_misc is enabled ($binfmt/status says '$(cat "$binfmt/status" 2>/dev/null)')"
-# qemu's own aarch64 magic and mask (ELF64, little endian, e_machine 183);
-# F: the kernel opens qemu now, so it works whatever the exec's mount view.
-qemu=$(command -v qemu-aarch64-static)
-magic='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
-mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
-printf ':%s:M::%s:%s:%s:F' "$entry" "$magic" "$mask" "$qemu" >"$binfmt/register" 2>"$work/reg.err" ||
-  give_up "qemu-aarch64 can be registered in $binfmt ($(cat "$work/reg.err"))"
-registered=1
-check "binfmt_misc entry $entry is enabled" grep -qx enabled "$binfmt/$entry"
+binfmt_aarch64_register
 
 # --- the arm64 pyrt, run as on an arm64 host --------------------------------
 e2e_mirror
@@ -123,13 +91,12 @@ import sys, zipfile; z=zipfile.ZipFile(sys.argv[1]); assert "word/document.xml" 
 # above was the arm64 interpreter's work, not some host python's.  Only
 # when no other entry runs aarch64 programs (a host's systemd-binfmt may
 # have registered qemu-aarch64 for good; that one is not ours to touch).
-others=$(grep -l 'qemu-aarch64' "$binfmt"/* 2>/dev/null | grep -v "/$entry\$" |
-         xargs -r grep -lx enabled 2>/dev/null | tr '\n' ' ')
+others=$(binfmt_aarch64_others)
 if [ -z "$others" ]; then
-  echo 0 >"$binfmt/$entry"
+  echo 0 >"$binfmt/$binfmt_entry"
   "$host_pyrt" smoke "${common[@]}" --out "$work/smoke2.docx" </dev/null >"$work/out" 2>"$work/err"
   rc=$?
-  echo 1 >"$binfmt/$entry"
+  echo 1 >"$binfmt/$binfmt_entry"
   check "without the binfmt entry the same smoke fails (the interpreter is arm64)" \
     eval '! rc_is 0 && [ ! -s "$work/smoke2.docx" ]'
 else
