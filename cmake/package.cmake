@@ -22,6 +22,12 @@ set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # pyrt_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# A cross build names its Debian architecture (scripts/deb.sh --arch);
+# otherwise cpack asks dpkg for this machine's.
+set(PYRT_DEB_ARCH "" CACHE STRING "Debian architecture of a cross-built package")
+if(PYRT_DEB_ARCH)
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${PYRT_DEB_ARCH})
+endif()
 # The libraries pyrt dlopen()s on first use (core/util/lazylib.h,
 # serve/lazy_mhd.c): shlibdeps cannot see them, their sonames pin the ABI
 # (libcrypto.so.3 is in libssl3; SHA256_* are in every 3.x; the TUI's

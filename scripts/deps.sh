@@ -25,6 +25,26 @@ pkgs=(
   # bench/fleet.sh, and ansible-lint for ansible/
   ansible-core ansible-lint openssh-server openssh-client bc
 )
+# --arch arm64: also what the linux-aarch64 build and its emulated test need
+# (scripts/build-cross.sh, tests/e2e_cross.sh): the cross gcc, the arm64
+# -dev packages through multiarch, qemu, and the arm64 shared libraries the
+# arm64 fixture runtime (Debian's python3.11 and lxml, unpacked by
+# tests/fixtures/make-cross-runtime.sh) loads under emulation.  Multi-Arch:
+# same packages move their amd64 twin to the same version; nothing amd64 is
+# removed (checked with apt-get -s).
+cross=""
+if [ "${1:-}" = --arch ]; then
+  [ "${2:-}" = arm64 ] || { echo "deps.sh: --arch knows arm64 only" >&2; exit 2; }
+  cross=arm64
+  a=:$cross
+  pkgs+=(gcc-aarch64-linux-gnu qemu-user-static
+    "libcurl4-openssl-dev$a" "libarchive-dev$a" "libssl-dev$a" "libyaml-dev$a"
+    "libjansson-dev$a" "zlib1g-dev$a" "libncurses-dev$a" "libmicrohttpd-dev$a"
+    "libexpat1$a" "libbz2-1.0$a" "libcrypt1$a" "libdb5.3$a" "libffi8$a"
+    "liblzma5$a" "libncursesw6$a" "libnsl2$a" "libreadline8$a"
+    "libsqlite3-0$a" "libtinfo6$a" "libtirpc3$a" "libuuid1$a" "libssl3$a"
+    "libxml2$a" "libxslt1.1$a")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -39,5 +59,8 @@ export DEBIAN_FRONTEND=noninteractive
 wait=${PYRT_DEPS_LOCK_WAIT:-900}
 lock=(-o "DPkg::Lock::Timeout=$wait")
 echo "(waiting up to ${wait}s if another apt or dpkg holds the lock)" >&2
+if [ -n "$cross" ] && ! dpkg --print-foreign-architectures | grep -qx "$cross"; then
+  $sudo dpkg --add-architecture "$cross"
+fi
 $sudo apt-get "${lock[@]}" update -qq
 $sudo apt-get "${lock[@]}" install -y -qq "${missing[@]}" >/dev/null

@@ -5,8 +5,12 @@
  */
 #include "core/dist/platform.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -96,6 +100,7 @@ int pyrt_platform_make(pyrt_platform *out, const char *os, const char *arch,
 /*
  * glibc answers _CS_GNU_LIBC_VERSION with "glibc X.Y"; musl defines the
  * name but fails the call, and other C libraries may lack it entirely.
+ * Only for a static pyrt, which names no loader.
  */
 static const char *linux_libc(void)
 {
@@ -108,6 +113,146 @@ static const char *linux_libc(void)
 	return "musl";
 }
 
+const char *pyrt_platform_libc_of_loader(const char *loader)
+{
+	const char *base = strrchr(loader, '/');
+	base = base ? base + 1 : loader;
+	if (strncmp(base, "ld-musl-", 8) == 0)
+		return "musl";
+	/* ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-linux.so.2, ... */
+	if (strncmp(base, "ld-linux", 8) == 0)
+		return "gnu";
+	return NULL;
+}
+
+#if __SIZEOF_POINTER__ == 8
+typedef Elf64_Ehdr elf_ehdr;
+typedef Elf64_Phdr elf_phdr;
+typedef Elf64_Off elf_off;
+#define ELF_NATIVE_CLASS ELFCLASS64
+#else
+typedef Elf32_Ehdr elf_ehdr;
+typedef Elf32_Phdr elf_phdr;
+typedef Elf32_Off elf_off;
+#define ELF_NATIVE_CLASS ELFCLASS32
+#endif
+
+static int read_at(int fd, void *buf, size_t len, off_t at)
+{
+	ssize_t n = pread(fd, buf, len, at);
+	return n >= 0 && (size_t)n == len;
+}
+
+/* PT_INTERP of an open ELF of this machine's class and byte order. */
+static int elf_interp_fd(int fd, const char *path, char *buf, size_t cap,
+			 pyrt_error *err)
+{
+	unsigned char ident[EI_NIDENT];
+	if (!read_at(fd, ident, sizeof ident, 0) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				      "%s is not an ELF program", path);
+	/* The native class and byte order only: pyrt reads its own binary. */
+	if (ident[EI_CLASS] != ELF_NATIVE_CLASS ||
+	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				       ? ELFDATA2LSB
+				       : ELFDATA2MSB))
+		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				      "%s is an ELF of another class or byte "
+				      "order than this machine's", path);
+	elf_ehdr h;
+	if (!read_at(fd, &h, sizeof h, 0) || h.e_phentsize != sizeof(elf_phdr) ||
+	    h.e_phnum > 4096)
+		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				      "%s: unreadable ELF program headers", path);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < h.e_phnum; i++) {
+		elf_phdr ph;
+		if (!read_at(fd, &ph, sizeof ph,
+			     (off_t)(h.e_phoff + (elf_off)i * sizeof ph)))
+			return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+					      "%s: truncated ELF program header",
+					      path);
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > cap ||
+		    !read_at(fd, buf, ph.p_filesz, (off_t)ph.p_offset) ||
+		    buf[ph.p_filesz - 1] != '\0' || strlen(buf) != ph.p_filesz - 1) {
+			buf[0] = '\0';
+			return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+					      "%s: malformed ELF interpreter "
+					      "(PT_INTERP)", path);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int pyrt_platform_elf_interp(const char *path, char *buf, size_t cap,
+			     pyrt_error *err)
+{
+	if (!path || !buf || cap == 0)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "platform: missing argument");
+	buf[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_UNSUPPORTED, errno,
+					    "cannot read %s", path);
+	int rc = elf_interp_fd(fd, path, buf, cap, err);
+	close(fd);
+	return rc;
+}
+
+int pyrt_platform_libc_of(const char *exe, const char **libc, pyrt_error *err)
+{
+	char interp[PATH_MAX];
+	int rc = pyrt_platform_elf_interp(exe, interp, sizeof interp, err);
+	if (rc < 0)
+		return rc;
+	if (!interp[0]) {
+		*libc = linux_libc();
+		return 0;
+	}
+	const char *want = pyrt_platform_libc_of_loader(interp);
+	if (!want)
+		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				      "unknown dynamic loader %.200s: pyrt knows "
+				      "glibc's (ld-linux*) and musl's (ld-musl-*)",
+				      interp);
+	/* gcompat lets a glibc program start on a musl host by naming musl's
+	 * loader with glibc's name; the glibc runtime pyrt would fetch for
+	 * it would not run there. */
+	char *real = realpath(interp, NULL);
+	const char *have = real ? pyrt_platform_libc_of_loader(real) : NULL;
+	if (have && strcmp(have, want) != 0) {
+		rc = pyrt_error_set(err, PYRT_E_UNSUPPORTED,
+				    "this pyrt is built for %s (its loader is "
+				    "%.200s) but that loader here is %s's (%.200s): "
+				    "the %s runtime it would install cannot run on "
+				    "this host; use a pyrt built for %s",
+				    want, interp, have, real, want, have);
+		free(real);
+		return rc;
+	}
+	free(real);
+	*libc = want;
+	return 0;
+}
+
+int pyrt_platform_detect_exe(pyrt_platform *out, const char *sysname,
+			     const char *machine, const char *exe,
+			     pyrt_error *err)
+{
+	const char *libc = "none";
+	if (strcmp(sysname, "Linux") == 0) {
+		int rc = pyrt_platform_libc_of(exe, &libc, err);
+		if (rc < 0)
+			return rc;
+	}
+	return pyrt_platform_make(out, sysname, machine, libc, err);
+}
+
 int pyrt_platform_detect(pyrt_platform *out, pyrt_error *err)
 {
 	struct utsname u;
@@ -115,8 +260,8 @@ int pyrt_platform_detect(pyrt_platform *out, pyrt_error *err)
 	if (uname(&u) != 0)
 		return pyrt_error_set_errno(err, PYRT_E_UNSUPPORTED, errno,
 					    "cannot name this machine (uname)");
-	const char *libc = "none";
-	if (strcmp(u.sysname, "Linux") == 0)
-		libc = linux_libc();
-	return pyrt_platform_make(out, u.sysname, u.machine, libc, err);
+	/* The running binary's loader, not the host's: a glibc pyrt needs
+	 * the glibc runtime wherever it runs (under qemu as on the metal). */
+	return pyrt_platform_detect_exe(out, u.sysname, u.machine,
+					"/proc/self/exe", err);
 }

@@ -15,8 +15,32 @@ typedef struct pyrt_platform {
 	char key[48];  /**< "<os>-<arch>-<libc>" */
 } pyrt_platform;
 
-/** Detect the running machine (uname, and glibc vs musl on Linux). */
+/**
+ * Detect the running machine: uname, and on Linux glibc vs musl from the
+ * dynamic loader the running binary names (PT_INTERP of /proc/self/exe),
+ * not from the host.  PYRT_E_UNSUPPORTED (exit 8) for a loader pyrt does
+ * not know, or a glibc pyrt started through musl's loader (gcompat).
+ */
 int pyrt_platform_detect(pyrt_platform *out, pyrt_error *err);
+
+/** pyrt_platform_detect with the uname words and the program given (tests). */
+int pyrt_platform_detect_exe(pyrt_platform *out, const char *sysname,
+			     const char *machine, const char *exe,
+			     pyrt_error *err);
+
+/**
+ * The C library of the Linux program at exe: "gnu" or "musl" (static
+ * strings) by its PT_INTERP, checked against what that path is on this
+ * host; a static program is asked with confstr.
+ */
+int pyrt_platform_libc_of(const char *exe, const char **libc, pyrt_error *err);
+
+/** PT_INTERP of the ELF at path into buf ("" for a static program). */
+int pyrt_platform_elf_interp(const char *path, char *buf, size_t cap,
+			     pyrt_error *err);
+
+/** "gnu" for ld-linux*, "musl" for ld-musl-*, else NULL (by base name). */
+const char *pyrt_platform_libc_of_loader(const char *loader);
 
 /**
  * Normalise uname-style words into a platform: "Linux"→linux, "Darwin"→
