@@ -35,6 +35,7 @@
 
 #include "core/dist/fetch.h"
 #include "core/pkgs/fastwheel.h"
+#include "core/pkgs/wheelcheck.h"
 #include "core/runtime/box.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
@@ -925,6 +926,9 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 	/* pip and the installer read every archive in the wheelhouse. */
 	if (!rc && o->wheelhouse)
 		rc = pyrt_trust_dir_entries("--wheelhouse", o->wheelhouse, err);
+	/* Each wheel carries only itself, before any installer sees it. */
+	if (!rc && o->wheelhouse)
+		rc = pyrt_wheelcheck_dir(o->wheelhouse, err);
 	if (!rc)
 		rc = pip_home(r, err);
 	if (!rc && !o->wheelhouse)
