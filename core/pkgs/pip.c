@@ -54,7 +54,8 @@
 #define PIP_LOGS_KEPT 50
 #define PIP_EXTRA_ENV 5             /* entries pip_env adds */
 #define PIP_KNOWN_MAX 8             /* index URLs hidden in pip's lines */
-#define PIP_FIXED_ARGS 12           /* python -I -m pip install + 7 options */
+#define PIP_FIXED_ARGS 14           /* python -I --check-hash-based-pycs always
+				     * -m pip install + 7 options */
 
 /*
  * The shown output: lines are forwarded live until the head budget is
@@ -317,6 +318,8 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "--check-hash-based-pycs";
+	a[i++] = "always";
 	a[i++] = "-m";
 	a[i++] = "pip";
 	a[i++] = "install";
@@ -371,7 +374,7 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	/* It reads a directory: no index, proxy or credential reaches it
 	 * (the crash points' variables do, in a test build). */
 	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
-	const char **a = calloc(9 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(11 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -380,6 +383,8 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "--check-hash-based-pycs";
+	a[i++] = "always";
 	a[i++] = "-S";
 	a[i++] = "-B";
 	/* Unbuffered: into a pipe its stdout is block-buffered, so every line

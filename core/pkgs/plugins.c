@@ -867,12 +867,14 @@ static int spec_cmp(const void *a, const void *b)
 static const char **check_argv(const pyrt_plugins *p, const char *interp,
 			       size_t nspecs, size_t *bytes)
 {
-	const char **argv = calloc(nspecs + 6, sizeof *argv);
+	const char **argv = calloc(nspecs + 8, sizeof *argv);
 	if (!argv)
 		return NULL;
 	size_t k = 0;
 	argv[k++] = interp;
 	argv[k++] = "-I";
+	argv[k++] = "--check-hash-based-pycs";
+	argv[k++] = "always";
 	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = pyrt_py_plugin_check;
