@@ -74,7 +74,8 @@
 #define CHECK_OUTPUT_MAX (4 * 1024 * 1024)
 #define CHECK_ARGS_MAX (1024 * 1024)
 #define RESULT_TAG "PYRT-PLUGINS " /* py/plugin_check.py prints it */
-#define CHECK_ARGV_FIRST 5 /* interpreter, -I, -S, -c, program */
+#define CHECK_ARGV_FIRST 7 /* interpreter, -I, --check-hash-based-pycs
+			     * always, -S, -c, program */
 
 /* One plugin and what it owns; pub points into the owned storage. */
 typedef struct plugin_row {
