@@ -140,6 +140,11 @@ while read -r opt meta kind cmds; do
 done <"$work/table"
 check "the table lists the options with a value ($nopts)" [ "$nopts" -ge 10 ]
 
+# --- a URL is no wheelhouse ---------------------------------------------------
+run baseline --box-root "$work/box" --wheelhouse https://idx.example/wheels/ --yes
+check "--wheelhouse https://... is refused as a URL (exit 2), pointing at --index-url" \
+  eval 'rc_is 2 && has "is a local folder, not a URL; for an index use --index-url" err'
+
 # --- mirror DIR (a positional the table does not hold) -----------------------
 mkdir -m 0755 "$work/mdir-other" && chown 1234 "$work/mdir-other"
 mkdir -m 0777 "$work/mdir-ww"
