@@ -420,12 +420,14 @@ static int check_marker(doctor_ctx *x)
 	if (t.problems > 0)
 		return check_add(x->d, "marker", title, PYRT_CHECK_FAIL, fix,
 				 "%d of %zu manifest entries differ from the "
-				 "files (bytecode caches not checked); first: "
+				 "files (bytecode caches: as shipped or made "
+				 "from their source); first: "
 				 "%s", t.problems, entries,
 				 t.first);
 	return check_add(x->d, "marker", title, PYRT_CHECK_PASS, NULL,
 			 "marker.json, manifest.tsv and all %zu entries match "
-			 "the files (bytecode caches not checked)", entries);
+			 "the files (bytecode caches: as shipped or made from "
+			 "their source)", entries);
 }
 
 /* The baseline's modules are imported once the marker says pip ran. */
