@@ -407,6 +407,29 @@ static char *record_read(int fd, const char *name, size_t *len, int *absent)
  * lists is there, 0 when not (why filled), -1 when it cannot be told.
  * Bytecode caches are not required (Python writes them again), nor paths
  * outside the prefix by an absolute name (not the runtime's to judge). */
+/* 1 when the RECORD row path (relative to the site folder rel, which is
+ * relative to the prefix) leads outside the prefix. */
+static int record_leaves(const char *rel, const char *path)
+{
+	if (path[0] == '/')
+		return 1;
+	long depth = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (const char *c = pass ? path : rel; *c;) {
+			size_t n = strcspn(c, "/");
+			if (n == 2 && c[0] == '.' && c[1] == '.') {
+				if (--depth < 0)
+					return 1;
+			} else if (n && !(n == 1 && c[0] == '.')) {
+				depth++;
+			}
+			c += n;
+			c += strspn(c, "/");
+		}
+	}
+	return 0;
+}
+
 static int dist_intact(const site_dir *s, const char *name, char *why,
 		       size_t whylen)
 {
@@ -422,6 +445,17 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 	char path[4096];
 	int rc = 1, fit;
 	size_t listed = 0;
+	/* First whether any row leaves the runtime: that decides what a
+	 * repair may do, whatever else is missing. */
+	for (const char *p = buf;
+	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
+		if (fit && path[0] && record_leaves(s->rel, path)) {
+			snprintf(why, whylen, PYRT_DISTS_RECORD_LEAVES
+				 " (%.200s)", path);
+			free(buf);
+			return 0;
+		}
+	}
 	for (const char *p = buf; rc == 1 &&
 	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
 		struct stat sb;
