@@ -371,4 +371,9 @@ Test(redact, unrecognised_token_in_a_url_path)
 		  "https://mirror.example/pbs/20240814/cpython-3.11.9+20240814-x86_64-unknown-linux-gnu-install_only.tar.gz");
 	url_shown("https://pypi.example/simple/python-docx/",
 		  "https://pypi.example/simple/python-docx/");
+	/* the same in free text: a log line, a curl error */
+	redacts("GET https://m.example/t/0a1B2c3D4e5F6g7H8i/x.tar.gz failed",
+		"GET https://m.example/t/***/x.tar.gz failed");
+	redacts("fetch https://u:p@m.example/0a1B2c3D4e5F6g7H8i?x=1 ok",
+		"fetch https://***@m.example/***?x=* ok");
 }

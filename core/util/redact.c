@@ -375,6 +375,32 @@ static int redact_prefixed(char *text, size_t *i, size_t *o)
 	return 1;
 }
 
+static int token_segment(const char *seg, size_t n);
+static int redact_prefixed(char *text, size_t *i, size_t *o);
+
+/* After "scheme://" and its userinfo: the host and path of a URL in free
+ * text, each path segment that reads like a token starred (as
+ * pyrt_redact_url does), up to its query, fragment or end. */
+static void redact_url_path(char *text, size_t *i, size_t *o)
+{
+	while (!word_end(text[*i]) && text[*i] != '?' && text[*i] != '#') {
+		if (text[*i] != '/') {
+			copy_n(text, i, o, 1);
+			continue;
+		}
+		copy_n(text, i, o, 1);
+		size_t n = 0;
+		while (!word_end(text[*i + n]) && !strchr("/?#", text[*i + n]))
+			n++;
+		if (token_segment(text + *i, n)) {
+			*o = put_stars(text, *o, n);
+			*i += n;
+		} else {
+			redact_prefixed(text, i, o);
+		}
+	}
+}
+
 void pyrt_redact(char *text)
 {
 	if (!text)
@@ -386,6 +412,7 @@ void pyrt_redact(char *text)
 		if (c == ':' && text[i + 1] == '/' && text[i + 2] == '/') {
 			copy_n(text, &i, &o, 3);
 			redact_userinfo(text, &i, &o);
+			redact_url_path(text, &i, &o);
 			continue;
 		}
 		if (c == '?' && o > 0 && !word_end(text[o - 1])) {
