@@ -445,17 +445,6 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 	char path[4096];
 	int rc = 1, fit;
 	size_t listed = 0;
-	/* First whether any row leaves the runtime: that decides what a
-	 * repair may do, whatever else is missing. */
-	for (const char *p = buf;
-	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
-		if (fit && path[0] && record_leaves(s->rel, path)) {
-			snprintf(why, whylen, PYRT_DISTS_RECORD_LEAVES
-				 " (%.200s)", path);
-			free(buf);
-			return 0;
-		}
-	}
 	for (const char *p = buf; rc == 1 &&
 	     (p = record_path(p, buf + len, path, sizeof path, &fit));) {
 		struct stat sb;
@@ -476,6 +465,14 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 		snprintf(why, whylen, "%s/RECORD lists no file", name);
 		rc = 0;
 	}
+	/* Not whole, so a repair would reinstall it: pip's uninstall would
+	 * delete every file RECORD names, outside the runtime too.  Such a
+	 * RECORD is said so, whatever else is missing. */
+	for (const char *p = buf; rc == 0 &&
+	     (p = record_path(p, buf + len, path, sizeof path, &fit));)
+		if (fit && path[0] && record_leaves(s->rel, path))
+			snprintf(why, whylen, PYRT_DISTS_RECORD_LEAVES
+				 " (%.200s)", path);
 	free(buf);
 	return rc;
 }
