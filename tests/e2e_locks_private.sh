@@ -13,6 +13,8 @@ e2e_setup locks_private fixtures
 command -v setpriv >/dev/null || { echo "FAIL - setpriv (util-linux) is missing"; exit 1; }
 chmod 0755 "$work"
 as_other() { setpriv --reuid=1234 --regid=1234 --clear-groups "$@"; }
+# The holders are started without a shell function between, so $! is
+# the sleep itself (setpriv and flock -F exec it) and stop_holder ends it.
 holder=
 stop_holder() {
   [ -n "$holder" ] && kill "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
@@ -28,7 +30,7 @@ check "the box lock is there" [ -f "$lock" ]
 check "the box lock is private (0600)" [ "$(stat -c %a "$lock")" = 600 ]
 
 # --- uid 1234 tries to hold the box lock ---------------------------------------
-as_other flock -F -s "$lock" sleep 60 2>"$work/flock.err" &
+setpriv --reuid=1234 --regid=1234 --clear-groups flock -F -s "$lock" sleep 60 2>"$work/flock.err" &
 holder=$!
 sleep 1
 printf 'python-docx\n' >"$work/req.txt"
@@ -67,7 +69,7 @@ check "and then uid 1234's status says upgrade_in_progress: false" \
 e2e_mirror
 mdir=$work/mirror
 mkdir -m 0755 "$mdir"
-as_other flock -F -s "$mdir" sleep 120 2>"$work/flock2.err" &
+setpriv --reuid=1234 --regid=1234 --clear-groups flock -F -s "$mdir" sleep 120 2>"$work/flock2.err" &
 holder=$!
 sleep 1
 timeout 120 "$pyrt" mirror "$mdir" --pins "$fx/pins.yaml" --cacert "$fx/ca.pem" \
