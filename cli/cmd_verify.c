@@ -133,7 +133,7 @@ static void summarize(verify_ctx *v, int problems, size_t entries)
 {
 	if (problems == 0)
 		snprintf(v->msg, sizeof v->msg,
-			 "%zu entries match the install manifest of %s (bytecode caches not checked)",
+			 "%zu entries match the install manifest of %s (bytecode caches: as shipped or made from their source)",
 			 entries, v->install_dir);
 	else
 		snprintf(v->msg, sizeof v->msg,

@@ -3,6 +3,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -80,6 +81,13 @@ int main(int argc, char **argv)
 	char msg[1024];
 	sigchld_default();
 	sigxfsz_ignore();
+#ifdef PYRT_TEST_HOOKS
+	/* e2e_gate_table walks the option table itself, not a copy. */
+	if (getenv("PYRT_TEST_OPTION_TABLE")) {
+		cli_opt_table_print(stdout);
+		return 0;
+	}
+#endif
 	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
 	int status;
 	if (rc < 0) {

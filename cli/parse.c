@@ -39,66 +39,106 @@ typedef struct opt_spec {
 	char short_name;     /* 0: none */
 	const char *metavar; /* NULL: a flag without value */
 	unsigned commands;   /* CMD_BIT mask; ALL_COMMANDS: every command */
+	cli_path_kind path;  /* what pyrt does with a path it names: the
+			      * gate (validate.c) follows this column, and
+			      * e2e_gate_table walks it */
 } opt_spec;
 
 static const opt_spec opt_table[] = {
-	{ O_BOX_ROOT, "box-root", 0, "DIR", ALL_COMMANDS },
-	{ O_PINS, "pins", 0, "FILE", ALL_COMMANDS },
-	{ O_CACERT, "cacert", 0, "FILE", ALL_COMMANDS },
-	{ O_JSON, "json", 0, NULL, ALL_COMMANDS },
-	{ O_YES, "yes", 'y', NULL, ALL_COMMANDS },
-	{ O_NO_COLOR, "no-color", 0, NULL, ALL_COMMANDS },
-	{ O_THEME, "theme", 0, "NAME", ALL_COMMANDS },
-	{ O_VERBOSE, "verbose", 'v', NULL, ALL_COMMANDS },
-	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS },
-	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS },
-	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS },
+	{ O_BOX_ROOT, "box-root", 0, "DIR", ALL_COMMANDS, CLI_PATH_BOX },
+	{ O_PINS, "pins", 0, "FILE", ALL_COMMANDS, CLI_PATH_GATED },
+	{ O_CACERT, "cacert", 0, "FILE", ALL_COMMANDS, CLI_PATH_GATED },
+	{ O_JSON, "json", 0, NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_YES, "yes", 'y', NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_NO_COLOR, "no-color", 0, NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_THEME, "theme", 0, "NAME", ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_VERBOSE, "verbose", 'v', NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS, CLI_PATH_NONE },
+	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS, CLI_PATH_NONE },
 	/* APP_CMD_NONE: `pyrt` on a terminal runs the wizard and the
 	 * dashboard's baseline and plugin installs with these.  serve: its
 	 * jobs do, never a request field (the API cannot choose code). */
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
 	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE), CLI_PATH_GATED_DIR },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
-	  CMD_BIT(APP_CMD_NONE) | CMD_BIT(APP_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_NONE) | CMD_BIT(APP_CMD_SERVE), CLI_PATH_GATED },
 	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE), CLI_PATH_HASHED },
 	/* mirror: where `pyrt mirror DIR` fetches from. */
 	{ O_MIRROR, "mirror", 0, "URL",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) |
 	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_SERVE) |
-	  CMD_BIT(APP_CMD_DOCTOR) },
+	  CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_NONE },
 	{ O_INDEX_URL, "index-url", 0, "URL",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
 	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_SERVE) | CMD_BIT(APP_CMD_DOCTOR) },
+	  CMD_BIT(APP_CMD_SERVE) | CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_NONE },
 	{ O_NO_BASELINE, "no-baseline", 0, NULL,
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) },
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
 	{ O_NO_WAIT, "no-wait", 0, NULL,
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
 	  CMD_BIT(APP_CMD_UNINSTALL) | CMD_BIT(APP_CMD_BASELINE) |
-	  CMD_BIT(APP_CMD_NONE) },
+	  CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
 	{ O_FORCE, "force", 0, NULL,
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
-	  CMD_BIT(APP_CMD_NONE) },
+	  CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
 	{ O_DEEP, "deep", 0, NULL,
-	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE) },
-	{ O_OUT, "out", 0, "FILE", CMD_BIT(APP_CMD_SMOKE) | CMD_BIT(APP_CMD_LOCK) },
-	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(APP_CMD_DOCTOR) },
-	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(APP_CMD_SERVE) },
-	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(APP_CMD_SERVE) },
+	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
+	{ O_OUT, "out", 0, "FILE", CMD_BIT(APP_CMD_SMOKE) | CMD_BIT(APP_CMD_LOCK),
+	  CLI_PATH_WRITTEN },
+	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(APP_CMD_DOCTOR),
+	  CLI_PATH_WRITTEN },
+	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(APP_CMD_SERVE),
+	  CLI_PATH_SOCKET },
+	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(APP_CMD_SERVE),
+	  CLI_PATH_SECRET },
 	{ O_PLATFORM, "platform", 0, "KEY",
-	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_LOCK) },
+	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_LOCK), CLI_PATH_NONE },
 	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
-	  CMD_BIT(APP_CMD_MIRROR) },
-	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR) },
+	  CMD_BIT(APP_CMD_MIRROR), CLI_PATH_GATED_DIR },
+	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR), CLI_PATH_NONE },
 	{ O_FORMAT, "format", 0, "FMT",
-	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE) },
+	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
+
+cli_path_kind cli_opt_path_kind(const char *name)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (strcmp(opt_table[i].name, name) == 0)
+			return opt_table[i].path;
+	return CLI_PATH_UNDECLARED;
+}
+
+static const char *const path_kind_names[] = {
+	[CLI_PATH_UNDECLARED] = "undeclared", [CLI_PATH_NONE] = "none",
+	[CLI_PATH_GATED] = "gated", [CLI_PATH_GATED_DIR] = "gated-dir",
+	[CLI_PATH_BOX] = "box", [CLI_PATH_HASHED] = "hashed",
+	[CLI_PATH_WRITTEN] = "written", [CLI_PATH_SOCKET] = "socket",
+	[CLI_PATH_SECRET] = "secret",
+};
+
+void cli_opt_table_print(FILE *f)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		const opt_spec *s = &opt_table[i];
+		if (!s->metavar)
+			continue;
+		fprintf(f, "--%s %s %s", s->name, s->metavar,
+			path_kind_names[s->path]);
+		for (int c = 0; c < APP_CMD__COUNT; c++)
+			if (s->commands == ALL_COMMANDS ||
+			    (s->commands & CMD_BIT(c)))
+				fprintf(f, " %s", c == APP_CMD_NONE ? "-"
+					: cli_command_name((app_command)c));
+		fputc('\n', f);
+	}
+}
 
 
 /* Parser state: the options seen, so their command fit is checked once the

@@ -6,8 +6,35 @@
 #define PYRT_CLI_PARSE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "app/args.h"
+
+/**
+ * What pyrt does with the path an option names: the option table's column
+ * that says which options pass the trust gate (core/util/trust.h).  A path
+ * option must declare one; e2e_gate_table plants another user's and a
+ * world-writable file for every gated one and expects exit 14.
+ */
+typedef enum cli_path_kind {
+	CLI_PATH_UNDECLARED = 0, /* a value option that said nothing: a bug */
+	CLI_PATH_NONE,       /* not a path (a URL, a name, a key) */
+	CLI_PATH_GATED,      /* a file that decides what runs: the gate */
+	CLI_PATH_GATED_DIR,  /* a folder every file of which is read: the
+			      * gate on it and on each entry */
+	CLI_PATH_BOX,        /* the box: core/runtime/box.c's own walk */
+	CLI_PATH_HASHED,     /* copied while hashed against its pin */
+	CLI_PATH_WRITTEN,    /* created by pyrt, never read */
+	CLI_PATH_SOCKET,     /* unix:PATH: serve/listen.c's walk */
+	CLI_PATH_SECRET,     /* serve's token: srv_token_load keeps it 0600 */
+} cli_path_kind;
+
+/** The path column of option name (without "--"). */
+cli_path_kind cli_opt_path_kind(const char *name);
+
+/** The table, one option with a value a line: "--NAME METAVAR KIND
+ * COMMAND..." ("-" for no command); for e2e_gate_table. */
+void cli_opt_table_print(FILE *f);
 
 /**
  * Parse argv (options before or after the command, "--opt=value" or

@@ -15,10 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/parse.h"
 #include "core/dist/fetch.h"
 #include "core/pkgs/baseline.h"
 #include "core/util/error.h"
 #include "core/util/fs.h"
+#include "core/util/redact.h"
 #include "core/util/trust.h"
 
 static int fail(char *msg, size_t msglen, const char *fmt, ...)
@@ -115,38 +117,73 @@ int cli_path_normalise_trusted(const char *given, const char *opt,
 	return normalise(given, opt, 1, out, msg, msglen);
 }
 
+/* The gate (trust.h) on what an option of kind names, once it exists
+ * (a missing one is refused below, by what the command does with it): the
+ * file, or the folder and each entry in it, owned by root or us and
+ * writable by no one else, every folder on the way the same. */
+static int gate(const char *path, const char *opt, cli_path_kind kind,
+		char *msg, size_t msglen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = 0, fd = -1;
+	if (kind == CLI_PATH_GATED_DIR && S_ISDIR(st.st_mode))
+		rc = pyrt_trust_dir_entries(opt, path, &err);
+	else if ((rc = pyrt_trust_open(opt, path, 0, &fd, &err)) == 0)
+		close(fd);
+	if (rc == PYRT_E_UNTRUSTED) {
+		snprintf(msg, msglen, "%s", err.msg);
+		return rc;
+	}
+	return rc ? fail(msg, msglen, "%s", err.msg) : 0;
+}
+
 /* Replace *field with its normalised form, owned by opts. */
 static int normalise_field(app_request *o, const char **field, const char *opt,
-			   int trust, char *msg, size_t msglen)
+			   cli_path_kind kind, char *msg, size_t msglen)
 {
 	if (!*field)
 		return 0;
 	if (o->nowned >= APP_OWNED_MAX)
 		return PYRT_E_INTERNAL;
+	int gated = kind == CLI_PATH_GATED || kind == CLI_PATH_GATED_DIR;
+	/* "https://host/wheels" is no folder here: refused, not taken as
+	 * a relative path. */
+	if (gated && strstr(*field, "://")) {
+		char shown[1024];
+		pyrt_redact_url(*field, shown, sizeof shown);
+		return fail(msg, msglen, "%s %s: %s is a local %s, not a URL%s",
+			    opt, shown, opt, kind == CLI_PATH_GATED_DIR
+			    ? "folder" : "file", strcmp(opt, "--wheelhouse")
+			    ? "" : "; for an index use --index-url");
+	}
 	char *norm = NULL;
-	int rc = normalise(*field, opt, trust, &norm, msg, msglen);
+	int rc = normalise(*field, opt, gated, &norm, msg, msglen);
 	if (rc)
 		return rc;
 	o->owned[o->nowned++] = norm;
 	*field = norm;
-	return 0;
+	return gated ? gate(norm, opt, kind, msg, msglen) : 0;
 }
 
 static int normalise_all(app_request *o, char *msg, size_t msglen)
 {
-	/* trust: the files that decide what runs (trust.h).  --from-file
-	 * is not one: it is copied while hashed and must match the pin. */
-	struct { const char **field; const char *opt; int trust; } paths[] = {
-		{ &o->pins_path, "--pins", 1 },
-		{ &o->cacert, "--cacert", 0 },
-		{ &o->wheelhouse, "--wheelhouse", 1 },
-		{ &o->requirements, "--requirements", 1 },
-		{ &o->from_file, "--from-file", 0 },
-		{ &o->out, "--out", 0 },
-		{ &o->bundle, "--bundle", 0 },
-		{ &o->wheelhouse_from, "--wheelhouse-from", 1 },
+	/* What each option's value is, and so whether it passes the gate,
+	 * is the option table's path column (parse.c), not this list. */
+	struct { const char **field; const char *opt, *name; } paths[] = {
+		{ &o->pins_path, o->pins_from, "pins" },
+		{ &o->cacert, o->cacert_from, "cacert" },
+		{ &o->wheelhouse, "--wheelhouse", "wheelhouse" },
+		{ &o->requirements, "--requirements", "requirements" },
+		{ &o->from_file, "--from-file", "from-file" },
+		{ &o->out, "--out", "out" },
+		{ &o->bundle, "--bundle", "bundle" },
+		{ &o->wheelhouse_from, "--wheelhouse-from",
+		  "wheelhouse-from" },
 		{ o->command == APP_CMD_MIRROR && o->npositional
-		  ? &o->positional[0] : NULL, "pyrt mirror DIR", 1 },
+		  ? &o->positional[0] : NULL, "pyrt mirror DIR", NULL },
 	};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		if (!paths[i].field)
@@ -155,8 +192,12 @@ static int normalise_all(app_request *o, char *msg, size_t msglen)
 		if (paths[i].field == &o->bundle && o->bundle &&
 		    strcmp(o->bundle, "-") == 0)
 			continue;
-		int rc = normalise_field(o, paths[i].field, paths[i].opt,
-					 paths[i].trust, msg, msglen);
+		/* The mirror's DIR: what it holds is served as the truth. */
+		cli_path_kind kind = paths[i].name
+			? cli_opt_path_kind(paths[i].name) : CLI_PATH_GATED_DIR;
+		int rc = normalise_field(o, paths[i].field, paths[i].opt
+					 ? paths[i].opt : "--pins", kind, msg,
+					 msglen);
 		if (rc)
 			return rc;
 	}

@@ -48,7 +48,9 @@ int srv_listen_open(const app_request *opts, const char *runtime_dir,
 		    srv_listener *out, char *msg, size_t msglen);
 void srv_listen_close(srv_listener *l);
 
-/** Read the token file, or make it (0600) at first start. */
+/** Write a new token to the token file (0600) at each start, replacing
+ *  the last one (which must be a private file of ours); *created is 1
+ *  when there was none. */
 int srv_token_load(const char *path, char token[SRV_TOKEN_HEX + 1],
 		   int *created, char *msg, size_t msglen);
 

@@ -385,15 +385,24 @@ static int token_make(const char *path, char token[SRV_TOKEN_HEX + 1],
 int srv_token_load(const char *path, char token[SRV_TOKEN_HEX + 1],
 		   int *created, char *msg, size_t msglen)
 {
-	*created = 0;
+	/* A fresh token at each start (issue 26, door 6): one captured
+	 * while the server was down, or by whoever bound its port first,
+	 * is worth nothing once it starts again.  The old file must be ours
+	 * and private before it is replaced. */
+	*created = 1;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		int rc = token_read(fd, path, token, msg, msglen);
+		char old[SRV_TOKEN_HEX + 1];
+		int rc = token_read(fd, path, old, msg, msglen);
 		close(fd);
-		return rc;
-	}
-	if (errno != ENOENT)
+		explicit_bzero(old, sizeof old);
+		if (rc)
+			return rc;
+		*created = 0;
+		if (unlink(path) != 0)
+			return fail(msg, msglen, "cannot replace the token file %s: %s", path, strerror(errno));
+	} else if (errno != ENOENT) {
 		return fail(msg, msglen, "cannot open the token file %s: %s", path, strerror(errno));
-	*created = 1;
+	}
 	return token_make(path, token, msg, msglen);
 }

@@ -62,7 +62,7 @@ static int load_token(serve_state *s, const app_request *opts)
 	int created = 0;
 	if (srv_token_load(path, s->token, &created, s->msg, sizeof s->msg) != 0)
 		return -1;
-	srv_logf("bearer token %s %s", created ? "created in" : "read from", path);
+	srv_logf("bearer token %s %s", created ? "created in" : "renewed in", path);
 	return 0;
 }
 

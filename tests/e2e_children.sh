@@ -3,7 +3,8 @@
 # End to end: what pyrt's children get, through the real binary, offline.
 # The runtime is the fixture runtime with its interpreter behind a wrapper
 # that records each start (the first three arguments and the seventh, "--"
-# for the wheelhouse installer; the umask; the whole environment) before it
+# for the wheelhouse installer, after --check-hash-based-pycs always, which
+# every start must carry; the umask; the whole environment) before it
 # execs the real one, so even a start with -I -S,
 # which no sitecustomize reaches, is seen.  The baseline installs a wheel
 # whose .pth file leaves a mark whenever site's start-up runs it.
@@ -56,7 +57,14 @@ real=$(readlink "$bindir/python3")
 mv "$bindir/$real" "$bindir/$real.real"
 cat >"$bindir/$real" <<EOF
 #!/bin/sh
-{ printf 'args: %s %s %s %s\n' "\$1" "\$2" "\$3" "\$7"; printf 'umask: %s\n' "\$(umask)"; env; } >"$rec/\$\$"
+# --check-hash-based-pycs always (issue 26, door 5) is recorded apart, as
+# PYRT_REC_PYCS, and left out of args, which keep their old positions.
+if [ "\$2" = --check-hash-based-pycs ] && [ "\$3" = always ]; then
+  a="\$1 \$4 \$5 \$9" c=yes
+else
+  a="\$1 \$2 \$3 \$7" c=no
+fi
+{ printf 'args: %s\n' "\$a"; printf 'umask: %s\n' "\$(umask)"; echo "PYRT_REC_PYCS=\$c"; env; } >"$rec/\$\$"
 exec "\${0%/*}/$real.real" "\$@"
 EOF
 chmod 755 "$bindir/$real"
@@ -116,6 +124,8 @@ rc=$?
 check "baseline with an extra (pip's) exits 0" rc_is 0
 check "pip was recorded" records_check '
 assert any(r["args"].startswith("-I -m pip") for r in recs), [r["args"] for r in recs]'
+check "every child ran with --check-hash-based-pycs always" records_check '
+assert recs and all(r["env"].get("PYRT_REC_PYCS") == "yes" for r in recs), [r["args"] for r in recs]'
 check "every child saw umask 0022" records_check '
 assert recs and all(r["umask"] == "0022" for r in recs), [r["umask"] for r in recs]'
 check "pip got the index, trusted host and proxies" records_check '

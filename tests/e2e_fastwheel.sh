@@ -12,9 +12,11 @@
 # nothing of it is written, and the runtime stays active; so is a zip bomb
 # (a member over 200:1), before it is inflated, in little memory.  A large
 # member is copied in chunks.  The installer runs no .pth file of
-# site-packages (-I -S -B).  Only the plain case is its own: a wheel
-# carrying another .dist-info (at the top or under .data/), Wheel-Version
-# 2.0, or a distribution already in another folder on sys.path goes to pip;
+# site-packages (-I -S -B).  A wheel carrying another .dist-info (at the
+# top or under .data/) is refused by pyrt's wheel check before any
+# installer (e2e_wheel_carries).  Only the plain case is the fast path's:
+# Wheel-Version 2.0, or a distribution already in another folder on
+# sys.path goes to pip;
 # Wheel-Version 1.9 gets pip's warning; a .dist-info without a complete
 # RECORD is installed again.
 . "$(dirname "$0")/lib/e2e.sh"
@@ -193,21 +195,29 @@ pptx = "Metadata-Version: 2.1\nName: python-pptx\nVersion: 0.6.21\n"
 wheel("pyrt-carrier", [("python_pptx-0.6.21.dist-info/METADATA", pptx),
                        ("python_pptx-0.6.21.dist-info/RECORD", "pptx/__init__.py,,\n")])
 wheel("pyrt-nested", [("pyrt_nested-1.0.data/purelib/python_pptx-0.6.21.dist-info/METADATA", pptx)])
+# pyrt's own wheel check (issue 26) refuses a wheelhouse holding these two
+# before any installer starts: each gets a wheelhouse of its own.
+import os
+for name in ("pyrt_carrier", "pyrt_nested"):
+    os.makedirs(f"{sys.argv[1]}-{name}")
+    os.rename(f"{sys.argv[1]}/{name}-1.0-py3-none-any.whl",
+              f"{sys.argv[1]}-{name}/{name}-1.0-py3-none-any.whl")
 wheel("pyrt-newer", wheel_version="1.9")
 wheel("pyrt-future", wheel_version="2.0")
 wheel("pyrt-dup")
 EOF
 plain() { printf '%s\n' "$1" >"$work/plain.txt"
   run baseline "${common[@]}" --wheelhouse "$whp" --requirements "$work/plain.txt"; }
-plain pyrt-carrier
-check "a wheel carrying another .dist-info: left to pip, which refuses it (exit 10)" eval '
-  rc_is 10 && grep -q "not decided (pyrt_carrier-1.0-py3-none-any.whl: 2 .dist-info directories)" "$(last_log)" &&
-  pip_ran && grep -q "multiple .dist-info directories" "$(last_log)"'
+alone() { printf '%s\n' "$1" >"$work/plain.txt"
+  run baseline "${common[@]}" --wheelhouse "$whp-$2" --requirements "$work/plain.txt"; }
+alone pyrt-carrier pyrt_carrier
+check "a wheel carrying another .dist-info: refused by pyrt before any installer" eval '
+  ! rc_is 0 && has "refusing the wheel .*pyrt_carrier-1.0-py3-none-any.whl: its member python_pptx-0.6.21.dist-info/METADATA is the .dist-info of another distribution" err'
 check "python-pptx does not look installed" eval '! ls -d "$site"/python_pptx-* 2>/dev/null'
-plain pyrt-nested
-check "a .dist-info nested under .data: left to pip" eval '
-  grep -q "not decided (pyrt_nested-1.0-py3-none-any.whl: it carries pyrt_nested-1.0.data/purelib/python_pptx-0.6.21.dist-info/METADATA)" "$(last_log)" && pip_ran'
-"$py" -I -m pip uninstall -y -q pyrt-nested >/dev/null 2>&1
+alone pyrt-nested pyrt_nested
+check "a .dist-info nested under .data: refused by pyrt before any installer" eval '
+  ! rc_is 0 && has "refusing the wheel .*pyrt_nested-1.0-py3-none-any.whl: its member pyrt_nested-1.0.data/purelib/python_pptx-0.6.21.dist-info/METADATA" err &&
+  ! ls -d "$site"/pyrt_nested-* "$site"/python_pptx-* 2>/dev/null'
 plain pyrt-newer
 check "Wheel-Version 1.9: installed by the fast path, with pip's warning" eval '
   rc_is 0 && ! pip_ran && has "WARNING: Installing from a newer Wheel-Version (1.9)" err &&

@@ -144,18 +144,21 @@ check "the changelog and copyright are in /usr/share/doc/pyrt" \
 # (installed in the root for this, with its man-db check of Documentation=)
 # finds nothing wrong in them: every ExecStart= binary exists, every
 # directive is known.
-units="pyrt-serve.socket pyrt-serve.service pyrt-serve-tcp.socket pyrt-serve-tcp.service"
+# The TCP units are templates (the instance is the port, issue 26 door 6):
+# installed as pyrt-serve-tcp@.*, verified as one instance of them.
+units="pyrt-serve.socket pyrt-serve.service pyrt-serve-tcp@.socket pyrt-serve-tcp@.service"
+instances="pyrt-serve.socket pyrt-serve.service pyrt-serve-tcp@18765.socket pyrt-serve-tcp@18765.service"
 check "the units are in /usr/lib/systemd/user" \
   eval 'r=0; for u in $units; do grep -qx "/usr/lib/systemd/user/$u" "$work/dpkg-L" || r=1; done; [ $r -eq 0 ]'
 check "the services start /usr/bin/pyrt, the packaged binary" \
-  eval 'grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve.service" && grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve-tcp.service"'
+  eval 'grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve.service" && grep -qx "ExecStart=/usr/bin/pyrt serve" "$root/usr/lib/systemd/user/pyrt-serve-tcp@.service"'
 check "systemd is installed in the root (for systemd-analyze)" \
   eval 'in_root apt-get install -y -qq systemd >"$work/apt-systemd.log" 2>&1 || { tail "$work/apt-systemd.log" >&2; false; }'
 cp "$root"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null
 mkdir -p -m 0700 "$root/tmp/xdg"
 # shellcheck disable=SC2086  # the list of unit names
 check "systemd-analyze verify --user finds nothing wrong in the installed units" \
-  eval 'in_root env XDG_RUNTIME_DIR=/tmp/xdg sh -c "cd /usr/lib/systemd/user && systemd-analyze verify --user $units" >"$work/verify.log" 2>&1 || { cat "$work/verify.log" >&2; false; }'
+  eval 'in_root env XDG_RUNTIME_DIR=/tmp/xdg sh -c "cd /usr/lib/systemd/user && systemd-analyze verify --user $instances" >"$work/verify.log" 2>&1 || { cat "$work/verify.log" >&2; false; }'
 sed 's/^/# systemd-analyze: /' "$work/verify.log"
 # (An unknown directive is only a warning to verify: looked for by name.)
 check "systemd-analyze warns of no unknown or invalid directive" \

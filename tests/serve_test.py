@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -449,12 +450,18 @@ def scenario_tcp_gate_and_cancel():
     rc, out, _ = cli("status", "--box-root", box, "--pins", pins, "--json")
     check("status after SIGTERM: not_provisioned, no installer", json.loads(out)["state"] == "not_provisioned" and json.loads(out)["installer_pid"] is None, out)
 
-    # A second start reads the same token.
+    # A second start writes a fresh token (issue 26, door 6): one captured
+    # while the server was down is refused after the restart.
     s2 = Server(["--box-root", box, "--pins", pins, "--listen", "127.0.0.1:0", "--token-file", tokfile], name="tcp2")
-    check("the token file is kept across restarts", open(tokfile).read().strip() == token)
+    token2 = open(tokfile).read().strip()
+    check("a restart writes a fresh token, still 0600",
+          token2 != token and len(token2) == 64 and stat.S_IMODE(os.stat(tokfile).st_mode) == 0o600,
+          (token2 == token, oct(os.stat(tokfile).st_mode)))
     if s2.where:
         code, _, _ = Api(tcp=s2.tcp(), token=token).request("GET", "/api/health")
-        check("the kept token works after a restart", code == 200, code)
+        check("the token of the last start is refused after a restart (401)", code == 401, code)
+        code, _, _ = Api(tcp=s2.tcp(), token=token2).request("GET", "/api/health")
+        check("the fresh token works", code == 200, code)
     s2.stop()
 
 
@@ -950,7 +957,7 @@ def scenario_lock_after_202():
 
 
 def scenario_activation_tcp():
-    """pyrt-serve-tcp.socket's path: systemd passes a loopback TCP socket
+    """pyrt-serve-tcp@PORT.socket's path: systemd passes a loopback TCP socket
     (systemd-socket-activate -l 127.0.0.1:PORT); the server takes it, wants
     the token on it, and makes the token file at first start."""
     box = os.path.join(WORK, "box-act-tcp")

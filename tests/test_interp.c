@@ -91,7 +91,7 @@ Test(interp, no_tag_is_no_result_and_ok_is_no_failure)
 
 Test(interp, the_requirements_are_passed_after_the_program)
 {
-	char *py = fake_python("shift 5; echo 3.12.1; echo /p; "
+	char *py = fake_python("shift 7; echo 3.12.1; echo /p; "
 			       "echo \"PYRT-IMPORTS $*\"");
 	const char *reqs[] = { "python-docx>=1", "lxml" };
 	cr_assert_eq(run(py, reqs, 2), 0);

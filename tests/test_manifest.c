@@ -340,8 +340,9 @@ Test(manifest, caches_are_named_by_pycache_or_suffix)
 }
 
 /* CPython rewrites a cache whose recorded source mtime no longer matches,
- * and may drop one: neither is damage.  The source next to it still is. */
-Test(manifest, verify_leaves_bytecode_caches_out)
+ * and may drop one: neither is damage; a hash-based cache that changed is.
+ * The source next to it is checked as ever. */
+Test(manifest, verify_refuses_only_hash_based_caches_that_changed)
 {
 	pyrt_manifest *m = make_tree();
 	cr_assert_eq(mkdir(ROOT("d/__pycache__"), 0755), 0);
@@ -357,10 +358,34 @@ Test(manifest, verify_leaves_bytecode_caches_out)
 		"d/g.pyc"), 0);
 	cr_assert_eq(pyrt_manifest_count(m), 8);
 	cr_assert_eq(pyrt_manifest_checked_count(m), 5);
-	pt_write(ROOT("d/__pycache__/f.cpython-311.pyc"), "a rewritten cache");
+	/* Rewritten by CPython: a timestamp cache (flags 0).  A cache gone
+	 * is fine too. */
+	pt_write(ROOT("d/f.py"), "x = 1\n");
+	struct stat src;
+	cr_assert_eq(stat(ROOT("d/f.py"), &src), 0);
+	unsigned char head[20] = { 0xa7, 0x0d, 0x0d, 0x0a };
+	for (int b = 0; b < 4; b++) {
+		head[8 + b] = (unsigned char)((uint32_t)src.st_mtime >> (8 * b));
+		head[12 + b] = (unsigned char)((uint32_t)src.st_size >> (8 * b));
+	}
+	FILE *f = fopen(ROOT("d/__pycache__/f.cpython-311.pyc"), "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
 	cr_assert_eq(unlink(ROOT("d/g.pyc")), 0);
 	problems pr;
 	cr_assert_eq(verify(m, &pr), 0, "%s", pr.text);
+	/* A hash-based cache that is not the one shipped (issue 26, door 5):
+	 * CPython may run it without looking at the source. */
+	head[4] = 1;
+	f = fopen(ROOT("d/__pycache__/f.cpython-311.pyc"), "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert(strstr(pr.text, "a hash-based bytecode cache that changed"),
+		  "%s", pr.text);
+	cr_assert_eq(unlink(ROOT("d/__pycache__/f.cpython-311.pyc")), 0);
 	pt_write(ROOT("d/f"), "jello\n");
 	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
 	cr_assert_str_eq(pr.text, "d/f: content changed (sha256 differs)\n");

@@ -324,3 +324,56 @@ Test(redact, known_url_path_tokens)
 	cr_assert_str_eq(out, "plain");
 	free(out);
 }
+
+/* Issue 26, door 7: what still showed. */
+Test(redact, netrc_password_lines)
+{
+	redacts("machine mirror.example login bob password hunter2",
+		"machine mirror.example login bob password ***");
+	redacts("machine h login u passwd s3cr3t port 1",
+		"machine h login u passwd *** port 1");
+	redacts("PASSWORD hunter2", "PASSWORD ***");
+	/* not a word of its own: nothing follows that is a secret */
+	redacts("the passwords file", "the passwords file");
+}
+
+Test(redact, value_after_a_space)
+{
+	/* an environment line: the value is the rest of it */
+	redacts("PYRT_TOKEN=abc def ghi", "PYRT_TOKEN=***");
+	redacts("MY_PASSWORD=hunter2 next", "MY_PASSWORD=***");
+	redacts("password: two words here", "password: ***");
+	redacts("\"password\": \"two words\", \"user\": \"bob\"",
+		"\"password\": \"***\", \"user\": \"bob\"");
+}
+
+Test(redact, cookie_headers)
+{
+	redacts("Cookie: session=abc123; theme=dark", "Cookie: ***");
+	redacts("> Set-Cookie: sid=xyz; Path=/; HttpOnly", "> Set-Cookie: ***");
+	redacts("cookie=abc123", "cookie=***");
+}
+
+Test(redact, proxy_password_with_a_hash)
+{
+	redacts("HTTP_PROXY=http://u:pa#ss@127.0.0.1:9",
+		"HTTP_PROXY=http://***@127.0.0.1:9");
+	url_shown("http://u:pa#ss@127.0.0.1:9", "http://127.0.0.1:9");
+	url_shown("http://u:pa/ss@127.0.0.1:9/", "http://127.0.0.1:9/");
+}
+
+Test(redact, unrecognised_token_in_a_url_path)
+{
+	url_shown("https://mirror.example/t/0a1B2c3D4e5F6g7H8i/pbs/x.tar.gz",
+		  "https://mirror.example/t/***/pbs/x.tar.gz");
+	/* names, versions and file names stay */
+	url_shown("https://mirror.example/pbs/20240814/cpython-3.11.9+20240814-x86_64-unknown-linux-gnu-install_only.tar.gz",
+		  "https://mirror.example/pbs/20240814/cpython-3.11.9+20240814-x86_64-unknown-linux-gnu-install_only.tar.gz");
+	url_shown("https://pypi.example/simple/python-docx/",
+		  "https://pypi.example/simple/python-docx/");
+	/* the same in free text: a log line, a curl error */
+	redacts("GET https://m.example/t/0a1B2c3D4e5F6g7H8i/x.tar.gz failed",
+		"GET https://m.example/t/***/x.tar.gz failed");
+	redacts("fetch https://u:p@m.example/0a1B2c3D4e5F6g7H8i?x=1 ok",
+		"fetch https://***@m.example/***?x=* ok");
+}

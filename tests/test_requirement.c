@@ -157,3 +157,19 @@ Test(requirement, name_normal_form)
 	cr_assert_eq(pyrt_name_normalize("caf\xc3\xa9", 5, '-', out), -1,
 		     "a byte above 0x7f is said");
 }
+
+/* Issue 26, door 7: a refusal is printed, logged and answered by the API;
+ * the URL it quotes keeps no credential. */
+Test(requirement, refusal_hides_credentials_in_urls)
+{
+	char why[512];
+	cr_assert_eq(pyrt_requirement_check("pkg @ https://bob:hunter2@idx.example/p.whl",
+					    why, sizeof why), -1);
+	cr_assert(!strstr(why, "hunter2") && !strstr(why, "bob:"), "%s", why);
+	cr_assert_eq(pyrt_requirement_check("https://x:s3cr3t@idx.example/simple/p",
+					    why, sizeof why), -1);
+	cr_assert(!strstr(why, "s3cr3t"), "%s", why);
+	cr_assert_eq(pyrt_requirement_check("pkg @ https://idx.example/p.whl?token=t0ps3cret",
+					    why, sizeof why), -1);
+	cr_assert(!strstr(why, "t0ps3cret"), "%s", why);
+}

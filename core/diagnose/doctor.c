@@ -458,12 +458,14 @@ static int check_marker(doctor_ctx *x)
 	if (t.problems > 0)
 		return check_add(x->d, "marker", title, PYRT_CHECK_FAIL, fix,
 				 "%d of %zu manifest entries differ from the "
-				 "files (bytecode caches not checked); first: "
+				 "files (bytecode caches: as shipped or made "
+				 "from their source); first: "
 				 "%s", t.problems, entries,
 				 t.first);
 	return check_add(x->d, "marker", title, PYRT_CHECK_PASS, NULL,
 			 "marker.json, manifest.tsv and all %zu entries match "
-			 "the files (bytecode caches not checked)", entries);
+			 "the files (bytecode caches: as shipped or made from "
+			 "their source)", entries);
 }
 
 /* The baseline's modules are imported once the marker says pip ran. */
@@ -883,25 +885,15 @@ static int check_ca_bundle(doctor_ctx *x)
 			 given ? "" : " (the system bundle)");
 }
 
-/* A proxy URL as scheme://host:port: userinfo, path and query dropped.
- * Returns 0 when no host could be found. */
+/* A proxy URL as the one redactor shows a URL (redact.h): doctor does not
+ * parse it itself, so a password holding '#', '/' or '@' is hidden the
+ * same everywhere (issue 26, door 7).  Returns 0 when no host is left. */
 static int proxy_shown(const char *value, char *out, size_t len)
 {
-	const char *sep = strstr(value, "://");
-	const char *auth = sep ? sep + 3 : value;
-	size_t alen = strcspn(auth, "/?#");
-	const char *at = NULL;
-	for (size_t i = 0; i < alen; i++)
-		if (auth[i] == '@')
-			at = auth + i;
-	const char *host = at ? at + 1 : auth;
-	size_t hlen = alen - (size_t)(host - auth);
-	if (sep)
-		snprintf(out, len, "%.*s://%.*s", (int)(sep - value), value,
-			 (int)hlen, host);
-	else
-		snprintf(out, len, "%.*s", (int)hlen, host);
-	return hlen > 0;
+	pyrt_redact_url(value, out, len);
+	const char *sep = strstr(out, "://");
+	const char *host = sep ? sep + 3 : out;
+	return strcspn(host, "/?#") > 0;
 }
 
 /* Which proxy variables a download (and pip) would see; informational. */
@@ -922,8 +914,10 @@ static int check_proxy(doctor_ctx *x)
 			const char *v = c ? up : lo;
 			if (!v || !*v)
 				continue;
-			if (i == 3)
+			if (i == 3) {
 				snprintf(shown, sizeof shown, "%s", v);
+				pyrt_redact(shown);
+			}
 			else if (!proxy_shown(v, shown, sizeof shown) && !odd[0])
 				snprintf(odd, sizeof odd,
 					 "%s names no proxy host", names[i][c]);

@@ -182,7 +182,8 @@ static int smoke_judge_child(const smoke_run *r, const pyrt_proc_result *pr,
 static int smoke_write_docx(smoke_run *r, const char *paragraph,
 			    pyrt_error *err)
 {
-	const char *argv[] = { r->python, "-I", "-c", pyrt_py_smoke, paragraph,
+	const char *argv[] = { r->python, "-I", PYRT_PY_PYCS, "-c",
+			       pyrt_py_smoke, paragraph,
 			       r->docx, NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->workspace);
 	if (!envp)

@@ -994,6 +994,54 @@ static void verify_entry(verify_ctx *v, const pyrt_manifest_entry *e)
 		verify_symlink(v, e, dirfd, leaf);
 }
 
+static uint32_t le32(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+/* A bytecode cache the archive shipped (issue 26, door 5): the bytes
+ * shipped, or a timestamp cache (PEP 552 flags 0).  CPython runs a
+ * timestamp cache only while its recorded source mtime and size are the
+ * source's (it rewrites a stale one, as after extraction), so one that
+ * changed is routine; a hash-based one that changed is refused, since an
+ * unchecked one (check_source=0) runs without a look at the source. */
+static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
+{
+	const char *leaf = NULL;
+	size_t plen = strlen(e->path);
+	if (e->type != 'f' || plen < 4 || strcmp(e->path + plen - 4, ".pyc") ||
+	    !manifest_path_ok(e->path))
+		return;
+	int dirfd = verify_parent(v, e->path, &leaf);
+	struct stat st;
+	if (dirfd < 0 || fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return; /* a cache gone is only a slower start */
+	if (!S_ISREG(st.st_mode)) {
+		verify_problem(v, e->path, "is %s, expected a bytecode cache",
+			       verify_type_name(st.st_mode));
+		return;
+	}
+	char hex[PYRT_SHA256_HEX_LEN + 1];
+	if (pyrt_sha256_hex_valid(e->extra) &&
+	    (uint64_t)st.st_size == e->size &&
+	    verify_hash(v, dirfd, leaf, &st, hex) == 0 &&
+	    pyrt_sha256_hex_equal(hex, e->extra))
+		return;
+	unsigned char head[8];
+	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+			O_NONBLOCK);
+	ssize_t n = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n == (ssize_t)sizeof head && le32(head + 4) != 0)
+		verify_problem(v, e->path, "a hash-based bytecode cache that "
+			       "changed — not the cache the archive shipped, "
+			       "and CPython may run it without checking its "
+			       "source; remove it (CPython rebuilds it) or run "
+			       "pyrt install --force");
+}
+
 int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 			 void (*on_problem)(const char *path, const char *what,
 					    void *payload),
@@ -1025,6 +1073,8 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 		pyrt_manifest_get(m, i, &e, hex);
 		if (!pyrt_manifest_is_cache(e.path))
 			verify_entry(&v, &e);
+		else
+			verify_cache(&v, &e);
 	}
 	rc = v.problems;
 cleanup:

@@ -99,8 +99,9 @@ int pyrt_manifest_load(pyrt_manifest **out, const char *path,
  * named __pycache__, or a name ending in .pyc or .pyo.  CPython rewrites a
  * cache whose recorded source mtime or size no longer matches the source
  * (extraction gives the sources new times) and pip compiles what it
- * installs, so a cache that differs from the archive is routine, never
- * damage: the integrity check leaves caches out.
+ * installs, so a cache that differs from the archive is routine: the
+ * integrity check does not compare caches by content alone (see
+ * pyrt_manifest_verify for what it asks of them).
  */
 int pyrt_manifest_is_cache(const char *path);
 
@@ -113,9 +114,13 @@ size_t pyrt_manifest_checked_count(const pyrt_manifest *m);
  * once per mismatch (path, what is wrong); returns the number of problems, or
  * a negative pyrt_code when the check itself could not run.
  *
- * What the check covers: every entry the archive shipped except bytecode
- * caches (pyrt_manifest_is_cache), so a changed .py, a missing file, a
- * changed binary, mode or link still fail it.  What pip adds later (the
+ * What the check covers: every entry the archive shipped, so a changed
+ * .py, a missing file, a
+ * changed binary, mode or link fail it.  A .pyc the archive shipped is
+ * either still the bytes shipped, or a timestamp cache (which CPython runs
+ * only while it records its source's mtime and size, and rewrites when
+ * stale); a hash-based cache that changed fails (issue 26, door 5).  A
+ * cache that is gone is fine.  What pip adds later (the
  * baseline's and plugins' packages, their scripts, new caches) is in no
  * manifest and is never looked at here; the baseline check reads it.
  * Files the archive itself shipped under site-packages (python-build-

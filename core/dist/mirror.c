@@ -968,6 +968,51 @@ static int mirror_open_root(const char *dir, pyrt_error *err)
 	return fd;
 }
 
+/* The mirror's lock: a private file beside DIR (".DIR.lock", 0600, in
+ * DIR's parent, which passed the gate).  Not DIR itself: flock needs only
+ * a read descriptor, and every user can open a 0755 folder, so any user
+ * could hold it and stall every `pyrt mirror` (issue 26, door 4). */
+static int mirror_lock_open(const char *dir, pyrt_error *err)
+{
+	char parent[PATH_MAX], name[NAME_MAX + 1];
+	snprintf(parent, sizeof parent, "%s", dir);
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = '\0';
+	char *slash = strrchr(parent, '/');
+	if (!slash || !slash[1])
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s: name a folder "
+				      "below another for the mirror", dir);
+	if (snprintf(name, sizeof name, ".%s.lock", slash + 1) >=
+	    (int)sizeof name)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s: name too long",
+				      dir);
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno, "cannot "
+					    "open %s", parent);
+	int fd = openat(pfd, name, O_RDWR | O_CREAT | O_NOFOLLOW |
+			O_NONBLOCK | O_CLOEXEC, 0600);
+	int e = errno;
+	close(pfd);
+	struct stat st;
+	if (fd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, e, "cannot open "
+					    "the mirror's lock %s/%s", parent,
+					    name);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() ||
+	    ((st.st_mode & 077) && fchmod(fd, 0600) != 0)) {
+		close(fd);
+		return pyrt_error_set(err, PYRT_E_UNTRUSTED, "refusing the "
+				      "mirror's lock %s/%s: not a private "
+				      "file of yours — remove it", parent,
+				      name);
+	}
+	return fd;
+}
+
 /* One run at a time per mirror: the others wait here (a cron job and an
  * operator, or three hosts sharing DIR), cancellable. */
 static int mirror_lock(int dfd, const char *dir, const pyrt_events *ev,
@@ -1032,10 +1077,13 @@ int pyrt_mirror_run(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 	int dfd = mirror_open_root(opts->dir, err);
 	if (dfd < 0)
 		return dfd;
-	rc = mirror_lock(dfd, opts->dir, ev, err);
+	int lfd = mirror_lock_open(opts->dir, err);
+	rc = lfd < 0 ? lfd : mirror_lock(lfd, opts->dir, ev, err);
 	if (!rc)
 		rc = mirror_locked(opts, ev, dfd, res, err);
 	/* Closing the descriptor releases the lock. */
+	if (lfd >= 0)
+		close(lfd);
 	close(dfd);
 	return rc;
 }

@@ -313,6 +313,20 @@ static void repair_add(const char *name, const char *version,
 	if (r->nbefore < sizeof r->before / sizeof r->before[0])
 		snprintf(r->before[r->nbefore++], sizeof r->before[0], "%s",
 			 name);
+	/* pip's uninstall deletes what RECORD names: one naming a file
+	 * outside the runtime is never reinstalled, only reported. */
+	if (strncmp(why, PYRT_DISTS_RECORD_LEAVES,
+		    strlen(PYRT_DISTS_RECORD_LEAVES)) == 0) {
+		if (!l->rc)
+			l->rc = pyrt_events_log(l->r->ev, PYRT_LOG_WARN,
+						"%s %s: %s — not reinstalling "
+						"it (pip would delete that "
+						"file); remove its dist-info "
+						"by hand after checking it, or "
+						"run pyrt install --force",
+						name, version, why);
+		return;
+	}
 	if (l->n >= REPAIR_MAX)
 		return;
 	char *req = l->reqs[l->n];

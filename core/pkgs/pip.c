@@ -35,6 +35,7 @@
 
 #include "core/dist/fetch.h"
 #include "core/pkgs/fastwheel.h"
+#include "core/pkgs/wheelcheck.h"
 #include "core/runtime/box.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
@@ -53,7 +54,8 @@
 #define PIP_LOGS_KEPT 50
 #define PIP_EXTRA_ENV 5             /* entries pip_env adds */
 #define PIP_KNOWN_MAX 8             /* index URLs hidden in pip's lines */
-#define PIP_FIXED_ARGS 12           /* python -I -m pip install + 7 options */
+#define PIP_FIXED_ARGS 14           /* python -I --check-hash-based-pycs always
+				     * -m pip install + 7 options */
 
 /*
  * The shown output: lines are forwarded live until the head budget is
@@ -316,6 +318,8 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "--check-hash-based-pycs";
+	a[i++] = "always";
 	a[i++] = "-m";
 	a[i++] = "pip";
 	a[i++] = "install";
@@ -370,7 +374,7 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	/* It reads a directory: no index, proxy or credential reaches it
 	 * (the crash points' variables do, in a test build). */
 	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
-	const char **a = calloc(9 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(11 + o->requirement_count + 1, sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -379,6 +383,8 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	size_t i = 0;
 	a[i++] = r->python;
 	a[i++] = "-I";
+	a[i++] = "--check-hash-based-pycs";
+	a[i++] = "always";
 	a[i++] = "-S";
 	a[i++] = "-B";
 	/* Unbuffered: into a pipe its stdout is block-buffered, so every line
@@ -925,6 +931,9 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 	/* pip and the installer read every archive in the wheelhouse. */
 	if (!rc && o->wheelhouse)
 		rc = pyrt_trust_dir_entries("--wheelhouse", o->wheelhouse, err);
+	/* Each wheel carries only itself, before any installer sees it. */
+	if (!rc && o->wheelhouse)
+		rc = pyrt_wheelcheck_dir(o->wheelhouse, err);
 	if (!rc)
 		rc = pip_home(r, err);
 	if (!rc && !o->wheelhouse)

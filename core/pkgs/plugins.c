@@ -38,6 +38,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@
 #include "core/util/proc.h"
 #include "core/util/py_programs.h"
 #include "core/util/requirement.h"
+#include "core/util/trust.h"
 #include "core/util/yamldoc.h"
 
 #define MANIFEST_MAX (64 * 1024)
@@ -72,7 +74,8 @@
 #define CHECK_OUTPUT_MAX (4 * 1024 * 1024)
 #define CHECK_ARGS_MAX (1024 * 1024)
 #define RESULT_TAG "PYRT-PLUGINS " /* py/plugin_check.py prints it */
-#define CHECK_ARGV_FIRST 5 /* interpreter, -I, -S, -c, program */
+#define CHECK_ARGV_FIRST 7 /* interpreter, -I, --check-hash-based-pycs
+			     * always, -S, -c, program */
 
 /* One plugin and what it owns; pub points into the owned storage. */
 typedef struct plugin_row {
@@ -574,9 +577,10 @@ static char *manifest_bytes(int fd, size_t *len, char *why, size_t whylen)
 /* Read plugin.yaml (a regular file, not through a symlink, bounded) from
  * the plugin directory pfd.  Returns 0 with *data, 0 with *data NULL and
  * why filled (the row is invalid), or -ENOENT when there is no manifest. */
-static int manifest_read(int pfd, char **data, size_t *len, char *why,
-			 size_t whylen)
+static int manifest_read(int pfd, const char *shown, char **data,
+			 size_t *len, char *why, size_t whylen)
 {
+	pyrt_error terr = PYRT_ERROR_INIT;
 	*data = NULL;
 	int fd = openat(pfd, "plugin.yaml",
 			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -587,6 +591,8 @@ static int manifest_read(int pfd, char **data, size_t *len, char *why,
 			 "files inside the box");
 	else if (fd < 0)
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+	else if (pyrt_trust_fd("the plugin manifest", fd, shown, &terr) != 0)
+		snprintf(why, whylen, "%s", terr.msg);
 	else
 		*data = manifest_bytes(fd, len, why, whylen);
 	if (fd >= 0)
@@ -608,6 +614,8 @@ static int plugin_row_load(pyrt_plugins *p, const char *plugins_dir,
 		nomem = row_invalidf(r, "%s: the directory name must be letters, "
 				     "digits, '.', '_' or '-' (at most %d)",
 				     r->path, NAME_MAX_LEN);
+	else if (!data && strncmp(why, "refusing ", 9) == 0)
+		nomem = row_invalid(r, why); /* the gate's: names the path */
 	else if (!data)
 		nomem = row_invalidf(r, "%s: %s", r->path,
 				     why[0] ? why : "cannot be read");
@@ -733,19 +741,33 @@ static int plugin_from_memo(pyrt_plugins *p, manifest_memo *mm,
 /* One entry of plugins/ that is a directory: a row when it holds a
  * manifest.  Returns 0, or PYRT_E_NOMEM. */
 static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
-		       const char *name, manifest_memo *mm, pyrt_error *err)
+		       const char *name, const char *dir_refused,
+		       manifest_memo *mm, pyrt_error *err)
 {
 	int pfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
-	char why[512] = "";
+	char why[PYRT_ERROR_MSG_MAX] = "";
 	char *data = NULL;
 	size_t len = 0;
+	pyrt_error terr = PYRT_ERROR_INIT;
+	char shown[PATH_MAX];
+	snprintf(shown, sizeof shown, "%s/%s/plugin.yaml", plugins_dir, name);
 	if (pfd < 0) {
 		snprintf(why, sizeof why, "cannot open the directory: %s",
 			 strerror(errno));
-	} else if (manifest_read(pfd, &data, &len, why, sizeof why) == -ENOENT) {
+	} else if (manifest_read(pfd, shown, &data, &len, why, sizeof why) ==
+		   -ENOENT) {
 		close(pfd);
 		return 0; /* not a plugin: no manifest */
+	} else if (dir_refused || (*strrchr(shown, '/') = '\0',
+				   pyrt_trust_fd("the plugin folder", pfd,
+						 shown, &terr) != 0)) {
+		/* Whoever can change the folder can change the manifest
+		 * after it was read: what it says is not used. */
+		snprintf(why, sizeof why, "%s", dir_refused ? dir_refused
+			 : terr.msg);
+		free(data);
+		data = NULL;
 	}
 	if (pfd >= 0)
 		close(pfd);
@@ -807,6 +829,12 @@ static int plugins_scan(pyrt_plugins *p, const char *plugins_dir,
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot read %s", plugins_dir);
 	}
+	/* The gate (trust.h): plugins/ of someone else's makes every
+	 * plugin in it invalid, naming the owner. */
+	pyrt_error terr = PYRT_ERROR_INIT;
+	const char *dir_refused = pyrt_trust_fd("the plugins folder", dfd,
+						plugins_dir, &terr) != 0
+				  ? terr.msg : NULL;
 	int rc = 0;
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
@@ -824,8 +852,8 @@ static int plugins_scan(pyrt_plugins *p, const char *plugins_dir,
 		if (S_ISLNK(sb.st_mode))
 			rc = plugin_symlink(p, dfd, plugins_dir, de->d_name, err);
 		else if (S_ISDIR(sb.st_mode))
-			rc = plugin_load(p, dfd, plugins_dir, de->d_name, mm,
-					 err);
+			rc = plugin_load(p, dfd, plugins_dir, de->d_name,
+					 dir_refused, mm, err);
 	}
 	closedir(d);
 	if (rc == PYRT_E_CANCELLED)
@@ -856,12 +884,14 @@ static int spec_cmp(const void *a, const void *b)
 static const char **check_argv(const pyrt_plugins *p, const char *interp,
 			       size_t nspecs, size_t *bytes)
 {
-	const char **argv = calloc(nspecs + 6, sizeof *argv);
+	const char **argv = calloc(nspecs + 8, sizeof *argv);
 	if (!argv)
 		return NULL;
 	size_t k = 0;
 	argv[k++] = interp;
 	argv[k++] = "-I";
+	argv[k++] = "--check-hash-based-pycs";
+	argv[k++] = "always";
 	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = pyrt_py_plugin_check;

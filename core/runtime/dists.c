@@ -445,6 +445,29 @@ static int faults_has(const char *faults, const char *path)
  * not required (Python writes them again), nor paths outside the prefix by
  * an absolute name (not the runtime's to judge), nor those its wheel never
  * held (a RECORD row of the wheel's own, found by pyrt). */
+/* 1 when the RECORD row path (relative to the site folder rel, which is
+ * relative to the prefix) leads outside the prefix. */
+static int record_leaves(const char *rel, const char *path)
+{
+	if (path[0] == '/')
+		return 1;
+	long depth = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (const char *c = pass ? path : rel; *c;) {
+			size_t n = strcspn(c, "/");
+			if (n == 2 && c[0] == '.' && c[1] == '.') {
+				if (--depth < 0)
+					return 1;
+			} else if (n && !(n == 1 && c[0] == '.')) {
+				depth++;
+			}
+			c += n;
+			c += strspn(c, "/");
+		}
+	}
+	return 0;
+}
+
 static int dist_check(const site_dir *s, const char *name, char *why,
 		      size_t whylen, char *missing, size_t mlen)
 {
@@ -491,6 +514,14 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 		rc = 0;
 	}
 	free(faults);
+	/* Not whole, so a repair would reinstall it: pip's uninstall would
+	 * delete every file RECORD names, outside the runtime too.  Such a
+	 * RECORD is said so, whatever else is missing. */
+	for (const char *p = buf; rc == 0 &&
+	     (p = record_path(p, buf + len, path, sizeof path, &fit));)
+		if (fit && path[0] && record_leaves(s->rel, path))
+			snprintf(why, whylen, PYRT_DISTS_RECORD_LEAVES
+				 " (%.200s)", path);
 	free(buf);
 	return rc;
 }

@@ -59,6 +59,12 @@ int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
 typedef void (*pyrt_dists_broken_fn)(const char *name, const char *version,
 				     const char *why, void *ctx);
 
+/** How why starts for a dist-info that is not whole and whose RECORD
+ *  names a file outside the runtime (an absolute path, or ".." past the
+ *  prefix): never to be reinstalled, since pip's uninstall would delete
+ *  that file (issue 26, door 1). */
+#define PYRT_DISTS_RECORD_LEAVES "its RECORD names a file outside the runtime"
+
 /** Call fn for each dist-info in the directories that is not installed
  *  whole (pyrt_dists_intact's 0), with its PEP 503 name and its METADATA
  *  version ("" when unreadable); the count. */

@@ -592,7 +592,7 @@ static int install_check(install_run *r, pyrt_error *err)
 			   rel);
 	if (rc)
 		return step_fail(r, PYRT_STEP_CHECK, rc, err);
-	const char *argv[] = { interp, "-I", "-S", "-B", "-c",
+	const char *argv[] = { interp, "-I", PYRT_PY_PYCS, "-S", "-B", "-c",
 			       pyrt_py_install_check, NULL };
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
 	if (!envp)

@@ -56,7 +56,7 @@ int pyrt_interp_report_run(const char *python, const char *install_dir,
 			   pyrt_interp_report *out)
 {
 	memset(out, 0, sizeof *out);
-	const char **argv = calloc(nreqs + 8, sizeof *argv);
+	const char **argv = calloc(nreqs + 10, sizeof *argv);
 	char **envp = pyrt_proc_scrubbed_env(install_dir);
 	if (!argv || !envp) {
 		free(argv);
@@ -66,6 +66,8 @@ int pyrt_interp_report_run(const char *python, const char *install_dir,
 	size_t k = 0;
 	argv[k++] = python;
 	argv[k++] = "-I";
+	argv[k++] = "--check-hash-based-pycs";
+	argv[k++] = "always";
 	argv[k++] = "-S";
 	argv[k++] = "-B"; /* no bytecode left in the install it checks */
 	argv[k++] = "-c";

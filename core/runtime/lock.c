@@ -32,6 +32,7 @@
 
 struct pyrt_lock {
 	int fd;
+	char path[PATH_MAX]; /* for withdrawing the published state */
 };
 
 /* This host's name, never empty. */
@@ -120,6 +121,8 @@ static void describe_holder(const pyrt_lock_holder *h, char *buf, size_t len)
 		snprintf(buf, len, "holder not recorded yet");
 }
 
+static void publish_state(const char *lock_path, const char *rec, size_t n);
+
 /* Record ourselves as holder; only called with the flock held. */
 static int write_holder(int fd, const char *lock_path, pyrt_error *err)
 {
@@ -132,6 +135,7 @@ static int write_holder(int fd, const char *lock_path, pyrt_error *err)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot write lock file %s",
 					    lock_path);
+	publish_state(lock_path, rec, (size_t)n);
 	return 0;
 }
 
@@ -165,11 +169,48 @@ static int ofd_lock(int fd, short type)
 }
 
 /* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere.
- * 0644: every user of a shared box may see that an install runs (and by
- * whom); only its owner can take it. */
+ * 0600: flock needs only a read descriptor, so a lock every user can open
+ * is one any user can hold, and stall root's installs for ever (issue 26,
+ * door 4).  A lock an older pyrt made 0644 is closed now; who holds it is
+ * published beside it (state_path) for everyone else. */
 static int open_lock_file(const char *lock_path, pyrt_error *err)
 {
-	return pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0644, err);
+	int fd = pyrt_fs_open_state(lock_path, O_RDWR | O_CREAT, 0600, err);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 077) &&
+	    fchmod(fd, 0600) != 0) {
+		int e = errno;
+		close(fd);
+		return pyrt_error_set_errno(err, PYRT_E_IO, e, "cannot make "
+					    "the lock %s private", lock_path);
+	}
+	return fd;
+}
+
+/* The published state beside the lock: "an install is running, pid,
+ * since", readable by every user whatever the umask, written only by the
+ * lock's holder. */
+static void state_path(const char *lock_path, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.state", lock_path);
+}
+
+/* Publish (rec) or withdraw (NULL) the holder; best effort: status reads
+ * it, nothing depends on it to be safe. */
+static void publish_state(const char *lock_path, const char *rec, size_t n)
+{
+	char path[PATH_MAX];
+	state_path(lock_path, path, sizeof path);
+	pyrt_error err = PYRT_ERROR_INIT;
+	int fd = pyrt_fs_open_state(path, O_RDWR | O_CREAT, 0644, &err);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0777) != 0644)
+		(void)!fchmod(fd, 0644);
+	if (ftruncate(fd, 0) == 0 && rec)
+		(void)!pwrite(fd, rec, n, 0);
+	close(fd);
 }
 
 static void sleep_100ms(void)
@@ -283,6 +324,7 @@ int pyrt_lock_acquire(pyrt_lock **out, const char *lock_path, int wait,
 	 * A kernel without OFD locks leaves probes to flock (see probe). */
 	ofd_lock(fd, F_WRLCK);
 	lock->fd = fd;
+	snprintf(lock->path, sizeof lock->path, "%s", lock_path);
 	*out = lock;
 	lock = NULL;
 	fd = -1;
@@ -305,6 +347,7 @@ void pyrt_lock_release(pyrt_lock *lock)
 {
 	if (!lock)
 		return;
+	publish_state(lock->path, NULL, 0);
 	ofd_lock(lock->fd, F_UNLCK);
 	if (ftruncate(lock->fd, 0) != 0) {
 		/* Harmless: the next owner overwrites the stale record. */
@@ -330,16 +373,42 @@ static int ofd_test(int fd)
 	return fl.l_type != F_UNLCK;
 }
 
+/* The published state of a lock we cannot open: held while it names a
+ * live process on this host (a holder that died leaves a record whose pid
+ * is gone).  1 held, 0 not. */
+static int probe_state(const char *lock_path, pyrt_lock_holder *holder)
+{
+	char path[PATH_MAX], text[OWNER_MAX], host[256];
+	state_path(lock_path, path, sizeof path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, text, sizeof text - 1, 0);
+	close(fd);
+	pyrt_lock_holder h;
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	host_name(host, sizeof host);
+	if (!parse_holder(text, &h) || h.pid <= 0 || strcmp(h.host, host) ||
+	    (kill((pid_t)h.pid, 0) != 0 && errno != EPERM))
+		return 0;
+	if (holder)
+		*holder = h;
+	return 1;
+}
+
 /* Non-blocking look at the lock for status and doctor; takes nothing. */
 int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 		    pyrt_error *err)
 {
 	if (holder)
 		memset(holder, 0, sizeof *holder);
-	/* EACCES: root's private lock (a shared box an older pyrt made),
-	 * seen by another user, who could not wait for it anyway. */
-	if (access(lock_path, R_OK) != 0 &&
-	    (errno == ENOENT || errno == EACCES))
+	/* EACCES: root's private lock, seen by another user: what it
+	 * publishes says whether an install runs. */
+	if (access(lock_path, R_OK) != 0 && errno == EACCES)
+		return probe_state(lock_path, holder);
+	if (access(lock_path, R_OK) != 0 && errno == ENOENT)
 		return 0;
 	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {

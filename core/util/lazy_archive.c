@@ -29,6 +29,8 @@
 	X(archive_read_support_format_tar) \
 	X(archive_read_support_format_gnutar) \
 	X(archive_read_support_format_zip) \
+	X(archive_read_support_format_zip_seekable) \
+	X(archive_read_open_fd) \
 	X(archive_read_open) \
 	X(archive_read_open_filename) \
 	X(archive_read_next_header) \
@@ -127,6 +129,16 @@ int archive_read_support_format_gnutar(struct archive *a)
 int archive_read_support_format_zip(struct archive *a)
 {
 	return F(archive_read_support_format_zip)(a);
+}
+
+int archive_read_support_format_zip_seekable(struct archive *a)
+{
+	return F(archive_read_support_format_zip_seekable)(a);
+}
+
+int archive_read_open_fd(struct archive *a, int fd, size_t block)
+{
+	return F(archive_read_open_fd)(a, fd, block);
 }
 
 int archive_read_open(struct archive *a, void *data, archive_open_callback *o, archive_read_callback *r, archive_close_callback *c)

@@ -74,7 +74,7 @@ static int word_is(const char *key, const char *w)
 	return k == n || strchr("_-.", key[k - n - 1]) != NULL;
 }
 
-enum { REDACT_NONE = 0, REDACT_VALUE, REDACT_LINE };
+enum { REDACT_NONE = 0, REDACT_VALUE, REDACT_LINE, REDACT_ENV };
 
 /* Whether the value after key<sep> is a secret.  After '=' (env, query
  * strings, --opt=) any name holding KEY counts, and the short words
@@ -93,11 +93,15 @@ static int key_sensitive(const char *key, char sep)
 		key++;
 	if (!key[0])
 		return REDACT_NONE;
-	if (strstr(key, "authorization"))
+	/* A header's value runs to the end of its line ("Cookie: a=1; b=2",
+	 * "Authorization: Basic x"). */
+	if (strstr(key, "authorization") || strstr(key, "cookie"))
 		return sep == ':' ? REDACT_LINE : REDACT_VALUE;
+	/* "password: two words" (YAML, a header): its whole value, to the
+	 * end of the line or its closing quote. */
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (strstr(key, words[i]))
-			return REDACT_VALUE;
+			return sep == ':' ? REDACT_LINE : REDACT_VALUE;
 	if (sep != '=')
 		return REDACT_NONE;
 	for (size_t i = 0; i < sizeof short_words / sizeof short_words[0]; i++)
@@ -116,8 +120,21 @@ static int value_end_char(char c, int line)
 	       c == '<' || c == '>' || c == ')';
 }
 
+/* Where an environment value with spaces ends: at the next "NAME=" or
+ * option ("A=x y B=z", "DB_PASS=x --pwd=y"). */
+static int next_is_pair(const char *s)
+{
+	if (*s == '-')
+		return 1;
+	size_t n = 0;
+	while (isalnum((unsigned char)s[n]) || s[n] == '_')
+		n++;
+	return n > 0 && s[n] == '=';
+}
+
 /* Redact the value starting at text[*i] (after the separator), keeping
- * leading blanks and an opening quote. */
+ * leading blanks and an opening quote; REDACT_ENV runs over spaces up to
+ * the next pair. */
 static void redact_value(char *text, size_t *i, size_t *o, int mode)
 {
 	while (text[*i] == ' ' || text[*i] == '\t')
@@ -129,8 +146,16 @@ static void redact_value(char *text, size_t *i, size_t *o, int mode)
 	}
 	size_t start = *i;
 	while (text[*i] && (quote ? text[*i] != quote && text[*i] != '\n'
-				  : !value_end_char(text[*i], mode == REDACT_LINE)))
+				  : !value_end_char(text[*i], mode != REDACT_VALUE))) {
+		int blank = isspace((unsigned char)text[*i]);
 		(*i)++;
+		if (mode == REDACT_ENV && !quote && blank &&
+		    next_is_pair(text + *i))
+			break;
+	}
+	if (mode == REDACT_ENV && !quote)
+		while (*i > start && isspace((unsigned char)text[*i - 1]))
+			(*i)--;
 	*o = put_stars(text, *o, *i - start);
 }
 
@@ -236,6 +261,19 @@ static int secret_option_before(const char *text, size_t o)
 	return key_sensitive(key, '=') != REDACT_NONE;
 }
 
+/* netrc's "machine h login u password X" (and "passwd X"): is the word
+ * just written one of those, whole, so the next word is the secret? */
+static int netrc_password_before(const char *text, size_t o)
+{
+	size_t start = o;
+	while (start > 0 && key_char(text[start - 1]))
+		start--;
+	if (start > 0 && !isspace((unsigned char)text[start - 1]))
+		return 0;
+	return (o - start == 8 && strncasecmp(text + start, "password", 8) == 0)
+	       || (o - start == 6 && strncasecmp(text + start, "passwd", 6) == 0);
+}
+
 /* Tokens that say what they are: the length of their prefix, or 0. */
 static size_t token_prefix(const char *s)
 {
@@ -289,6 +327,20 @@ static int path_name_before(const char *text, size_t end)
 	return start > 0 && start < end && text[start - 1] == '/';
 }
 
+/* text[0..end) is one environment variable's name, upper case as the
+ * convention has it ("secret=s apikey=k" is a list of pairs): the line
+ * starts with it. */
+static int env_name_line(const char *text, size_t end)
+{
+	if (end == 0 || isdigit((unsigned char)text[0]))
+		return 0;
+	for (size_t k = 0; k < end; k++)
+		if (!isupper((unsigned char)text[k]) &&
+		    !isdigit((unsigned char)text[k]) && text[k] != '_')
+			return 0;
+	return 1;
+}
+
 /* The key=value / key: value rule at a separator in text[*i]. */
 static void redact_pair(char *text, size_t *i, size_t *o)
 {
@@ -298,6 +350,10 @@ static void redact_pair(char *text, size_t *i, size_t *o)
 	int path = sep == ':' && path_name_before(text, *o);
 	copy_n(text, i, o, 1);
 	int mode = path ? REDACT_NONE : key_sensitive(key, sep);
+	/* An environment line ("PYRT_TOKEN=two words", as doctor and the
+	 * bundle list variables): the value is the rest of the line. */
+	if (mode == REDACT_VALUE && sep == '=' && env_name_line(text, *o - 1))
+		mode = REDACT_ENV;
 	if (mode)
 		redact_value(text, i, o, mode);
 }
@@ -319,6 +375,32 @@ static int redact_prefixed(char *text, size_t *i, size_t *o)
 	return 1;
 }
 
+static int token_segment(const char *seg, size_t n);
+static int redact_prefixed(char *text, size_t *i, size_t *o);
+
+/* After "scheme://" and its userinfo: the host and path of a URL in free
+ * text, each path segment that reads like a token starred (as
+ * pyrt_redact_url does), up to its query, fragment or end. */
+static void redact_url_path(char *text, size_t *i, size_t *o)
+{
+	while (!word_end(text[*i]) && text[*i] != '?' && text[*i] != '#') {
+		if (text[*i] != '/') {
+			copy_n(text, i, o, 1);
+			continue;
+		}
+		copy_n(text, i, o, 1);
+		size_t n = 0;
+		while (!word_end(text[*i + n]) && !strchr("/?#", text[*i + n]))
+			n++;
+		if (token_segment(text + *i, n)) {
+			*o = put_stars(text, *o, n);
+			*i += n;
+		} else {
+			redact_prefixed(text, i, o);
+		}
+	}
+}
+
 void pyrt_redact(char *text)
 {
 	if (!text)
@@ -330,6 +412,7 @@ void pyrt_redact(char *text)
 		if (c == ':' && text[i + 1] == '/' && text[i + 2] == '/') {
 			copy_n(text, &i, &o, 3);
 			redact_userinfo(text, &i, &o);
+			redact_url_path(text, &i, &o);
 			continue;
 		}
 		if (c == '?' && o > 0 && !word_end(text[o - 1])) {
@@ -358,7 +441,8 @@ void pyrt_redact(char *text)
 			copy_n(text, &i, &o, 1);
 			continue;
 		}
-		if ((c == ' ' || c == '\t') && secret_option_before(text, o)) {
+		if ((c == ' ' || c == '\t') && (secret_option_before(text, o) ||
+						netrc_password_before(text, o))) {
 			redact_value(text, &i, &o, REDACT_VALUE);
 			continue;
 		}
@@ -449,6 +533,44 @@ static void put_query(sbuf *b, const char *q, size_t len)
 	}
 }
 
+/* A path segment that reads like a credential rather than a name: long,
+ * letters and digits mixed, no '.' (a file name or version has one). */
+static int token_segment(const char *seg, size_t n)
+{
+	if (n < 16)
+		return 0;
+	int alpha = 0, digit = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!token_char(seg[k]))
+			return 0;
+		alpha |= isalpha((unsigned char)seg[k]) != 0;
+		digit |= isdigit((unsigned char)seg[k]) != 0;
+	}
+	return alpha && digit;
+}
+
+/* The path of a URL, with every segment that reads like a token starred:
+ * hosted indexes and mirrors put one there ("/t/0a1B2c3D4e5F6g7H/simple"),
+ * in no form the prefixes of token_prefix know. */
+static void put_path(sbuf *b, const char *p, size_t len)
+{
+	size_t k = 0;
+	while (k < len) {
+		size_t n = 0;
+		while (k + n < len && p[k + n] != '/')
+			n++;
+		if (token_segment(p + k, n))
+			put(b, "***", 3);
+		else
+			put(b, p + k, n);
+		k += n;
+		if (k < len) {
+			put(b, "/", 1);
+			k++;
+		}
+	}
+}
+
 void pyrt_redact_url(const char *url, char *out, size_t len)
 {
 	if (!out || len == 0)
@@ -474,7 +596,7 @@ void pyrt_redact_url(const char *url, char *out, size_t len)
 	put(&b, host, hlen);
 	const char *rest = host + hlen;
 	size_t plen = strcspn(rest, "?#");
-	put(&b, rest, plen);
+	put_path(&b, rest, plen);
 	if (rest[plen] == '?') {
 		const char *q = rest + plen + 1;
 		put(&b, "?", 1);

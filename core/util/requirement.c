@@ -22,6 +22,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util/redact.h"
+
 #define MARKER_DEPTH_MAX 16 /* nested parentheses in a marker */
 
 typedef struct reader {
@@ -353,10 +355,14 @@ static void quote(char *buf, size_t cap, const char *s)
 static int refuse(char *why, size_t whylen, const char *req,
 		  const char *what, const char *detail)
 {
-	char q[96];
+	char q[96], shown[512];
 	if (!why || whylen == 0)
 		return -1;
-	quote(q, sizeof q, req ? req : "");
+	/* "pkg @ https://u:TOKEN@host/x.whl": the refusal is printed, logged
+	 * and answered by the API, so what it quotes is redacted first. */
+	snprintf(shown, sizeof shown, "%s", req ? req : "");
+	pyrt_redact(shown);
+	quote(q, sizeof q, shown);
 	snprintf(why, whylen, "%s is %s%s; " PYRT_REQUIREMENT_RULE, q, what,
 		 detail ? detail : "");
 	return -1;

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,21 +77,16 @@ static int check_folder(walk *w)
 		      w->cur);
 }
 
-/* What the path names: nobody but root or us may change it. */
-static int check_final(walk *w)
+/* The rule on what a path names (st): nobody but root or us may change
+ * it.  it names it in the message, fixpath in the chmod fix. */
+static int judge(walk *w, const struct stat *st, const char *it,
+		 const char *fixpath)
 {
-	struct stat st;
 	char owner[128], me[128];
-	if (lstat(w->cur, &st) != 0)
-		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
-					    "%s %s: cannot read %s", w->label,
-					    w->given, w->cur);
-	/* "it" when the path led where it says, else where it led. */
-	const char *it = strcmp(w->cur, w->given) ? w->cur : "it";
-	if (trusted_uid(st.st_uid) && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (trusted_uid(st->st_uid) && !(st->st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
-	pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
-	if (!trusted_uid(st.st_uid)) {
+	pyrt_fs_owner_name(st->st_uid, owner, sizeof owner);
+	if (!trusted_uid(st->st_uid)) {
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return refuse(w, "%s is owned by %s, who could change it — "
 			      "use a copy owned by %s%s and writable by no "
@@ -99,16 +95,28 @@ static int check_final(walk *w)
 	}
 	/* A shared sticky folder (/tmp) is meant to be writable: changing its
 	 * mode would break the machine, a folder of its own fixes this. */
-	if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX))
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
 		return refuse(w, "%s is a folder shared by every user (owner "
 			      "%s, mode %04o) — leave its mode as it is and "
 			      "use a folder of its own that only you or root "
 			      "can write", it, owner,
-			      (unsigned)(st.st_mode & 07777));
+			      (unsigned)(st->st_mode & 07777));
 	return refuse(w, "%s (owner %s) is writable by %s (mode %04o) — run "
 		      "\"chmod go-w %s\"", it, owner,
-		      (st.st_mode & S_IWOTH) ? "everyone" : "its group",
-		      (unsigned)(st.st_mode & 07777), w->cur);
+		      (st->st_mode & S_IWOTH) ? "everyone" : "its group",
+		      (unsigned)(st->st_mode & 07777), fixpath);
+}
+
+static int check_final(walk *w)
+{
+	struct stat st;
+	if (lstat(w->cur, &st) != 0)
+		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
+					    "%s %s: cannot read %s", w->label,
+					    w->given, w->cur);
+	/* "it" when the path led where it says, else where it led. */
+	return judge(w, &st, strcmp(w->cur, w->given) ? w->cur : "it",
+		     w->cur);
 }
 
 /* cur/name into cur; 0, or -1 when too long. */
@@ -304,6 +312,76 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 	return 0;
 }
 
+int pyrt_trust_fd(const char *label, int fd, const char *shown,
+		  pyrt_error *err)
+{
+	walk w = { .label = label, .given = shown, .err = err };
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno, "%s %s",
+					    label, shown);
+	return judge(&w, &st, "it", shown);
+}
+
+int pyrt_trust_open(const char *label, const char *path, unsigned flags,
+		    int *fd, pyrt_error *err)
+{
+	char real[PATH_MAX];
+	*fd = -1;
+	int rc = pyrt_trust_path(label, path, 0, real, sizeof real, err);
+	if (rc)
+		return rc;
+	/* The folder first, then the name in it without following a link:
+	 * the walk left no link in real, so one there now is a swap. */
+	char folder[PATH_MAX];
+	snprintf(folder, sizeof folder, "%s", real);
+	char *slash = strrchr(folder, '/');
+	const char *name = slash && slash[1] ? slash + 1 : ".";
+	if (slash)
+		*(slash == folder ? slash + 1 : slash) = '\0';
+	int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno, "%s %s",
+					    label, path);
+	int f = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		       O_CLOEXEC | (flags & PYRT_TRUST_DIR ? O_DIRECTORY : 0));
+	int saved = errno;
+	close(dfd);
+	if (f < 0)
+		return pyrt_error_set_errno(err, saved == ELOOP
+					    ? PYRT_E_UNTRUSTED : PYRT_E_USAGE,
+					    saved, "%s %s%s", label, path,
+					    saved == ELOOP ? ": became a "
+					    "symbolic link while pyrt read it"
+					    : "");
+	if ((rc = pyrt_trust_fd(label, f, path, err)) != 0) {
+		close(f);
+		return rc;
+	}
+	*fd = f;
+	return 0;
+}
+
+/* One entry of a gated folder, judged on what fstatat sees there (no link
+ * followed); a link is walked by the whole rule. */
+static int entry_check(const char *label, int dfd, const char *real,
+		       const char *name, pyrt_error *err)
+{
+	char entry[PATH_MAX];
+	int k = snprintf(entry, sizeof entry, "%s/%s", real, name);
+	if (k < 0 || (size_t)k >= sizeof entry)
+		return pyrt_error_set(err, PYRT_E_USAGE, "%s %s/%s: path too "
+				      "long", label, real, name);
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno, "%s %s",
+					    label, entry);
+	if (S_ISLNK(st.st_mode))
+		return pyrt_trust_path(label, entry, 0, NULL, 0, err);
+	walk w = { .label = label, .given = entry, .err = err };
+	return judge(&w, &st, "it", entry);
+}
+
 int pyrt_trust_dir_entries(const char *label, const char *dir,
 			   pyrt_error *err)
 {
@@ -311,21 +389,21 @@ int pyrt_trust_dir_entries(const char *label, const char *dir,
 	int rc = pyrt_trust_path(label, dir, 0, real, sizeof real, err);
 	if (rc)
 		return rc;
-	DIR *d = opendir(real);
-	if (!d)
+	int dfd = -1;
+	if ((rc = pyrt_trust_open(label, real, PYRT_TRUST_DIR, &dfd, err)))
+		return rc;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
 		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno, "%s %s",
 					    label, dir);
+	}
 	struct dirent *de;
 	while (!rc && (de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		char entry[PATH_MAX];
-		int k = snprintf(entry, sizeof entry, "%s/%s", real,
-				 de->d_name);
-		if (k < 0 || (size_t)k >= sizeof entry)
-			continue;
-		rc = pyrt_trust_path(label, entry, 0, NULL, 0, err);
+		rc = entry_check(label, dirfd(d), real, de->d_name, err);
 	}
 	closedir(d);
 	return rc;

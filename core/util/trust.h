@@ -45,6 +45,33 @@
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err);
 
+/** pyrt_trust_open: open a folder (O_DIRECTORY), not a file. */
+#define PYRT_TRUST_DIR 8u
+
+/**
+ * The gate: every file and folder that decides what runs (pins,
+ * requirements, a wheelhouse and each wheel in it, --cacert, the mirror
+ * directory, the box's plugins tree, serve's inputs) passes here before it
+ * is read.  path is walked by pyrt_trust_path, then opened with O_NOFOLLOW
+ * relative to the descriptor of its folder and the rule applied again to
+ * the descriptor, so what is read is what was checked: every folder on the
+ * way is writable only by root or us, so no one else can swap a name
+ * between the walk and the open.  *fd gets the descriptor (O_CLOEXEC).
+ * Returns 0, or pyrt_trust_path's errors.
+ */
+int pyrt_trust_open(const char *label, const char *path, unsigned flags,
+		    int *fd, pyrt_error *err);
+
+/**
+ * The rule on a descriptor opened relative to a folder that passed the
+ * gate (a plugin folder or its plugin.yaml, a wheel in a wheelhouse):
+ * owned by root or the effective user, writable by no one else.  shown
+ * names it in the message: "refusing LABEL SHOWN: it is owned by uid 1234,
+ * who could change it — ...".  Returns 0 or PYRT_E_UNTRUSTED.
+ */
+int pyrt_trust_fd(const char *label, int fd, const char *shown,
+		  pyrt_error *err);
+
 /**
  * A folder every file of which is read (a wheelhouse: pip and the
  * installer open any archive in it): the folder by pyrt_trust_path, then

@@ -1,0 +1,190 @@
+/*
+ * The table of contents of wheelcheck.h.  Only names are read, never a
+ * member's bytes: the check costs a seek to the central directory.
+ */
+#include "core/pkgs/wheelcheck.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "core/util/lazylib.h"
+#include "core/util/requirement.h"
+#include "core/util/sanitize.h"
+
+/* A project name is at most this long here (PEP 508 sets no bound; the
+ * index's is far below). */
+#define NAME_CAP 256
+
+/* The normalised project name of a wheel file name, up to its first '-'
+ * ("python_docx-0.8.11-py3-none-any.whl": "python_docx"). */
+static int file_project(const char *file, char *out)
+{
+	const char *dash = strchr(file, '-');
+	size_t n = dash ? (size_t)(dash - file) : 0;
+	if (n == 0 || n >= NAME_CAP)
+		return -1;
+	return pyrt_name_normalize(file, n, '_', out);
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
+}
+
+/* Whether the folder name comp[0..n) is this wheel's own .dist-info. */
+static int own_dist_info(const char *comp, size_t n, const char *project)
+{
+	const char *dash = memchr(comp, '-', n);
+	char name[NAME_CAP];
+	size_t k = dash ? (size_t)(dash - comp) : 0;
+	if (k == 0 || k >= NAME_CAP ||
+	    pyrt_name_normalize(comp, k, '_', name) != 0)
+		return 0;
+	return strcmp(name, project) == 0;
+}
+
+/* Why member path may not be in the wheel of project, or NULL. */
+static const char *member_fault(const char *path, const char *project,
+				int *own_seen)
+{
+	/* Absolute and ".." members are the installers' to refuse (the
+	 * fast path names them, pip too): what only pyrt can see is which
+	 * metadata a wheel brings. */
+	const char *comp[4] = { 0 };
+	size_t len[4] = { 0 }, depth = 0;
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 11 && strncmp(c, "__pycache__", 11) == 0)
+			return "a bytecode cache (__pycache__/), which would "
+			       "replace another package's";
+		if (depth < 4) {
+			comp[depth] = c;
+			len[depth] = n;
+		}
+		depth++;
+		c += n;
+		c += strspn(c, "/");
+	}
+	/* What lands at the top of site-packages: the wheel's top level,
+	 * and the top of <name>.data/purelib or platlib (or any scheme). */
+	const char *top = comp[0];
+	size_t topn = len[0];
+	int in_data = depth >= 3 && ends_with(comp[0], len[0], ".data");
+	if (in_data) {
+		top = comp[2];
+		topn = len[2];
+	}
+	if (!top || (depth < 2 && !in_data))
+		return NULL; /* a file at the top: not a metadata folder */
+	if (ends_with(top, topn, ".egg-info"))
+		return "an .egg-info folder: the metadata of another "
+		       "distribution";
+	if (!ends_with(top, topn, ".dist-info"))
+		return NULL;
+	if (in_data || !own_dist_info(top, topn, project))
+		return "the .dist-info of another distribution, which pip "
+		       "would install and a later repair would trust";
+	*own_seen = 1;
+	return NULL;
+}
+
+int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
+		       pyrt_error *err)
+{
+	char project[NAME_CAP];
+	if (file_project(file, project) != 0)
+		return pyrt_error_set(err, PYRT_E_UNSAFE, "refusing the wheel "
+				      "%s: its file name names no project "
+				      "(NAME-VERSION-...whl)", shown);
+	int rc = pyrt_lazy_archive(err);
+	if (rc)
+		return rc;
+	struct archive *a = archive_read_new();
+	if (!a)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	/* The central directory, as pip's zipfile reads it: a wheel whose
+	 * local headers say otherwise cannot show us one list and pip
+	 * another. */
+	archive_read_support_format_zip_seekable(a);
+	if (lseek(fd, 0, SEEK_SET) != 0 ||
+	    archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+		rc = pyrt_error_set(err, PYRT_E_UNSAFE, "refusing the wheel "
+				    "%s: not a readable zip archive (%s)",
+				    shown, archive_error_string(a)
+				    ? archive_error_string(a) : "no detail");
+		archive_read_free(a);
+		return rc;
+	}
+	struct archive_entry *e;
+	int own = 0, r;
+	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *path = archive_entry_pathname(e);
+		const char *why = path ? member_fault(path, project, &own)
+				       : "a member with no name";
+		if (why) {
+			char name[256];
+			pyrt_sanitize(path ? path : "", 1, name, sizeof name);
+			rc = pyrt_error_set(err, PYRT_E_UNSAFE, "refusing the "
+					    "wheel %s: its member %s is %s — "
+					    "nothing was installed; get the "
+					    "wheel from its project again, or "
+					    "leave it out of the wheelhouse",
+					    shown, name, why);
+		}
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = pyrt_error_set(err, PYRT_E_UNSAFE, "refusing the wheel "
+				    "%s: its table of contents cannot be read "
+				    "(%s)", shown, archive_error_string(a)
+				    ? archive_error_string(a) : "no detail");
+	archive_read_free(a);
+	return rc;
+}
+
+int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
+					    "--wheelhouse %s", dir);
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
+					    "--wheelhouse %s", dir);
+	}
+	int rc = 0;
+	struct dirent *de;
+	while (!rc && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (!ends_with(de->d_name, n, ".whl"))
+			continue;
+		/* A link is followed, as pip will: the gate walked it, and
+		 * only root or we can change it in a gated folder. */
+		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK |
+				O_CLOEXEC);
+		char shown[PATH_MAX];
+		snprintf(shown, sizeof shown, "%s/%s", dir, de->d_name);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+			rc = pyrt_error_set(err, PYRT_E_USAGE, "--wheelhouse: "
+					    "%s is not a readable file", shown);
+		else
+			rc = pyrt_wheelcheck_fd(fd, de->d_name, shown, err);
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	return rc;
+}
