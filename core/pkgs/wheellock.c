@@ -492,12 +492,15 @@ static int closure_take(stage_run *s, json_t *list, pyrt_error *err)
  * -- REQUIREMENT...; pairs holds the NAME==VERSION strings. */
 static const char **closure_argv(const stage_run *s, char **pairs)
 {
-	const char **a = calloc(s->n + s->nreqs + 10, sizeof *a);
+	/* 10 before the pairs, "--" after them and the final NULL. */
+	const char **a = calloc(s->n + s->nreqs + 12, sizeof *a);
 	if (!a)
 		return NULL;
 	size_t i = 0;
 	a[i++] = s->python;
 	a[i++] = "-I";
+	a[i++] = "--check-hash-based-pycs";
+	a[i++] = "always";
 	a[i++] = "-S";
 	a[i++] = "-B";
 	a[i++] = "-c";
