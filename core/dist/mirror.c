@@ -27,6 +27,7 @@
 #include "core/dist/fetch.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
+#include "core/util/os.h"
 #include "core/util/redact.h"
 #include "core/util/requirement.h"
 #include "core/util/sha256.h"
@@ -244,8 +245,9 @@ static int partial_precreate(int dfd, const char *partial, const char *shown,
 	return 0;
 }
 
-/* pyrt_fetch writes by name: the name goes through /proc/self/fd, so it
- * resolves to the folder this descriptor holds, whatever is renamed. */
+/* pyrt_fetch writes by name: the name goes through the folder's descriptor
+ * (pyrt_os_fd_path), so it resolves to the folder this descriptor holds,
+ * whatever is renamed. */
 static int fetch_into(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 		      const pyrt_pin_archive *pin, const char *url,
 		      int subfd, const char *partial, const char *shown,
@@ -255,7 +257,10 @@ static int fetch_into(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 	if (rc)
 		return rc;
 	char via[64 + NAME_MAX];
-	snprintf(via, sizeof via, "/proc/self/fd/%d/%s", subfd, partial);
+	if (pyrt_os_fd_path(via, sizeof via, subfd, partial) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot name %s through its folder",
+					    shown);
 	pyrt_fetch_opts fo = PYRT_FETCH_OPTS_INIT;
 	fo.url = url;
 	fo.partial_path = via;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/util/fs.h"
+#include "core/util/os.h"
 
 #define OWNER_FILE ".owner"
 #define OWNER_MAX 4096
@@ -154,19 +155,9 @@ static int still_linked(int fd, const char *lock_path)
 /*
  * The marker a prober can see without locking: a write lock on the whole
  * file, owned by this open file description (dropped with it on close,
- * whatever the process does with its other descriptors).
+ * whatever the process does with its other descriptors): os.h's
+ * pyrt_os_lock_file.
  */
-static int ofd_lock(int fd, short type)
-{
-	struct flock fl;
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	int rc;
-	while ((rc = fcntl(fd, F_OFD_SETLK, &fl)) != 0 && errno == EINTR)
-		;
-	return rc;
-}
 
 /* O_NOFOLLOW: a planted symlink must not make us create or lock elsewhere.
  * 0600: flock needs only a read descriptor, so a lock every user can open
@@ -322,7 +313,7 @@ int pyrt_lock_acquire(pyrt_lock **out, const char *lock_path, int wait,
 	/* After the record, so a prober that sees it held can read who.
 	 * No other process sets it without the flock: it cannot conflict.
 	 * A kernel without OFD locks leaves probes to flock (see probe). */
-	ofd_lock(fd, F_WRLCK);
+	pyrt_os_lock_file(fd, 1);
 	lock->fd = fd;
 	snprintf(lock->path, sizeof lock->path, "%s", lock_path);
 	*out = lock;
@@ -348,7 +339,7 @@ void pyrt_lock_release(pyrt_lock *lock)
 	if (!lock)
 		return;
 	publish_state(lock->path, NULL, 0);
-	ofd_lock(lock->fd, F_UNLCK);
+	pyrt_os_unlock_file(lock->fd);
 	if (ftruncate(lock->fd, 0) != 0) {
 		/* Harmless: the next owner overwrites the stale record. */
 	}
@@ -357,21 +348,6 @@ void pyrt_lock_release(pyrt_lock *lock)
 	free(lock);
 }
 
-/* 1 when a holder's record lock is on fd's file, 0 when none, -1 when the
- * kernel cannot tell (no OFD locks). */
-static int ofd_test(int fd)
-{
-	struct flock fl;
-	memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD requests */
-	fl.l_type = F_RDLCK;
-	fl.l_whence = SEEK_SET;
-	int rc;
-	while ((rc = fcntl(fd, F_OFD_GETLK, &fl)) != 0 && errno == EINTR)
-		;
-	if (rc != 0)
-		return -1;
-	return fl.l_type != F_UNLCK;
-}
 
 /* The published state of a lock we cannot open: held while it names a
  * live process on this host (a holder that died leaves a record whose pid
@@ -416,7 +392,9 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 			return 0;
 		return fd;
 	}
-	int rc = ofd_test(fd);
+	/* 1 when a holder's record lock is on the file, -1 when the kernel
+	 * cannot tell. */
+	int rc = pyrt_os_lock_held(fd);
 	if (rc == 1 && holder)
 		read_holder(fd, holder);
 	if (rc >= 0) {

@@ -36,6 +36,9 @@ int pyrt_os_sync_fs(int fd);
  *  with EAGAIN or EACCES when another holds a conflicting one. */
 int pyrt_os_lock_file(int fd, int exclusive);
 
+/** Drop the lock pyrt_os_lock_file took on fd (closing fd drops it too). */
+int pyrt_os_unlock_file(int fd);
+
 /** 1 when another open file description holds a write lock on fd's file,
  *  0 when none, -1 when the system cannot tell. */
 int pyrt_os_lock_held(int fd);

@@ -26,14 +26,24 @@ int pyrt_os_sync_fs(int fd)
 	return syncfs(fd);
 }
 
-int pyrt_os_lock_file(int fd, int exclusive)
+static int ofd_set(int fd, short type)
 {
-	struct flock fl = { .l_type = exclusive ? F_WRLCK : F_RDLCK,
-			    .l_whence = SEEK_SET };
+	/* l_pid must be 0 for an OFD request. */
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET };
 	int rc;
 	while ((rc = fcntl(fd, F_OFD_SETLK, &fl)) != 0 && errno == EINTR)
 		;
 	return rc;
+}
+
+int pyrt_os_unlock_file(int fd)
+{
+	return ofd_set(fd, F_UNLCK);
+}
+
+int pyrt_os_lock_file(int fd, int exclusive)
+{
+	return ofd_set(fd, exclusive ? F_WRLCK : F_RDLCK);
 }
 
 int pyrt_os_lock_held(int fd)
