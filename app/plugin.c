@@ -119,6 +119,9 @@ static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
 	char command[320];
+	app_request with;
+	char source[4096];
+	opts = app_with_source(opts, &with, source, sizeof source);
 	snprintf(command, sizeof command, "plugins install %s", name);
 	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
 	if (!rc)

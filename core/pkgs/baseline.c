@@ -21,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/dists.h"
 #include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
@@ -57,6 +59,8 @@ typedef struct baseline_run {
 	size_t broken;          /* distributions still lacking files after */
 	char **stamps;          /* pyrt_dists_stamp of each req before pip */
 	int unreachable;        /* a failure was pip not reaching the index */
+	pyrt_declared *decl;    /* the box's declared state (declared.h) */
+	char decl_path[PATH_MAX];
 } baseline_run;
 
 static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
@@ -164,6 +168,51 @@ static int baseline_collect(baseline_run *r, pyrt_error *err)
 }
 
 /*
+ * Before pip starts: the box declares this baseline, where its packages
+ * come from and that a baseline run is under way, so a run stopped at any
+ * point leaves a file that says what the runtime should hold
+ * (declared.h).  A damaged file is replaced: this run declares anew.
+ */
+static int baseline_declare(baseline_run *r, pyrt_error *err)
+{
+	int rc = pyrt_declared_path(pyrt_box_runtime_dir(r->box), r->decl_path,
+				    sizeof r->decl_path, err);
+	if (rc)
+		return rc;
+	if (!(r->decl = pyrt_declared_new()))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int found = 0;
+	pyrt_error derr = PYRT_ERROR_INIT;
+	rc = pyrt_declared_read(r->decl, r->decl_path, &found, &derr);
+	if (rc == PYRT_E_UNTRUSTED)
+		return pyrt_error_set(err, rc, "%s", derr.msg);
+	if (rc && pyrt_events_log(r->ev, PYRT_LOG_WARN, "%s; declaring the "
+				  "runtime's packages anew", derr.msg))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	char wheelhouse[PATH_MAX];
+	const char *wh = r->opts->wheelhouse &&
+			 realpath(r->opts->wheelhouse, wheelhouse) ? wheelhouse
+								   : NULL;
+	if (pyrt_declared_set_baseline(r->decl, r->reqs, r->nreqs) ||
+	    pyrt_declared_set_source(r->decl, wh, wh ? NULL
+					      : r->opts->index_url) ||
+	    pyrt_declared_pending_add(r->decl, PYRT_DECLARED_BASELINE, ""))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	return pyrt_declared_write(r->decl, r->decl_path, err);
+}
+
+/* The run is done (whatever its verdict): no baseline run is pending. */
+static int baseline_declared_done(baseline_run *r, pyrt_error *err)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	pyrt_declared_pending_clear(r->decl, PYRT_DECLARED_BASELINE, "");
+	pyrt_declared_set_reconciled(r->decl, (int64_t)now.tv_sec *
+				     1000000000LL + now.tv_nsec);
+	return pyrt_declared_write(r->decl, r->decl_path, err);
+}
+
+/*
  * Take the lock and find the active install and its marker.  Nothing is
  * created in a box without a runtime: the lock file would be the first
  * thing in it.
@@ -194,7 +243,7 @@ static int baseline_open(baseline_run *r, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime is broken (%s) — run "
 				      "\"pyrt install --force\"", merr.msg);
-	return 0;
+	return baseline_declare(r, err);
 }
 
 /*
@@ -611,6 +660,7 @@ static void baseline_cleanup(baseline_run *r)
 	baseline_stamps_free(r->stamps, r->nreqs);
 	pyrt_lock_release(r->lock);
 	pyrt_box_free(r->box);
+	pyrt_declared_free(r->decl);
 	free(r->reqs);
 	free(r->file_text);
 }
@@ -669,6 +719,8 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 		pyrt_testhook("mid-baseline");
 	if (!rc)
 		rc = baseline_record(r, err);
+	if (!rc)
+		rc = baseline_declared_done(r, err);
 	if (!rc && (r->failed || r->broken))
 		rc = baseline_incomplete(r, err);
 	if (rc) {
