@@ -31,6 +31,7 @@
 #include "core/runtime/dists.h"
 #include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
+#include "core/runtime/settle.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/proc.h"
@@ -678,6 +679,35 @@ static void baseline_detail(const baseline_run *r, char *buf, size_t len)
 			 o->wheelhouse);
 }
 
+/* What a stopped run left (settle.h), before anything is judged. */
+static int baseline_settle(baseline_run *r, pyrt_error *err)
+{
+	pyrt_settle_report rep;
+	return pyrt_settle(r->install_dir, &r->marker,
+			   pyrt_declared_reconciled(r->decl), 0, r->ev, &rep,
+			   err);
+}
+
+/* pip for what is missing, after the repair of what is not whole. */
+static int baseline_work(baseline_run *r, pyrt_error *err)
+{
+	if (r->nreqs == 0)
+		return pyrt_events_log(r->ev, PYRT_LOG_INFO,
+				       "%s name%s no requirement: nothing to "
+				       "install", r->opts->requirements_file
+				       ? r->opts->requirements_file : "the pins",
+				       r->opts->requirements_file ? "s" : "")
+			       ? pyrt_error_set(err, PYRT_E_CANCELLED,
+						"cancelled") : 0;
+	if (baseline_stamps(r, &r->stamps) != 0)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = baseline_repair(r, err);
+	if (rc)
+		return rc;
+	pyrt_testhook("baseline-repaired");
+	return baseline_install(r, err);
+}
+
 /* Under the lock: the step, pip, the marker. */
 static int baseline_step(baseline_run *r, pyrt_error *err)
 {
@@ -688,18 +718,9 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
 	pyrt_testhook("baseline-begin");
-	if (r->nreqs == 0)
-		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
-				     "%s name%s no requirement: nothing to "
-				     "install", r->opts->requirements_file
-				     ? r->opts->requirements_file : "the pins",
-				     r->opts->requirements_file ? "s" : "");
-	else if (baseline_stamps(r, &r->stamps) != 0)
-		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	else if (!(rc = baseline_repair(r, err))) {
-		pyrt_testhook("baseline-repaired");
-		rc = baseline_install(r, err);
-	}
+	rc = baseline_settle(r, err);
+	if (!rc)
+		rc = baseline_work(r, err);
 	if (!rc && r->nreqs) {
 		baseline_recheck(r);
 		baseline_count_present(r);

@@ -125,6 +125,10 @@ static int ends_with_ci(const char *s, size_t n, const char *suffix)
 static int dir_add(site_dir *s, const char *name)
 {
 	size_t n = strlen(name);
+	/* pip's stash of what it was uninstalling ("~ython_docx-1.0.dist-info"):
+	 * not a distribution, and no requirement's name starts with '~'. */
+	if (name[0] == '~')
+		return 0;
 	int egg = ends_with_ci(name, n, ".egg-info");
 	if (!egg && !ends_with_ci(name, n, ".dist-info"))
 		return 0;
