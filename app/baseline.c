@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/plugin.h"
 #include "core/runtime/box.h"
 #include "core/runtime/status.h"
 #include "core/util/error.h"
@@ -183,6 +184,12 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: app_baseline_run(req, pins, &ev, &rep, &err);
+	if (rc == 0 || rc == PYRT_E_BASELINE) {
+		pyrt_error perr = PYRT_ERROR_INIT;
+		if (app_plugins_finish_pending(req, pins, &ev, NULL, &perr) &&
+		    rc == 0)
+			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
+	}
 	char msg[1024];
 	app_outcome o = { .command = "baseline", .code = rc };
 	if (rc == 0) {
