@@ -36,11 +36,8 @@ mkdir -p "$box"
 common=(--box-root "$box" --pins "$fx/pins.yaml")
 py=$box/runtime/python/current/bin/python3
 
-# --- item 10: PYRT_WHEELHOUSE, no --wheelhouse ------------------------------
-PYRT_WHEELHOUSE=$wh run install "${common[@]}" --from-file "$archive" --yes --json
-check "item 10: install with PYRT_WHEELHOUSE alone completes the baseline (rc $rc)" rc_is 0
-check "item 10: the result says complete" json_last '
-assert r["event"] == "result" and r["baseline"]["state"] == "complete", r'
+run install "${common[@]}" --from-file "$archive" --wheelhouse "$wh" --yes --json
+check "setup: install with the wheelhouse completes the baseline (rc $rc)" rc_is 0
 decl=$box/runtime/python/declared.json
 check "the box declares the baseline and its source, readable by all" python3 -c '
 import json, os, stat, sys
@@ -92,6 +89,15 @@ run install "${common[@]}" --from-file "$archive" --yes --force --json
 check "item 10: install --force without a source completes the baseline (rc $rc)" rc_is 0
 check "item 10: the result says complete" json_last '
 assert r["baseline"]["state"] == "complete", r'
+
+# --- item 10: PYRT_WHEELHOUSE, no --wheelhouse ------------------------------
+box3=$work/box3
+mkdir -p "$box3"
+PYRT_WHEELHOUSE=$wh run install --box-root "$box3" --pins "$fx/pins.yaml" \
+  --from-file "$archive" --yes --json
+check "item 10: install with PYRT_WHEELHOUSE alone completes the baseline (rc $rc)" rc_is 0
+check "item 10: the result says complete" json_last '
+assert r["event"] == "result" and r["baseline"]["state"] == "complete", r'
 
 # --- item 9: a baseline killed after every distribution is installed ---------
 box2=$work/box2

@@ -875,7 +875,7 @@ static int check_proxy(doctor_ctx *x)
 static int check_site_leftovers(doctor_ctx *x, const char *title)
 {
 	if (!x->have_status || !x->st.have_marker)
-		return 0;
+		return 1;
 	pyrt_settle_report rep;
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (pyrt_settle(x->st.install_dir, &x->st.marker, 0, 1, NULL, &rep,

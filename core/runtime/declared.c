@@ -550,47 +550,113 @@ static void req_name(const char *req, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, req);
 }
 
+#define CLOSURE_MAX 512
+
+/* The requirements met so far (by normalised name) and what to look at. */
+typedef struct diff_walk {
+	pyrt_dists *d;
+	pyrt_declared_gap_fn fn;
+	void *ctx;
+	int gaps, unknown;
+	char *seen[CLOSURE_MAX];
+	size_t nseen;
+	char *queue[CLOSURE_MAX]; /* installed: their own requirements next */
+	size_t nqueue;
+} diff_walk;
+
+/* 1 when name was looked at before; else remembered. */
+static int seen_before(diff_walk *w, const char *name)
+{
+	char norm[256];
+	if (pyrt_name_normalize(name, strlen(name), '-', norm) != 0)
+		return 1;
+	for (size_t i = 0; i < w->nseen; i++)
+		if (strcmp(w->seen[i], norm) == 0)
+			return 1;
+	if (w->nseen < CLOSURE_MAX)
+		w->seen[w->nseen++] = strdup(norm);
+	return 0;
+}
+
+/* One requirement against what is installed (dep: one an installed
+ * distribution requires, where only a missing one counts). */
+static void diff_one(diff_walk *w, const char *req, int dep)
+{
+	char name[256], have[128], split[256];
+	req_name(req, name, sizeof name);
+	if (!name[0]) {
+		w->unknown += !dep;
+		return;
+	}
+	/* Each declared requirement is judged; a dependency once. */
+	if (seen_before(w, name) && dep)
+		return;
+	int rc = pyrt_dists_version(w->d, name, have, sizeof have);
+	if (rc < 0) {
+		w->unknown += !dep;
+		return;
+	}
+	if (rc == 0) {
+		w->gaps++;
+		if (w->fn)
+			w->fn(req, name, dep ? PYRT_GAP_DEP_MISSING
+					     : PYRT_GAP_MISSING, "", w->ctx);
+		return;
+	}
+	if (w->nqueue < CLOSURE_MAX)
+		w->queue[w->nqueue++] = strdup(name);
+	const char *spec = NULL;
+	pyrt_pep440_form f = pyrt_pep440_split(req, split, sizeof split, &spec);
+	/* The version a dependency is installed at is pip's to judge. */
+	if (f == PYRT_PEP440_BARE || dep)
+		return;
+	int sat = f == PYRT_PEP440_SPEC ? pyrt_pep440_satisfies(spec, have)
+					: -1;
+	if (sat < 0) {
+		w->unknown++;
+	} else if (sat == 0) {
+		w->gaps++;
+		if (w->fn)
+			w->fn(req, name, PYRT_GAP_WRONG_VERSION, have, w->ctx);
+	}
+}
+
+static void diff_dep(const char *req, void *ctx)
+{
+	diff_one(ctx, req, 1);
+}
+
+/*
+ * The requirements, then what each installed one requires in turn (its
+ * METADATA's Requires-Dist without a marker): python-docx whole is no
+ * working python-docx without lxml, and pip would install lxml for it.
+ */
 int pyrt_declared_diff_reqs(const char *const *reqs, size_t n,
 			    pyrt_dists *d, pyrt_declared_gap_fn fn, void *ctx,
 			    int *unknown)
 {
-	int gaps = 0, unk = 0;
-	char name[256], have[128], split[256];
-	for (size_t i = 0; i < n; i++) {
-		req_name(reqs[i], name, sizeof name);
-		if (!name[0]) {
-			unk++;
-			continue;
-		}
-		int rc = pyrt_dists_version(d, name, have, sizeof have);
-		if (rc < 0) {
-			unk++;
-			continue;
-		}
-		if (rc == 0) {
-			gaps++;
-			if (fn)
-				fn(reqs[i], name, PYRT_GAP_MISSING, "", ctx);
-			continue;
-		}
-		const char *spec = NULL;
-		pyrt_pep440_form f = pyrt_pep440_split(reqs[i], split,
-						       sizeof split, &spec);
-		if (f == PYRT_PEP440_BARE)
-			continue;
-		int sat = f == PYRT_PEP440_SPEC
-			? pyrt_pep440_satisfies(spec, have) : -1;
-		if (sat < 0) {
-			unk++;
-		} else if (sat == 0) {
-			gaps++;
-			if (fn)
-				fn(reqs[i], name, PYRT_GAP_WRONG_VERSION, have,
-				   ctx);
-		}
+	diff_walk *w = calloc(1, sizeof *w);
+	if (!w) {
+		if (unknown)
+			*unknown = (int)n;
+		return 0;
 	}
+	w->d = d;
+	w->fn = fn;
+	w->ctx = ctx;
+	for (size_t i = 0; i < n; i++)
+		diff_one(w, reqs[i], 0);
+	for (size_t i = 0; i < w->nqueue; i++)
+		if (w->queue[i])
+			pyrt_dists_requires(d, w->queue[i], diff_dep, w);
+	int gaps = w->gaps;
 	if (unknown)
-		*unknown = unk;
+		*unknown = w->unknown;
+	for (size_t i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	for (size_t i = 0; i < w->nqueue; i++)
+		free(w->queue[i]);
+	free(w);
 	return gaps;
 }
 

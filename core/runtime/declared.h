@@ -107,6 +107,9 @@ int64_t pyrt_declared_reconciled(const pyrt_declared *d);
 typedef enum pyrt_declared_gap {
 	PYRT_GAP_MISSING = 1,     /**< not installed (or not whole) */
 	PYRT_GAP_WRONG_VERSION,   /**< installed outside its specifier */
+	PYRT_GAP_DEP_MISSING,     /**< what an installed one requires (its
+				       Requires-Dist without a marker) is
+				       not installed */
 } pyrt_declared_gap;
 
 typedef void (*pyrt_declared_gap_fn)(const char *req, const char *name,
@@ -117,7 +120,8 @@ typedef void (*pyrt_declared_gap_fn)(const char *req, const char *name,
  * Compare the declared baseline with the observed distributions d: fn for
  * each requirement that is missing (pyrt_dists_version's 0: no dist-info,
  * or one whose RECORD's files are not all there) or installed at a version
- * its specifier excludes.  Returns how many gaps; *unknown (may be NULL)
+ * its specifier excludes, and for each distribution an installed one
+ * requires (transitively) that is missing.  Returns how many gaps; *unknown (may be NULL)
  * counts the requirements only Python could judge (left out).
  */
 int pyrt_declared_diff_baseline(const pyrt_declared *decl, pyrt_dists *d,

@@ -181,13 +181,19 @@ static void on_broken(const char *name, const char *version, const char *why,
 	missing_add(v->m, name);
 }
 
+typedef struct gap_ctx {
+	pyrt_marker *m;
+	size_t top;     /* declared requirements missing (not dependencies) */
+} gap_ctx;
+
 static void on_gap(const char *req, const char *name, pyrt_declared_gap gap,
 		   const char *have, void *ctx)
 {
+	gap_ctx *g = ctx;
 	(void)req;
-	(void)gap;
 	(void)have;
-	missing_add(ctx, name);
+	g->top += gap != PYRT_GAP_DEP_MISSING;
+	missing_add(g->m, name);
 }
 
 /*
@@ -203,15 +209,15 @@ static void verdict_declared(pyrt_marker *m, const pyrt_declared *decl,
 	pyrt_marker seen = *m;
 	seen.baseline_missing_count = 0;
 	int unknown = 0;
-	int gaps = pyrt_declared_diff_baseline(decl, d, on_gap, &seen,
-					       &unknown);
+	gap_ctx g = { &seen, 0 };
+	int gaps = pyrt_declared_diff_baseline(decl, d, on_gap, &g, &unknown);
 	size_t n = pyrt_declared_baseline_count(decl);
 	if (unknown)
 		for (int i = 0; i < m->baseline_missing_count; i++)
 			missing_add(&seen, m->baseline_missing[i]);
 	const char *state = gaps == 0 && !unknown ? "complete"
 			  : gaps == 0 ? m->baseline_state
-			  : (size_t)gaps >= n ? "none" : "partial";
+			  : n && g.top >= n ? "none" : "partial";
 	if (!state[0])
 		state = "none";
 	snprintf(seen.baseline_state, sizeof seen.baseline_state, "%s", state);
