@@ -59,6 +59,12 @@ interrupted() {
   check "$tag: the run had announced it" grep -q "plugin relplug: re-applying 1 requirement" "$work/out"
   check "$tag: relplug is honestly missing_deps" [ "$(verdict relplug)" = missing_deps ]
   check "$tag: the re-apply is pending in the box" [ "$(pending)" = "reapply:relplug" ]
+  run status "${opts[@]}" --json
+  check "$tag: status --json says relplug's re-apply is pending, with the fix" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["baseline"]["pending_reapply"] == ["relplug"], r["baseline"]
+assert "plugin relplug" in r["message"] and "pyrt install" in r["message"], r["message"]' "$work/out"
 }
 
 interrupted "install"
@@ -67,6 +73,10 @@ check "install: the next install --yes succeeds (rc $rc)" rc_is 0
 check "install: it finished the re-apply" grep -q "plugin relplug: finishing the re-apply" "$work/err"
 check "install: relplug is ready again" [ "$(verdict relplug)" = ready ]
 check "install: nothing is pending" [ -z "$(pending)" ]
+run status "${opts[@]}" --json
+check "install: status --json says nothing is pending" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["baseline"]["pending_reapply"] == []' "$work/out"
 
 interrupted "baseline"
 run baseline "${opts[@]}"

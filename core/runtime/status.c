@@ -265,6 +265,29 @@ static void status_baseline_files(pyrt_status *st, const pyrt_box *box)
 		st->baseline_broken_why, sizeof st->baseline_broken_why);
 }
 
+/* The plugin re-applies a stopped run left pending (declared.h). */
+static void status_pending(pyrt_status *st, const pyrt_box *box)
+{
+	char path[PATH_MAX];
+	pyrt_declared *d = pyrt_declared_new();
+	int found = 0;
+	if (d && pyrt_declared_path(pyrt_box_runtime_dir(box), path,
+				    sizeof path, NULL) == 0 &&
+	    pyrt_declared_read(d, path, &found, NULL) == 0 && found) {
+		for (size_t i = 0; i < pyrt_declared_pending_count(d) &&
+		     st->pending_count < 4; i++) {
+			const char *plugin = "";
+			const char *kind = pyrt_declared_pending_at(d, i,
+								    &plugin);
+			if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0)
+				pyrt_fmt_text(st->pending[st->pending_count++],
+					      sizeof st->pending[0], "%s",
+					      plugin);
+		}
+	}
+	pyrt_declared_free(d);
+}
+
 static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 			 const pyrt_pin_archive *pin)
 {
@@ -303,6 +326,13 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 			      st->baseline_broken == 1 ? "s" : "",
 			      st->baseline_broken_why,
 			      st->baseline_broken == 1 ? "it" : "them");
+	}
+	if (st->pending_count) {
+		size_t n = strlen(st->message);
+		pyrt_fmt_text(st->message + n, sizeof st->message - n,
+			      "; a stopped run left plugin %s's requirements to "
+			      "re-apply — run \"pyrt install\" to finish it",
+			      st->pending[0]);
 	}
 }
 
@@ -462,6 +492,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
 	status_baseline_files(st, box);
+	status_pending(st, box);
 	status_ready(st, pins, pin);
 	return 0;
 }

@@ -50,6 +50,10 @@ typedef struct pyrt_status {
 	 *  the first one's name and what is missing */
 	int baseline_broken;
 	char baseline_broken_why[640];
+	/** plugins whose re-apply a stopped run left pending (declared.h):
+	 *  the next install, baseline or plugins install finishes it */
+	int pending_count;
+	char pending[4][128];
 	/** the runtime is ready but the pins want another archive (another
 	 * version, build or digest): "pyrt install" would replace it.  The
 	 * pinned version, build and digest are what it would install. */
