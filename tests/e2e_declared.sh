@@ -99,6 +99,10 @@ check "item 10: install with PYRT_WHEELHOUSE alone completes the baseline (rc $r
 check "item 10: the result says complete" json_last '
 assert r["event"] == "result" and r["baseline"]["state"] == "complete", r'
 
+run uninstall --box-root "$box3" --pins "$fx/pins.yaml" --yes
+check "uninstall removes the declared state with the runtime (rc $rc)" eval '
+  rc_is 0 && [ ! -e "$box3/runtime/python/declared.json" ]'
+
 # --- item 9: a baseline killed after every distribution is installed ---------
 box2=$work/box2
 mkdir -p "$box2"
