@@ -177,7 +177,11 @@ static void on_broken(const char *name, const char *version, const char *why,
 	(void)version;
 	if (!v->broken++ && v->why)
 		snprintf(v->why, v->whylen, "%s: %s", name, why);
-	snprintf(v->m->baseline_state, sizeof v->m->baseline_state, "partial");
+	/* "none" stays none: nothing declared is installed, and this one
+	 * joins what is missing. */
+	if (strcmp(v->m->baseline_state, "complete") == 0)
+		snprintf(v->m->baseline_state, sizeof v->m->baseline_state,
+			 "partial");
 	missing_add(v->m, name);
 }
 
@@ -190,10 +194,14 @@ static void on_gap(const char *req, const char *name, pyrt_declared_gap gap,
 		   const char *have, void *ctx)
 {
 	gap_ctx *g = ctx;
+	char norm[128];
 	(void)req;
 	(void)have;
 	g->top += gap != PYRT_GAP_DEP_MISSING;
-	missing_add(g->m, name);
+	/* PEP 503's spelling, as the not-whole ones are named: one name for
+	 * "et_xmlfile" (a Requires-Dist) and "et-xmlfile". */
+	req_norm(name, norm, sizeof norm);
+	missing_add(g->m, norm[0] ? norm : name);
 }
 
 /*
@@ -235,16 +243,19 @@ int pyrt_status_baseline_verdict(const char *runtime_dir,
 		return 0;
 	char path[PATH_MAX];
 	pyrt_declared *decl = pyrt_declared_new();
-	int found = 0;
+	int found = 0, declared = 0;
 	if (decl && runtime_dir &&
 	    pyrt_declared_path(runtime_dir, path, sizeof path, NULL) == 0 &&
 	    pyrt_declared_read(decl, path, &found, NULL) == 0 && found &&
-	    pyrt_declared_baseline_known(decl))
+	    pyrt_declared_baseline_known(decl)) {
 		verdict_declared(m, decl, d);
+		declared = 1;
+	}
 	pyrt_declared_free(decl);
 	verdict_ctx v = { m, 0, why, whylen };
 	const char *b = m->baseline_state;
-	if (strcmp(b, "complete") == 0 || strcmp(b, "partial") == 0)
+	if (declared || strcmp(b, "complete") == 0 ||
+	    strcmp(b, "partial") == 0)
 		pyrt_dists_each_broken(d, on_broken, &v);
 	pyrt_dists_free(d);
 	return v.broken;
