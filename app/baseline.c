@@ -12,14 +12,18 @@
 
 #include "app/common.h"
 #include "app/fix.h"
+#include "app/plugin.h"
 #include "core/runtime/box.h"
-#include "core/runtime/dists.h"
+#include "core/runtime/status.h"
 #include "core/util/error.h"
 
 int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
 		     const pyrt_events *ev, app_baseline_report *rep,
 		     pyrt_error *err)
 {
+	app_request with;
+	char source[4096];
+	opts = app_with_source(opts, &with, source, sizeof source);
 	pyrt_baseline_opts bo = PYRT_BASELINE_OPTS_INIT;
 	bo.box_root = opts->box_root;
 	bo.pins = pins;
@@ -31,8 +35,12 @@ int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
 	return pyrt_baseline_run(&bo, ev, &rep->result, err);
 }
 
-/* The marker of the install `current` points at; 0 or -1. */
-static int active_marker(const char *box_root, pyrt_marker *m)
+/*
+ * The marker of the install `current` points at, its baseline as the one
+ * verdict says it (status.h: the declared baseline against what is
+ * installed), and how many installed distributions are not whole; 0 or -1.
+ */
+static int active_marker(const char *box_root, pyrt_marker *m, int *broken)
 {
 	pyrt_box *box = NULL;
 	char dir[4096], path[4200];
@@ -40,28 +48,28 @@ static int active_marker(const char *box_root, pyrt_marker *m)
 	if (!rc)
 		rc = pyrt_box_link_install(box, pyrt_box_current(box), dir,
 					   sizeof dir, NULL);
+	if (!rc)
+		rc = snprintf(path, sizeof path, "%s/marker.json", dir) >=
+		     (int)sizeof path;
+	if (!rc)
+		rc = pyrt_marker_read(path, m, NULL);
+	int n = rc ? 0 : pyrt_status_baseline_verdict(pyrt_box_runtime_dir(box),
+						      dir, m, NULL, 0);
+	if (broken)
+		*broken = n;
 	pyrt_box_free(box);
-	if (rc)
-		return -1;
-	snprintf(path, sizeof path, "%s/marker.json", dir);
-	return pyrt_marker_read(path, m, NULL) == 0 ? 0 : -1;
+	return rc ? -1 : 0;
 }
 
 int app_baseline_complete(const char *box_root)
 {
 	pyrt_marker m;
-	char dir[PATH_MAX];
-	if (active_marker(box_root, &m) != 0 ||
-	    strcmp(m.baseline_state, "complete") != 0)
-		return 0;
-	/* A package whose files went away since is not complete: the
+	int broken = 0;
+	/* A package whose files went away since, or that the declared
+	 * baseline names and is not installed, is not complete: the
 	 * baseline runs, and repairs it. */
-	pyrt_box *box = NULL;
-	int rc = pyrt_box_open(&box, box_root, 0, NULL);
-	if (!rc)
-		rc = pyrt_box_active_install(box, dir, sizeof dir, NULL);
-	pyrt_box_free(box);
-	return rc == 0 && pyrt_dists_broken_count(dir, &m) == 0;
+	return active_marker(box_root, &m, &broken) == 0 &&
+	       strcmp(m.baseline_state, "complete") == 0 && broken == 0;
 }
 
 void app_baseline_summary(const pyrt_baseline_result *r, char *buf,
@@ -96,7 +104,7 @@ void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
 {
 	if (rep->result.log_path[0])
 		o->pip_log = rep->result.log_path;
-	rep->have_marker = active_marker(box_root, &rep->marker) == 0;
+	rep->have_marker = active_marker(box_root, &rep->marker, NULL) == 0;
 	if (!rep->have_marker)
 		return;
 	const pyrt_marker *m = &rep->marker;
@@ -181,6 +189,12 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: app_baseline_run(req, pins, &ev, &rep, &err);
+	if (rc == 0 || rc == PYRT_E_BASELINE) {
+		pyrt_error perr = PYRT_ERROR_INIT;
+		if (app_plugins_finish_pending(req, pins, &ev, NULL, &perr) &&
+		    rc == 0)
+			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
+	}
 	char msg[1024], fixed[PYRT_ERROR_MSG_MAX + 1024];
 	app_outcome o = { .command = "baseline", .code = rc };
 	if (rc == 0) {

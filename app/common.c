@@ -11,9 +11,42 @@
 #include <unistd.h>
 
 #include "app/text.h"
+#include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/util/clock.h"
 #include "core/util/error.h"
 #include "core/util/size.h"
+
+const app_request *app_with_source(const app_request *opts,
+				   app_request *copy, char *buf, size_t len)
+{
+	if (opts->wheelhouse || opts->index_url || !opts->box_root)
+		return opts;
+	pyrt_box *box = NULL;
+	pyrt_declared *d = pyrt_declared_new();
+	char path[4096];
+	int found = 0;
+	const app_request *out = opts;
+	if (d && pyrt_box_open(&box, opts->box_root, 0, NULL) == 0 &&
+	    pyrt_declared_path(pyrt_box_runtime_dir(box), path, sizeof path,
+			       NULL) == 0 &&
+	    pyrt_declared_read(d, path, &found, NULL) == 0 && found) {
+		const char *wh = pyrt_declared_wheelhouse(d);
+		const char *url = pyrt_declared_index_url(d);
+		if ((wh || url) && (size_t)snprintf(buf, len, "%s",
+						    wh ? wh : url) < len) {
+			*copy = *opts;
+			if (wh)
+				copy->wheelhouse = buf;
+			else
+				copy->index_url = buf;
+			out = copy;
+		}
+	}
+	pyrt_declared_free(d);
+	pyrt_box_free(box);
+	return out;
+}
 
 void app_errorf(const char *fmt, ...)
 {

@@ -12,6 +12,17 @@
 #include "core/dist/pins.h"
 #include "core/dist/platform.h"
 
+/**
+ * opts with the package source the box remembers (declared.h) when the
+ * request names none (no --wheelhouse, --index-url or their variables):
+ * the printed fix "pyrt baseline" then installs from where the install
+ * did, which on an air-gapped box is the only place that works.  *copy
+ * and buf[len] hold what the result points into; the result is opts
+ * itself when nothing is remembered.
+ */
+const app_request *app_with_source(const app_request *opts,
+				   app_request *copy, char *buf, size_t len);
+
 /** Print "pyrt: <message>" on stderr ("pyrt <cmd>: ..." messages as is). */
 void app_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -247,6 +247,11 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		? app_plugins_keep_before(r->opts, r->pins, r->platform_key,
 					  &ev)
 		: NULL;
+	/* Declared before the switch: a run stopped after it leaves the
+	 * re-apply pending for the next install, baseline or plugins
+	 * install to finish. */
+	if (keep && (!r->plan->already_current || r->iopts->force))
+		app_plugins_keep_declare(keep, r->opts->box_root);
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: pyrt_install_run(r->iopts, &ev, &res, &err);
@@ -258,6 +263,12 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		if (keep_plugins(r, &res, keep, &ev, &reapplied, &kerr) &&
 		    rc == 0)
 			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
+	}
+	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
+		pyrt_error perr = PYRT_ERROR_INIT;
+		if (app_plugins_finish_pending(r->opts, r->pins, &ev,
+					       &reapplied, &perr) && rc == 0)
+			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
 	}
 	app_plugins_keep_free(keep);
 	char text[8192];

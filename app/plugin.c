@@ -18,8 +18,10 @@
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/status.h"
+#include "core/util/testhook.h"
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
 {
@@ -113,6 +115,46 @@ static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
 
 /* reqs of plugin name under the box lock; *locked (may be NULL) says
  * whether pip got to run. */
+/* The box's declared state (declared.h), read for a change: *d and its
+ * path; 0 or -1 (then nothing is declared by this run: an older box
+ * without the file gets one). */
+static int declared_open(const char *box_root, pyrt_declared **d,
+			 char *path, size_t len)
+{
+	pyrt_box *box = NULL;
+	int found = 0, rc = -1;
+	*d = pyrt_declared_new();
+	if (*d && pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	    pyrt_declared_path(pyrt_box_runtime_dir(box), path, len,
+			       NULL) == 0 &&
+	    pyrt_declared_read(*d, path, &found, NULL) == 0)
+		rc = 0;
+	pyrt_box_free(box);
+	if (rc) {
+		pyrt_declared_free(*d);
+		*d = NULL;
+	}
+	return rc;
+}
+
+/* A plugin's requirements declared (with its re-apply pending or done). */
+static void declare_plugin(const char *box_root, const char *name,
+			   const char *const *reqs, size_t n, int pending)
+{
+	pyrt_declared *d = NULL;
+	char path[4096];
+	if (declared_open(box_root, &d, path, sizeof path) != 0)
+		return;
+	if (reqs)
+		pyrt_declared_set_plugin(d, name, reqs, n);
+	if (pending)
+		pyrt_declared_pending_add(d, PYRT_DECLARED_REAPPLY, name);
+	else
+		pyrt_declared_pending_clear(d, PYRT_DECLARED_REAPPLY, name);
+	pyrt_declared_write(d, path, NULL);
+	pyrt_declared_free(d);
+}
+
 static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 				const char *name, const char *const *reqs,
 				size_t nreqs, const pyrt_events *ev,
@@ -122,6 +164,9 @@ static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
 	char command[320];
+	app_request with;
+	char source[4096];
+	opts = app_with_source(opts, &with, source, sizeof source);
 	snprintf(command, sizeof command, "plugins install %s", name);
 	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
 	if (!rc)
@@ -263,6 +308,11 @@ static int plugin_pip_step(plugin_run *r)
 	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
 				      pl->require_count, &inner, &r->last,
 				      &r->locked, &r->err);
+	/* What the runtime should hold from now on, whatever install
+	 * `current` points at (a re-apply after a switch reads it). */
+	if (rc == 0)
+		declare_plugin(r->req->box_root, pl->name, reqs,
+			       pl->require_count, 0);
 	free(reqs);
 	/* pip's refusal is the plugin's failure, not the baseline's: its
 	 * own class and exit code (15). */
@@ -341,6 +391,11 @@ int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
 			   .front = front, .err = PYRT_ERROR_INIT };
 	r->ev = app_front_events(front, cancel);
 	int rc = plugin_refusal(r);
+	/* What a stopped run left pending first: the runtime converges to
+	 * what the box declares before this plugin adds to it. */
+	if (!rc)
+		rc = app_plugins_finish_pending(req, pins, &r->ev, NULL,
+						&r->err);
 	if (!rc && r->pl->require_count)
 		rc = plugin_pip_step(r);
 	rc = plugin_outcome(r, rc);
@@ -428,6 +483,7 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 				     "before the install: %s", was->name, n,
 				     n == 1 ? "" : "s", list);
 	if (n && !rc) {
+		pyrt_testhook("plugin-reapply");
 		pyrt_error perr = PYRT_ERROR_INIT;
 		int prc = plugin_install_specs(opts, pins, was->name, specs,
 					       n, ev, NULL, NULL, &perr);
@@ -441,7 +497,11 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 					     was->name);
 		else if (reapplied)
 			(*reapplied)++;
+		if (!prc)
+			declare_plugin(opts->box_root, was->name, NULL, 0, 0);
 	}
+	if (!n && !rc)
+		declare_plugin(opts->box_root, was->name, NULL, 0, 0);
 	free(specs);
 	return rc ? pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled") : 0;
 }
@@ -474,6 +534,78 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 	}
 	pyrt_plugins_free(now);
 	return rc;
+}
+
+void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
+{
+	for (size_t i = 0; k && i < pyrt_plugins_count(k->before); i++) {
+		const pyrt_plugin *was = pyrt_plugins_at(k->before, i);
+		if (!keeps(was))
+			continue;
+		const char **specs = calloc(was->require_count + 1,
+					    sizeof *specs);
+		size_t n = 0;
+		for (size_t j = 0; specs && j < was->require_count; j++)
+			if (kept(&was->requires[j]))
+				specs[n++] = was->requires[j].spec;
+		if (n)
+			declare_plugin(box_root, was->name, specs, n, 1);
+		free(specs);
+	}
+}
+
+/* One re-apply a stopped run left pending: its declared requirements. */
+static int finish_one(const pyrt_declared *d, const char *name,
+		      const app_request *opts, const pyrt_pins *pins,
+		      const pyrt_events *ev, size_t *done)
+{
+	long at = pyrt_declared_plugin_find(d, name);
+	size_t n = 0;
+	const char *const *reqs = at >= 0
+		? pyrt_declared_plugin_reqs(d, (size_t)at, &n) : NULL;
+	if (!n) {
+		declare_plugin(opts->box_root, name, NULL, 0, 0);
+		return 0;
+	}
+	char list[1024];
+	app_join((const char **)reqs, n, list, sizeof list);
+	if (pyrt_events_log(ev, PYRT_LOG_INFO, "plugin %s: finishing the "
+			    "re-apply a stopped run left pending: %s", name,
+			    list))
+		return PYRT_E_CANCELLED;
+	pyrt_error perr = PYRT_ERROR_INIT;
+	int rc = plugin_install_specs(opts, pins, name, reqs, n, ev, NULL,
+				      NULL, &perr);
+	if (rc == PYRT_E_CANCELLED)
+		return rc;
+	if (rc)
+		return pyrt_events_log(ev, PYRT_LOG_WARN, "plugin %s: could "
+				       "not re-apply %s: %s — it stays pending",
+				       name, list, perr.msg)
+			       ? PYRT_E_CANCELLED : 0;
+	declare_plugin(opts->box_root, name, NULL, 0, 0);
+	if (done)
+		(*done)++;
+	return 0;
+}
+
+int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
+			       const pyrt_events *ev, size_t *done,
+			       pyrt_error *err)
+{
+	pyrt_declared *d = NULL;
+	char path[4096];
+	if (declared_open(opts->box_root, &d, path, sizeof path) != 0)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < pyrt_declared_pending_count(d); i++) {
+		const char *plugin = "";
+		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
+		if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0 && plugin[0])
+			rc = finish_one(d, plugin, opts, pins, ev, done);
+	}
+	pyrt_declared_free(d);
+	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
 
 void app_plugins_keep_free(app_plugins_keep *k)

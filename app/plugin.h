@@ -94,6 +94,19 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err);
 
+/** Before a switch: each kept plugin's requirements declared in the box
+ *  (declared.h) with its re-apply pending, so a run stopped before the
+ *  re-apply is done leaves the work for the next to finish. */
+void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
+
+/** Finish the plugin re-applies a stopped run left pending (declared.h):
+ *  each plugin's declared requirements installed, its pending work cleared
+ *  when that succeeds (a failure is a warning and stays pending).  *done
+ *  (may be NULL) counts the plugins finished.  0 or PYRT_E_CANCELLED. */
+int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
+			       const pyrt_events *ev, size_t *done,
+			       pyrt_error *err);
+
 void app_plugins_keep_free(app_plugins_keep *k);
 
 #endif

@@ -59,12 +59,16 @@ static json_t *baseline_json(const pyrt_status *st)
 			i < st->marker.baseline_missing_count; i++)
 		json_array_append_new(missing,
 				      app_text_json(st->marker.baseline_missing[i]));
+	json_t *pending = json_array();
+	for (int i = 0; pending && i < st->pending_count; i++)
+		json_array_append_new(pending, app_text_json(st->pending[i]));
 	app_status_baseline_source(st, source, sizeof source);
-	return json_pack("{s:o, s:o, s:b, s:o}", "state",
+	return json_pack("{s:o, s:o, s:b, s:o, s:o}", "state",
 			 app_text_json(app_status_baseline_state(st)),
 			 "missing", missing ? missing : json_array(),
 			 "locked", st->baseline_locked_wheels > 0,
-			 "source", app_text_json(source));
+			 "source", app_text_json(source),
+			 "pending_reapply", pending ? pending : json_array());
 }
 
 /* The installer holding the box lock, when one does and it is recorded. */

@@ -479,6 +479,15 @@ static void apply_env(app_request *o)
 	}
 	if (!o->theme)
 		o->theme = env_nonempty("PYRT_THEME");
+	/* PYRT_WHEELHOUSE names the package source once, as PIP_FIND_LINKS
+	 * does for pip, for the commands that run pip; a --wheelhouse or
+	 * --index-url on the command line beats it. */
+	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
+	    env_nonempty("PYRT_WHEELHOUSE") &&
+	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
+	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
+	     (o->command == APP_CMD_PLUGINS && o->npositional > 0)))
+		o->wheelhouse = getenv("PYRT_WHEELHOUSE");
 	/* The index is for the commands that run pip; elsewhere the
 	 * variable is ignored, as --index-url would be refused, and a
 	 * --wheelhouse (or --no-baseline: no pip runs) on the command line

@@ -37,6 +37,7 @@
 #include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/marker.h"
+#include "core/runtime/settle.h"
 #include "core/runtime/status.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
@@ -972,11 +973,35 @@ static int proxy_row_failed(pyrt_doctor *d)
 	return 0;
 }
 
+/* What a stopped package run left in the site folders (settle.h): the
+ * next reconcile settles it, and until then it is worth a line.  1 when
+ * there is none (nothing added), else check_add's answer. */
+static int check_site_leftovers(doctor_ctx *x, const char *title)
+{
+	if (!x->have_status || !x->st.have_marker)
+		return 1;
+	pyrt_settle_report rep;
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_settle(x->st.install_dir, &x->st.marker, 0, 1, NULL, &rep,
+			&err) != 0 || (!rep.staged_dropped && !rep.stashes))
+		return 1;
+	return check_add(x->d, "staging", title, PYRT_CHECK_WARN,
+			 "pyrt baseline", "%d staged distribution%s and %d pip "
+			 "stash folder%s left in the runtime by a run that "
+			 "stopped (%s); the next baseline, install or plugin "
+			 "install settles them", rep.staged_dropped,
+			 rep.staged_dropped == 1 ? "" : "s", rep.stashes,
+			 rep.stashes == 1 ? "" : "s", rep.first);
+}
+
 /* Leftovers of dead installers: harmless, swept by the next install. */
 static int check_staging(doctor_ctx *x)
 {
 	const char *title = "Stale staging";
 	pyrt_error err = PYRT_ERROR_INIT;
+	int left = check_site_leftovers(x, title);
+	if (left != 1)
+		return left;
 	if (pyrt_box_shared(x->box))
 		return check_add(x->d, "staging", title, PYRT_CHECK_PASS, NULL,
 				 "root's to sweep (staging of a shared box is "

@@ -21,14 +21,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/dists.h"
 #include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
+#include "core/runtime/settle.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/proc.h"
@@ -65,6 +68,8 @@ typedef struct baseline_run {
 	char reinstalled[64][256];
 	size_t nreinstalled;
 	pyrt_dists *recheck;    /* during baseline_recheck */
+	pyrt_declared *decl;    /* the box's declared state (declared.h) */
+	char decl_path[PATH_MAX];
 } baseline_run;
 
 static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
@@ -172,6 +177,51 @@ static int baseline_collect(baseline_run *r, pyrt_error *err)
 }
 
 /*
+ * Before pip starts: the box declares this baseline, where its packages
+ * come from and that a baseline run is under way, so a run stopped at any
+ * point leaves a file that says what the runtime should hold
+ * (declared.h).  A damaged file is replaced: this run declares anew.
+ */
+static int baseline_declare(baseline_run *r, pyrt_error *err)
+{
+	int rc = pyrt_declared_path(pyrt_box_runtime_dir(r->box), r->decl_path,
+				    sizeof r->decl_path, err);
+	if (rc)
+		return rc;
+	if (!(r->decl = pyrt_declared_new()))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int found = 0;
+	pyrt_error derr = PYRT_ERROR_INIT;
+	rc = pyrt_declared_read(r->decl, r->decl_path, &found, &derr);
+	if (rc == PYRT_E_UNTRUSTED)
+		return pyrt_error_set(err, rc, "%s", derr.msg);
+	if (rc && pyrt_events_log(r->ev, PYRT_LOG_WARN, "%s; declaring the "
+				  "runtime's packages anew", derr.msg))
+		return pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
+	char wheelhouse[PATH_MAX];
+	const char *wh = r->opts->wheelhouse &&
+			 realpath(r->opts->wheelhouse, wheelhouse) ? wheelhouse
+								   : NULL;
+	if (pyrt_declared_set_baseline(r->decl, r->reqs, r->nreqs) ||
+	    pyrt_declared_set_source(r->decl, wh, wh ? NULL
+					      : r->opts->index_url) ||
+	    pyrt_declared_pending_add(r->decl, PYRT_DECLARED_BASELINE, ""))
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	return pyrt_declared_write(r->decl, r->decl_path, err);
+}
+
+/* The run is done (whatever its verdict): no baseline run is pending. */
+static int baseline_declared_done(baseline_run *r, pyrt_error *err)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	pyrt_declared_pending_clear(r->decl, PYRT_DECLARED_BASELINE, "");
+	pyrt_declared_set_reconciled(r->decl, (int64_t)now.tv_sec *
+				     1000000000LL + now.tv_nsec);
+	return pyrt_declared_write(r->decl, r->decl_path, err);
+}
+
+/*
  * Take the lock and find the active install and its marker.  Nothing is
  * created in a box without a runtime: the lock file would be the first
  * thing in it.
@@ -202,7 +252,7 @@ static int baseline_open(baseline_run *r, pyrt_error *err)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime is broken (%s) — run "
 				      "\"pyrt install --force\"", merr.msg);
-	return 0;
+	return baseline_declare(r, err);
 }
 
 /*
@@ -682,6 +732,7 @@ static void baseline_cleanup(baseline_run *r)
 	baseline_stamps_free(r->stamps, r->nreqs);
 	pyrt_lock_release(r->lock);
 	pyrt_box_free(r->box);
+	pyrt_declared_free(r->decl);
 	free(r->reqs);
 	free(r->file_text);
 }
@@ -699,6 +750,35 @@ static void baseline_detail(const baseline_run *r, char *buf, size_t len)
 			 o->wheelhouse);
 }
 
+/* What a stopped run left (settle.h), before anything is judged. */
+static int baseline_settle(baseline_run *r, pyrt_error *err)
+{
+	pyrt_settle_report rep;
+	return pyrt_settle(r->install_dir, &r->marker,
+			   pyrt_declared_reconciled(r->decl), 0, r->ev, &rep,
+			   err);
+}
+
+/* pip for what is missing, after the repair of what is not whole. */
+static int baseline_work(baseline_run *r, pyrt_error *err)
+{
+	if (r->nreqs == 0)
+		return pyrt_events_log(r->ev, PYRT_LOG_INFO,
+				       "%s name%s no requirement: nothing to "
+				       "install", r->opts->requirements_file
+				       ? r->opts->requirements_file : "the pins",
+				       r->opts->requirements_file ? "s" : "")
+			       ? pyrt_error_set(err, PYRT_E_CANCELLED,
+						"cancelled") : 0;
+	if (baseline_stamps(r, &r->stamps) != 0)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	int rc = baseline_repair(r, err);
+	if (rc)
+		return rc;
+	pyrt_testhook("baseline-repaired");
+	return baseline_install(r, err);
+}
+
 /* Under the lock: the step, pip, the marker. */
 static int baseline_step(baseline_run *r, pyrt_error *err)
 {
@@ -709,18 +789,9 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 	if (rc)
 		return pyrt_error_set(err, rc, "cancelled");
 	pyrt_testhook("baseline-begin");
-	if (r->nreqs == 0)
-		rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
-				     "%s name%s no requirement: nothing to "
-				     "install", r->opts->requirements_file
-				     ? r->opts->requirements_file : "the pins",
-				     r->opts->requirements_file ? "s" : "");
-	else if (baseline_stamps(r, &r->stamps) != 0)
-		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	else if (!(rc = baseline_repair(r, err))) {
-		pyrt_testhook("baseline-repaired");
-		rc = baseline_install(r, err);
-	}
+	rc = baseline_settle(r, err);
+	if (!rc)
+		rc = baseline_work(r, err);
 	if (!rc && r->nreqs) {
 		baseline_recheck(r);
 		baseline_count_present(r);
@@ -740,6 +811,8 @@ static int baseline_step(baseline_run *r, pyrt_error *err)
 		pyrt_testhook("mid-baseline");
 	if (!rc)
 		rc = baseline_record(r, err);
+	if (!rc)
+		rc = baseline_declared_done(r, err);
 	if (!rc && (r->failed || r->broken))
 		rc = baseline_incomplete(r, err);
 	if (rc) {

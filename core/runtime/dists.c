@@ -125,6 +125,10 @@ static int ends_with_ci(const char *s, size_t n, const char *suffix)
 static int dir_add(site_dir *s, const char *name)
 {
 	size_t n = strlen(name);
+	/* pip's stash of what it was uninstalling ("~ython_docx-1.0.dist-info"):
+	 * not a distribution, and no requirement's name starts with '~'. */
+	if (name[0] == '~')
+		return 0;
 	int egg = ends_with_ci(name, n, ".egg-info");
 	if (!egg && !ends_with_ci(name, n, ".dist-info"))
 		return 0;
@@ -321,6 +325,40 @@ done:
 	if (mfd >= 0)
 		close(mfd);
 	return rc;
+}
+
+/* METADATA of dist-info name in directory fd, whole: the buffer (NUL
+ * ended) or NULL. */
+static char *metadata_read(int fd, const char *name, size_t *len)
+{
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				   O_CLOEXEC);
+	int mfd = dfd >= 0 ? openat(dfd, "METADATA", O_RDONLY | O_NOFOLLOW |
+					   O_NONBLOCK | O_CLOEXEC) : -1;
+	if (dfd >= 0)
+		close(dfd);
+	struct stat sb;
+	char *buf = NULL;
+	if (mfd < 0 || fstat(mfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > METADATA_MAX ||
+	    !(buf = malloc((size_t)sb.st_size + 1))) {
+		if (mfd >= 0)
+			close(mfd);
+		return NULL;
+	}
+	size_t used = 0;
+	while (used < (size_t)sb.st_size) {
+		ssize_t got = read(mfd, buf + used, (size_t)sb.st_size - used);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		used += (size_t)got;
+	}
+	close(mfd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
 }
 
 /* The next RECORD row's path (CSV's first field, "" quoting undone) into
@@ -761,4 +799,48 @@ int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
 			snprintf(first, len, "%s", path);
 	}
 	return marked;
+}
+
+int pyrt_dists_requires(pyrt_dists *d, const char *name,
+			pyrt_dists_require_fn fn, void *ctx)
+{
+	char *want = normalize(name, strlen(name));
+	site_dir *s = NULL;
+	const entry *hit = NULL;
+	int rc = want ? dists_find(d, want, &s, &hit) : -1;
+	free(want);
+	if (rc != 1)
+		return -1;
+	size_t len = 0;
+	char *buf = metadata_read(s->fd, hit->raw, &len);
+	if (!buf)
+		return -1;
+	int count = 0;
+	char req[PYRT_REQUIREMENT_MAX];
+	for (char *l = buf; l < buf + len;) {
+		char *end = memchr(l, '\n', (size_t)(buf + len - l));
+		size_t n = end ? (size_t)(end - l) : (size_t)(buf + len - l);
+		if (!n || (n == 1 && l[0] == '\r'))
+			break; /* the headers end at the first empty line */
+		if (n > 14 && strncasecmp(l, "Requires-Dist:", 14) == 0) {
+			const char *v = l + 14;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t vn = (size_t)(l + n - v);
+			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' '))
+				vn--;
+			/* A marker (an extra, a platform, a Python version)
+			 * is Python's to evaluate: not followed here. */
+			if (vn && vn < sizeof req && !memchr(v, ';', vn)) {
+				memcpy(req, v, vn);
+				req[vn] = '\0';
+				count++;
+				if (fn)
+					fn(req, ctx);
+			}
+		}
+		l += n + 1;
+	}
+	free(buf);
+	return count;
 }

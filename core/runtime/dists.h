@@ -84,6 +84,14 @@ int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
  *  and after a pip run: pip left it as it was ("already present"). */
 int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len);
 
+typedef void (*pyrt_dists_require_fn)(const char *req, void *ctx);
+
+/** Each Requires-Dist of name's installed METADATA without a marker (an
+ *  extra's or a platform's: Python's to evaluate), as written ("lxml>=2.3");
+ *  the count, or -1 when name is not found or its METADATA not read. */
+int pyrt_dists_requires(pyrt_dists *d, const char *name,
+			pyrt_dists_require_fn fn, void *ctx);
+
 /** How many distributions of the install at install_dir (marker m) are
  *  not installed whole; 0 too when that cannot be told. */
 int pyrt_dists_broken_count(const char *install_dir, const pyrt_marker *m);

@@ -24,6 +24,7 @@
 #include "core/dist/fetch.h"
 #include "core/dist/manifest.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/marker.h"
 #include "core/runtime/status.h"
@@ -1175,6 +1176,14 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 			       pyrt_box_downloads_dir(box) };
 	for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
 		rc = pyrt_fs_remove_tree(dirs[i], NULL, err);
+	/* What the runtime should hold (declared.h) goes with it: a new
+	 * install starts from its own baseline, not from this one's. */
+	char decl[PATH_MAX];
+	if (!rc && pyrt_declared_path(pyrt_box_runtime_dir(box), decl,
+				      sizeof decl, NULL) == 0 &&
+	    unlink(decl) != 0 && errno != ENOENT)
+		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					  "cannot remove %s", decl);
 	/* The plugin check's remembered answer names a runtime now gone. */
 	char memo[PATH_MAX];
 	if (!rc && pyrt_fmt_path(memo, sizeof memo, NULL, "%s/"

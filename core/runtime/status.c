@@ -18,6 +18,7 @@
 #include "core/dist/digest_memo.h"
 #include "core/dist/manifest.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/dists.h"
 #include "core/runtime/lock.h"
 #include "core/util/fmt.h"
@@ -147,20 +148,14 @@ static void req_norm(const char *req, char *out, size_t len)
 	out[o] = '\0';
 }
 
-static void on_broken(const char *name, const char *version, const char *why,
-		      void *ctx)
+/* name joins m's missing list once (by its PEP 503 name). */
+static void missing_add(pyrt_marker *m, const char *name)
 {
-	pyrt_status *st = ctx;
-	pyrt_marker *m = &st->marker;
-	(void)version;
-	if (!st->baseline_broken++)
-		snprintf(st->baseline_broken_why,
-			 sizeof st->baseline_broken_why, "%s: %s", name, why);
-	snprintf(m->baseline_state, sizeof m->baseline_state, "partial");
-	char have[128];
+	char have[128], want[128];
+	req_norm(name, want, sizeof want);
 	for (int i = 0; i < m->baseline_missing_count; i++) {
 		req_norm(m->baseline_missing[i], have, sizeof have);
-		if (strcmp(have, name) == 0)
+		if (strcmp(have, want) == 0)
 			return;
 	}
 	if (m->baseline_missing_count < PYRT_MARKER_MISSING_MAX)
@@ -168,23 +163,140 @@ static void on_broken(const char *name, const char *version, const char *why,
 			 sizeof m->baseline_missing[0], "%s", name);
 }
 
+typedef struct verdict_ctx {
+	pyrt_marker *m;
+	int broken;
+	char *why;
+	size_t whylen;
+} verdict_ctx;
+
+static void on_broken(const char *name, const char *version, const char *why,
+		      void *ctx)
+{
+	verdict_ctx *v = ctx;
+	(void)version;
+	if (!v->broken++ && v->why)
+		snprintf(v->why, v->whylen, "%s: %s", name, why);
+	/* "none" stays none: nothing declared is installed, and this one
+	 * joins what is missing. */
+	if (strcmp(v->m->baseline_state, "complete") == 0)
+		snprintf(v->m->baseline_state, sizeof v->m->baseline_state,
+			 "partial");
+	missing_add(v->m, name);
+}
+
+typedef struct gap_ctx {
+	pyrt_marker *m;
+	size_t top;     /* declared requirements missing (not dependencies) */
+} gap_ctx;
+
+static void on_gap(const char *req, const char *name, pyrt_declared_gap gap,
+		   const char *have, void *ctx)
+{
+	gap_ctx *g = ctx;
+	char norm[128];
+	(void)req;
+	(void)have;
+	g->top += gap != PYRT_GAP_DEP_MISSING;
+	/* PEP 503's spelling, as the not-whole ones are named: one name for
+	 * "et_xmlfile" (a Requires-Dist) and "et-xmlfile". */
+	req_norm(name, norm, sizeof norm);
+	missing_add(g->m, norm[0] ? norm : name);
+}
+
+/*
+ * The declared baseline against what is installed: the one verdict.  A
+ * requirement whose dist-info is gone is missing whatever the marker says
+ * (it was never looked at before), and a baseline whose every requirement
+ * is installed whole is complete even when a signal stopped the run before
+ * the marker said so.  Requirements C cannot judge keep the marker's word.
+ */
+static void verdict_declared(pyrt_marker *m, const pyrt_declared *decl,
+			     pyrt_dists *d)
+{
+	pyrt_marker seen = *m;
+	seen.baseline_missing_count = 0;
+	int unknown = 0;
+	gap_ctx g = { &seen, 0 };
+	int gaps = pyrt_declared_diff_baseline(decl, d, on_gap, &g, &unknown);
+	size_t n = pyrt_declared_baseline_count(decl);
+	if (unknown)
+		for (int i = 0; i < m->baseline_missing_count; i++)
+			missing_add(&seen, m->baseline_missing[i]);
+	const char *state = gaps == 0 && !unknown ? "complete"
+			  : gaps == 0 ? m->baseline_state
+			  : n && g.top >= n ? "none" : "partial";
+	if (!state[0])
+		state = "none";
+	snprintf(seen.baseline_state, sizeof seen.baseline_state, "%s", state);
+	if (strcmp(state, "complete") == 0)
+		seen.baseline_error[0] = '\0';
+	*m = seen;
+}
+
+int pyrt_status_baseline_verdict(const char *runtime_dir,
+				 const char *install_dir, pyrt_marker *m,
+				 char *why, size_t whylen)
+{
+	pyrt_dists *d = pyrt_dists_for_install(install_dir, m);
+	if (!d)
+		return 0;
+	char path[PATH_MAX];
+	pyrt_declared *decl = pyrt_declared_new();
+	int found = 0, declared = 0;
+	if (decl && runtime_dir &&
+	    pyrt_declared_path(runtime_dir, path, sizeof path, NULL) == 0 &&
+	    pyrt_declared_read(decl, path, &found, NULL) == 0 && found &&
+	    pyrt_declared_baseline_known(decl)) {
+		verdict_declared(m, decl, d);
+		declared = 1;
+	}
+	pyrt_declared_free(decl);
+	verdict_ctx v = { m, 0, why, whylen };
+	const char *b = m->baseline_state;
+	if (declared || strcmp(b, "complete") == 0 ||
+	    strcmp(b, "partial") == 0)
+		pyrt_dists_each_broken(d, on_broken, &v);
+	pyrt_dists_free(d);
+	return v.broken;
+}
+
 /*
  * Once pip has run, a distribution counts only when the files its RECORD
- * lists are there (dists.h): a package moved or deleted since makes the
- * baseline partial here, as it does in plugins, doctor and smoke.  One
- * stat per listed file on every read, nothing remembered, so no memo can
- * hide a deletion (a few milliseconds for the doc baseline).
+ * lists are there (dists.h), and the declared baseline only when each of
+ * its requirements is installed (declared.h): a package moved or deleted
+ * since makes the baseline partial here, as it does in plugins, doctor and
+ * smoke.  One stat per listed file on every read, nothing remembered, so no
+ * memo can hide a deletion (a few milliseconds for the doc baseline).
  */
-static void status_baseline_files(pyrt_status *st)
+static void status_baseline_files(pyrt_status *st, const pyrt_box *box)
 {
-	const char *b = st->marker.baseline_state;
-	if (strcmp(b, "complete") != 0 && strcmp(b, "partial") != 0)
-		return;
-	pyrt_dists *d = pyrt_dists_for_install(st->install_dir, &st->marker);
-	if (!d)
-		return;
-	pyrt_dists_each_broken(d, on_broken, st);
-	pyrt_dists_free(d);
+	st->baseline_broken = pyrt_status_baseline_verdict(
+		pyrt_box_runtime_dir(box), st->install_dir, &st->marker,
+		st->baseline_broken_why, sizeof st->baseline_broken_why);
+}
+
+/* The plugin re-applies a stopped run left pending (declared.h). */
+static void status_pending(pyrt_status *st, const pyrt_box *box)
+{
+	char path[PATH_MAX];
+	pyrt_declared *d = pyrt_declared_new();
+	int found = 0;
+	if (d && pyrt_declared_path(pyrt_box_runtime_dir(box), path,
+				    sizeof path, NULL) == 0 &&
+	    pyrt_declared_read(d, path, &found, NULL) == 0 && found) {
+		for (size_t i = 0; i < pyrt_declared_pending_count(d) &&
+		     st->pending_count < 4; i++) {
+			const char *plugin = "";
+			const char *kind = pyrt_declared_pending_at(d, i,
+								    &plugin);
+			if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0)
+				pyrt_fmt_text(st->pending[st->pending_count++],
+					      sizeof st->pending[0], "%s",
+					      plugin);
+		}
+	}
+	pyrt_declared_free(d);
 }
 
 static void status_ready(pyrt_status *st, const pyrt_pins *pins,
@@ -225,6 +337,13 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 			      st->baseline_broken == 1 ? "s" : "",
 			      st->baseline_broken_why,
 			      st->baseline_broken == 1 ? "it" : "them");
+	}
+	if (st->pending_count) {
+		size_t n = strlen(st->message);
+		pyrt_fmt_text(st->message + n, sizeof st->message - n,
+			      "; a stopped run left plugin %s's requirements to "
+			      "re-apply — run \"pyrt install\" to finish it",
+			      st->pending[0]);
 	}
 }
 
@@ -383,7 +502,8 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 		return 0;
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
-	status_baseline_files(st);
+	status_baseline_files(st, box);
+	status_pending(st, box);
 	status_ready(st, pins, pin);
 	return 0;
 }

@@ -50,6 +50,10 @@ typedef struct pyrt_status {
 	 *  the first one's name and what is missing */
 	int baseline_broken;
 	char baseline_broken_why[640];
+	/** plugins whose re-apply a stopped run left pending (declared.h):
+	 *  the next install, baseline or plugins install finishes it */
+	int pending_count;
+	char pending[4][128];
 	/** the runtime is ready but the pins want another archive (another
 	 * version, build or digest): "pyrt install" would replace it.  The
 	 * pinned version, build and digest are what it would install. */
@@ -58,6 +62,20 @@ typedef struct pyrt_status {
 	char update_build[32];
 	char update_sha256[PYRT_SHA256_HEX_LEN + 1];
 } pyrt_status;
+
+/**
+ * The baseline verdict of the install at install_dir (its marker m): the
+ * declared baseline (declared.h, in runtime_dir, the box's runtime/python;
+ * NULL: none read) against the distributions installed, plus every
+ * distribution not installed whole (dists.h).  Rewrites m's baseline state
+ * and missing list to say what is true now; returns how many installed
+ * distributions are not whole (the first one's name and why in why).
+ * status, install's "already complete", the install and baseline results
+ * and doctor all read this one verdict.
+ */
+int pyrt_status_baseline_verdict(const char *runtime_dir,
+				 const char *install_dir, pyrt_marker *m,
+				 char *why, size_t whylen);
 
 /** "ready", "not_provisioned", ... */
 const char *pyrt_state_name(pyrt_state state);

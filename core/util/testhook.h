@@ -26,6 +26,8 @@
  *   wheels-staged  the locked wheels are copied and verified, no installer
  *                  started yet (also plugins install)
  *   mid-baseline   pip has run, the marker does not yet say so
+ *   plugin-reapply after a switch, a plugin's re-apply is announced, its
+ *                  pip not started yet (app/plugin.c)
  * and in the TUI:
  *   tui-refresh    the dashboard's check has begun, nothing read yet
  * and in serve:
