@@ -628,9 +628,10 @@ static void broken_after(const char *name, const char *version,
 	pyrt_baseline_result *res = r->res;
 	if (wheel_fault(r, name, version))
 		return;
+	/* Display text: a long reason ends in "..." rather than cut. */
 	if (r->broken++ == 0 && !res->error[0])
-		snprintf(res->error, sizeof res->error, "%s is installed but "
-			 "not whole (%s) after a reinstall", name, why);
+		pyrt_fmt_text(res->error, sizeof res->error, "%s is installed "
+			      "but not whole (%s) after a reinstall", name, why);
 	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
 		snprintf(res->missing[res->missing_count++],
 			 sizeof res->missing[0], "%s", name);

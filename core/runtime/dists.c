@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/util/fs.h"
+#include "core/util/os.h"
 #include "core/util/requirement.h"
 
 #define METADATA_MAX (1024 * 1024)
@@ -677,10 +678,10 @@ int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
 		return 0;
 	/* Through the folder's descriptor: the one that was read. */
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "/proc/self/fd/%d/%s", s->fd,
-			 hit->raw);
-	if (n < 0 || (size_t)n >= sizeof path)
-		return pyrt_error_set(err, PYRT_E_INTERNAL, "path too long");
+	if (pyrt_os_fd_path(path, sizeof path, s->fd, hit->raw) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot name %s through its folder",
+					    hit->raw);
 	rc = pyrt_fs_remove_tree(path, NULL, err);
 	return rc ? rc : 1;
 }

@@ -30,6 +30,7 @@
 #include "core/runtime/status.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
+#include "core/util/os.h"
 #include "core/util/proc.h"
 #include "core/util/py_programs.h"
 #include "core/util/redact.h"
@@ -693,7 +694,7 @@ static int install_sync(const char *dir, int whole_fs, pyrt_error *err)
 	if (fd < 0)
 		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					    "cannot open %s", dir);
-	int rc = whole_fs ? syncfs(fd) : fsync(fd);
+	int rc = whole_fs ? pyrt_os_sync_fs(fd) : fsync(fd);
 	int saved = errno;
 	close(fd);
 	if (rc != 0)

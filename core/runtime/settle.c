@@ -17,6 +17,7 @@
 
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
+#include "core/util/os.h"
 #include "core/util/requirement.h"
 
 /* The normalised project name of "Name-1.0" or "Name-1.0.dist-info"
@@ -71,13 +72,14 @@ typedef struct settle_ctx {
 	pyrt_error *err;
 } settle_ctx;
 
-/* Remove fd/name (a folder) by its /proc path: the folder that was read. */
+/* Remove fd/name (a folder) named through fd: the folder that was read. */
 static int remove_at(settle_ctx *c, int fd, const char *name)
 {
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "/proc/self/fd/%d/%s", fd, name) >=
-	    (int)sizeof path)
-		return pyrt_error_set(c->err, PYRT_E_INTERNAL, "path too long");
+	if (pyrt_os_fd_path(path, sizeof path, fd, name) != 0)
+		return pyrt_error_set_errno(c->err, PYRT_E_IO, errno,
+					    "cannot name %s through its folder",
+					    name);
 	return pyrt_fs_remove_tree(path, NULL, c->err);
 }
 
