@@ -328,38 +328,56 @@ done:
 	return rc;
 }
 
-/* METADATA of dist-info name in directory fd, whole: the buffer (NUL
- * ended) or NULL. */
-static char *metadata_read(int fd, const char *name, size_t *len)
+/*
+ * File file of dist-info name in directory fd, whole and NUL-ended: the
+ * buffer, or NULL.  *absent (may be NULL) is set when file is not there,
+ * or is a folder (an installer that failed writing it): no such file
+ * either.  Nothing is followed; a file over max bytes is not read.
+ */
+static char *distinfo_read(int fd, const char *name, const char *file,
+			   off_t max, size_t *len, int *absent)
 {
+	if (absent)
+		*absent = 0;
 	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				   O_CLOEXEC);
-	int mfd = dfd >= 0 ? openat(dfd, "METADATA", O_RDONLY | O_NOFOLLOW |
+	int rfd = dfd >= 0 ? openat(dfd, file, O_RDONLY | O_NOFOLLOW |
 					   O_NONBLOCK | O_CLOEXEC) : -1;
+	if (rfd < 0 && errno == ENOENT && absent)
+		*absent = 1;
 	if (dfd >= 0)
 		close(dfd);
 	struct stat sb;
 	char *buf = NULL;
-	if (mfd < 0 || fstat(mfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size > METADATA_MAX ||
-	    !(buf = malloc((size_t)sb.st_size + 1))) {
-		if (mfd >= 0)
-			close(mfd);
+	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode) && absent)
+		*absent = 1;
+	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_size > max || !(buf = malloc((size_t)sb.st_size + 1))) {
+		if (rfd >= 0)
+			close(rfd);
 		return NULL;
 	}
 	size_t used = 0;
 	while (used < (size_t)sb.st_size) {
-		ssize_t got = read(mfd, buf + used, (size_t)sb.st_size - used);
+		ssize_t got = read(rfd, buf + used, (size_t)sb.st_size - used);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
 		used += (size_t)got;
 	}
-	close(mfd);
+	close(rfd);
 	buf[used] = '\0';
-	*len = used;
+	if (len)
+		*len = used;
 	return buf;
+}
+
+/* METADATA of dist-info name in directory fd, whole: the buffer (NUL
+ * ended) or NULL. */
+static char *metadata_read(int fd, const char *name, size_t *len)
+{
+	return distinfo_read(fd, name, "METADATA", METADATA_MAX, len, NULL);
 }
 
 /* The next RECORD row's path (CSV's first field, "" quoting undone) into
@@ -405,41 +423,7 @@ static int ends_with(const char *s, const char *suffix)
  * NULL with *absent set when there is none. */
 static char *record_read(int fd, const char *name, size_t *len, int *absent)
 {
-	*absent = 0;
-	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				   O_CLOEXEC);
-	int rfd = dfd >= 0 ? openat(dfd, "RECORD", O_RDONLY | O_NOFOLLOW |
-					   O_NONBLOCK | O_CLOEXEC) : -1;
-	if (rfd < 0 && errno == ENOENT)
-		*absent = 1;
-	if (dfd >= 0)
-		close(dfd);
-	struct stat sb;
-	char *buf = NULL;
-	/* A folder where RECORD goes (an installer that failed writing it)
-	 * is no RECORD either. */
-	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode))
-		*absent = 1;
-	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size > RECORD_MAX ||
-	    !(buf = malloc((size_t)sb.st_size + 1))) {
-		if (rfd >= 0)
-			close(rfd);
-		return NULL;
-	}
-	size_t used = 0;
-	while (used < (size_t)sb.st_size) {
-		ssize_t got = read(rfd, buf + used, (size_t)sb.st_size - used);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		used += (size_t)got;
-	}
-	close(rfd);
-	buf[used] = '\0';
-	*len = used;
-	return buf;
+	return distinfo_read(fd, name, "RECORD", RECORD_MAX, len, absent);
 }
 
 /* The paths dist-info name's RECORD lists that its wheel never held, one
@@ -447,22 +431,8 @@ static char *record_read(int fd, const char *name, size_t *len, int *absent)
  * there is none. */
 static char *faults_read(int fd, const char *name)
 {
-	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				   O_CLOEXEC);
-	int ffd = dfd >= 0 ? openat(dfd, PYRT_DISTS_WHEEL_FAULTS, O_RDONLY |
-				    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-	if (dfd >= 0)
-		close(dfd);
-	struct stat sb;
-	char *buf = NULL;
-	if (ffd >= 0 && fstat(ffd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    sb.st_size < 65536 && (buf = malloc((size_t)sb.st_size + 1))) {
-		ssize_t got = read(ffd, buf, (size_t)sb.st_size);
-		buf[got > 0 ? got : 0] = '\0';
-	}
-	if (ffd >= 0)
-		close(ffd);
-	return buf;
+	return distinfo_read(fd, name, PYRT_DISTS_WHEEL_FAULTS, 65535, NULL,
+			     NULL);
 }
 
 static int faults_has(const char *faults, const char *path)
