@@ -101,6 +101,7 @@ static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
 	po.requirements = reqs;
 	po.requirement_count = nreqs;
 	po.wheelhouse = opts->wheelhouse;
+	po.pins = pins;
 	po.cacert = opts->cacert;
 	po.index_url = opts->index_url;
 	po.purpose = purpose;

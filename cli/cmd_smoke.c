@@ -18,6 +18,7 @@
 #include "cli/fronts.h"
 #include "cli/signals.h"
 #include "core/diagnose/smoke.h"
+#include "core/dist/pins.h"
 #include "core/util/error.h"
 
 /* {"ok", "paragraph", "docx", "bytes", "seconds"} or {"ok", "code",
@@ -76,10 +77,21 @@ int cli_cmd_smoke(const app_request *opts)
 		ev = app_front_events(front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
+	/* The pins say where the interpreter is (layout.interpreter). */
+	pyrt_pins *pins = NULL;
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	int prc = app_load_pins(opts, &pins, msg, sizeof msg);
+	if (prc < 0) {
+		app_errorf("%s", msg);
+		app_front_free(front);
+		return app_exit_code(prc);
+	}
 	pyrt_smoke_result *res = calloc(1, sizeof *res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = res ? pyrt_smoke_run(opts->box_root, opts->out, &ev, res, &err)
+	int rc = res ? pyrt_smoke_run(opts->box_root, pins, opts->out, &ev, res,
+				      &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	pyrt_pins_free(pins);
 	int status = app_exit_code(rc);
 	if (rc)
 		app_fix_in_place(opts, err.msg, sizeof err.msg);

@@ -51,7 +51,9 @@ static void install_fixture(void)
 	free(pins_path);
 }
 
-/* A box whose current/bin/python3 is the given shell script. */
+/* A box whose current/bin/python3 is the given shell script.  pyrt starts
+ * it as python3 -I --check-hash-based-pycs always -c PROGRAM PARAGRAPH OUT:
+ * the paragraph is $6, the output $7. */
 static void fake_install(const char *script)
 {
 	pt_sh("mkdir -p '%s/runtime/python/installs/a/python/bin'", box);
@@ -68,7 +70,7 @@ static int run_smoke(const char *out, pyrt_smoke_result *res,
 {
 	memset(rec, 0, sizeof *rec);
 	pyrt_events ev = pt_recorder_events(rec);
-	return pyrt_smoke_run(box, out, &ev, res, err);
+	return pyrt_smoke_run(box, NULL, out, &ev, res, err);
 }
 
 /* No smoke-* workspace may outlive a run. */
@@ -149,7 +151,7 @@ Test(smoke, document_without_the_paragraph_fails_verification)
 		     "z = zipfile.ZipFile(sys.argv[1], \"w\")\n"
 		     "z.writestr(\"[Content_Types].xml\", \"<Types/>\")\n"
 		     "z.writestr(\"word/document.xml\", \"<w:t>some other text</w:t>\")\n"
-		     "z.close()' \"$5\"\n");
+		     "z.close()' \"$7\"\n");
 	pyrt_smoke_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pt_recorder rec;
@@ -172,7 +174,7 @@ Test(smoke, document_with_the_paragraph_passes_the_checker)
 		     "z = zipfile.ZipFile(sys.argv[2], \"w\", zipfile.ZIP_DEFLATED)\n"
 		     "z.writestr(\"docProps/app.xml\", \"<x/>\")\n"
 		     "z.writestr(\"word/document.xml\", \"<w:p><w:r><w:t>\" + sys.argv[1] + \"</w:t></w:r></w:p>\")\n"
-		     "z.close()' \"$4\" \"$5\"\n");
+		     "z.close()' \"$6\" \"$7\"\n");
 	pyrt_smoke_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pt_recorder rec;
@@ -182,7 +184,7 @@ Test(smoke, document_with_the_paragraph_passes_the_checker)
 
 Test(smoke, document_that_is_not_a_zip_fails_verification)
 {
-	fake_install("#!/bin/sh\necho 'plain text' > \"$5\"\n");
+	fake_install("#!/bin/sh\necho 'plain text' > \"$7\"\n");
 	pyrt_smoke_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pt_recorder rec;
@@ -198,7 +200,7 @@ Test(smoke, zip_without_document_xml_is_not_a_docx)
 		     "exec /usr/bin/python3 -c 'import sys, zipfile\n"
 		     "z = zipfile.ZipFile(sys.argv[1], \"w\")\n"
 		     "z.writestr(\"word/other.xml\", \"<x/>\")\n"
-		     "z.close()' \"$5\"\n");
+		     "z.close()' \"$7\"\n");
 	pyrt_smoke_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pt_recorder rec;
@@ -279,7 +281,7 @@ Test(smoke, cancelled_before_start)
 	ev.cancel = &cancel;
 	pyrt_smoke_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_smoke_run(box, NULL, &ev, &res, &err),
+	cr_assert_eq(pyrt_smoke_run(box, NULL, NULL, &ev, &res, &err),
 		     PYRT_E_CANCELLED);
 	assert_no_workspace();
 }

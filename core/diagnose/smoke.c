@@ -41,6 +41,7 @@ typedef struct smoke_run {
 	const pyrt_events *ev;
 	pyrt_box *box;
 	char install_dir[PATH_MAX];
+	const pyrt_pins *pins;    /* where the interpreter is */
 	char python[PATH_MAX];
 	char workspace[PATH_MAX];
 	char docx[PATH_MAX];
@@ -96,8 +97,8 @@ static int smoke_find_runtime(smoke_run *r, const char *box_root,
 				      "the managed Python runtime is broken "
 				      "(%s) — run \"pyrt install --force\"",
 				      lerr.msg);
-	rc = pyrt_fmt_path(r->python, sizeof r->python, err,
-			   "%s/python/bin/python3", r->install_dir);
+	rc = pyrt_box_interpreter(r->install_dir, r->pins, r->python,
+				  sizeof r->python, err);
 	if (rc)
 		return rc;
 	if (access(r->python, X_OK) != 0)
@@ -422,9 +423,9 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 			       res->paragraph);
 }
 
-int pyrt_smoke_run(const char *box_root, const char *out_path,
-		   const pyrt_events *ev, pyrt_smoke_result *result,
-		   pyrt_error *err)
+int pyrt_smoke_run(const char *box_root, const pyrt_pins *pins,
+		   const char *out_path, const pyrt_events *ev,
+		   pyrt_smoke_result *result, pyrt_error *err)
 {
 	memset(result, 0, sizeof *result);
 	double start = pyrt_now();
@@ -434,6 +435,7 @@ int pyrt_smoke_run(const char *box_root, const char *out_path,
 	smoke_run r;
 	memset(&r, 0, sizeof r);
 	r.ev = ev;
+	r.pins = pins;
 	int rc = smoke_steps(&r, box_root, out_path, result, err);
 	if (r.have_workspace) {
 		int rrc = pyrt_fs_remove_tree(r.workspace, NULL, err);

@@ -7,6 +7,7 @@
 #ifndef PYRT_SMOKE_H
 #define PYRT_SMOKE_H
 
+#include "core/dist/pins.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 
@@ -24,8 +25,8 @@ typedef struct pyrt_smoke_result {
  * output line), PYRT_E_VERIFY (the document does not hold the paragraph),
  * PYRT_E_IO, PYRT_E_CANCELLED.
  */
-int pyrt_smoke_run(const char *box_root, const char *out_path,
-		   const pyrt_events *ev, pyrt_smoke_result *result,
-		   pyrt_error *err);
+int pyrt_smoke_run(const char *box_root, const pyrt_pins *pins,
+		   const char *out_path, const pyrt_events *ev,
+		   pyrt_smoke_result *result, pyrt_error *err);
 
 #endif

@@ -289,6 +289,7 @@ static pyrt_pip_opts baseline_pip_opts(const baseline_run *r)
 	po.cacert = r->opts->cacert;
 	po.index_url = r->opts->index_url;
 	po.wheelhouse = r->opts->wheelhouse;
+	po.pins = r->opts->pins;
 	po.timeout_s = r->opts->timeout_s;
 	po.purpose = "baseline";
 	po.lock_fd = pyrt_lock_fd(r->lock);

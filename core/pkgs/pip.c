@@ -142,8 +142,8 @@ static int pip_locate(pip_run *r, pyrt_error *err)
 		rc = pyrt_box_active_install(r->box, r->install_dir,
 					     sizeof r->install_dir, err);
 	if (!rc)
-		rc = pyrt_fmt_path(r->python, sizeof r->python, err,
-				   "%s/python/bin/python3", r->install_dir);
+		rc = pyrt_box_interpreter(r->install_dir, r->opts->pins,
+					  r->python, sizeof r->python, err);
 	if (rc)
 		return rc;
 	if (access(r->python, X_OK) != 0)

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "core/dist/pins.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 
@@ -35,6 +36,9 @@ typedef struct pyrt_pip_opts {
 	const char *const *requirements;
 	size_t requirement_count;
 	const char *wheelhouse;        /**< adds --no-index --find-links DIR */
+	/** where the runtime's interpreter is (pyrt_box_interpreter); NULL:
+	 *  python/bin/python3 */
+	const pyrt_pins *pins;
 	double timeout_s;              /**< 0: default (900 s) */
 	const char *purpose;           /**< "baseline" or "plugin cowork": log names */
 	/** CA bundle pip verifies the index with (--cert FILE), as --cacert
@@ -62,7 +66,7 @@ typedef struct pyrt_pip_opts {
 	int reinstall;
 } pyrt_pip_opts;
 
-#define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, \
+#define PYRT_PIP_OPTS_INIT { PYRT_PIP_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, \
 	0, NULL, NULL, NULL, -1, NULL, 0 }
 
 /** The fixes for a pip that could not reach its index, in one clause. */

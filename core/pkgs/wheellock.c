@@ -147,8 +147,8 @@ static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
 	if (!rc)
 		rc = pyrt_box_active_install(box, install, sizeof install, err);
 	if (!rc)
-		rc = pyrt_fmt_path(s->python, sizeof s->python, err,
-				   "%s/python/bin/python3", install);
+		rc = pyrt_box_interpreter(install, s->pins, s->python,
+					  sizeof s->python, err);
 	pyrt_box_free(box);
 	if (!rc)
 		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",

@@ -239,6 +239,14 @@ void pyrt_box_free(pyrt_box *box)
 	free(box);
 }
 
+int pyrt_box_interpreter(const char *install_dir, const pyrt_pins *pins,
+			 char *out, size_t len, pyrt_error *err)
+{
+	const char *rel = pyrt_pins_layout_interpreter(pins);
+	return pyrt_fmt_path(out, len, err, "%s/%s", install_dir,
+			     rel && rel[0] ? rel : "python/bin/python3");
+}
+
 const char *pyrt_box_root(const pyrt_box *b) { return b->root; }
 int pyrt_box_shared(const pyrt_box *b) { return b->shared; }
 

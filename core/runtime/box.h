@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "core/dist/pins.h"
 #include "core/util/error.h"
 
 typedef struct pyrt_box pyrt_box;
@@ -73,6 +74,14 @@ int pyrt_box_link_install(const pyrt_box *box, const char *link,
  */
 int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
 			    size_t len, pyrt_error *err);
+
+/** The interpreter of the install at install_dir, where the pins' layout
+ *  puts it (layout.interpreter; "python/bin/python3" without pins): every
+ *  part of pyrt that starts the runtime asks here, so a layout whose
+ *  archive has python3.11 only works everywhere or nowhere.  0, or the
+ *  path did not fit (err says so). */
+int pyrt_box_interpreter(const char *install_dir, const pyrt_pins *pins,
+			 char *out, size_t len, pyrt_error *err);
 
 /** The default box root: $XDG_DATA_HOME/pyrt or $HOME/.local/share/pyrt. */
 int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err);
