@@ -91,6 +91,27 @@ static int has_install(const pyrt_box *box)
 	return found;
 }
 
+int app_may_change(const app_request *req, const char *command, char *msg,
+		   size_t msglen, char *fix, size_t fixlen)
+{
+	pyrt_box *box = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
+	if (!rc)
+		rc = pyrt_box_check_change(box, command, &err);
+	pyrt_box_free(box);
+	msg[0] = fix[0] = '\0';
+	if (!rc)
+		return 0;
+	app_fix_text(req, err.msg, msg, msglen);
+	if (rc == PYRT_E_READONLY) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "sudo pyrt %s", command);
+		app_fix_render(req, cmd, fix, fixlen);
+	}
+	return rc;
+}
+
 int app_uninstall_prepare(const app_request *req, const app_front *front,
 			  char *consent, size_t len)
 {

@@ -32,6 +32,17 @@ int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 int app_uninstall_prepare(const app_request *req, const app_front *front,
 			  char *consent, size_t len);
 
+/**
+ * "May this user change this box?", asked before any front asks its own
+ * question: 0 when so; else the pyrt_code (PYRT_E_READONLY for another
+ * user on root's shared box) with the refusal in msg and, in fix, the
+ * whole command to type instead ("sudo pyrt install --box-root …"), both
+ * rendered under req (app/fix.h).  command names the change as the CLI
+ * spells it ("install", "baseline", "plugins install NAME").
+ */
+int app_may_change(const app_request *req, const char *command, char *msg,
+		   size_t msglen, char *fix, size_t fixlen);
+
 /** `pyrt uninstall` after the consent; one outcome; the pyrt_code. */
 int app_uninstall_execute(const app_request *req, const app_front *front,
 			  const atomic_int *cancel);

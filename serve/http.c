@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "app/doctor.h"
+#include "app/box.h"
 #include "app/doctor_json.h"
 #include "app/fix.h"
 #include "app/plugin.h"
@@ -269,11 +270,31 @@ static json_t *body_object(struct MHD_Connection *c, const req *r,
 	return o;
 }
 
+/* A change this server's user may not make is answered now, not by a job
+ * that fails later: 403 read_only with the whole command to run instead. */
+static int refuse_change(srv_http *h, struct MHD_Connection *c,
+			 const srv_job_params *p, enum MHD_Result *out)
+{
+	char command[320], msg[PYRT_ERROR_MSG_MAX + 1024], fix[1024];
+	snprintf(command, sizeof command, "%s%s",
+		 p->kind == SRV_KIND_INSTALL ? "install"
+		 : p->kind == SRV_KIND_BASELINE ? "baseline" : "plugins install ",
+		 p->kind == SRV_KIND_PLUGIN && p->plugin ? p->plugin : "");
+	if (app_may_change(h->ctx->opts, command, msg, sizeof msg, fix,
+			   sizeof fix) != PYRT_E_READONLY)
+		return 0;
+	*out = send_error(c, 403, "read_only", msg, fix);
+	return 1;
+}
+
 static enum MHD_Result start_job(srv_http *h, struct MHD_Connection *c,
 				 const srv_job_params *p)
 {
 	json_t *job = NULL, *err = NULL;
 	char id[64], loc[96];
+	enum MHD_Result refused;
+	if (refuse_change(h, c, p, &refused))
+		return refused;
 	int status = srv_jobs_start(h->jobs, p, &job, id, sizeof id, &err);
 	if (status)
 		return send_json(c, (unsigned)status, err, NULL);

@@ -122,6 +122,25 @@ spid=$!
 e2e_wait_socket "$odir/api.sock" "$spid" "$work/serve.err"
 check "uid $other: serve --listen on its own socket answers status: ready" \
   sh -c "curl -sf --unix-socket '$odir/api.sock' http://localhost/api/runtime/python | grep -q '\"state\": *\"ready\"'"
+# A change it may not make is refused at once (403 read_only with the
+# sudo line), never a 202 whose job fails later with exit 16.
+api_post() { # PATH BODY -> code in $work/api.code, body in $work/api.json
+  curl -s --unix-socket "$odir/api.sock" -o "$work/api.json" -w '%{http_code}' \
+    -H 'Content-Type: application/json' -d "$2" "http://localhost$1" >"$work/api.code"
+}
+api_post /api/runtime/python/install '{"consent": true}'
+check "uid $other: POST install through its server: 403 read_only with the sudo line, no job" \
+  python3 -c '
+import json, sys
+code = open(sys.argv[1]).read().strip()
+b = json.load(open(sys.argv[2]))
+assert code == "403", code
+assert b["error"]["code"] == "read_only", b
+assert b["error"]["fix"].startswith("sudo pyrt install --box-root " + sys.argv[3]), b
+' "$work/api.code" "$work/api.json" "$box"
+api_post /api/runtime/python/baseline '{}'
+check "uid $other: POST baseline: 403 read_only" \
+  sh -c "grep -qx 403 '$work/api.code' && grep -q '\"read_only\"' '$work/api.json'"
 kill -TERM "$spid"; wait "$spid"
 # The server removes its socket as it exits: gone means it stopped.
 check "the server stopped on SIGTERM (its socket is gone)" [ ! -e "$odir/api.sock" ]
