@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -99,6 +100,9 @@ static const char *member_fault(const char *path, const char *project,
 	return NULL;
 }
 
+static int wheelcheck_read(int fd, const char *project, const char *shown,
+			   pyrt_error *err);
+
 int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
 		       pyrt_error *err)
 {
@@ -110,6 +114,24 @@ int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
 	int rc = pyrt_lazy_archive(err);
 	if (rc)
 		return rc;
+	/* A wheel's names are UTF-8 (PEP 427); in pyrt's "C" locale
+	 * libarchive could not convert one that is not ASCII and would give
+	 * no name at all.  This thread reads in C.UTF-8 meanwhile. */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t was = utf8 ? uselocale(utf8) : (locale_t)0;
+	rc = wheelcheck_read(fd, project, shown, err);
+	if (utf8) {
+		uselocale(was);
+		freelocale(utf8);
+	}
+	return rc;
+}
+
+/* The central directory of the wheel open as fd, member by member. */
+static int wheelcheck_read(int fd, const char *project, const char *shown,
+			   pyrt_error *err)
+{
+	int rc = 0;
 	struct archive *a = archive_read_new();
 	if (!a)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
@@ -128,8 +150,14 @@ int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
 	}
 	struct archive_entry *e;
 	int own = 0, r;
-	while (!rc && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *path = archive_entry_pathname(e);
+	/* A warning is a name libarchive could not convert to the locale's
+	 * charset (pyrt runs in "C"): a wheel's names are UTF-8 (PEP 427),
+	 * and read as such. */
+	while (!rc && ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN)) {
+		const char *path = archive_entry_pathname_utf8(e);
+		if (!path)
+			path = archive_entry_pathname(e);
 		const char *why = path ? member_fault(path, project, &own)
 				       : "a member with no name";
 		if (why) {

@@ -7,7 +7,8 @@ KIND is one of
                   the scheme folders (issue 26, door 1)
   egg-info        evilegg-1.0 carrying a top-level python_pptx.egg-info/
   pycache         evilpyc-1.0 carrying docx/__pycache__/__init__.cpython-311.pyc
-  clean           okwheel-1.0, only itself (the control)
+  clean           okwheel-1.0, only itself (the control), with a member
+                  whose name is not ASCII
 Each is otherwise a real wheel (METADATA, WHEEL, RECORD with hashes).
 """
 import base64
@@ -47,6 +48,9 @@ def main():
                                                   b"Version: 0.6.21\n")
     elif kind == "pycache":
         files["docx/__pycache__/__init__.cpython-311.pyc"] = b"\0" * 16
+    elif kind == "clean":
+        # A UTF-8 member name (PEP 427): read as such in pyrt's "C" locale.
+        files[f"{name}/donn\u00e9es.txt"] = b"data\n"
     record = "".join(f"{p},sha256={digest(d)},{len(d)}\n"
                      for p, d in files.items())
     record += f"{info}/RECORD,,\n"
