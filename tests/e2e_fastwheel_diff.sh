@@ -28,7 +28,9 @@
 # own, the stdlib's) are not the install's and are left out.
 # Declined: pyrt's exit status is pip's verdict, and the tree is pip's.
 # Refused by the installer (a hostile wheel): exit 10, nothing written,
-# and whether pip refused it too is counted.
+# and whether pip refused it too is counted.  A wheel carrying another
+# distribution's metadata never reaches an installer: pyrt's wheel check
+# refuses it first (exit 6, no pip log), nothing written.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup fastwheel_diff fixtures
 
@@ -55,6 +57,7 @@ pad() {
 }
 
 accepted=0 acc_equal=0 declined=0 dec_equal=0 refused=0 ref_clean=0 pip_refused=0
+gated=0 gated_clean=0
 n=0
 while IFS=$'\t' read -r name layouts pre; do
   for layout in $layouts; do
@@ -92,7 +95,7 @@ while IFS=$'\t' read -r name layouts pre; do
     cp "$work/err" "$L/pyrt.err"
     # the batch's log (when pip refuses a batch, pyrt retries each
     # requirement alone, in later logs)
-    log=$(ls -tr "$box"/runtime/python/logs/pip-baseline-*.log | head -1)
+    log=$(ls -tr "$box"/runtime/python/logs/pip-baseline-*.log 2>/dev/null | head -1)
     verdict=$(sed -n 's/^# the wheelhouse installer //p' "$log" | head -1)
     (umask 022 && env -i PATH=/usr/bin:/bin LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME="$bhome" \
       "$bp/bin/python3" -I -m pip install --only-binary=:all: --disable-pip-version-check \
@@ -144,6 +147,20 @@ while IFS=$'\t' read -r name layouts pre; do
         bad "$what: refused by the installer: exit $arc, or something was written"
         sed 's/^/#   /' "$L/diff-self" "$L/pyrt.err" | tail -5
       fi ;;
+    '')
+      # Refused before any installer ran: pyrt's own wheel check (issue
+      # 26, door 1) reads every wheel's table of contents first.
+      gated=$((gated + 1))
+      [ "$brc" -ne 0 ] && pip_refused=$((pip_refused + 1))
+      "$dpy" "$tool" compare "$ap" "$L/a.json" "$ap" "$L/a.json" >"$L/diff-self"
+      if [ "$arc" -eq 6 ] && grep -q "refusing the wheel" "$L/pyrt.err" &&
+         grep -q '(0 paths written' "$L/diff-self" && [ -z "$log" ]; then
+        gated_clean=$((gated_clean + 1))
+        ok "$what: refused by pyrt's wheel check before any installer (exit 6), nothing written; pip exit $brc"
+      else
+        bad "$what: no installer verdict, and not a clean refusal by the wheel check (pyrt exit $arc)"
+        tail -5 "$L/pyrt.err" | sed 's/^/#   /'
+      fi ;;
     *)
       bad "$what: the log says what the installer did (got '$verdict', pyrt exit $arc)"
       tail -5 "$L/pyrt.err" | sed 's/^/#   /' ;;
@@ -153,5 +170,5 @@ while IFS=$'\t' read -r name layouts pre; do
 done <"$work/corpus/cases.tsv"
 
 check "the corpus ran: $n installs" [ "$n" -ge 25 ]
-echo "# fast path accepted $accepted, equal to pip $acc_equal; declined $declined, pip's result $dec_equal; refused $refused, nothing written $ref_clean (pip refused $pip_refused of them)"
+echo "# fast path accepted $accepted, equal to pip $acc_equal; declined $declined, pip's result $dec_equal; refused $refused, nothing written $ref_clean; refused by the wheel check before any installer $gated, nothing written $gated_clean (pip refused $pip_refused of all refused)"
 e2e_finish
