@@ -161,34 +161,6 @@ static int dir_add(site_dir *s, const char *name)
 	return 0;
 }
 
-/* Open prefix/rel one component at a time, following no symlink.  The fd,
- * or -1 with *absent set when some component does not exist. */
-static int open_nofollow(const char *prefix, const char *rel, int *absent)
-{
-	*absent = 0;
-	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char part[256];
-	while (fd >= 0 && *rel) {
-		size_t n = strcspn(rel, "/");
-		if (!n || n >= sizeof part) {
-			close(fd);
-			return -1;
-		}
-		memcpy(part, rel, n);
-		part[n] = '\0';
-		rel += n + (rel[n] == '/');
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					    O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		fd = next;
-		if (fd < 0)
-			errno = e;
-	}
-	if (fd < 0 && errno == ENOENT)
-		*absent = 1;
-	return fd;
-}
 
 /* List directory s once. */
 static void dir_read(pyrt_dists *d, site_dir *s)
@@ -199,7 +171,7 @@ static void dir_read(pyrt_dists *d, site_dir *s)
 	/* An *.egg directory on the path is searched for EGG-INFO: Python's. */
 	if (ends_with_ci(s->rel, n, ".egg"))
 		return;
-	s->fd = open_nofollow(d->prefix, s->rel, &absent);
+	s->fd = pyrt_fs_open_dir_nofollow(d->prefix, s->rel, &absent);
 	if (s->fd < 0) {
 		s->state = absent ? DIR_ABSENT : DIR_BAD;
 		return;
@@ -541,6 +513,19 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 	return dist_check(s, name, why, whylen, NULL, 0);
 }
 
+static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
+		      const entry **hit);
+
+/* dists_find for a name as written (normalised here). */
+static int dists_lookup(pyrt_dists *d, const char *name, site_dir **site,
+			const entry **hit)
+{
+	char *want = normalize(name, strlen(name));
+	int rc = want ? dists_find(d, want, site, hit) : -1;
+	free(want);
+	return rc;
+}
+
 /* The one dist-info or egg-info entry for the normalised name want: in
  * *site and *hit, 1 found, 0 not, -1 Python's to say. */
 static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
@@ -575,11 +560,9 @@ static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
 int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
 		      size_t whylen)
 {
-	char *want = normalize(name, strlen(name));
 	site_dir *s = NULL;
 	const entry *hit = NULL;
-	int rc = want ? dists_find(d, want, &s, &hit) : -1;
-	free(want);
+	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1)
 		return rc < 0 ? -1 : 2;
 	return dist_intact(s, hit->raw, why, whylen);
@@ -632,11 +615,9 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
 			       pyrt_error *err)
 {
-	char *want = normalize(name, strlen(name));
 	site_dir *s = NULL;
 	const entry *hit = NULL;
-	int rc = want ? dists_find(d, want, &s, &hit) : -1;
-	free(want);
+	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1 || !hit || hit->egg || !ends_with_ci(hit->raw,
 		strlen(hit->raw), ".dist-info"))
 		return 0;
@@ -692,12 +673,10 @@ int pyrt_dists_broken_count(const char *install_dir, const pyrt_marker *m)
 int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
 		       size_t len)
 {
-	char *want = normalize(name, strlen(name));
 	site_dir *s = NULL;
 	const entry *hit = NULL;
 	char why[512];
-	int rc = want ? dists_find(d, want, &s, &hit) : -1;
-	free(want);
+	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1)
 		return rc;
 	/* Installed means a RECORD whose files are all there: a dist-info
@@ -732,11 +711,9 @@ int pyrt_dists_have_packaging(pyrt_dists *d)
 int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
 				 size_t len, pyrt_error *err)
 {
-	char *want = normalize(name, strlen(name));
 	site_dir *s = NULL;
 	const entry *hit = NULL;
-	int rc = want ? dists_find(d, want, &s, &hit) : -1;
-	free(want);
+	int rc = dists_lookup(d, name, &s, &hit);
 	if (first && len)
 		first[0] = '\0';
 	if (rc != 1)
@@ -775,11 +752,9 @@ int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
 int pyrt_dists_requires(pyrt_dists *d, const char *name,
 			pyrt_dists_require_fn fn, void *ctx)
 {
-	char *want = normalize(name, strlen(name));
 	site_dir *s = NULL;
 	const entry *hit = NULL;
-	int rc = want ? dists_find(d, want, &s, &hit) : -1;
-	free(want);
+	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1)
 		return -1;
 	size_t len = 0;

@@ -179,28 +179,6 @@ static int settle_stashes(settle_ctx *c, int sfd, const char *site)
 	return rc;
 }
 
-/* Open prefix/rel one component at a time, following no symlink. */
-static int open_site(const char *prefix, const char *rel)
-{
-	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char part[PYRT_MARKER_SEARCH_LEN];
-	while (fd >= 0 && *rel) {
-		size_t n = strcspn(rel, "/");
-		if (!n || n >= sizeof part) {
-			close(fd);
-			return -1;
-		}
-		memcpy(part, rel, n);
-		part[n] = '\0';
-		rel += n + (rel[n] == '/');
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				  O_CLOEXEC);
-		close(fd);
-		fd = next;
-	}
-	return fd;
-}
-
 int pyrt_settle(const char *install_dir, const pyrt_marker *m,
 		int64_t reconciled_ns, int dry_run, const pyrt_events *ev,
 		pyrt_settle_report *rep, pyrt_error *err)
@@ -219,7 +197,7 @@ int pyrt_settle(const char *install_dir, const pyrt_marker *m,
 		/* The standard library's folders hold no distribution. */
 		if (!strstr(rel, "-packages"))
 			continue;
-		int fd = open_site(prefix, rel);
+		int fd = pyrt_fs_open_dir_nofollow(prefix, rel, NULL);
 		if (fd < 0)
 			continue;
 		if (pyrt_fmt_path(site, sizeof site, NULL, "%s/%s", prefix,

@@ -841,3 +841,33 @@ int pyrt_fs_path_inside(const char *path, const char *dir)
 	size_t n = strlen(real);
 	return strncmp(path, real, n) == 0 && path[n] == '/';
 }
+
+int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
+			      int *absent)
+{
+	if (absent)
+		*absent = 0;
+	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char part[NAME_MAX + 1];
+	while (fd >= 0 && *rel) {
+		size_t n = strcspn(rel, "/");
+		if (!n || n >= sizeof part) {
+			close(fd);
+			errno = n ? ENAMETOOLONG : EINVAL;
+			return -1;
+		}
+		memcpy(part, rel, n);
+		part[n] = '\0';
+		rel += n + (rel[n] == '/');
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					    O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		fd = next;
+		if (fd < 0)
+			errno = e;
+	}
+	if (fd < 0 && errno == ENOENT && absent)
+		*absent = 1;
+	return fd;
+}

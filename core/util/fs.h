@@ -102,6 +102,13 @@ int pyrt_fs_path_inside(const char *path, const char *dir);
 /** Free bytes available to an unprivileged writer at path, or 0. */
 uint64_t pyrt_fs_free_bytes(const char *path);
 
+/** The folder prefix/rel (rel relative, '/'-separated), opened one
+ *  component at a time with O_NOFOLLOW, so no symlink on the way is
+ *  followed: the descriptor, or -1 (errno set) with *absent (may be NULL)
+ *  set when some component does not exist. */
+int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
+			      int *absent);
+
 /** Current time as RFC 3339 UTC ("2026-11-29T17:40:21Z"). */
 void pyrt_fs_now_rfc3339(char *buf, size_t len);
 
