@@ -17,6 +17,7 @@
 #include "core/runtime/box.h"
 #include "core/runtime/status.h"
 #include "core/util/error.h"
+#include "core/util/fmt.h"
 
 static int path_exists(const char *path)
 {
@@ -258,22 +259,28 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	int active = rc == 0;
 	if (active)
 		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
+	/* A stop here is the re-apply's, not the baseline's: say which. */
+	int in_reapply = 0;
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error kerr = PYRT_ERROR_INIT;
 		if (keep_plugins(r, &res, keep, &ev, &reapplied, &kerr) &&
-		    rc == 0)
+		    rc == 0) {
 			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
+			in_reapply = 1;
+		}
 	}
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error perr = PYRT_ERROR_INIT;
 		if (app_plugins_finish_pending(r->opts, r->pins, &ev,
-					       &reapplied, &perr) && rc == 0)
+					       &reapplied, &perr) && rc == 0) {
 			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
+			in_reapply = 1;
+		}
 	}
 	app_plugins_keep_free(keep);
 	char text[8192];
 	app_outcome o = { .command = "install", .code = rc };
-	char fixed[PYRT_ERROR_MSG_MAX + 1024], netfix[2048];
+	char fixed[PYRT_ERROR_MSG_MAX + 1024], netfix[2048], pending[1024];
 	if (active) {
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
@@ -299,7 +306,20 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 			network_fix(r->opts, netfix, sizeof netfix);
 			o.fix = netfix;
 		}
-		if (active) {
+		if (active && in_reapply) {
+			size_t n = app_plugins_pending_names(r->opts->box_root,
+							     text, sizeof text);
+			pyrt_fmt_text(pending, sizeof pending, "the runtime "
+				      "is installed and active with its "
+				      "baseline; re-applying the requirements "
+				      "of %s is pending in the box, and the "
+				      "next pyrt install, baseline or plugins "
+				      "install finishes it",
+				      n ? text : "the plugins");
+			o.failure = "the runtime is installed, but re-applying "
+				    "the plugins' requirements stopped";
+			o.unchanged = pending;
+		} else if (active) {
 			/* Not "install failed": the install stands. */
 			o.failure = rc == PYRT_E_BASELINE ? ""
 				    : "the runtime is installed, but the baseline failed";

@@ -21,6 +21,7 @@
 #include "core/runtime/declared.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/status.h"
+#include "core/util/fmt.h"
 #include "core/util/testhook.h"
 
 int app_plugin_checked(const pyrt_plugin *pl, int runtime_ready)
@@ -154,6 +155,29 @@ static void declare_plugin(const char *box_root, const char *name,
 		pyrt_declared_pending_clear(d, PYRT_DECLARED_REAPPLY, name);
 	pyrt_declared_write(d, path, NULL);
 	pyrt_declared_free(d);
+}
+
+size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
+{
+	pyrt_declared *d = NULL;
+	char path[4096];
+	size_t count = 0;
+	if (len)
+		buf[0] = '\0';
+	if (declared_open(box_root, &d, path, sizeof path) != 0)
+		return 0;
+	for (size_t i = 0; i < pyrt_declared_pending_count(d); i++) {
+		const char *plugin = "";
+		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
+		if (strcmp(kind, PYRT_DECLARED_REAPPLY) != 0)
+			continue;
+		size_t n = strlen(buf);
+		pyrt_fmt_text(buf + n, len - n, "%s%s", count ? ", " : "",
+			      plugin);
+		count++;
+	}
+	pyrt_declared_free(d);
+	return count;
 }
 
 static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,

@@ -107,6 +107,10 @@ int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
 			       const pyrt_events *ev, size_t *done,
 			       pyrt_error *err);
 
+/** The plugins whose re-apply is pending in the box (declared.h), as
+ *  "a, b" in buf (cut with "..." when long); how many. */
+size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len);
+
 void app_plugins_keep_free(app_plugins_keep *k);
 
 #endif

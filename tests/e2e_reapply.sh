@@ -90,4 +90,17 @@ check "plugins install: installing another plugin succeeds (rc $rc)" rc_is 0
 check "plugins install: relplug is ready again" [ "$(verdict relplug)" = ready ]
 check "plugins install: nothing is pending" [ -z "$(pending)" ]
 
+# SIGTERM at the re-apply: the result names the plugin whose re-apply is
+# pending, and does not blame the baseline (which is complete).
+sleep 1
+at plugin-reapply 'kill -TERM $pid' install --yes --force --from-file "$archive" "${wh[@]}"
+check "SIGTERM: install --force stopped at the re-apply (rc $rc, not 0)" [ "$rc" -ne 0 ]
+check "SIGTERM: the result names relplug's pending re-apply" \
+  grep -q "re-applying the requirements of relplug is pending" "$work/err"
+check "SIGTERM: and does not blame the baseline" \
+  eval '! grep -q "only the doc-library baseline is incomplete" "$work/err"'
+run install "${opts[@]}" --from-file "$archive" --yes
+check "SIGTERM: the next install --yes finishes it (rc $rc)" rc_is 0
+check "SIGTERM: relplug is ready again" [ "$(verdict relplug)" = ready ]
+
 e2e_finish
