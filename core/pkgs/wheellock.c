@@ -29,6 +29,7 @@
 #include "core/util/requirement.h"
 #include "core/util/sha256.h"
 #include "core/util/testhook.h"
+#include "core/util/trust.h"
 
 #define LOCK_REQS_FILE "requirements.txt"
 #define CLOSURE_TAG "PYRT-LOCK " /* py/lock_closure.py prints it */
@@ -910,7 +911,12 @@ int pyrt_wheellock_make(pyrt_pins *pins, const char *platform,
 	pyrt_pin_wheel *w = NULL;
 	size_t n = 0;
 	*count = *skipped = 0;
-	int rc = make_scan(platform, dir, &w, &n, skipped, err);
+	/* What is hashed here is what a locked install will accept: the
+	 * folder and every wheel in it pass the gate first (trust.h), in
+	 * core, whatever front end asked. */
+	int rc = pyrt_trust_dir_entries("--wheelhouse", dir, err);
+	if (!rc)
+		rc = make_scan(platform, dir, &w, &n, skipped, err);
 	if (!rc && n == 0)
 		rc = pyrt_error_set(err, PYRT_E_USAGE, "%s holds no wheel for "
 				    "%s (*.whl with a platform tag \"any\" or "

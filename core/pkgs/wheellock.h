@@ -83,7 +83,8 @@ int pyrt_wheellock_pip_install(const pyrt_pip_opts *opts,
  * The lock of platform for a wheelhouse the operator trusts: every *.whl
  * of dir whose platform tag fits the key ("any", or the key's os, arch and
  * libc) hashed and set as pins' lock (pyrt_pins_set_lock).  *count gets
- * how many; *skipped those that fit another platform.  PYRT_E_USAGE for an
+ * how many; *skipped those that fit another platform.  PYRT_E_UNTRUSTED
+ * when dir or a wheel in it fails the gate (trust.h); PYRT_E_USAGE for an
  * unreadable dir, no wheel that fits, or two versions of one project.
  */
 int pyrt_wheellock_make(pyrt_pins *pins, const char *platform,
