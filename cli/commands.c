@@ -167,7 +167,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.summary = "every check with a verdict and a fix",
 		.usage =
 		"usage: pyrt doctor [--json] [--bundle FILE] [--mirror URL]\n"
-		"                   [--index-url URL] [OPTIONS]\n"
+		"                   [--wheelhouse DIR | --index-url URL] [OPTIONS]\n"
 		"Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 		"files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
 		"CA bundle, proxy variables, stale staging, and the network: the pinned\n"
@@ -183,8 +183,12 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                  FILE \"-\" writes it to stdout\n"
 		"  --mirror URL    try the archive's host under this mirror (env\n"
 		"                  PYRT_MIRROR_URL)\n"
-		"  --index-url URL try this index (env PYRT_INDEX_URL; else\n"
-		"                  PIP_INDEX_URL, else PyPI)\n"
+		"  --index-url URL try this index (env PYRT_INDEX_URL; else the box's\n"
+		"                  declared index, PIP_INDEX_URL, else PyPI)\n"
+		"  --wheelhouse DIR check this wheelhouse instead of an index: it\n"
+		"                  exists, passes the gate and holds the baseline's\n"
+		"                  wheels (env PYRT_WHEELHOUSE; else the box's\n"
+		"                  declared one: an air-gapped box needs no index)\n"
 	},
 	[APP_CMD_SMOKE] = {
 		.name = "smoke", .run = cli_cmd_smoke,

@@ -17,7 +17,7 @@ _pyrt_command_opts() {
     install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
     baseline) REPLY="--wheelhouse --requirements --index-url --no-wait" ;;
     status) REPLY="--deep --format" ;;
-    doctor) REPLY="--bundle --mirror --index-url" ;;
+    doctor) REPLY="--bundle --mirror --index-url --wheelhouse" ;;
     smoke) REPLY="--out" ;;
     plugins) REPLY="--wheelhouse --index-url" ;;
     serve) REPLY="--listen --token-file --mirror --wheelhouse --index-url --requirements" ;;
