@@ -39,7 +39,7 @@ PYRT_MIRROR_URL=$mirror run doctor "${o[@]}"
 check "a wheelhouse box passes doctor (rc $rc)" rc_is 0
 check "... with no index row (the box reaches no index)" eval '! has "Package index reachable" out'
 check "... and its wheelhouse checked, named as the box's source" \
-  has "✓ Wheelhouse holds the baseline *$wh (the box's declared source) holds a wheel for each" out
+  has "✓ Wheelhouse usable *$wh (the box's declared source) holds a wheel for each" out
 PYRT_MIRROR_URL=$mirror run doctor "${o[@]}" --json
 check "--json: the check 'wheelhouse' passes, no net_index" json_check wheelhouse '
 assert c and c["verdict"] == "pass", c
@@ -57,14 +57,14 @@ assert r["ok"], r'
 # --- doctor --wheelhouse DIR and PYRT_WHEELHOUSE -------------------------------
 run doctor "${o[@]}" --mirror "$mirror" --wheelhouse "$wh"
 check "doctor --wheelhouse DIR is accepted (rc $rc, not a usage error)" \
-  eval 'rc_is 0 && has "Wheelhouse holds the baseline *$wh (--wheelhouse)" out'
+  eval 'rc_is 0 && has "Wheelhouse usable *$wh (--wheelhouse)" out'
 part=$work/part
 mkdir -m 0755 "$part"
 cp "$wh"/*.whl "$part/"
 rm -f "$part"/python_docx-*.whl
 run doctor "${o[@]}" --mirror "$mirror" --wheelhouse "$part"
 check "a wheelhouse without the baseline's python-docx fails (rc $rc)" \
-  eval 'rc_is 1 && has "✗ Wheelhouse holds the baseline *$part (--wheelhouse) lacks a wheel of python-docx" out'
+  eval 'rc_is 1 && has "✗ Wheelhouse usable *$part (--wheelhouse) lacks a wheel of python-docx" out'
 check "... and the fix names the copy" has "fix: copy the wheels of python-docx into $part" out
 PYRT_WHEELHOUSE=$part run doctor "${o[@]}" --mirror "$mirror"
 check "PYRT_WHEELHOUSE is doctor's --wheelhouse (rc $rc)" \
@@ -74,12 +74,12 @@ check "PYRT_WHEELHOUSE is doctor's --wheelhouse (rc $rc)" \
 chmod o+w "$wh"
 run doctor "${o[@]}" --mirror "$mirror"
 check "a declared wheelhouse others can write fails the gate (rc $rc)" \
-  eval 'rc_is 1 && has "✗ Wheelhouse holds the baseline" out && has "writable by" out'
+  eval 'rc_is 1 && has "✗ Wheelhouse usable" out && has "writable by" out'
 chmod o-w "$wh"
 mv "$wh" "$wh.gone"
 run doctor "${o[@]}" --mirror "$mirror"
 check "a declared wheelhouse that is gone fails, naming it (rc $rc)" \
-  eval 'rc_is 1 && has "✗ Wheelhouse holds the baseline *$wh (the box.s declared source) does not exist" out'
+  eval 'rc_is 1 && has "✗ Wheelhouse usable *$wh (the box.s declared source) does not exist" out'
 mv "$wh.gone" "$wh"
 
 # --- a box installed from an index: that index is tried ------------------------

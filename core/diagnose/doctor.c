@@ -1148,7 +1148,7 @@ static int check_wheelhouse(doctor_ctx *x)
 	const char *dir = x->o->wheelhouse;
 	const char *from = x->o->source_from ? x->o->source_from
 					     : "--wheelhouse";
-	const char *title = "Wheelhouse holds the baseline";
+	const char *title = "Wheelhouse usable";
 	char fix[PATH_MAX + 256];
 	struct stat sb;
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
