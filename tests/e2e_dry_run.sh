@@ -51,6 +51,14 @@ assert names["python-docx"]["action"] == "install" and names["python-docx"]["whe
 assert r["source"]["kind"] == "wheelhouse" and r["source"]["wheelhouse"] == sys.argv[5], r["source"]
 assert r["remove"] == [] and r["reapply"] == [], r' "$mirror" "$sha" "$wh"
 
+# The built-in pins give no size (issue 29.8): said as such, not invented.
+run install --dry-run --box-root "$nbox" --json
+check "built-in pins: the download's size is null (not pinned), not a guess" json_doc '
+d = r["download"]
+assert len(d) == 1 and d[0]["size"] is None and d[0]["url"].startswith("https://"), d'
+run install --dry-run --box-root "$nbox"
+check "... and the text says 'size not pinned'" has "^  download:  https://.* (size not pinned)$" out
+
 # --- a box with an install, a plugin and a rollback target --------------------
 run install "${o[@]}" --from-file "$fx/runtime.tar.gz" --wheelhouse "$wh" --yes
 check "setup: install A (rc $rc)" rc_is 0
