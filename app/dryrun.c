@@ -21,6 +21,7 @@
 #include "app/text.h"
 #include "core/pkgs/baseline.h"
 #include "core/pkgs/plugins.h"
+#include "core/dist/mirror.h"
 #include "core/runtime/box.h"
 #include "core/runtime/declared.h"
 #include "core/runtime/dists.h"
@@ -29,6 +30,7 @@
 #include "core/util/pep440.h"
 #include "core/util/redact.h"
 #include "core/util/requirement.h"
+#include "core/util/trust.h"
 
 /* What a dry run is working from. */
 typedef struct dry {
@@ -147,6 +149,62 @@ static int plan_requirement(dry *x, const char *req, const char *for_what)
 	return 0;
 }
 
+/* What pyrt_mirror_wheels_needed chose, by name (file null: lacked). */
+static void dep_seen(const char *name, const char *file, void *ctx)
+{
+	json_t *deps = ctx;
+	if (!json_object_get(deps, name) || file)
+		json_object_set_new(deps, name, file ? json_true()
+						     : json_false());
+}
+
+/* With a wheelhouse, the distributions the direct requirements pull in
+ * (their wheels' Requires-Dist, as `pyrt mirror --wheelhouse-from`
+ * follows them), each a row of its own: what pip will find there. */
+static int plan_dependencies(dry *x, pyrt_error *err)
+{
+	const char *dir = x->req->wheelhouse;
+	size_t n = json_array_size(x->install), i;
+	if (!dir || !n)
+		return 0;
+	/* The folder passes the gate before a wheel in it is opened, as
+	 * the command's own run would require. */
+	int rc = pyrt_trust_dir_entries("--wheelhouse", dir, err);
+	if (rc)
+		return rc;
+	const char **reqs = calloc(n, sizeof *reqs);
+	json_t *deps = json_object(), *row;
+	if (!reqs || !deps) {
+		free(reqs);
+		json_decref(deps);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	json_array_foreach(x->install, i, row)
+		reqs[i] = json_string_value(json_object_get(row, "requirement"));
+	rc = pyrt_mirror_wheels_needed(dir, reqs, n, dep_seen, deps, err);
+	free(reqs);
+	json_array_foreach(x->install, i, row)
+		json_object_del(deps, json_string_value(json_object_get(row,
+									 "name")));
+	const char *name;
+	json_t *have;
+	json_object_foreach(deps, name, have) {
+		if (rc)
+			break;
+		rc = plan_requirement(x, name, "dependency");
+		if (!rc && !json_is_true(have)) {
+			json_t *last = json_array_get(x->install,
+						      json_array_size(x->install) - 1);
+			if (strcmp(json_string_value(json_object_get(last, "action")), "keep"))
+				json_object_set_new(last, "action",
+						    json_string("missing"));
+		}
+	}
+	json_decref(deps);
+	return rc == PYRT_E_NOMEM ? pyrt_error_set(err, rc, "out of memory")
+				  : rc;
+}
+
 /* The pins' wheel lock for the platform: every file the baseline may
  * take, each verified against its pinned digest before pip sees it. */
 static int plan_lock(dry *x)
@@ -179,7 +237,7 @@ static int plan_baseline(dry *x, pyrt_error *err)
 							      x->pins, i),
 						   "baseline")))
 				return pyrt_error_set(err, rc, "out of memory");
-		return 0;
+		return plan_dependencies(x, err);
 	}
 	if ((rc = pyrt_baseline_check_file(x->req->requirements, NULL, err)))
 		return rc;
@@ -201,7 +259,8 @@ static int plan_baseline(dry *x, pyrt_error *err)
 			rc = plan_requirement(x, s, "baseline");
 	}
 	fclose(f);
-	return rc ? pyrt_error_set(err, rc, "out of memory") : 0;
+	return rc ? pyrt_error_set(err, rc, "out of memory")
+		  : plan_dependencies(x, err);
 }
 
 /* The install `link` points at, its marker's version and build. */
@@ -375,6 +434,8 @@ static int plan_plugin(dry *x, const char *name, pyrt_error *err)
 				    "managed runtime is not ready", name);
 	for (size_t i = 0; !rc && i < pl->require_count; i++)
 		rc = plan_requirement(x, pl->requires[i].spec, name);
+	if (!rc)
+		rc = plan_dependencies(x, err);
 	json_object_set_new(x->plan, "plugin", app_text_json(name));
 	pyrt_plugins_free(ps);
 	return rc && !err->msg[0] ? pyrt_error_set(err, rc, "out of memory")
@@ -558,16 +619,22 @@ char *app_dry_run_text(const json_t *plan)
 		    sv(src, "from"));
 	json_array_foreach(json_object_get(plan, "install"), i, row) {
 		const char *act = sv(row, "action");
+		const char *dep = strcmp(sv(row, "for"), "dependency") ? ""
+				  : ", a dependency";
 		if (!strcmp(act, "keep"))
-			add(&t, "  keep:      %s (%s installed)\n",
-			    sv(row, "requirement"), sv(row, "installed"));
+			add(&t, "  keep:      %s (%s installed%s)\n",
+			    sv(row, "requirement"), sv(row, "installed"), dep);
+		else if (!strcmp(act, "missing"))
+			add(&t, "  missing:   %s (a dependency the wheelhouse "
+			    "lacks: pip will stop there)\n", sv(row, "name"));
 		else if (sv(row, "wheel")[0])
-			add(&t, "  install:   %s %s from %s%s%s%s\n",
+			add(&t, "  install:   %s %s from %s%s%s%s%s\n",
 			    sv(row, "name"), sv(row, "version"),
 			    sv(row, "wheel"),
 			    sv(row, "installed")[0] ? " (replacing " : "",
 			    sv(row, "installed"),
-			    sv(row, "installed")[0] ? ")" : "");
+			    sv(row, "installed")[0] ? ")" : "",
+			    dep[0] ? " (a dependency)" : "");
 		else
 			add(&t, "  install:   %s (the version pip resolves "
 			    "from the %s)%s%s%s\n", sv(row, "requirement"),
@@ -579,7 +646,8 @@ char *app_dry_run_text(const json_t *plan)
 	size_t nlock = 0;
 	json_array_foreach(json_object_get(plan, "verify"), i, row)
 		nlock += !strcmp(sv(row, "what"), "wheel");
-	if (json_array_size(json_object_get(plan, "install")) && !nlock)
+	if (json_array_size(json_object_get(plan, "install")) && !nlock &&
+	    strcmp(sv(src, "kind"), "wheelhouse") != 0)
 		add(&t, "             and what these require, as pip resolves "
 		    "it from the %s (the pins lock no wheels)\n",
 		    sv(src, "kind"));

@@ -71,8 +71,12 @@ run plugins install pdf --dry-run "${o[@]}" --json
 check "plugins install pdf --dry-run (rc $rc)" rc_is 0
 check "... would install reportlab from the box's wheelhouse" json_doc '
 i = r["install"]
-assert len(i) == 1 and i[0]["name"] == "reportlab" and i[0]["action"] == "install", i
+assert i[0]["name"] == "reportlab" and i[0]["action"] == "install", i
 assert i[0]["wheel"].startswith("reportlab-"), i
+# and what reportlab requires, from its wheel'"'"'s Requires-Dist
+deps = {d["name"]: d for d in i[1:]}
+assert set(deps) == {"pillow"} and deps["pillow"]["for"] == "dependency", i
+assert deps["pillow"]["action"] == "install" and deps["pillow"]["wheel"].startswith("pillow-"), i
 assert r["source"]["from"] == "the box'"'"'s declared source", r["source"]'
 snap after
 check "... and changed nothing in the box or HOME" same before after
@@ -98,14 +102,17 @@ check "... download, verify, install, re-apply and remove" json_doc '
 assert r["runtime"]["action"] == "reinstall", r["runtime"]
 assert len(r["download"]) == 1 and r["download"][0]["url"].startswith(sys.argv[3]), r["download"]
 names = {i["name"]: i for i in r["install"]}
-assert set(names) == {"python-docx", "openpyxl"} and all(i["action"] == "install" for i in names.values()), names
+assert set(names) == {"python-docx", "openpyxl", "lxml", "et-xmlfile"}, names
+assert all(i["action"] == "install" and i["wheel"] for i in names.values()), names
+assert names["lxml"]["for"] == names["et-xmlfile"]["for"] == "dependency", names
 assert r["reapply"] == [{"plugin": "pdf", "requirements": ["reportlab"]}], r["reapply"]
 assert [x["path"] for x in r["remove"]] == [sys.argv[4]], r["remove"]
 assert r["rollback_target_after"]["path"] == sys.argv[5], r["rollback_target_after"]' \
   "$mirror" "$first" "$second"
 run install --dry-run --force "${o[@]}" --mirror "$mirror"
-check "plain: one line each for download, re-apply, remove and the rollback target" eval '
+check "plain: one line each for download, a dependency, re-apply, remove and the rollback target" eval '
   has "^  download:  $mirror/.*runtime.tar.gz" out && has "^  re-apply:  plugin pdf: reportlab" out &&
+  has "^  install:   lxml 4.9.2 from lxml-4.9.2-.*whl (a dependency)" out &&
   has "^  remove:    $first " out && has "^  rollback:  $second " out'
 snap after
 check "... and the box and HOME are as they were (a stat of every file)" same before after
