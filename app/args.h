@@ -67,6 +67,7 @@ typedef struct app_request {
 	int no_baseline;
 	int no_wait;
 	int force;
+	int dry_run;                /* --dry-run: say what, change nothing */
 
 	/* status */
 	int deep;

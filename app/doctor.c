@@ -17,10 +17,29 @@ static int network_wanted(void)
 	return !(offline && *offline && strcmp(offline, "0"));
 }
 
-int app_doctor_run(const app_request *req, const pyrt_pins *pins,
+/* Where the package source doctor checks came from, for its detail. */
+static const char *source_from(const app_request *given,
+			       const app_request *used)
+{
+	if (used != given)
+		return "the box's declared source";
+	const char *env = getenv("PYRT_WHEELHOUSE");
+	if (used->wheelhouse)
+		return env && !strcmp(env, used->wheelhouse)
+			? "PYRT_WHEELHOUSE" : "--wheelhouse";
+	return used->index_url_from;
+}
+
+int app_doctor_run(const app_request *given, const pyrt_pins *pins,
 		   const char *platform_key, const pyrt_events *ev,
 		   pyrt_doctor **out, pyrt_error *err)
 {
+	/* A box that remembers its source (declared.json) is checked
+	 * against it: a wheelhouse box on disk, not against pip's default
+	 * index it never reaches. */
+	app_request copy;
+	char buf[4096];
+	const app_request *req = app_with_source(given, &copy, buf, sizeof buf);
 	pyrt_doctor_opts dopts = PYRT_DOCTOR_OPTS_INIT;
 	dopts.box_root = req->box_root;
 	dopts.pins = pins;
@@ -29,8 +48,10 @@ int app_doctor_run(const app_request *req, const pyrt_pins *pins,
 	dopts.network = network_wanted();
 	dopts.mirror = req->mirror;
 	dopts.index_url = req->index_url;
+	dopts.wheelhouse = req->wheelhouse;
+	dopts.source_from = source_from(given, req);
 	int rc = pyrt_doctor_run(out, &dopts, ev, err);
-	if (rc == 0 && app_fix_doctor(req, *out)) {
+	if (rc == 0 && app_fix_doctor(given, *out)) {
 		pyrt_doctor_free(*out);
 		*out = NULL;
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

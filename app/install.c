@@ -113,8 +113,11 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 	if (p->size)
 		app_human_bytes(p->size, v[APP_FACT_DOWNLOAD], sizeof v[0]);
 	else
+		/* The built-in pins carry no sizes (the release's are not
+		 * known offline, and none is invented): said as such; a
+		 * pins file's size: is shown above. */
 		snprintf(v[APP_FACT_DOWNLOAD], sizeof v[0],
-			 "unknown (the pin does not say)");
+			 "size not pinned (the pins give no size:)");
 	if (req->from_file)
 		snprintf(v[APP_FACT_SOURCE], sizeof v[0], "%s (local file)",
 			 req->from_file);

@@ -3,6 +3,9 @@
  */
 #include "app/status_json.h"
 
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "app/plugin.h"
@@ -90,6 +93,45 @@ static json_t *update_json(const pyrt_status *st)
 			 app_text_json(st->update_sha256));
 }
 
+int app_status_rollback(const pyrt_status *st, app_rollback_target *out)
+{
+	memset(out, 0, sizeof *out);
+	size_t n = strlen(st->path);
+	static const char cur[] = "/current";
+	if (n < sizeof cur || strcmp(st->path + n - (sizeof cur - 1), cur))
+		return 0;
+	char link[4200], dir[PATH_MAX], path[PATH_MAX + 16];
+	snprintf(link, sizeof link, "%.*s/previous",
+		 (int)(n - (sizeof cur - 1)), st->path);
+	/* previous → installs/<id>/python: the install is its parent. */
+	if (!realpath(link, dir))
+		return 0;
+	char *slash = strrchr(dir, '/');
+	if (!slash || strcmp(slash, "/python") != 0)
+		return 0;
+	*slash = '\0';
+	snprintf(out->path, sizeof out->path, "%s", dir);
+	pyrt_marker *m = calloc(1, sizeof *m);
+	snprintf(path, sizeof path, "%s/marker.json", dir);
+	if (m && pyrt_marker_read(path, m, NULL) == 0) {
+		snprintf(out->version, sizeof out->version, "%s", m->version);
+		snprintf(out->build, sizeof out->build, "%s", m->build);
+	}
+	free(m);
+	return 1;
+}
+
+/* What `pyrt rollback` would switch to; null when there is nothing. */
+static json_t *rollback_json(const pyrt_status *st)
+{
+	app_rollback_target t;
+	if (!app_status_rollback(st, &t))
+		return json_null();
+	return json_pack("{s:o, s:o, s:o}", "path", app_text_json(t.path),
+			 "version", str_or_null(t.version),
+			 "build", str_or_null(t.build));
+}
+
 /* null where unknown, plus whether an upgrade runs over the ready runtime
  * and who runs it. */
 json_t *app_status_json(const pyrt_status *st)
@@ -97,7 +139,7 @@ json_t *app_status_json(const pyrt_status *st)
 	const pyrt_marker *m = st->have_marker ? &st->marker : NULL;
 	return json_pack(
 		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, "
-		"s:o}",
+		"s:o, s:o}",
 		"state", pyrt_state_name(st->state),
 		"message", app_text_json(st->message),
 		"version", str_or_null(m ? m->version : NULL),
@@ -111,7 +153,8 @@ json_t *app_status_json(const pyrt_status *st)
 		"baseline", baseline_json(st),
 		"upgrade_in_progress", st->upgrade_in_progress,
 		"installer_pid", installer_pid_json(st),
-		"update_available", update_json(st));
+		"update_available", update_json(st),
+		"rollback", rollback_json(st));
 }
 
 static json_t *str_or_null_any(const char *s)

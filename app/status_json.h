@@ -18,6 +18,17 @@ const char *app_status_interpreter(const pyrt_status *st);
 /** The marker's baseline state, or "none". */
 const char *app_status_baseline_state(const pyrt_status *st);
 
+/** The rollback target (`pyrt rollback` switches to it): the install
+ * the box's `previous` link points at, beside st->path's `current`,
+ * with its marker's version and build ("" when unreadable).  1 when there
+ * is one, 0 when not. */
+typedef struct app_rollback_target {
+	char path[4096];     /* installs/<id>, absolute */
+	char version[32];
+	char build[32];
+} app_rollback_target;
+int app_status_rollback(const pyrt_status *st, app_rollback_target *out);
+
 /** The status object; NULL when out of memory. */
 json_t *app_status_json(const pyrt_status *st);
 

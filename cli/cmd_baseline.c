@@ -18,6 +18,8 @@
 
 int cli_cmd_baseline(const app_request *opts)
 {
+	if (opts->dry_run)
+		return cli_cmd_dry_run(opts);
 	app_front *front = cli_front_for(opts);
 	if (!front || cli_signals_install(!opts->quiet) != 0) {
 		app_front_free(front);

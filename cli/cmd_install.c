@@ -123,6 +123,10 @@ int cli_cmd_install(const app_request *opts)
 	}
 	c->opts = opts;
 	int status;
+	if (opts->dry_run) {
+		free(c);
+		return cli_cmd_dry_run(opts);
+	}
 	c->front = cli_front_for(opts);
 	if (!c->front || cli_signals_install(!opts->quiet) != 0) {
 		app_errorf("cannot start: out of memory or no signal handlers");

@@ -305,6 +305,8 @@ int cli_cmd_plugins(const app_request *opts)
 	int status = plugins_words(opts, &name);
 	if (status)
 		return status;
+	if (opts->dry_run && name)
+		return cli_cmd_dry_run(opts);
 	if (cli_signals_install(!opts->quiet) != 0) {
 		app_errorf("cannot start: no signal handlers");
 		return app_exit_code(PYRT_E_INTERNAL);

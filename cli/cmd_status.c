@@ -141,6 +141,17 @@ static void print_human(const pyrt_status *st, int quiet)
 		field("source:", m->source);
 	}
 	field("pins:", st->pins);
+	app_rollback_target rb;
+	char rollback[4400];
+	if (app_status_rollback(st, &rb)) {
+		snprintf(rollback, sizeof rollback, "%s (%s%s%s) — pyrt "
+			 "rollback switches to it", rb.path,
+			 rb.version[0] ? rb.version : "version unknown",
+			 rb.build[0] ? ", build " : "", rb.build);
+		field("rollback to:", rollback);
+	} else if (st->have_marker) {
+		field("rollback to:", "none (no previous install is kept)");
+	}
 	if (st->state == PYRT_STATE_BROKEN)
 		field("failed check:", st->failed_check);
 	if (st->upgrade_in_progress)

@@ -87,7 +87,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.usage =
 		"usage: pyrt install [-y] [--from-file ARCHIVE | --mirror URL] [--no-wait]\n"
 		"                    [--force] [--wheelhouse DIR] [--requirements FILE]\n"
-		"                    [--index-url URL] [--no-baseline] [--json] [OPTIONS]\n"
+		"                    [--index-url URL] [--no-baseline] [--dry-run] [--json]\n"
+		"                    [OPTIONS]\n"
 		"On a terminal without --yes (and without --json) this is the install\n"
 		"wizard: a consent screen, live progress, then the result.  Otherwise:\n"
 		"ask for consent (or take --yes), download the pinned archive, verify its\n"
@@ -107,7 +108,9 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --requirements FILE  baseline from FILE instead of the pinned list\n"
 		"  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 		"  --no-baseline        skip the baseline\n"
-		"  --json               NDJSON events on stdout\n"
+		"  --dry-run            say what would be downloaded, verified, installed,\n"
+		"                       re-applied and removed; change nothing\n"
+		"  --json               NDJSON events on stdout (--dry-run: one object)\n"
 		"Progress goes to stderr, the one-line result of a success to stdout.\n"
 	},
 	[APP_CMD_BASELINE] = {
@@ -115,7 +118,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.summary = "(re)install the doc-library baseline",
 		.usage =
 		"usage: pyrt baseline [--requirements FILE] [--wheelhouse DIR]\n"
-		"                     [--index-url URL] [--no-wait] [--json] [OPTIONS]\n"
+		"                     [--index-url URL] [--no-wait] [--dry-run] [--json]\n"
+		"                     [OPTIONS]\n"
 		"(Re)install the doc-library baseline (the pinned list, or FILE) into the\n"
 		"active runtime with its own pip: -I, a scrubbed environment, a private\n"
 		"HOME, no pip.conf, a hard timeout.  When pip refuses the batch, each\n"
@@ -128,7 +132,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --wheelhouse DIR     install from DIR only (pip --no-index --find-links)\n"
 		"  --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
 		"  --no-wait            exit 7 instead of waiting for an installer\n"
-		"  --json               NDJSON events on stdout\n"
+		"  --dry-run            say what would be installed; change nothing\n"
+		"  --json               NDJSON events on stdout (--dry-run: one object)\n"
 	},
 	[APP_CMD_STATUS] = {
 		.name = "status", .run = cli_cmd_status,
@@ -167,7 +172,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.summary = "every check with a verdict and a fix",
 		.usage =
 		"usage: pyrt doctor [--json] [--bundle FILE] [--mirror URL]\n"
-		"                   [--index-url URL] [OPTIONS]\n"
+		"                   [--wheelhouse DIR | --index-url URL] [OPTIONS]\n"
 		"Run every check (platform, pins, box root, lock, runtime, marker vs\n"
 		"files, interpreter, EXTERNALLY-MANAGED, baseline, each plugin, free disk,\n"
 		"CA bundle, proxy variables, stale staging, and the network: the pinned\n"
@@ -183,8 +188,12 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                  FILE \"-\" writes it to stdout\n"
 		"  --mirror URL    try the archive's host under this mirror (env\n"
 		"                  PYRT_MIRROR_URL)\n"
-		"  --index-url URL try this index (env PYRT_INDEX_URL; else\n"
-		"                  PIP_INDEX_URL, else PyPI)\n"
+		"  --index-url URL try this index (env PYRT_INDEX_URL; else the box's\n"
+		"                  declared index, PIP_INDEX_URL, else PyPI)\n"
+		"  --wheelhouse DIR check this wheelhouse instead of an index: it\n"
+		"                  exists, passes the gate and holds the baseline's\n"
+		"                  wheels (env PYRT_WHEELHOUSE; else the box's\n"
+		"                  declared one: an air-gapped box needs no index)\n"
 	},
 	[APP_CMD_SMOKE] = {
 		.name = "smoke", .run = cli_cmd_smoke,
@@ -202,7 +211,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		.usage =
 		"usage: pyrt plugins [--json] [OPTIONS]\n"
 		"       pyrt plugins install NAME [--wheelhouse DIR | --index-url URL]\n"
-		"                                 [--json] [OPTIONS]\n"
+		"                                 [--dry-run] [--json] [OPTIONS]\n"
 		"The readiness matrix of <box>/plugins/*/plugin.yaml: for each plugin\n"
 		"whether it is enabled, needs the managed runtime (requires_tools has\n"
 		"execute_code), which requires_pip are installed, missing or outside their\n"
@@ -217,6 +226,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json            one JSON object (install: NDJSON events)\n"
 		"  --wheelhouse DIR  install from DIR only (pip --no-index --find-links)\n"
 		"  --index-url URL   pip's package index (env PYRT_INDEX_URL)\n"
+		"  --dry-run         install: say what would be installed; change nothing\n"
 	},
 	[APP_CMD_SERVE] = {
 		.name = "serve", .run = serve_main,

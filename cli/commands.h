@@ -32,6 +32,8 @@ int cli_cmd_plugins(const app_request *opts);
 int cli_cmd_baseline(const app_request *opts);
 int cli_cmd_mirror(const app_request *opts);
 int cli_cmd_lock(const app_request *opts);
+/** install, baseline, plugins install with --dry-run (cmd_dryrun.c). */
+int cli_cmd_dry_run(const app_request *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

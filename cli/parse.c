@@ -26,7 +26,7 @@ enum opt_id {
 	O_WHEELHOUSE, O_REQUIREMENTS, O_FROM_FILE, O_MIRROR, O_INDEX_URL,
 	O_NO_BASELINE,
 	O_NO_WAIT, O_FORCE, O_DEEP, O_OUT, O_BUNDLE, O_LISTEN, O_TOKEN_FILE,
-	O_PLATFORM, O_WHEELHOUSE_FROM, O_VERIFY, O_FORMAT,
+	O_PLATFORM, O_WHEELHOUSE_FROM, O_VERIFY, O_FORMAT, O_DRY_RUN,
 	O__COUNT
 };
 
@@ -62,7 +62,8 @@ static const opt_spec opt_table[] = {
 	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
 	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE), CLI_PATH_GATED_DIR },
+	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE) |
+	  CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_GATED_DIR },
 	{ O_REQUIREMENTS, "requirements", 0, "FILE",
 	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
 	  CMD_BIT(APP_CMD_NONE) | CMD_BIT(APP_CMD_SERVE), CLI_PATH_GATED },
@@ -103,6 +104,9 @@ static const opt_spec opt_table[] = {
 	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR), CLI_PATH_NONE },
 	{ O_FORMAT, "format", 0, "FMT",
 	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
+	{ O_DRY_RUN, "dry-run", 0, NULL,
+	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
+	  CMD_BIT(APP_CMD_PLUGINS), CLI_PATH_NONE },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -249,6 +253,7 @@ static int apply_option(parse_state *ps, const opt_spec *spec,
 	case O_WHEELHOUSE_FROM: o->wheelhouse_from = value; break;
 	case O_VERIFY: o->mirror_verify = 1; break;
 	case O_FORMAT: o->format = value; break;
+	case O_DRY_RUN: o->dry_run = 1; break;
 	case O__COUNT: break;
 	}
 	return 0;
@@ -486,6 +491,7 @@ static void apply_env(app_request *o)
 	    env_nonempty("PYRT_WHEELHOUSE") &&
 	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
 	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
+	     o->command == APP_CMD_DOCTOR ||
 	     (o->command == APP_CMD_PLUGINS && o->npositional > 0)))
 		o->wheelhouse = getenv("PYRT_WHEELHOUSE");
 	/* The index is for the commands that run pip; elsewhere the

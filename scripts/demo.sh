@@ -48,7 +48,13 @@ if [ -t 0 ] && [ -t 1 ] && [ -z "${PYRT_DEMO_NO_DASHBOARD:-}" ]; then
   echo "   $dash"
   PYRT_MIRROR_URL="https://127.0.0.1:$port/pbs" CURL_CA_BUNDLE="$fx/ca.pem" "$pyrt" || true
 else
-  echo "== the dashboard: on a terminal, run bash scripts/demo.sh again (it opens it"
-  echo "   with the mirror up), or with the mirror up yourself:"
-  echo "   $dash"
+  # This mirror stops as the script ends: name no URL of it, but how to
+  # start one (mirror.py exits by itself after 15 minutes).
+  echo "== the dashboard, on a terminal (showing the box needs no mirror):"
+  echo "   PYRT_BOX_ROOT=$box PYRT_PINS=$fx/pins.yaml $pyrt"
+  echo "   The demo's mirror stops now.  Its reinstall and baseline actions fetch"
+  echo "   from one: run bash scripts/demo.sh on a terminal (the mirror stays up"
+  echo "   while the dashboard runs), or start one yourself (it stops after 15 min):"
+  echo "   python3 $root/tests/fixtures/mirror.py --root $fx/www --cert $fx/server.pem --key $fx/server.key --port-file /tmp/pyrt-port &"
+  echo "   PYRT_BOX_ROOT=$box PYRT_PINS=$fx/pins.yaml PYRT_MIRROR_URL=https://127.0.0.1:\$(cat /tmp/pyrt-port)/pbs CURL_CA_BUNDLE=$fx/ca.pem $pyrt"
 fi

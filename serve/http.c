@@ -479,6 +479,7 @@ static enum MHD_Result get_doctor(srv_http *h, struct MHD_Connection *c)
 		.box_root = srv->box_root,
 		.mirror = srv->mirror,
 		.index_url = srv->index_url,
+		.wheelhouse = srv->wheelhouse,
 		.cacert = h->ctx->cacert,
 	};
 	pyrt_doctor *d = NULL;

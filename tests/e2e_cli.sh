@@ -195,8 +195,9 @@ import json,sys
 d=json.load(open(sys.argv[1]))
 want={"state","message","version","build","platform","path","interpreter","sha256",
       "installed_at","pins","baseline","upgrade_in_progress","installer_pid",
-      "update_available"}
+      "update_available","rollback"}
 assert set(d)==want, sorted(set(d)^want)
+assert d["rollback"] is None, d
 assert d["state"]=="not_provisioned", d
 assert d["upgrade_in_progress"] is False and d["installer_pid"] is None, d
 assert d["update_available"] is None, d

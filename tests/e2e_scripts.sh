@@ -27,8 +27,16 @@ line() { grep -n -- "$1" "$demo" | head -1 | cut -d: -f1; }
 check "demo.sh says building before it builds" \
   eval '[ "$(line "== building")" -lt "$(line "cmake -S")" ]'
 check "demo.sh ends with the dashboard command" \
-  eval 'tail -12 "$demo" | grep -q "PYRT_MIRROR_URL=https://127.0.0.1:\$port/pbs CURL_CA_BUNDLE=\$fx/ca.pem \$pyrt"'
-check "demo.sh opens it on a terminal" eval 'tail -12 "$demo" | grep -q "\"\$pyrt\" || true"'
+  eval 'tail -22 "$demo" | grep -q "PYRT_MIRROR_URL=https://127.0.0.1:\$port/pbs CURL_CA_BUNDLE=\$fx/ca.pem \$pyrt"'
+check "demo.sh opens it on a terminal" eval 'tail -22 "$demo" | grep -q "\"\$pyrt\" || true"'
+# Not on a terminal its mirror stops as it ends: the last lines name no
+# URL of it (no $port), but how to start one (issue 29.7).
+check "demo.sh off a terminal names no mirror it has stopped, but how to start one" \
+  eval 'sed -n "/^else/,/^fi/p" "$demo" | grep "echo" >"$work/demo.tail" &&
+        ! grep -q "\$port\|\$dash" "$work/demo.tail" && grep -q "mirror.py --root" "$work/demo.tail"'
+check "the README quotes the demo's install with its --wheelhouse, and says where the binary is" \
+  eval 'grep -A3 "^    build/pyrt install --yes --box-root ./demo-box" "$src/README.md" | grep -q -- "--wheelhouse build/fixtures/wheelhouse" &&
+        grep -q -- "--wheelhouse \"\$fx/wheelhouse\"" "$demo" && grep -q "The binary is \`build/pyrt\`" "$src/README.md"'
 
 # The package's files come from `cmake --install`: the API contract is one
 # of them, and the README links every screenshot it shows.

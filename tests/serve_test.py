@@ -527,7 +527,9 @@ def scenario_unix_full_flow():
     code, _, e = api.request("GET", "/api/plugins")
     check("GET plugins before install", code == 200 and "plugins" in e, e)
     code, _, d = api.request("GET", "/api/doctor")
-    rc, out, _ = cli("doctor", "--box-root", box, "--pins", pins, "--json")
+    # The server's --wheelhouse is the source doctor checks (issue 29.2).
+    rc, out, _ = cli("doctor", "--box-root", box, "--pins", pins, "--json",
+                     "--wheelhouse", os.path.join(FX, "wheelhouse"))
     check("GET doctor: 200, the same checks as pyrt doctor --json",
           code == 200 and [c["id"] for c in d["checks"]] == [c["id"] for c in json.loads(out)["checks"]], (code,))
 

@@ -15,6 +15,7 @@
 #include "app/common.h"
 #include "app/plugin.h"
 #include "core/runtime/box.h"
+#include "core/util/sanitize.h"
 #include "tui/app.h"
 #include "tui/format.h"
 #include "tui/plugin_text.h"
@@ -82,12 +83,45 @@ static void value(tui_app *a, int y, int x, int w, const char *text,
 		tui_draw_text(&a->paint, y, x + 11, w - 11, TUI_ROLE_TEXT, text);
 }
 
-/* The card's height: 9 rows (3 for the state, 4 of facts) when the
- * matrix keeps 8 (3 plugin rows); less on a short terminal. */
-static int card_height(void)
+/* The state as `pyrt status` says it, as the card shows it. */
+static void state_line(tui_app *a, char *line, size_t len)
+{
+	const char *mark;
+	tui_role role;
+	snprintf(line, len, "%s: %s", state_word(a, &mark, &role),
+		 a->status->message);
+	/* The card watches the box: it needs no "run pyrt status again". */
+	char *again = a->status->state == PYRT_STATE_INSTALLING
+		? strstr(line, "run \"pyrt status") : NULL;
+	if (again)
+		snprintf(again, len - (size_t)(again - line),
+			 "this card updates by itself when it ends");
+}
+
+/* Rows the state sentence needs (1 to 3) beside its label. */
+static int state_rows_needed(tui_app *a)
+{
+	char line[1200], clean[1200];
+	size_t start[3], len[3];
+	if (!a->status)
+		return 1;
+	state_line(a, line, sizeof line);
+	pyrt_sanitize(line, a->paint.utf8, clean, sizeof clean);
+	size_t n = tui_format_wrap(clean, (size_t)(COLS - 6 - 13), start, len,
+				   3);
+	return n < 1 ? 1 : (int)n;
+}
+
+/* The card's height: at most 9 rows (3 for the state, 4 of facts) when
+ * the matrix keeps 8 (3 plugin rows); less on a short terminal, and no
+ * taller than what it holds: a state of one row leaves no blank rows
+ * while the plugin list below says "N more". */
+static int card_height(tui_app *a)
 {
 	int h = LINES - 3 - 8;
-	return h > 9 ? 9 : h < 4 ? 4 : h;
+	h = h > 9 ? 9 : h < 4 ? 4 : h;
+	int need = 2 + state_rows_needed(a) + 4;
+	return a->status && need < h ? need : h;
 }
 
 /* Row i (0-3) of the marker's facts in two columns; "-" where there is
@@ -166,7 +200,7 @@ static void card_busy(tui_app *a)
  * shows fewer facts. */
 static void draw_card(tui_app *a)
 {
-	int x = 3, w = COLS - 6, h = card_height(), inner = h - 2;
+	int x = 3, w = COLS - 6, h = card_height(a), inner = h - 2;
 	char line[1200];
 	tui_draw_box(&a->paint, 1, 1, h, COLS - 2, "Runtime");
 	card_busy(a);
@@ -179,17 +213,14 @@ static void draw_card(tui_app *a)
 	}
 	const char *mark;
 	tui_role role;
-	const char *word = state_word(a, &mark, &role);
+	state_word(a, &mark, &role);
 	int state_rows = inner >= 7 ? 3 : inner >= 3 ? 2 : 1;
+	int needed = state_rows_needed(a);
+	if (needed < state_rows)
+		state_rows = needed;
 	label(a, 2, x, "State");
 	tui_draw_text(&a->paint, 2, x + 11, 1, role, mark);
-	snprintf(line, sizeof line, "%s: %s", word, a->status->message);
-	/* The card watches the box: it needs no "run pyrt status again". */
-	char *again = a->status->state == PYRT_STATE_INSTALLING
-		? strstr(line, "run \"pyrt status") : NULL;
-	if (again)
-		snprintf(again, sizeof line - (size_t)(again - line),
-			 "this card updates by itself when it ends");
+	state_line(a, line, sizeof line);
 	for (int i = 0; i < state_rows; i++)
 		tui_draw_fill(&a->paint, 2 + i, x + 13, w - 13, TUI_ROLE_TEXT);
 	tui_draw_wrap(&a->paint, 2, x + 13, w - 13, state_rows, role, line);
@@ -309,7 +340,7 @@ static void draw_matrix(tui_app *a)
 		TUI_ROLE_ACCENT, TUI_ROLE_ACCENT, TUI_ROLE_ACCENT,
 		TUI_ROLE_ACCENT, TUI_ROLE_ACCENT, TUI_ROLE_ACCENT,
 	};
-	int top = 1 + card_height(), h = LINES - 2 - top, x = 3, total = COLS - 6;
+	int top = 1 + card_height(a), h = LINES - 2 - top, x = 3, total = COLS - 6;
 	int detail = LINES >= 26 ? 2 : 1;
 	int rows = h - 2 - 1 - 1 - detail;
 	tui_draw_box(&a->paint, top, 1, h, COLS - 2, "Plugins");

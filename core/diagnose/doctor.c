@@ -43,7 +43,10 @@
 #include "core/util/fs.h"
 #include "core/util/lazylib.h"
 #include "core/util/proc.h"
+#include "core/util/pep440.h"
 #include "core/util/redact.h"
+#include "core/util/requirement.h"
+#include "core/util/trust.h"
 
 #define DOCTOR_DISK_MIN (200ull << 20)
 #define DOCTOR_LOG_MAX (4u << 20)
@@ -1055,7 +1058,7 @@ static const char *net_fix(const char *stage, int index, char *buf,
 }
 
 static int net_check(doctor_ctx *x, const char *id, const char *title,
-		     const char *url, const char *from, int index)
+		     const char *url, const char *from, int index, int soft)
 {
 	pyrt_fetch_probe_result pr;
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -1081,9 +1084,11 @@ static int net_check(doctor_ctx *x, const char *id, const char *title,
 	char fix[512];
 	if (!strcmp(pr.stage, "proxy"))
 		x->proxy_dead = 1;
-	return check_add(x->d, id, title, PYRT_CHECK_FAIL,
-			 net_fix(pr.stage, index, fix, sizeof fix), "%s (%s)",
-			 pr.line, from);
+	return check_add(x->d, id, title, soft ? PYRT_CHECK_WARN
+						: PYRT_CHECK_FAIL,
+			 net_fix(pr.stage, index, fix, sizeof fix), "%s (%s)%s",
+			 pr.line, from, soft ? "; this wheelhouse box needs it "
+			 "only to install the runtime again" : "");
 }
 
 /* The archive's host (under --mirror when given), as install reaches it. */
@@ -1103,23 +1108,120 @@ static int check_net_archive(doctor_ctx *x)
 				 "pass a --mirror URL pyrt accepts", "%s",
 				 err.msg);
 	int rc = net_check(x, "net_archive", title, url ? url : x->pin->url,
-			   x->o->mirror ? "--mirror" : "the pins' URL", 0);
+			   x->o->mirror ? "--mirror" : "the pins' URL", 0,
+			   x->o->wheelhouse && x->runtime_ready);
 	free(url);
 	return rc;
 }
 
-/* pip's index: the one install would give pip. */
+/* Whether dir holds a wheel of project name (PEP 503 form): a file
+ * "<name with _>-<version>-....whl", as wheel names are written. */
+static int wheelhouse_has(const char *dir, const char *want)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int found = 0;
+	char norm[256];
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		const char *dash = strchr(e->d_name, '-');
+		if (len < 5 || strcmp(e->d_name + len - 4, ".whl") != 0 ||
+		    !dash || (size_t)(dash - e->d_name) >= sizeof norm)
+			continue;
+		if (pyrt_name_normalize(e->d_name, (size_t)(dash - e->d_name),
+					'-', norm) == 0 &&
+		    strcmp(norm, want) == 0)
+			found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A wheelhouse box (air-gapped): pip is given --no-index --find-links
+ * DIR and never reaches an index, so the question is the folder: does it
+ * exist, pass the gate every wheelhouse passes (trust.h), and hold a wheel
+ * for each of the baseline's requirements.  Read on disk, so it is asked
+ * offline too. */
+static int check_wheelhouse(doctor_ctx *x)
+{
+	const char *dir = x->o->wheelhouse;
+	const char *from = x->o->source_from ? x->o->source_from
+					     : "--wheelhouse";
+	const char *title = "Wheelhouse usable";
+	char fix[PATH_MAX + 256];
+	struct stat sb;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		snprintf(fix, sizeof fix, "make %s a folder of the baseline's "
+			 "wheels (pyrt mirror DIR --wheelhouse-from WHEELS "
+			 "writes one), or pass --wheelhouse DIR for the folder "
+			 "that has them", dir);
+		return check_add(x->d, "wheelhouse", title, PYRT_CHECK_FAIL,
+				 fix, "%s (%s) %s", dir, from,
+				 errno == ENOENT ? "does not exist"
+						 : "is not a folder");
+	}
+	pyrt_error err = PYRT_ERROR_INIT;
+	if (pyrt_trust_dir_entries("the wheelhouse", dir, &err) != 0)
+		return check_add(x->d, "wheelhouse", title, PYRT_CHECK_FAIL,
+				 "give the wheelhouse and its wheels to root "
+				 "or the box's owner, writable by no one "
+				 "else (chown, chmod go-w)", "%s (%s): %s",
+				 dir, from, err.msg);
+	char missing[1024] = "";
+	size_t used = 0, n = pyrt_pins_baseline_count(x->o->pins), lacking = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *req = pyrt_pins_baseline_at(x->o->pins, i);
+		char name[256], norm[256];
+		const char *spec = NULL;
+		if (pyrt_pep440_split(req, name, sizeof name, &spec) ==
+		    PYRT_PEP440_OTHER) {
+			/* A marker or extras: the name is what comes first. */
+			size_t k = strcspn(req, " ;[<>=!~(@");
+			if (k >= sizeof name)
+				continue;
+			memcpy(name, req, k);
+			name[k] = '\0';
+		}
+		if (pyrt_name_normalize(name, strlen(name), '-', norm) != 0 ||
+		    wheelhouse_has(dir, norm))
+			continue;
+		lacking++;
+		if (used < sizeof missing)
+			used += (size_t)snprintf(missing + used,
+						 sizeof missing - used, "%s%s",
+						 used ? ", " : "", norm);
+	}
+	if (lacking) {
+		snprintf(fix, sizeof fix, "copy the wheels of %s into %s (pyrt "
+			 "mirror DIR --wheelhouse-from WHEELS collects them)",
+			 missing, dir);
+		return check_add(x->d, "wheelhouse", title, PYRT_CHECK_FAIL,
+				 fix, "%s (%s) lacks a wheel of %s", dir, from,
+				 missing);
+	}
+	return check_add(x->d, "wheelhouse", title, PYRT_CHECK_PASS, NULL,
+			 "%s (%s) holds a wheel for each of the %zu baseline "
+			 "requirement(s); pip reaches no index", dir, from, n);
+}
+
+/* Where the baseline's packages come from: a wheelhouse on disk, or
+ * pip's index (the one install would give pip: --index-url, the box's
+ * declared index, PIP_INDEX_URL, else PyPI) reached over the network. */
 static int check_net_index(doctor_ctx *x)
 {
+	if (x->o->wheelhouse)
+		return check_wheelhouse(x);
 	if (!x->o->network)
 		return 0;
 	const char *env = getenv("PIP_INDEX_URL");
 	const char *url = x->o->index_url ? x->o->index_url
 			  : env && *env ? env : DOCTOR_DEFAULT_INDEX;
-	const char *from = x->o->index_url ? "--index-url"
-			   : env && *env ? "PIP_INDEX_URL" : "PyPI, pip's default";
+	const char *from = x->o->index_url
+		? (x->o->source_from ? x->o->source_from : "--index-url")
+		: env && *env ? "PIP_INDEX_URL" : "PyPI, pip's default";
 	return net_check(x, "net_index", "Package index reachable", url, from,
-			 1);
+			 1, 0);
 }
 
 typedef int (*check_fn)(doctor_ctx *x);

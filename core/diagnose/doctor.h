@@ -4,6 +4,8 @@
  * marker vs files, interpreter, baseline, plugins, free disk, CA bundle,
  * proxy variables (values redacted), stale staging, and when asked the
  * network: the archive's host and the index, reached as a download would.
+ * A box whose packages come from a wheelhouse (air-gapped) has the
+ * wheelhouse checked on disk instead of an index it never reaches.
  */
 #ifndef PYRT_DOCTOR_H
 #define PYRT_DOCTOR_H
@@ -42,11 +44,19 @@ typedef struct pyrt_doctor_opts {
 	const char *index_url;  /**< pip's index; NULL: PIP_INDEX_URL, else
 				     PyPI */
 	long network_timeout_s; /**< per host; 0: DOCTOR_NET_TIMEOUT_S */
+	/** The box's package source when it is a wheelhouse (--wheelhouse,
+	 *  PYRT_WHEELHOUSE, or the box's declared.json): checked on disk
+	 *  (the folder passes the gate and holds a wheel for each baseline
+	 *  requirement) in place of pip's index, which it never reaches. */
+	const char *wheelhouse;
+	/** Where wheelhouse or index_url came from, for the detail ("--index-url",
+	 *  "the box's declared source"); NULL: "--wheelhouse"/"--index-url". */
+	const char *source_from;
 } pyrt_doctor_opts;
 
 #define PYRT_DOCTOR_OPTS_VERSION 1
 #define PYRT_DOCTOR_OPTS_INIT { PYRT_DOCTOR_OPTS_VERSION, NULL, NULL, NULL, NULL, \
-	0, NULL, NULL, 0 }
+	0, NULL, NULL, 0, NULL, NULL }
 
 int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		    const pyrt_events *ev, pyrt_error *err);

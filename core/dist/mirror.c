@@ -596,15 +596,16 @@ static int add_requirement(const char *req, strlist *todo, strlist *extras)
 	return 0;
 }
 
-/* Mark the wheels the baseline needs; names it lacks go to missing. */
-static int wheels_select(const char *src, const pyrt_pins *pins,
-			 wheelhouse *wh, strlist *missing, pyrt_error *err)
+/* Mark the wheels the n requirements reqs need; names the wheelhouse
+ * lacks go to missing. */
+static int wheels_select_reqs(const char *src, const char *const *reqs,
+			      size_t nreqs, wheelhouse *wh, strlist *missing,
+			      pyrt_error *err)
 {
 	strlist todo = { 0 }, optional = { 0 }, extras = { 0 }, seen = { 0 };
 	int rc = 0;
-	for (size_t i = 0; !rc && i < pyrt_pins_baseline_count(pins); i++)
-		if (add_requirement(pyrt_pins_baseline_at(pins, i), &todo,
-				    &extras) != 0)
+	for (size_t i = 0; !rc && i < nreqs; i++)
+		if (add_requirement(reqs[i], &todo, &extras) != 0)
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	/* todo: needed (missing is reported); optional: marker-guarded. */
 	while (!rc && (todo.n || optional.n)) {
@@ -645,6 +646,42 @@ static int wheels_select(const char *src, const pyrt_pins *pins,
 	strlist_free(&optional);
 	strlist_free(&extras);
 	strlist_free(&seen);
+	return rc;
+}
+
+/* The baseline's wheels. */
+static int wheels_select(const char *src, const pyrt_pins *pins,
+			 wheelhouse *wh, strlist *missing, pyrt_error *err)
+{
+	size_t n = pyrt_pins_baseline_count(pins);
+	const char **reqs = calloc(n ? n : 1, sizeof *reqs);
+	if (!reqs)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		reqs[i] = pyrt_pins_baseline_at(pins, i);
+	int rc = wheels_select_reqs(src, reqs, n, wh, missing, err);
+	free(reqs);
+	return rc;
+}
+
+int pyrt_mirror_wheels_needed(const char *dir,
+			      const char *const *reqs, size_t n,
+			      pyrt_mirror_wheel_fn fn, void *ctx,
+			      pyrt_error *err)
+{
+	wheelhouse wh = { 0 };
+	strlist missing = { 0 };
+	int rc = wheelhouse_scan(dir, &wh, err);
+	if (!rc)
+		rc = wheels_select_reqs(dir, reqs, n, &wh, &missing,
+					err);
+	for (size_t i = 0; !rc && i < wh.n; i++)
+		if (wh.v[i].selected)
+			fn(wh.v[i].name, wh.v[i].file, ctx);
+	for (size_t i = 0; !rc && i < missing.n; i++)
+		fn(missing.v[i], NULL, ctx);
+	strlist_free(&missing);
+	wheelhouse_free(&wh);
 	return rc;
 }
 

@@ -47,6 +47,24 @@ typedef struct pyrt_mirror_result {
 	char missing[512];     /**< their names, ", "-separated (cut short) */
 } pyrt_mirror_result;
 
+/** A wheel pyrt_mirror_wheels_needed chose (file NULL: a needed name the
+ *  wheelhouse lacks). */
+typedef void (*pyrt_mirror_wheel_fn)(const char *name, const char *file,
+				     void *ctx);
+
+/**
+ * The wheels of the wheelhouse dir (a folder that passed the gate) that the n
+ * requirements reqs need, following each chosen wheel's Requires-Dist as
+ * `pyrt mirror --wheelhouse-from` does (the baseline's wheels): fn once per
+ * chosen file with its project's PEP 503 name, then once per needed name
+ * the folder lacks.  Reads the wheels' METADATA only; writes nothing.
+ * Returns 0, PYRT_E_USAGE (the folder unreadable) or PYRT_E_NOMEM.
+ */
+int pyrt_mirror_wheels_needed(const char *dir,
+			      const char *const *reqs, size_t n,
+			      pyrt_mirror_wheel_fn fn, void *ctx,
+			      pyrt_error *err);
+
 /**
  * 0 when every key is pinned; else PYRT_E_USAGE naming the first unknown
  * key and the pinned ones.  Called before anything is written.

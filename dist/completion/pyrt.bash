@@ -14,12 +14,12 @@ _pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme
 # The options one command takes besides the global ones ("" for none).
 _pyrt_command_opts() {
   case $1 in
-    install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline" ;;
-    baseline) REPLY="--wheelhouse --requirements --index-url --no-wait" ;;
+    install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --dry-run" ;;
+    baseline) REPLY="--wheelhouse --requirements --index-url --no-wait --dry-run" ;;
     status) REPLY="--deep --format" ;;
-    doctor) REPLY="--bundle --mirror --index-url" ;;
+    doctor) REPLY="--bundle --mirror --index-url --wheelhouse" ;;
     smoke) REPLY="--out" ;;
-    plugins) REPLY="--wheelhouse --index-url" ;;
+    plugins) REPLY="--wheelhouse --index-url --dry-run" ;;
     serve) REPLY="--listen --token-file --mirror --wheelhouse --index-url --requirements" ;;
     mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
     lock) REPLY="--wheelhouse --platform --out" ;;

@@ -1,0 +1,71 @@
+/*
+ * `pyrt install|baseline|plugins install NAME --dry-run`: the plan app/
+ * composed (app/dryrun.h), as lines or, with --json, the one object.
+ * Nothing is asked (no consent: nothing will be done) and nothing written.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/common.h"
+#include "app/dryrun.h"
+#include "app/exitcodes.h"
+#include "app/fix.h"
+#include "app/text.h"
+#include "cli/commands.h"
+#include "core/dist/pins.h"
+#include "core/dist/platform.h"
+#include "core/util/error.h"
+
+int cli_cmd_dry_run(const app_request *opts)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 512], fixed[PYRT_ERROR_MSG_MAX + 1024];
+	pyrt_pins *pins = NULL;
+	pyrt_platform platform;
+	pyrt_error err = PYRT_ERROR_INIT;
+	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
+	if (rc == 0)
+		rc = app_detect_platform(&platform, msg, sizeof msg);
+	json_t *plan = rc < 0 ? NULL
+		: app_dry_run(opts, pins, platform.key, &err);
+	if (rc == 0 && !plan) {
+		rc = err.code ? err.code : PYRT_E_INTERNAL;
+		snprintf(msg, sizeof msg, "%s",
+			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	}
+	pyrt_pins_free(pins);
+	if (!plan) {
+		app_fix_text(opts, msg, fixed, sizeof fixed);
+		if (opts->json) {
+			json_t *e = json_pack("{s:b, s:b, s:i, s:o}", "dry_run",
+					      1, "ok", 0, "code",
+					      app_exit_code(rc), "error",
+					      app_text_json(fixed));
+			if (e)
+				json_dumpf(e, stdout, APP_TEXT_JSON_FLAGS);
+			fputc('\n', stdout);
+			json_decref(e);
+		}
+		app_errorf("%s --dry-run: %s", opts->command_word, fixed);
+		return app_exit_code(rc);
+	}
+	if (opts->json) {
+		json_dumpf(plan, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
+		fputc('\n', stdout);
+	} else {
+		/* Line by line: each is cleaned for the terminal. */
+		char *text = app_dry_run_text(plan);
+		for (char *line = text, *nl; line && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				nl = line + strlen(line) - 1;
+			else
+				*nl = '\0';
+			app_text_printf(stdout, "%s\n", line);
+		}
+		free(text);
+	}
+	json_decref(plan);
+	return APP_EXIT_OK;
+}
