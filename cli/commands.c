@@ -329,6 +329,19 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --no-wait   exit 7 instead of waiting for an installer\n"
 		"  --json      NDJSON events on stdout\n"
 	},
+	[APP_CMD_COMPLETIONS] = {
+		.name = "completions", .run = cli_cmd_completions,
+		.summary = "the shell completion for bash, zsh or fish",
+		.usage =
+		"usage: pyrt completions bash|zsh|fish\n"
+		"Print the completion script for the shell, made from pyrt's own\n"
+		"command and option tables: commands, each command's options, files\n"
+		"and folders for the options that take them, theme and plugin names.\n"
+		"  pyrt completions bash >~/.local/share/bash-completion/completions/pyrt\n"
+		"  pyrt completions zsh >\"${fpath[1]}/_pyrt\"\n"
+		"  pyrt completions fish >~/.config/fish/completions/pyrt.fish\n"
+		"The .deb installs all three.\n"
+	},
 	[APP_CMD_HELP] = {
 		.name = "help", .run = run_help,
 		.summary = "the manual, or the usage of one command",

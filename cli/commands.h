@@ -32,6 +32,9 @@ int cli_cmd_plugins(const app_request *opts);
 int cli_cmd_baseline(const app_request *opts);
 int cli_cmd_mirror(const app_request *opts);
 int cli_cmd_lock(const app_request *opts);
+/** `pyrt completions bash|zsh|fish`: the shell's completion, its words
+ * from the command and option tables (cli/completions.c). */
+int cli_cmd_completions(const app_request *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

@@ -107,6 +107,27 @@ static const opt_spec opt_table[] = {
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
 
+size_t cli_opt_count(void)
+{
+	return NOPTS;
+}
+
+void cli_opt_at(size_t i, cli_opt_row *row)
+{
+	const opt_spec *s = &opt_table[i];
+	row->name = s->name;
+	row->short_name = s->short_name;
+	row->metavar = s->metavar;
+	row->path = s->path;
+	row->every_command = s->commands == ALL_COMMANDS;
+}
+
+int cli_opt_for_command(size_t i, app_command cmd)
+{
+	return opt_table[i].commands != ALL_COMMANDS &&
+	       (opt_table[i].commands & CMD_BIT(cmd)) != 0;
+}
+
 cli_path_kind cli_opt_path_kind(const char *name)
 {
 	for (size_t i = 0; i < NOPTS; i++)
@@ -363,7 +384,7 @@ static int check_positionals(parse_state *ps)
 {
 	app_request *o = ps->opts;
 	size_t allowed = 0;
-	if (o->command == APP_CMD_HELP)
+	if (o->command == APP_CMD_HELP || o->command == APP_CMD_COMPLETIONS)
 		allowed = 1;
 	else if (o->command == APP_CMD_DOCTOR || o->command == APP_CMD_SMOKE ||
 		 o->command == APP_CMD_BASELINE || o->command == APP_CMD_SERVE ||

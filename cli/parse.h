@@ -29,6 +29,22 @@ typedef enum cli_path_kind {
 	CLI_PATH_SECRET,     /* serve's token: srv_token_load keeps it 0600 */
 } cli_path_kind;
 
+/** One row of the option table, as help and completion read it. */
+typedef struct cli_opt_row {
+	const char *name;     /* without "--" */
+	char short_name;      /* 0: none */
+	const char *metavar;  /* NULL: a flag */
+	cli_path_kind path;
+	int every_command;    /* a global option */
+} cli_opt_row;
+
+/** The number of rows of the option table. */
+size_t cli_opt_count(void);
+/** Row i of the option table into row. */
+void cli_opt_at(size_t i, cli_opt_row *row);
+/** Whether row i is cmd's own option (global ones are not). */
+int cli_opt_for_command(size_t i, app_command cmd);
+
 /** The path column of option name (without "--"). */
 cli_path_kind cli_opt_path_kind(const char *name);
 
