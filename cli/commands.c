@@ -69,6 +69,7 @@ static int run_version(const app_request *opts)
 
 const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 	[APP_CMD_NONE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = NULL, .run = run_default,
 		.usage =
 		"usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
@@ -82,6 +83,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"only.  Otherwise: same as `pyrt status`.\n"
 	},
 	[APP_CMD_INSTALL] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "install", .run = run_install,
 		.summary = "download, verify and activate the pinned runtime, then the baseline",
 		.usage =
@@ -111,6 +113,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"Progress goes to stderr, the one-line result of a success to stdout.\n"
 	},
 	[APP_CMD_BASELINE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "baseline", .run = cli_cmd_baseline,
 		.summary = "(re)install the doc-library baseline",
 		.usage =
@@ -131,6 +134,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json               NDJSON events on stdout\n"
 	},
 	[APP_CMD_STATUS] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "status", .run = cli_cmd_status,
 		.summary = "the state of the runtime; exit 0 only when ready",
 		.usage =
@@ -149,6 +153,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"           textfile collector reads them)\n"
 	},
 	[APP_CMD_VERIFY] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "verify", .run = cli_cmd_verify,
 		.summary = "re-check the installed tree against its manifest",
 		.usage =
@@ -163,6 +168,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"per difference; exit 0 when none, 1 otherwise.\n"
 	},
 	[APP_CMD_DOCTOR] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "doctor", .run = cli_cmd_doctor,
 		.summary = "every check with a verdict and a fix",
 		.usage =
@@ -187,6 +193,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                  PIP_INDEX_URL, else PyPI)\n"
 	},
 	[APP_CMD_SMOKE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "smoke", .run = cli_cmd_smoke,
 		.summary = "make a real .docx with the runtime and check it",
 		.usage =
@@ -197,6 +204,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json       one JSON object\n"
 	},
 	[APP_CMD_PLUGINS] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "plugins", .run = cli_cmd_plugins,
 		.summary = "the plugin readiness matrix; plugins install NAME",
 		.usage =
@@ -219,6 +227,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --index-url URL   pip's package index (env PYRT_INDEX_URL)\n"
 	},
 	[APP_CMD_SERVE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "serve", .run = serve_main,
 		.summary = "the HTTP API on a Unix socket or loopback TCP",
 		.manual_options = 1,
@@ -303,6 +312,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                    stdout\n"
 	},
 	[APP_CMD_ROLLBACK] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "rollback", .run = cli_cmd_rollback,
 		.summary = "make the previous install active again",
 		.manual_options = 1,
@@ -317,6 +327,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json      NDJSON events on stdout\n"
 	},
 	[APP_CMD_UNINSTALL] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "uninstall", .run = cli_cmd_uninstall,
 		.summary = "remove the managed runtime (asks for consent)",
 		.manual_options = 1,

@@ -8,8 +8,12 @@
 
 #include "app/args.h"
 
+/* What a command needs prepared before it runs (git's RUN_SETUP). */
+#define CLI_NEEDS_BOX 0x1u  /* a box root: the XDG default when none given */
+
 typedef struct cli_command_entry {
 	const char *name;     /* the word; NULL for `pyrt` alone */
+	unsigned needs;       /* CLI_NEEDS_* */
 	int (*run)(const app_request *opts);
 	const char *summary;  /* its line in `pyrt -h`; NULL: not listed */
 	const char *usage;    /* `pyrt help NAME`: usage, what it does, options */

@@ -161,6 +161,17 @@ void cli_opt_table_print(FILE *f)
 	}
 }
 
+void cli_command_table_print(FILE *f)
+{
+	for (int c = 1; c < APP_CMD__COUNT; c++)
+		fprintf(f, "command %s\n", cli_command_name((app_command)c));
+	for (size_t i = 0; i < NOPTS; i++) {
+		fprintf(f, "option --%s", opt_table[i].name);
+		if (opt_table[i].short_name)
+			fprintf(f, " -%c", opt_table[i].short_name);
+		fputc('\n', f);
+	}
+}
 
 /* Parser state: the options seen, so their command fit is checked once the
  * command word is known (it may come after them). */
@@ -408,14 +419,11 @@ static const char *env_nonempty(const char *name)
 	return (v && *v) ? v : NULL;
 }
 
+/* The command's row says whether it works on a box. */
 static int needs_box(app_command cmd)
 {
-	return cmd == APP_CMD_NONE || cmd == APP_CMD_INSTALL ||
-	       cmd == APP_CMD_STATUS || cmd == APP_CMD_ROLLBACK ||
-	       cmd == APP_CMD_UNINSTALL || cmd == APP_CMD_VERIFY ||
-	       cmd == APP_CMD_DOCTOR || cmd == APP_CMD_SMOKE ||
-	       cmd == APP_CMD_PLUGINS || cmd == APP_CMD_BASELINE ||
-	       cmd == APP_CMD_SERVE;
+	return (unsigned)cmd < APP_CMD__COUNT &&
+	       (cli_commands[cmd].needs & CLI_NEEDS_BOX);
 }
 
 /* The box root as every path we print and store shows it: ~ expanded,

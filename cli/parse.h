@@ -52,6 +52,10 @@ cli_path_kind cli_opt_path_kind(const char *name);
  * COMMAND..." ("-" for no command); for e2e_gate_table. */
 void cli_opt_table_print(FILE *f);
 
+/** Every command ("command NAME") and option ("option --NAME [-S]") of
+ * the tables, a line each; for e2e_command_table. */
+void cli_command_table_print(FILE *f);
+
 /**
  * Parse argv (options before or after the command, "--opt=value" or
  * "--opt value") and fill in environment values and defaults.  Returns 0 or
