@@ -204,6 +204,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json       one JSON object\n"
 	},
 	[APP_CMD_PLUGINS] = {
+		.max_args = 2,
 		.needs = CLI_NEEDS_BOX,
 		.name = "plugins", .run = cli_cmd_plugins,
 		.summary = "the plugin readiness matrix; plugins install NAME",
@@ -262,6 +263,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"DELETE /api/jobs/ID cancels.\n"
 	},
 	[APP_CMD_MIRROR] = {
+		.max_args = 1,
 		.name = "mirror", .run = cli_cmd_mirror,
 		.summary = "fetch the pinned archives and wheels into DIR",
 		.usage =
@@ -312,6 +314,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                    stdout\n"
 	},
 	[APP_CMD_ROLLBACK] = {
+		.max_args = APP_MAX_POSITIONAL,
 		.needs = CLI_NEEDS_BOX,
 		.name = "rollback", .run = cli_cmd_rollback,
 		.summary = "make the previous install active again",
@@ -327,6 +330,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json      NDJSON events on stdout\n"
 	},
 	[APP_CMD_UNINSTALL] = {
+		.max_args = APP_MAX_POSITIONAL,
 		.needs = CLI_NEEDS_BOX,
 		.name = "uninstall", .run = cli_cmd_uninstall,
 		.summary = "remove the managed runtime (asks for consent)",
@@ -341,6 +345,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json      NDJSON events on stdout\n"
 	},
 	[APP_CMD_COMPLETIONS] = {
+		.max_args = 1,
 		.name = "completions", .run = cli_cmd_completions,
 		.summary = "the shell completion for bash, zsh or fish",
 		.usage =
@@ -353,7 +358,20 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  pyrt completions fish >~/.config/fish/completions/pyrt.fish\n"
 		"The .deb installs all three.\n"
 	},
+	[APP_CMD_ENV] = {
+		.name = "env", .run = cli_cmd_env,
+		.summary = "the environment variables pyrt reads, redacted",
+		.usage =
+		"usage: pyrt env [--json]\n"
+		"Every environment variable pyrt (and the libcurl and pip it runs)\n"
+		"reads, with its value in this environment or \"unset\", and what it\n"
+		"is for.  Values pass the same redaction as logs and support bundles:\n"
+		"a URL's userinfo and query values, and an index or mirror URL's path\n"
+		"(hosted indexes put a token there) show as ***.\n"
+		"  --json   one JSON object: variables, each name, set, value, for\n"
+	},
 	[APP_CMD_HELP] = {
+		.max_args = 1,
 		.name = "help", .run = run_help,
 		.summary = "the manual, or the usage of one command",
 		.usage =
@@ -361,6 +379,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"The manual, or the usage of one command.\n"
 	},
 	[APP_CMD_VERSION] = {
+		.max_args = APP_MAX_POSITIONAL,
 		.name = "version", .run = run_version,
 		.summary = "pyrt's version and the pinned runtime",
 		.usage =

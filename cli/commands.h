@@ -14,6 +14,8 @@
 typedef struct cli_command_entry {
 	const char *name;     /* the word; NULL for `pyrt` alone */
 	unsigned needs;       /* CLI_NEEDS_* */
+	int max_args;         /* words after the command it takes (more: a
+			       * usage error naming the first extra one) */
 	int (*run)(const app_request *opts);
 	const char *summary;  /* its line in `pyrt -h`; NULL: not listed */
 	const char *usage;    /* `pyrt help NAME`: usage, what it does, options */
@@ -39,6 +41,9 @@ int cli_cmd_lock(const app_request *opts);
 /** `pyrt completions bash|zsh|fish`: the shell's completion, its words
  * from the command and option tables (cli/completions.c). */
 int cli_cmd_completions(const app_request *opts);
+/** `pyrt env [--json]`: the environment variables pyrt reads, redacted
+ * (cli/cmd_env.c). */
+int cli_cmd_env(const app_request *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

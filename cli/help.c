@@ -61,6 +61,7 @@ static const char manual_head[] =
 	"                trust: baselines then install exactly those files\n"
 	"    rollback    make the previous install active again\n"
 	"    uninstall   remove the managed runtime (asks for consent)\n"
+	"    env         the environment variables pyrt reads, redacted\n"
 	"    completions SHELL\n"
 	"                the completion for bash, zsh or fish, from pyrt's own\n"
 	"                command and option tables (the .deb installs all three)\n"

@@ -394,19 +394,8 @@ static int check_fit(parse_state *ps)
 static int check_positionals(parse_state *ps)
 {
 	app_request *o = ps->opts;
-	size_t allowed = 0;
-	if (o->command == APP_CMD_HELP || o->command == APP_CMD_COMPLETIONS)
-		allowed = 1;
-	else if (o->command == APP_CMD_DOCTOR || o->command == APP_CMD_SMOKE ||
-		 o->command == APP_CMD_BASELINE || o->command == APP_CMD_SERVE ||
-		 o->command == APP_CMD_LOCK)
-		allowed = 0;
-	else if (o->command == APP_CMD_PLUGINS)
-		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
-	else if (o->command == APP_CMD_MIRROR)
-		allowed = 1; /* DIR */
-	else if (o->command >= APP_CMD_DOCTOR)
-		allowed = APP_MAX_POSITIONAL;
+	/* plugins: "install NAME", which cmd_plugins.c checks; mirror: DIR */
+	size_t allowed = (size_t)cli_commands[o->command].max_args;
 	if (o->npositional > allowed)
 		return usage_error(ps, "pyrt %s: unexpected argument '%s'; see pyrt --help",
 				   o->command_word, o->positional[allowed]);

@@ -62,7 +62,7 @@ for sh in bash zsh; do
   if [ $sh = zsh ] && ! command -v zsh >/dev/null; then
     bad "zsh is not installed (scripts/deps.sh)"; continue
   fi
-  check "$sh: commands" is "baseline completions doctor help install lock mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
+  check "$sh: commands" is "baseline completions doctor env help install lock mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
   check "$sh: pyrt ins<TAB> is install" is "install " $sh pyrt ins
   check "$sh: completions offers the shells" is "bash fish zsh " $sh pyrt completions ""
   check "$sh: commands by prefix" is "uninstall " $sh pyrt un
