@@ -6,7 +6,8 @@
 # and I (install) never ask a question whose answer the box would refuse:
 # each shows the refusal with the whole "sudo pyrt ..." line to type
 # instead, wrapped and never cut, and nothing to retry; the footer offers
-# only keys this user can use; nothing of the box changes.
+# only keys this user can use, and so does ? (the keys overlay); nothing
+# of the box changes.
 # Needs root (to act as a second user).
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup tui_readonly fixtures
@@ -78,6 +79,11 @@ for size in 80x23 60x16; do
   check "$size: the footer offers no change (no I, i, b)" \
     eval 'footer | grep -q "q quit" && ! footer | grep -qE "(^| )(I install|i deps|b baseline)( |$)"'
   footer | sed 's/^/# footer: /'
+  T send-keys -t "$name" '?'
+  check "$size: ? lists the keys that read, none that would change the box" \
+    eval 'wait_for "$name" 10 "smoke test: write" && lacks "uninstall the managed runtime" && lacks "roll back to the previous" && lacks "rerun the doc-library baseline"'
+  T send-keys -t "$name" Escape
+  wait_for "$name" 10 'PLUGIN' >/dev/null
 
   T send-keys -t "$name" U
   check "$size: U shows the refusal and the whole sudo line, never the question" \
@@ -125,6 +131,11 @@ size=80x23 start root -- --box-root "$box" --pins "$pins" --wheelhouse "$wh"
 wait_for root 30 'pdfs .*missing_deps' >/dev/null
 check "root's footer offers I, i and b" \
   eval 'footer | grep -q "I install" && footer | grep -q "i deps" && footer | grep -q "b baseline"'
+T send-keys -t root '?'
+check "root: ? lists uninstall and rollback" \
+  eval 'wait_for root 10 "uninstall the managed runtime" && shows "roll back to the previous"'
+T send-keys -t root Escape
+wait_for root 10 'PLUGIN' >/dev/null
 T send-keys -t root U
 check "root: U asks, with app/'s facts" \
   eval 'wait_for root 10 "Uninstall the managed Python runtime" && [[ "$(dialog_text Uninstall | tr -d " ")" == *"remove:$box/runtime/python/{current,previous,installs,staging,downloads}"* ]]'
