@@ -198,8 +198,12 @@ int app_uninstall_prepare(const app_request *req, const app_front *front,
 			  char *consent, size_t len)
 {
 	app_box_consent *c = calloc(1, sizeof *c);
-	if (!c)
+	if (!c) {
+		app_outcome o = { .command = "uninstall", .code = PYRT_E_NOMEM,
+				  .error = "out of memory", .before_start = 1 };
+		app_front_result(front, &o);
 		return PYRT_E_NOMEM;
+	}
 	int rc = app_uninstall_consent(req, c);
 	app_outcome o = { .command = "uninstall", .code = rc < 0 ? rc : 0 };
 	if (rc == 1) {
