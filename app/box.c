@@ -91,19 +91,14 @@ static int has_install(const pyrt_box *box)
 	return found;
 }
 
-int app_may_change(const app_request *req, const char *command, char *msg,
-		   size_t msglen, char *fix, size_t fixlen)
+/* The refusal of a change into msg (rendered under req) and, when it is
+ * the shared box's, the whole sudo command into fix. */
+static int refusal(const app_request *req, const char *command, int rc,
+		   const pyrt_error *err, char *msg, size_t msglen, char *fix,
+		   size_t fixlen)
 {
-	pyrt_box *box = NULL;
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
-	if (!rc)
-		rc = pyrt_box_check_change(box, command, &err);
-	pyrt_box_free(box);
-	msg[0] = fix[0] = '\0';
-	if (!rc)
-		return 0;
-	app_fix_text(req, err.msg, msg, msglen);
+	app_fix_text(req, err->msg[0] ? err->msg : pyrt_strerror(rc), msg,
+		     msglen);
 	if (rc == PYRT_E_READONLY) {
 		char cmd[512];
 		snprintf(cmd, sizeof cmd, "sudo pyrt %s", command);
@@ -112,36 +107,128 @@ int app_may_change(const app_request *req, const char *command, char *msg,
 	return rc;
 }
 
+/* The box opened for a change of it, or the refusal (app_may_change). */
+static int open_for_change(const app_request *req, const char *command,
+			   pyrt_box **box, char *msg, size_t msglen,
+			   char *fix, size_t fixlen)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	msg[0] = fix[0] = '\0';
+	*box = NULL;
+	int rc = pyrt_box_open(box, req->box_root, 0, &err);
+	if (!rc)
+		rc = pyrt_box_check_change(*box, command, &err);
+	if (!rc)
+		return 0;
+	pyrt_box_free(*box);
+	*box = NULL;
+	return refusal(req, command, rc, &err, msg, msglen, fix, fixlen);
+}
+
+int app_may_change(const app_request *req, const char *command, char *msg,
+		   size_t msglen, char *fix, size_t fixlen)
+{
+	pyrt_box *box = NULL;
+	int rc = open_for_change(req, command, &box, msg, msglen, fix, fixlen);
+	pyrt_box_free(box);
+	return rc;
+}
+
+int app_uninstall_consent(const app_request *req, app_box_consent *c)
+{
+	pyrt_box *box = NULL;
+	memset(c, 0, sizeof *c);
+	int rc = open_for_change(req, "uninstall", &box, c->msg,
+				 sizeof c->msg, c->fix, sizeof c->fix);
+	if (rc < 0)
+		return rc;
+	if (!has_install(box)) {
+		snprintf(c->msg, sizeof c->msg,
+			 "nothing to uninstall: no runtime is installed under %s",
+			 pyrt_box_runtime_dir(box));
+		pyrt_box_free(box);
+		return 0;
+	}
+	snprintf(c->question, sizeof c->question,
+		 "Uninstall the managed Python runtime?");
+	snprintf(c->headline, sizeof c->headline,
+		 "pyrt is about to remove the managed Python runtime:");
+	c->label[0] = "remove";
+	snprintf(c->value[0], sizeof c->value[0],
+		 "%s/{current,previous,installs,staging,downloads}",
+		 pyrt_box_runtime_dir(box));
+	c->label[1] = "effect";
+	app_fix_text(req, "tools that need the managed runtime stop working until \"pyrt install\"",
+		     c->value[1], sizeof c->value[1]);
+	pyrt_box_free(box);
+	return 1;
+}
+
+int app_rollback_consent(const app_request *req, app_box_consent *c)
+{
+	pyrt_box *box = NULL;
+	memset(c, 0, sizeof *c);
+	int rc = open_for_change(req, "rollback", &box, c->msg,
+				 sizeof c->msg, c->fix, sizeof c->fix);
+	if (rc < 0)
+		return rc;
+	rc = pyrt_box_link_install(box, pyrt_box_previous(box), c->value[0],
+				   sizeof c->value[0], NULL);
+	if (rc == 0 && pyrt_box_link_install(box, pyrt_box_current(box),
+					     c->value[1], sizeof c->value[1],
+					     NULL) != 0)
+		snprintf(c->value[1], sizeof c->value[1], "none");
+	pyrt_box_free(box);
+	if (rc != 0) {
+		snprintf(c->msg, sizeof c->msg,
+			 "nothing to roll back to: no previous runtime is kept");
+		c->value[0][0] = '\0';
+		return 0;
+	}
+	snprintf(c->question, sizeof c->question,
+		 "Roll back to the previous runtime?");
+	snprintf(c->headline, sizeof c->headline,
+		 "pyrt is about to make the previous runtime active again:");
+	c->label[0] = "active again";
+	c->label[1] = "kept as the rollback target";
+	return 1;
+}
+
 int app_uninstall_prepare(const app_request *req, const app_front *front,
 			  char *consent, size_t len)
 {
-	pyrt_box *box = NULL;
-	pyrt_error err = PYRT_ERROR_INIT;
-	char msg[PYRT_ERROR_MSG_MAX + 512], fixed[PYRT_ERROR_MSG_MAX + 1024];
-	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
-	/* Another user of root's box is told before being asked. */
-	if (!rc)
-		rc = pyrt_box_check_change(box, "uninstall", &err);
-	app_outcome o = { .command = "uninstall", .code = rc };
-	if (rc < 0) {
-		app_fix_text(req, err.msg, fixed, sizeof fixed);
-		o.error = fixed;
-		o.before_start = 1;
-	} else if (!has_install(box)) {
-		snprintf(msg, sizeof msg,
-			 "nothing to uninstall: no runtime is installed under %s",
-			 pyrt_box_runtime_dir(box));
-		o.summary = msg;
-	} else {
-		snprintf(consent, len,
-			 "  remove:       %s/{current,previous,installs,staging,downloads}\n"
-			 "  effect:       tools that need the managed runtime stop working until \"pyrt install\"\n",
-			 pyrt_box_runtime_dir(box));
-		pyrt_box_free(box);
+	app_box_consent *c = calloc(1, sizeof *c);
+	if (!c) {
+		app_outcome o = { .command = "uninstall", .code = PYRT_E_NOMEM,
+				  .error = "out of memory", .before_start = 1 };
+		app_front_result(front, &o);
+		return PYRT_E_NOMEM;
+	}
+	int rc = app_uninstall_consent(req, c);
+	app_outcome o = { .command = "uninstall", .code = rc < 0 ? rc : 0 };
+	if (rc == 1) {
+		size_t used = 0;
+		consent[0] = '\0';
+		for (int i = 0; i < APP_BOX_FACTS; i++) {
+			int n = snprintf(consent + used, len - used,
+					 "  %s:%*s%s\n", c->label[i],
+					 13 - (int)strlen(c->label[i]), "",
+					 c->value[i]);
+			if (n < 0 || (size_t)n >= len - used)
+				break;
+			used += (size_t)n;
+		}
+		free(c);
 		return 1;
 	}
+	if (rc < 0) {
+		o.error = c->msg;
+		o.before_start = 1;
+	} else {
+		o.summary = c->msg;
+	}
 	app_front_result(front, &o);
-	pyrt_box_free(box);
+	free(c);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "app/args.h"
 #include "app/front.h"
 #include "core/dist/pins.h"
+#include "core/util/error.h"
 
 /**
  * `pyrt rollback` (req: box root, --no-wait, --force; the pins and the
@@ -22,6 +23,33 @@
 int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 			 const char *platform_key, const app_front *front,
 			 const atomic_int *cancel);
+
+/**
+ * The consent to a change of the box (rollback, uninstall), worded once
+ * here as install's facts are (app/install.h): a front lays the rows out
+ * as it can but never rewords them.  When there is nothing to ask, msg
+ * says why (nothing to do, or the refusal) and, for a refusal, fix holds
+ * the whole command to type instead (app_may_change).
+ */
+#define APP_BOX_FACTS 2
+typedef struct app_box_consent {
+	char question[128];   /* "Uninstall the managed Python runtime?" */
+	char headline[128];   /* "pyrt is about to remove ...:" (the CLI) */
+	const char *label[APP_BOX_FACTS];
+	char value[APP_BOX_FACTS][4400];
+	char msg[PYRT_ERROR_MSG_MAX + 1024];
+	char fix[2048];
+} app_box_consent;
+
+/**
+ * What a front asks before a rollback or an uninstall, asked in the order
+ * apt asks it: may this user change the box (else a negative pyrt_code,
+ * PYRT_E_READONLY for another user on root's shared box, with the refusal
+ * and the fix), is there anything to do (else 0, why in msg), and only
+ * then the question and its facts (1).
+ */
+int app_rollback_consent(const app_request *req, app_box_consent *c);
+int app_uninstall_consent(const app_request *req, app_box_consent *c);
 
 /**
  * Before an uninstall's consent: 1 when the box holds an install (what

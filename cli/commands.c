@@ -69,6 +69,7 @@ static int run_version(const app_request *opts)
 
 const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 	[APP_CMD_NONE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = NULL, .run = run_default,
 		.usage =
 		"usage: pyrt [--theme NAME] [--no-color] [--wheelhouse DIR] [--mirror URL]\n"
@@ -82,6 +83,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"only.  Otherwise: same as `pyrt status`.\n"
 	},
 	[APP_CMD_INSTALL] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "install", .run = run_install,
 		.summary = "download, verify and activate the pinned runtime, then the baseline",
 		.usage =
@@ -114,6 +116,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"Progress goes to stderr, the one-line result of a success to stdout.\n"
 	},
 	[APP_CMD_BASELINE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "baseline", .run = cli_cmd_baseline,
 		.summary = "(re)install the doc-library baseline",
 		.usage =
@@ -136,6 +139,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json               NDJSON events on stdout (--dry-run: one object)\n"
 	},
 	[APP_CMD_STATUS] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "status", .run = cli_cmd_status,
 		.summary = "the state of the runtime; exit 0 only when ready",
 		.usage =
@@ -154,6 +158,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"           textfile collector reads them)\n"
 	},
 	[APP_CMD_VERIFY] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "verify", .run = cli_cmd_verify,
 		.summary = "re-check the installed tree against its manifest",
 		.usage =
@@ -168,6 +173,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"per difference; exit 0 when none, 1 otherwise.\n"
 	},
 	[APP_CMD_DOCTOR] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "doctor", .run = cli_cmd_doctor,
 		.summary = "every check with a verdict and a fix",
 		.usage =
@@ -196,6 +202,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                  declared one: an air-gapped box needs no index)\n"
 	},
 	[APP_CMD_SMOKE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "smoke", .run = cli_cmd_smoke,
 		.summary = "make a real .docx with the runtime and check it",
 		.usage =
@@ -206,6 +213,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json       one JSON object\n"
 	},
 	[APP_CMD_PLUGINS] = {
+		.max_args = 2,
+		.needs = CLI_NEEDS_BOX,
 		.name = "plugins", .run = cli_cmd_plugins,
 		.summary = "the plugin readiness matrix; plugins install NAME",
 		.usage =
@@ -229,6 +238,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --dry-run         install: say what would be installed; change nothing\n"
 	},
 	[APP_CMD_SERVE] = {
+		.needs = CLI_NEEDS_BOX,
 		.name = "serve", .run = serve_main,
 		.summary = "the HTTP API on a Unix socket or loopback TCP",
 		.manual_options = 1,
@@ -263,6 +273,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"DELETE /api/jobs/ID cancels.\n"
 	},
 	[APP_CMD_MIRROR] = {
+		.max_args = 1,
 		.name = "mirror", .run = cli_cmd_mirror,
 		.summary = "fetch the pinned archives and wheels into DIR",
 		.usage =
@@ -313,6 +324,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"                    stdout\n"
 	},
 	[APP_CMD_ROLLBACK] = {
+		.max_args = APP_MAX_POSITIONAL,
+		.needs = CLI_NEEDS_BOX,
 		.name = "rollback", .run = cli_cmd_rollback,
 		.summary = "make the previous install active again",
 		.manual_options = 1,
@@ -327,6 +340,8 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --json      NDJSON events on stdout\n"
 	},
 	[APP_CMD_UNINSTALL] = {
+		.max_args = APP_MAX_POSITIONAL,
+		.needs = CLI_NEEDS_BOX,
 		.name = "uninstall", .run = cli_cmd_uninstall,
 		.summary = "remove the managed runtime (asks for consent)",
 		.manual_options = 1,
@@ -339,7 +354,34 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"  --no-wait   exit 7 instead of waiting for an installer\n"
 		"  --json      NDJSON events on stdout\n"
 	},
+	[APP_CMD_COMPLETIONS] = {
+		.max_args = 1,
+		.name = "completions", .run = cli_cmd_completions,
+		.summary = "the shell completion for bash, zsh or fish",
+		.usage =
+		"usage: pyrt completions bash|zsh|fish\n"
+		"Print the completion script for the shell, made from pyrt's own\n"
+		"command and option tables: commands, each command's options, files\n"
+		"and folders for the options that take them, theme and plugin names.\n"
+		"  pyrt completions bash >~/.local/share/bash-completion/completions/pyrt\n"
+		"  pyrt completions zsh >\"${fpath[1]}/_pyrt\"\n"
+		"  pyrt completions fish >~/.config/fish/completions/pyrt.fish\n"
+		"The .deb installs all three.\n"
+	},
+	[APP_CMD_ENV] = {
+		.name = "env", .run = cli_cmd_env,
+		.summary = "the environment variables pyrt reads, redacted",
+		.usage =
+		"usage: pyrt env [--json]\n"
+		"Every environment variable pyrt (and the libcurl and pip it runs)\n"
+		"reads, with its value in this environment or \"unset\", and what it\n"
+		"is for.  Values pass the same redaction as logs and support bundles:\n"
+		"a URL's userinfo and query values, and an index or mirror URL's path\n"
+		"(hosted indexes put a token there) show as ***.\n"
+		"  --json   one JSON object: variables, each name, set, value, for\n"
+	},
 	[APP_CMD_HELP] = {
+		.max_args = 1,
 		.name = "help", .run = run_help,
 		.summary = "the manual, or the usage of one command",
 		.usage =
@@ -347,6 +389,7 @@ const cli_command_entry cli_commands[APP_CMD__COUNT] = {
 		"The manual, or the usage of one command.\n"
 	},
 	[APP_CMD_VERSION] = {
+		.max_args = APP_MAX_POSITIONAL,
 		.name = "version", .run = run_version,
 		.summary = "pyrt's version and the pinned runtime",
 		.usage =

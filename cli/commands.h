@@ -8,8 +8,14 @@
 
 #include "app/args.h"
 
+/* What a command needs prepared before it runs (git's RUN_SETUP). */
+#define CLI_NEEDS_BOX 0x1u  /* a box root: the XDG default when none given */
+
 typedef struct cli_command_entry {
 	const char *name;     /* the word; NULL for `pyrt` alone */
+	unsigned needs;       /* CLI_NEEDS_* */
+	int max_args;         /* words after the command it takes (more: a
+			       * usage error naming the first extra one) */
 	int (*run)(const app_request *opts);
 	const char *summary;  /* its line in `pyrt -h`; NULL: not listed */
 	const char *usage;    /* `pyrt help NAME`: usage, what it does, options */
@@ -34,6 +40,12 @@ int cli_cmd_mirror(const app_request *opts);
 int cli_cmd_lock(const app_request *opts);
 /** install, baseline, plugins install with --dry-run (cmd_dryrun.c). */
 int cli_cmd_dry_run(const app_request *opts);
+/** `pyrt completions bash|zsh|fish`: the shell's completion, its words
+ * from the command and option tables (cli/completions.c). */
+int cli_cmd_completions(const app_request *opts);
+/** `pyrt env [--json]`: the environment variables pyrt reads, redacted
+ * (cli/cmd_env.c). */
+int cli_cmd_env(const app_request *opts);
 
 /** `pyrt --help`: the manual page. */
 void cli_help_manual(void);

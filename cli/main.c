@@ -87,6 +87,11 @@ int main(int argc, char **argv)
 		cli_opt_table_print(stdout);
 		return 0;
 	}
+	/* e2e_command_table: every command and option the tables hold. */
+	if (getenv("PYRT_TEST_COMMAND_TABLE")) {
+		cli_command_table_print(stdout);
+		return 0;
+	}
 #endif
 	int rc = cli_args_parse(argc, argv, &opts, msg, sizeof msg);
 	int status;

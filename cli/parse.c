@@ -111,6 +111,27 @@ static const opt_spec opt_table[] = {
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
 
+size_t cli_opt_count(void)
+{
+	return NOPTS;
+}
+
+void cli_opt_at(size_t i, cli_opt_row *row)
+{
+	const opt_spec *s = &opt_table[i];
+	row->name = s->name;
+	row->short_name = s->short_name;
+	row->metavar = s->metavar;
+	row->path = s->path;
+	row->every_command = s->commands == ALL_COMMANDS;
+}
+
+int cli_opt_for_command(size_t i, app_command cmd)
+{
+	return opt_table[i].commands != ALL_COMMANDS &&
+	       (opt_table[i].commands & CMD_BIT(cmd)) != 0;
+}
+
 cli_path_kind cli_opt_path_kind(const char *name)
 {
 	for (size_t i = 0; i < NOPTS; i++)
@@ -144,6 +165,17 @@ void cli_opt_table_print(FILE *f)
 	}
 }
 
+void cli_command_table_print(FILE *f)
+{
+	for (int c = 1; c < APP_CMD__COUNT; c++)
+		fprintf(f, "command %s\n", cli_command_name((app_command)c));
+	for (size_t i = 0; i < NOPTS; i++) {
+		fprintf(f, "option --%s", opt_table[i].name);
+		if (opt_table[i].short_name)
+			fprintf(f, " -%c", opt_table[i].short_name);
+		fputc('\n', f);
+	}
+}
 
 /* Parser state: the options seen, so their command fit is checked once the
  * command word is known (it may come after them). */
@@ -367,19 +399,8 @@ static int check_fit(parse_state *ps)
 static int check_positionals(parse_state *ps)
 {
 	app_request *o = ps->opts;
-	size_t allowed = 0;
-	if (o->command == APP_CMD_HELP)
-		allowed = 1;
-	else if (o->command == APP_CMD_DOCTOR || o->command == APP_CMD_SMOKE ||
-		 o->command == APP_CMD_BASELINE || o->command == APP_CMD_SERVE ||
-		 o->command == APP_CMD_LOCK)
-		allowed = 0;
-	else if (o->command == APP_CMD_PLUGINS)
-		allowed = 2; /* "install NAME"; cmd_plugins.c checks the words */
-	else if (o->command == APP_CMD_MIRROR)
-		allowed = 1; /* DIR */
-	else if (o->command >= APP_CMD_DOCTOR)
-		allowed = APP_MAX_POSITIONAL;
+	/* plugins: "install NAME", which cmd_plugins.c checks; mirror: DIR */
+	size_t allowed = (size_t)cli_commands[o->command].max_args;
 	if (o->npositional > allowed)
 		return usage_error(ps, "pyrt %s: unexpected argument '%s'; see pyrt --help",
 				   o->command_word, o->positional[allowed]);
@@ -392,14 +413,11 @@ static const char *env_nonempty(const char *name)
 	return (v && *v) ? v : NULL;
 }
 
+/* The command's row says whether it works on a box. */
 static int needs_box(app_command cmd)
 {
-	return cmd == APP_CMD_NONE || cmd == APP_CMD_INSTALL ||
-	       cmd == APP_CMD_STATUS || cmd == APP_CMD_ROLLBACK ||
-	       cmd == APP_CMD_UNINSTALL || cmd == APP_CMD_VERIFY ||
-	       cmd == APP_CMD_DOCTOR || cmd == APP_CMD_SMOKE ||
-	       cmd == APP_CMD_PLUGINS || cmd == APP_CMD_BASELINE ||
-	       cmd == APP_CMD_SERVE;
+	return (unsigned)cmd < APP_CMD__COUNT &&
+	       (cli_commands[cmd].needs & CLI_NEEDS_BOX);
 }
 
 /* The box root as every path we print and store shows it: ~ expanded,

@@ -29,12 +29,32 @@ typedef enum cli_path_kind {
 	CLI_PATH_SECRET,     /* serve's token: srv_token_load keeps it 0600 */
 } cli_path_kind;
 
+/** One row of the option table, as help and completion read it. */
+typedef struct cli_opt_row {
+	const char *name;     /* without "--" */
+	char short_name;      /* 0: none */
+	const char *metavar;  /* NULL: a flag */
+	cli_path_kind path;
+	int every_command;    /* a global option */
+} cli_opt_row;
+
+/** The number of rows of the option table. */
+size_t cli_opt_count(void);
+/** Row i of the option table into row. */
+void cli_opt_at(size_t i, cli_opt_row *row);
+/** Whether row i is cmd's own option (global ones are not). */
+int cli_opt_for_command(size_t i, app_command cmd);
+
 /** The path column of option name (without "--"). */
 cli_path_kind cli_opt_path_kind(const char *name);
 
 /** The table, one option with a value a line: "--NAME METAVAR KIND
  * COMMAND..." ("-" for no command); for e2e_gate_table. */
 void cli_opt_table_print(FILE *f);
+
+/** Every command ("command NAME") and option ("option --NAME [-S]") of
+ * the tables, a line each; for e2e_command_table. */
+void cli_command_table_print(FILE *f);
 
 /**
  * Parse argv (options before or after the command, "--opt=value" or

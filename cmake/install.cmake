@@ -2,7 +2,8 @@
 #   bin/pyrt
 #   share/pyrt/themes/*.yaml          (pyrt looks for them next to its bindir)
 #   share/man/man1/pyrt.1.gz          (from docs/pyrt.1.scd, when scdoc is found)
-#   share/bash-completion/completions/pyrt, share/zsh/vendor-completions/_pyrt
+#   share/bash-completion/completions/pyrt, share/zsh/vendor-completions/_pyrt,
+#   share/fish/vendor_completions.d/pyrt.fish (pyrt completions SHELL)
 #   share/doc/pyrt/                   README, SECURITY, RELIABILITY, copyright,
 #                                     changelog.gz
 #   lib/systemd/user/                 the units of dist/systemd (.service generated
@@ -30,11 +31,36 @@ else()
   message(STATUS "scdoc not found: no man page (scripts/deps.sh installs it)")
 endif()
 
-install(FILES ${CMAKE_SOURCE_DIR}/dist/completion/pyrt.bash
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
-        RENAME pyrt)
-install(FILES ${CMAKE_SOURCE_DIR}/dist/completion/_pyrt
+# The completions are what `pyrt completions SHELL` prints (the command
+# and option tables' words around dist/completion/pyrt-body.*), written at
+# build time by the pyrt just built; a cross build runs the host's pyrt
+# (scripts/build-cross.sh builds one beside pyrt_pins_embed): the text is
+# the same on every architecture.
+set(PYRT_COMPL_OUT ${CMAKE_BINARY_DIR}/completion)
+set(PYRT_HOST_PYRT "" CACHE FILEPATH
+    "a pyrt built for the build machine, to print the completions (cross builds)")
+if(PYRT_HOST_PYRT)
+  set(PYRT_COMPL_RUN ${PYRT_HOST_PYRT})
+elseif(CMAKE_CROSSCOMPILING)
+  set(PYRT_COMPL_RUN ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:pyrt>)
+else()
+  set(PYRT_COMPL_RUN $<TARGET_FILE:pyrt>)
+endif()
+add_custom_command(
+  OUTPUT ${PYRT_COMPL_OUT}/pyrt ${PYRT_COMPL_OUT}/_pyrt ${PYRT_COMPL_OUT}/pyrt.fish
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${PYRT_COMPL_OUT}
+  COMMAND ${PYRT_COMPL_RUN} completions bash > ${PYRT_COMPL_OUT}/pyrt
+  COMMAND ${PYRT_COMPL_RUN} completions zsh > ${PYRT_COMPL_OUT}/_pyrt
+  COMMAND ${PYRT_COMPL_RUN} completions fish > ${PYRT_COMPL_OUT}/pyrt.fish
+  DEPENDS pyrt
+  COMMENT "Writing the bash, zsh and fish completions (pyrt completions)")
+add_custom_target(pyrt_completions ALL DEPENDS ${PYRT_COMPL_OUT}/pyrt)
+install(FILES ${PYRT_COMPL_OUT}/pyrt
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${PYRT_COMPL_OUT}/_pyrt
         DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+install(FILES ${PYRT_COMPL_OUT}/pyrt.fish
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 
 # Debian wants changelog.gz compressed reproducibly (gzip -9n: no name,
 # no timestamp), so the same source gives the same package bytes.

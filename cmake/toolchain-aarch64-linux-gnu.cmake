@@ -26,8 +26,8 @@ set(ENV{PKG_CONFIG_LIBDIR}
     /usr/lib/${PYRT_CROSS_TRIPLET}/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")
 
-# Nothing the build makes is run at build time but pyrt_pins_embed (a host
-# tool); tests of an arm64 build run under qemu (tests/e2e_cross.sh).
+# Nothing the build makes is run at build time but the host tools
+# (pyrt_pins_embed, and the host's pyrt for the completions); tests of an arm64 build run under qemu (tests/e2e_cross.sh).
 find_program(PYRT_QEMU_AARCH64 qemu-aarch64-static)
 if(PYRT_QEMU_AARCH64)
   set(CMAKE_CROSSCOMPILING_EMULATOR ${PYRT_QEMU_AARCH64})

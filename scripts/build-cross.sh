@@ -42,11 +42,13 @@ native=(env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH -u CC -u CFLAGS -u CPPFLAGS
         -u LDFLAGS -u DEB_HOST_ARCH -u DEB_HOST_MULTIARCH -u DEB_HOST_GNU_TYPE)
 "${native[@]}" cmake -S . -B "$host" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBUILD_TESTING=OFF -DPYRT_WERROR=ON >/dev/null
-"${native[@]}" cmake --build "$host" -j"$jobs" --target pyrt_pins_embed >/dev/null
+# Its pyrt prints the completions (the same text on every architecture).
+"${native[@]}" cmake --build "$host" -j"$jobs" --target pyrt_pins_embed pyrt >/dev/null
 
 cmake -S . -B "$dir" --toolchain "$toolchain" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DPYRT_WERROR=ON \
-      -DPYRT_HOST_PINS_EMBED="$host/pyrt_pins_embed" "$@" >/dev/null
+      -DPYRT_HOST_PINS_EMBED="$host/pyrt_pins_embed" \
+      -DPYRT_HOST_PYRT="$host/pyrt" "$@" >/dev/null
 cmake --build "$dir" -j"$jobs" --target pyrt
 LC_ALL=C readelf -h "$dir/pyrt" | grep -q 'Machine: *AArch64' ||
   die "$dir/pyrt is not an aarch64 executable"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest e2e_completion: the bash completion (dist/completion/pyrt.bash)
+# ctest e2e_completion: the bash completion (`pyrt completions bash`)
 # driven as bash does it (COMP_WORDS, COMP_CWORD, then _pyrt; COMPREPLY
 # checked), and the zsh one (_pyrt) called with words/CURRENT and compadd,
 # _files, _message and compset stubbed to print what would be offered.
@@ -10,7 +10,10 @@
 # box completes nothing and prints nothing.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup completion
-bashc=$src/dist/completion/pyrt.bash zshc=$src/dist/completion/_pyrt
+# The completions as installed: what `pyrt completions SHELL` prints.
+bashc=$work/pyrt.bash zshc=$work/_pyrt
+"$pyrt" completions bash >"$bashc"
+"$pyrt" completions zsh >"$zshc"
 
 # A prefix with pyrt on PATH and its themes, a box with the sample plugins,
 # a folder with a file and a subfolder to complete in.
@@ -59,7 +62,9 @@ for sh in bash zsh; do
   if [ $sh = zsh ] && ! command -v zsh >/dev/null; then
     bad "zsh is not installed (scripts/deps.sh)"; continue
   fi
-  check "$sh: commands" is "baseline doctor help install lock mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
+  check "$sh: commands" is "baseline completions doctor env help install lock mirror plugins rollback serve smoke status uninstall verify version " $sh pyrt ""
+  check "$sh: pyrt ins<TAB> is install" is "install " $sh pyrt ins
+  check "$sh: completions offers the shells" is "bash fish zsh " $sh pyrt completions ""
   check "$sh: commands by prefix" is "uninstall " $sh pyrt un
   check "$sh: options of install by prefix" is "--force --from-file " $sh pyrt install --f
   check "$sh: status's --deep after global options" is "--deep " $sh pyrt --json status --de
@@ -90,6 +95,28 @@ for sh in bash zsh; do
   check "$sh: --token-file completes files" is "runtime.tar.gz " $sh pyrt serve --token-file ru
   check "$sh: completion wrote nothing to stderr" [ ! -s "$work/$sh.err" ]
 done
+# Each shell's completion names every command of the table (`pyrt -h`
+# lists them from it), and binds pyrt.
+"$pyrt" completions fish >"$work/pyrt.fish"
+cmds=$("$pyrt" -h | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1}')
+check "pyrt -h lists commands (the table's)" [ "$(echo "$cmds" | wc -l)" -ge 14 ]
+for sh in bash zsh fish; do
+  f=$work/pyrt.$sh; [ $sh = zsh ] && f=$zshc
+  missing=
+  for c in $cmds; do grep -qw -- "$c" "$f" || missing="$missing $c"; done
+  check "$sh: the completion names every command (missing:${missing:- none})" [ -z "$missing" ]
+done
+check "bash: the completion binds _pyrt to pyrt" \
+  eval '[ "$(bash -c ". \"\$1\" && complete -p pyrt" _ "$bashc")" = "complete -F _pyrt pyrt" ]'
+check "zsh: the completion starts with #compdef pyrt" eval '[ "$(head -1 "$zshc")" = "#compdef pyrt" ]'
+check "fish: one complete line for each command" \
+  eval 'for c in $cmds; do grep -q "^complete -c pyrt -n __fish_use_subcommand -a $c " "$work/pyrt.fish" || exit 1; done'
+if command -v fish >/dev/null; then
+  check "fish: the completion parses" fish --no-execute "$work/pyrt.fish"
+fi
+check "an unknown shell is a usage error (2)" \
+  eval '"$pyrt" completions tcsh >/dev/null 2>&1; [ $? -eq 2 ]'
+
 # bash splits "--opt=value" at "=" (COMP_WORDBREAKS): both shapes.
 check "bash: --theme=NAME" is "solarized-dark " bash pyrt --theme = so
 check "bash: --box-root=DIR then plugins install" is "$plugins" bash pyrt --box-root = "$work/box" plugins install ""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest e2e_docs_sync: `pyrt --help` and `pyrt help COMMAND` against the man
 # page source (docs/pyrt.1.scd) and the bash and zsh completions
-# (dist/completion), both ways: a command or option the help documents must
+# (`pyrt completions bash|zsh`), both ways: a command or option the help documents must
 # be in the man page (in the section of its command) and offered by the
 # completions, and nothing may be there that the help does not document.
 # The exit codes of the help and the man page must agree, and the Debian
@@ -10,9 +10,12 @@
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup docs-sync
 
-scd=$src/docs/pyrt.1.scd bashc=$src/dist/completion/pyrt.bash zshc=$src/dist/completion/_pyrt
 h=$work/help
 mkdir -p "$h"
+# The completions as installed: what `pyrt completions SHELL` prints.
+scd=$src/docs/pyrt.1.scd bashc=$h/pyrt.bash zshc=$h/_pyrt
+"$pyrt" completions bash >"$bashc"
+"$pyrt" completions zsh >"$zshc"
 "$pyrt" --help >"$h/manual" 2>&1
 # The commands of the manual's COMMANDS section ("plugins install NAME" as
 # "plugins install"); each one's usage from `pyrt help CMD`.

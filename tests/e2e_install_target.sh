@@ -23,6 +23,7 @@ sort >"$work/files.want" <<'LIST'
 644 ./usr/share/man/man1/pyrt.1.gz
 644 ./usr/share/bash-completion/completions/pyrt
 644 ./usr/share/zsh/vendor-completions/_pyrt
+644 ./usr/share/fish/vendor_completions.d/pyrt.fish
 644 ./usr/share/doc/pyrt/README.md
 644 ./usr/share/doc/pyrt/SECURITY.md
 644 ./usr/share/doc/pyrt/RELIABILITY.md

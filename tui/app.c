@@ -299,6 +299,7 @@ static void take_state(tui_app *a, tui_job *j)
 	j->plugins = NULL;
 	snprintf(a->state_error, sizeof a->state_error, "%s",
 		 j->refresh_error);
+	a->read_only = j->read_only;
 	size_t n = a->plugins ? pyrt_plugins_count(a->plugins) : 0;
 	if (a->sel >= (int)n)
 		a->sel = n ? (int)n - 1 : 0;

@@ -119,6 +119,7 @@ typedef struct tui_app {
 	char state_error[1024];
 	int refreshing;           /* a refresh job runs */
 	int stale;                /* an install changed what the card shows */
+	int read_only;            /* root's shared box, another user: no changes */
 	int sel, top;
 
 	/* doctor and smoke */

@@ -122,6 +122,11 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	if (rc == 0)
 		app_fix_status(j->opts, j->status);
+	/* The dashboard offers only the keys this user can use. */
+	char msg[PYRT_ERROR_MSG_MAX + 1024], fix[2048];
+	j->read_only = rc == 0 && app_may_change(j->opts, "install", msg,
+						  sizeof msg, fix, sizeof fix)
+				  == PYRT_E_READONLY;
 	if (rc < 0)
 		snprintf(j->refresh_error, sizeof j->refresh_error, "%s",
 			 err.msg[0] ? err.msg : pyrt_strerror(rc));

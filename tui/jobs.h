@@ -68,6 +68,7 @@ typedef struct tui_job {
 	pyrt_status *status;       /* refresh, plugin */
 	pyrt_plugins *plugins;     /* refresh, plugin */
 	char refresh_error[PYRT_ERROR_MSG_MAX];
+	int read_only;             /* refresh: app_may_change refuses */
 	pyrt_doctor *doctor;       /* doctor */
 	pyrt_smoke_result smoke;   /* smoke */
 	/* private */

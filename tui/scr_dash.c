@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "app/box.h"
 #include "app/common.h"
 #include "app/plugin.h"
 #include "core/runtime/box.h"
@@ -25,6 +25,11 @@
 static const char *const dash_keys[] = {
 	"Enter", "details", "i", "deps", "b", "baseline", "I", "install",
 	"d", "doctor", "l", "log", "?", "more keys", "q", "quit", NULL,
+};
+/* Another user of root's shared box: only the keys that read. */
+static const char *const dash_keys_read_only[] = {
+	"Enter", "details", "s", "smoke", "d", "doctor", "l", "log",
+	"?", "more keys", "q", "quit", NULL,
 };
 
 /* The card's state word with its mark and role. */
@@ -392,7 +397,36 @@ void tui_dash_draw(tui_app *a)
 	tui_app_titlebar(a, "Dashboard");
 	draw_card(a);
 	draw_matrix(a);
-	tui_draw_footer(&a->paint, dash_keys);
+	tui_draw_footer(&a->paint, a->read_only ? dash_keys_read_only
+						   : dash_keys);
+}
+
+/* A change this user may not make: the refusal and the whole command to
+ * type instead, wrapped and never cut, with nothing to retry. */
+static void show_refusal(tui_app *a, const char *title, const char *msg,
+			 const char *fix)
+{
+	char text[TUI_DIALOG_TEXT];
+	/* The line to type first: on a short screen the rest scrolls. */
+	if (fix[0])
+		snprintf(text, sizeof text,
+			 "You may read this box, not change it.\n\nfix: %s\n\n%s",
+			 fix, msg);
+	else
+		snprintf(text, sizeof text, "%s", msg);
+	tui_dialog_open(a, TUI_ASK_NONE, title, text);
+}
+
+/* "May I?" before any question (app_may_change): 0, or the refusal shown
+ * and -1.  command as the CLI spells it ("plugins install NAME"). */
+static int may_change(tui_app *a, const char *command, const char *title)
+{
+	char msg[PYRT_ERROR_MSG_MAX + 1024], fix[2048];
+	if (app_may_change(a->opts, command, msg, sizeof msg, fix,
+			   sizeof fix) == 0)
+		return 0;
+	show_refusal(a, title, msg, fix);
+	return -1;
 }
 
 /* Where pip will get packages from, in the words of the consent. */
@@ -459,8 +493,12 @@ static void install_selected(tui_app *a)
 	else if (pl->verdict == PYRT_VERDICT_READY)
 		tui_app_notice(a, TUI_ROLE_OK,
 			       "%s is ready; nothing to install", pl->name);
-	else
-		ask_plugin(a, pl);
+	else {
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "plugins install %s", pl->name);
+		if (may_change(a, cmd, "Plugin install") == 0)
+			ask_plugin(a, pl);
+	}
 }
 
 static int runtime_ready(const tui_app *a)
@@ -471,6 +509,8 @@ static int runtime_ready(const tui_app *a)
 /* `I`: the wizard; on a ready runtime its consent is to reinstall. */
 static void open_installer(tui_app *a)
 {
+	if (may_change(a, "install", "Install") != 0)
+		return;
 	a->force_reinstall = runtime_ready(a) && a->plugins &&
 			     pyrt_plugins_runtime_ready(a->plugins);
 	tui_app_wizard(a);
@@ -508,58 +548,51 @@ static void plugin_details(tui_app *a)
 	tui_dialog_open(a, TUI_ASK_NONE, title, text);
 }
 
+/* The question app/ words (app_box_consent) in a dialog, after its
+ * preconditions: refused, nothing to do, or asked. */
+static void ask_box_change(tui_app *a, int rc, const app_box_consent *c,
+			   tui_ask ask, const char *title)
+{
+	char text[TUI_DIALOG_TEXT];
+	if (rc < 0) {
+		show_refusal(a, title, c->msg, c->fix);
+		return;
+	}
+	if (rc == 0) {
+		tui_app_notice(a, TUI_ROLE_WARN, "%s", c->msg);
+		return;
+	}
+	snprintf(text, sizeof text, "%s\n", c->question);
+	for (int i = 0; i < APP_BOX_FACTS; i++)
+		app_cat(text, sizeof text, "\n%s: %s", c->label[i],
+			c->value[i]);
+	tui_dialog_open(a, ask, title, text);
+}
+
 /* `R`: the previous runtime must exist; the question names it. */
 static void ask_rollback(tui_app *a)
 {
-	pyrt_box *box = NULL;
-	char prev[4096], cur[4096], text[TUI_DIALOG_TEXT];
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_box_open(&box, a->opts->box_root, 0, &err) != 0) {
-		tui_app_notice(a, TUI_ROLE_ERROR, "cannot roll back: %s", err.msg);
+	app_box_consent *c = calloc(1, sizeof *c);
+	if (!c) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "out of memory");
 		return;
 	}
-	int rc = pyrt_box_link_install(box, pyrt_box_previous(box), prev,
-				       sizeof prev, NULL);
-	if (rc == 0 && pyrt_box_link_install(box, pyrt_box_current(box), cur,
-					     sizeof cur, NULL) != 0)
-		snprintf(cur, sizeof cur, "none");
-	pyrt_box_free(box);
-	if (rc != 0) {
-		tui_app_notice(a, TUI_ROLE_WARN,
-			       "nothing to roll back to: no previous runtime is kept");
-		return;
-	}
-	snprintf(text, sizeof text,
-		 "Roll back to the previous runtime?\n\n"
-		 "active again: %s\nkept as the rollback target: %s",
-		 prev, cur);
-	tui_dialog_open(a, TUI_ASK_ROLLBACK, "Rollback", text);
+	ask_box_change(a, app_rollback_consent(a->opts, c), c,
+		       TUI_ASK_ROLLBACK, "Rollback");
+	free(c);
 }
 
 /* `U`: as `pyrt uninstall` asks, in the dialog. */
 static void ask_uninstall(tui_app *a)
 {
-	pyrt_box *box = NULL;
-	char text[TUI_DIALOG_TEXT];
-	pyrt_error err = PYRT_ERROR_INIT;
-	struct stat st;
-	if (pyrt_box_open(&box, a->opts->box_root, 0, &err) != 0) {
-		tui_app_notice(a, TUI_ROLE_ERROR, "cannot uninstall: %s", err.msg);
+	app_box_consent *c = calloc(1, sizeof *c);
+	if (!c) {
+		tui_app_notice(a, TUI_ROLE_ERROR, "out of memory");
 		return;
 	}
-	const char *runtime = pyrt_box_runtime_dir(box);
-	if (lstat(runtime, &st) != 0) {
-		tui_app_notice(a, TUI_ROLE_WARN,
-			       "nothing to uninstall: %s does not exist", runtime);
-	} else {
-		snprintf(text, sizeof text,
-			 "Uninstall the managed Python runtime?\n\n"
-			 "remove: %s/{current,previous,installs,staging,downloads}\n"
-			 "effect: tools that need the managed runtime stop working until it is installed again (I)",
-			 runtime);
-		tui_dialog_open(a, TUI_ASK_UNINSTALL, "Uninstall", text);
-	}
-	pyrt_box_free(box);
+	ask_box_change(a, app_uninstall_consent(a->opts, c), c,
+		       TUI_ASK_UNINSTALL, "Uninstall");
+	free(c);
 }
 
 static void move_sel(tui_app *a, int delta)
@@ -595,8 +628,10 @@ void tui_dash_key(tui_app *a, int ch)
 			a->bundle_after_doctor = 0;
 		break;
 	case 'b':
-		if (runtime_ready(a))
-			ask_baseline(a);
+		if (runtime_ready(a)) {
+			if (may_change(a, "baseline", "Baseline") == 0)
+				ask_baseline(a);
+		}
 		else
 			tui_app_notice(a, TUI_ROLE_WARN,
 				       "the managed runtime is not ready; press I to install it first");

@@ -1,6 +1,8 @@
 /*
  * The keys overlay (?) over the dashboard.
  */
+#include <string.h>
+
 #include "tui/app.h"
 
 /* `?`: every dashboard key, including those the footer has no room for.
@@ -25,7 +27,18 @@ void tui_help_draw(tui_app *a)
 		{ "t", "next colour theme" },
 		{ "q F10", "quit (F1 or ? shows these keys)" },
 	};
-	int n = (int)(sizeof lines / sizeof lines[0]);
+	/* Another user of root's shared box: the keys that would change it
+	 * are refused (the footer leaves them out too). */
+	static const char changes[] = "ibIRU";
+	const char *shown_lines[sizeof lines / sizeof lines[0]][2];
+	int n = 0;
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		if (a->read_only && lines[i][0][1] == '\0' &&
+		    strchr(changes, lines[i][0][0]))
+			continue;
+		shown_lines[n][0] = lines[i][0];
+		shown_lines[n++][1] = lines[i][1];
+	}
 	int y, x, w = COLS - 2 < 72 ? COLS - 2 : 72;
 	int roomy = n + 4 <= LINES;
 	int h = roomy ? n + 4 : n + 2 < LINES ? n + 2 : LINES;
@@ -34,9 +47,9 @@ void tui_help_draw(tui_app *a)
 			&y, &x);
 	for (int i = 0; i < shown; i++) {
 		tui_draw_text(&a->paint, y + 1 + i, x + 2, 12,
-			      TUI_ROLE_ACCENT, lines[i][0]);
+			      TUI_ROLE_ACCENT, shown_lines[i][0]);
 		tui_draw_text(&a->paint, y + 1 + i, x + 15, w - 17,
-			      TUI_ROLE_TEXT, lines[i][1]);
+			      TUI_ROLE_TEXT, shown_lines[i][1]);
 	}
 	if (roomy)
 		tui_draw_text(&a->paint, y + shown + 2, x + 2, w - 4,

@@ -1,45 +1,11 @@
 # shellcheck shell=bash disable=SC2207,SC2209,SC2088  # COMPREPLY=($(compgen)) is the idiom (IFS set where names may hold spaces); "file" is a word here; "~" is matched, not expanded
-# bash completion for pyrt(1): commands, options per command, theme names,
-# plugin names (from the box's plugins folder), files and directories.
-# It reads folders only and never runs pyrt, so it is fast and silent on a
-# missing or unreadable box.  tests/e2e_docs_sync.sh checks that it offers
-# what `pyrt --help` documents, and tests/e2e_completion.sh drives it.
-
-_pyrt_commands="install baseline status verify doctor smoke plugins serve mirror lock rollback uninstall help version"
-_pyrt_global_opts="--box-root --pins --cacert --json -y --yes --no-color --theme -v --verbose -q --quiet -h --help -V --version"
-
-# The helpers set REPLY rather than print: no subshell per word, so a
-# completion costs a folder listing and little else.
-
-# The options one command takes besides the global ones ("" for none).
-_pyrt_command_opts() {
-  case $1 in
-    install) REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --dry-run" ;;
-    baseline) REPLY="--wheelhouse --requirements --index-url --no-wait --dry-run" ;;
-    status) REPLY="--deep --format" ;;
-    doctor) REPLY="--bundle --mirror --index-url --wheelhouse" ;;
-    smoke) REPLY="--out" ;;
-    plugins) REPLY="--wheelhouse --index-url --dry-run" ;;
-    serve) REPLY="--listen --token-file --mirror --wheelhouse --index-url --requirements" ;;
-    mirror) REPLY="--platform --wheelhouse-from --mirror --verify" ;;
-    lock) REPLY="--wheelhouse --platform --out" ;;
-    rollback) REPLY="--no-wait --force" ;;
-    uninstall) REPLY="--no-wait" ;;
-    "") REPLY="--from-file --mirror --no-wait --force --wheelhouse --requirements --index-url --no-baseline --deep --format" ;;
-    *) REPLY="" ;;
-  esac
-}
-
-# What kind of value an option takes: file, dir, theme, text; none for a flag.
-_pyrt_value_kind() {
-  case $1 in
-    --pins | --cacert | --from-file | --requirements | --out | --bundle | --token-file) REPLY=file ;;
-    --box-root | --wheelhouse | --wheelhouse-from) REPLY=dir ;;
-    --theme) REPLY=theme ;;
-    --mirror | --index-url | --listen | --platform | --format) REPLY=text ;;
-    *) REPLY=none ;;
-  esac
-}
+# The body of pyrt's bash completion.  `pyrt completions bash` prints the
+# command table's words first (_pyrt_commands, _pyrt_global_opts,
+# _pyrt_command_opts, _pyrt_value_kind: cli/completions.c), then this file,
+# embedded at build time.  It reads folders only and never runs pyrt, so it
+# is fast and silent on a missing or unreadable box.
+# tests/e2e_completion.sh drives it; e2e_docs_sync and e2e_command_table
+# check that it offers what the table and `pyrt --help` say.
 
 # The box root the command line names, else the one pyrt would use.
 _pyrt_box_root() {
@@ -142,6 +108,7 @@ _pyrt() {
   case $cmd in
     "") COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
     mirror) ((${#args[@]} == 0)) && _pyrt_values dir "$cur" ;;
+    completions) ((${#args[@]} == 0)) && COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     help) ((${#args[@]} == 0)) && COMPREPLY=($(compgen -W "$_pyrt_commands" -- "$cur")) ;;
     plugins)
       if ((${#args[@]} == 0)); then
