@@ -24,7 +24,6 @@
 #define TUI_FULL_COLS 80
 #define TUI_FULL_ROWS 23
 #define TUI_FRAME_S 0.1      /* at most ten frames a second */
-#define TUI_THEMES_MAX 32
 
 typedef enum tui_screen {
 	TUI_SCR_LOADING = 0,  /* reading the runtime's state */
@@ -63,8 +62,7 @@ typedef struct tui_app {
 	/* drawing */
 	tui_paint paint;
 	tui_theme theme;
-	const char *theme_dirs[3];
-	char theme_dir_buf[3][4096];
+	tui_theme_dirs theme_dirs;
 	int too_small;
 	int full;                 /* redraw the whole screen next frame */
 	unsigned dirty;           /* model changes not drawn yet */
