@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "app/install.h"

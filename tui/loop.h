@@ -4,8 +4,8 @@
  * context.  Only the UI thread touches it; the worker's side is the view
  * model (model.h).
  */
-#ifndef PYRT_TUI_APP_H
-#define PYRT_TUI_APP_H
+#ifndef PYRT_TUI_LOOP_H
+#define PYRT_TUI_LOOP_H
 
 #include "app/args.h"
 #include "core/dist/platform.h"

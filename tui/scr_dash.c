@@ -15,7 +15,7 @@
 #include "app/common.h"
 #include "app/plugin.h"
 #include "core/runtime/box.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 #include "tui/plugin_text.h"
 

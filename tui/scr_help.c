@@ -1,7 +1,7 @@
 /*
  * The keys overlay (?) over the dashboard.
  */
-#include "tui/app.h"
+#include "tui/loop.h"
 
 /* `?`: every dashboard key, including those the footer has no room for.
  * Each description fits the 41 columns a 60-column terminal leaves; when
