@@ -78,35 +78,16 @@ static int random_hex(char *hex, size_t n, pyrt_error *err)
 	return 0;
 }
 
-/* The active install and its interpreter; both failures name the fix. */
+/* The active install and its interpreter; every failure names the fix. */
 static int smoke_find_runtime(smoke_run *r, const char *box_root,
 			      pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, box_root, 0, err);
 	if (rc)
 		return rc;
-	pyrt_error lerr = PYRT_ERROR_INIT;
-	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
-				   r->install_dir, sizeof r->install_dir, &lerr);
-	if (rc == PYRT_E_NOT_READY)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "no managed Python runtime is installed "
-				      "in %s — run \"pyrt install\"", box_root);
-	if (rc)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "the managed Python runtime is broken "
-				      "(%s) — run \"pyrt install --force\"",
-				      lerr.msg);
-	rc = pyrt_box_interpreter(r->install_dir, r->pins, r->python,
-				  sizeof r->python, err);
-	if (rc)
-		return rc;
-	if (access(r->python, X_OK) != 0)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "the managed Python runtime is broken "
-				      "(%s is missing or not executable) — run "
-				      "\"pyrt install --force\"", r->python);
-	return 0;
+	return pyrt_box_active_interpreter(r->box, r->pins, r->install_dir,
+					   sizeof r->install_dir, r->python,
+					   sizeof r->python, err);
 }
 
 /* A private 0700 directory under <box>/runtime/python: the child's HOME

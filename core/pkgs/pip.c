@@ -138,20 +138,12 @@ static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
 static int pip_locate(pip_run *r, pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_active_install(r->box, r->install_dir,
-					     sizeof r->install_dir, err);
-	if (!rc)
-		rc = pyrt_box_interpreter(r->install_dir, r->opts->pins,
-					  r->python, sizeof r->python, err);
 	if (rc)
 		return rc;
-	if (access(r->python, X_OK) != 0)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime is broken (%s is "
-				      "missing or not executable) — run \"pyrt "
-				      "install --force\"", r->python);
-	return 0;
+	return pyrt_box_active_interpreter(r->box, r->opts->pins,
+					   r->install_dir,
+					   sizeof r->install_dir, r->python,
+					   sizeof r->python, err);
 }
 
 /*

@@ -146,10 +146,9 @@ static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
 	rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
 			   pyrt_box_runtime_dir(box), PYRT_WHEELLOCK_DIR);
 	if (!rc)
-		rc = pyrt_box_active_install(box, install, sizeof install, err);
-	if (!rc)
-		rc = pyrt_box_interpreter(install, s->pins, s->python,
-					  sizeof s->python, err);
+		rc = pyrt_box_active_interpreter(box, s->pins, install,
+						 sizeof install, s->python,
+						 sizeof s->python, err);
 	pyrt_box_free(box);
 	if (!rc)
 		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",
