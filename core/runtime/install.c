@@ -1045,35 +1045,24 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 	return rc;
 }
 
-/* Take the box lock for a maintenance command (rollback, uninstall). */
-static int install_open_locked(const char *box_root, const char *command,
-			       int no_wait, const pyrt_events *ev,
-			       pyrt_box **box, pyrt_lock **lock,
-			       pyrt_error *err)
+/* Take the box lock for a maintenance command (rollback, uninstall) on
+ * the box the caller opened. */
+static int install_lock_box(const pyrt_box *box, const char *command,
+			    int no_wait, const pyrt_events *ev,
+			    pyrt_lock **lock, pyrt_error *err)
 {
-	int rc = pyrt_box_open(box, box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(*box, command, err);
-	if (rc) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	int rc = pyrt_box_check_change(box, command, err);
+	if (rc)
 		return rc;
-	}
-	if (access(pyrt_box_runtime_dir(*box), F_OK) != 0) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	if (access(pyrt_box_runtime_dir(box), F_OK) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "nothing is installed under %s",
-				      box_root);
-	}
-	rc = pyrt_lock_acquire(lock, pyrt_box_lock_path(*box), !no_wait, ev,
+				      pyrt_box_root(box));
+	rc = pyrt_lock_acquire(lock, pyrt_box_lock_path(box), !no_wait, ev,
 			       err);
-	if (rc) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	if (rc)
 		return rc;
-	}
-	install_repair(*box, ev);
+	install_repair(box, ev);
 	return 0;
 }
 
@@ -1082,7 +1071,8 @@ static int install_open_locked(const char *box_root, const char *command,
  * call it done: the target must pass the quick checks status runs on
  * current, unless the operator insists.  Returns 0 or PYRT_E_NOT_READY.
  */
-static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
+static int rollback_target_ok(const pyrt_install_opts *o,
+			      const pyrt_box *box,
 			      const pyrt_events *ev, pyrt_error *err)
 {
 	pyrt_status *st = calloc(1, sizeof *st);
@@ -1107,13 +1097,11 @@ static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
 	return rc;
 }
 
-int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
-			  pyrt_error *err)
+int pyrt_install_rollback(const pyrt_box *box, const pyrt_install_opts *o,
+			  const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(o->box_root, "rollback", o->no_wait, ev,
-				     &box, &lock, err);
+	int rc = install_lock_box(box, "rollback", o->no_wait, ev, &lock, err);
 	if (rc)
 		return rc;
 	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
@@ -1147,17 +1135,14 @@ int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
 				prev);
 cleanup:
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 	return rc;
 }
 
-int pyrt_install_uninstall(const char *box_root, int no_wait,
+int pyrt_install_uninstall(const pyrt_box *box, int no_wait,
 			   const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(box_root, "uninstall", no_wait, ev, &box,
-				     &lock, err);
+	int rc = install_lock_box(box, "uninstall", no_wait, ev, &lock, err);
 	if (rc)
 		return rc;
 	/* Deactivate first: from here on status says not_provisioned, never
@@ -1195,6 +1180,5 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 		pyrt_events_log(ev, PYRT_LOG_INFO, "removed the runtime under %s",
 				pyrt_box_runtime_dir(box));
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 	return rc;
 }
