@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util/fmt.h"
+
 static void error_vset(pyrt_error *err, int code, const char *suffix,
 		       const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
@@ -14,8 +16,8 @@ static void error_vset(pyrt_error *err, int code, const char *suffix,
 {
 	int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	if (suffix && n >= 0 && (size_t)n < sizeof err->msg)
-		snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
-			 suffix);
+		pyrt_fmt_text(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
+			      suffix);
 	/* One line only: a message must fit a status line or a JSON field. */
 	for (char *p = err->msg; *p; p++)
 		if (*p == '\n' || *p == '\r')
