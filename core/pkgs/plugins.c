@@ -253,7 +253,7 @@ static int manifest_fail(manifest *m, size_t line, const char *fmt, ...)
 	if (m->error[0])
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	pyrt_fmt_vtext(what, sizeof what, fmt, ap);
 	va_end(ap);
 	pyrt_fmt_text(m->error, sizeof m->error, "%s:%zu: %s", m->row->path,
 		      line, what);
@@ -513,7 +513,7 @@ static int row_invalidf(plugin_row *r, const char *fmt, ...)
 	char msg[PYRT_ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	pyrt_fmt_vtext(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return row_invalid(r, msg);
 }
@@ -552,19 +552,19 @@ static char *manifest_bytes(int fd, size_t *len, char *why, size_t whylen)
 {
 	struct stat sb;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		snprintf(why, whylen, "is not a regular file");
+		pyrt_fmt_text(why, whylen, "is not a regular file");
 		return NULL;
 	}
 	char *buf = sb.st_size > MANIFEST_MAX ? NULL : malloc(MANIFEST_MAX + 2);
 	size_t used = 0;
 	int e = buf ? read_bounded(fd, buf, MANIFEST_MAX + 1, &used) : 0;
 	if (!buf && sb.st_size <= MANIFEST_MAX)
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 	else if (e)
-		snprintf(why, whylen, "cannot read: %s", strerror(e));
+		pyrt_fmt_text(why, whylen, "cannot read: %s", strerror(e));
 	else if (!buf || used > MANIFEST_MAX)
-		snprintf(why, whylen, "is larger than %d KiB",
-			 MANIFEST_MAX / 1024);
+		pyrt_fmt_text(why, whylen, "is larger than %d KiB",
+			      MANIFEST_MAX / 1024);
 	else {
 		buf[used] = '\0';
 		*len = used;
@@ -587,12 +587,12 @@ static int manifest_read(int pfd, const char *shown, char **data,
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0 && errno == ELOOP)
-		snprintf(why, whylen, "is a symlink; pyrt reads only regular "
-			 "files inside the box");
+		pyrt_fmt_text(why, whylen, "is a symlink; pyrt reads only regular "
+			      "files inside the box");
 	else if (fd < 0)
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		pyrt_fmt_text(why, whylen, "cannot open: %s", strerror(errno));
 	else if (pyrt_trust_fd("the plugin manifest", fd, shown, &terr) != 0)
-		snprintf(why, whylen, "%s", terr.msg);
+		pyrt_fmt_text(why, whylen, "%s", terr.msg);
 	else
 		*data = manifest_bytes(fd, len, why, whylen);
 	if (fd >= 0)
@@ -751,10 +751,10 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 	size_t len = 0;
 	pyrt_error terr = PYRT_ERROR_INIT;
 	char shown[PATH_MAX];
-	snprintf(shown, sizeof shown, "%s/%s/plugin.yaml", plugins_dir, name);
+	pyrt_fmt_text(shown, sizeof shown, "%s/%s/plugin.yaml", plugins_dir, name);
 	if (pfd < 0) {
-		snprintf(why, sizeof why, "cannot open the directory: %s",
-			 strerror(errno));
+		pyrt_fmt_text(why, sizeof why, "cannot open the directory: %s",
+			      strerror(errno));
 	} else if (manifest_read(pfd, shown, &data, &len, why, sizeof why) ==
 		   -ENOENT) {
 		close(pfd);
@@ -764,8 +764,8 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 						 shown, &terr) != 0)) {
 		/* Whoever can change the folder can change the manifest
 		 * after it was read: what it says is not used. */
-		snprintf(why, sizeof why, "%s", dir_refused ? dir_refused
-			 : terr.msg);
+		pyrt_fmt_text(why, sizeof why, "%s", dir_refused ? dir_refused
+			      : terr.msg);
 		free(data);
 		data = NULL;
 	}
@@ -939,7 +939,7 @@ static int check_run(const char *const *argv, const char *home,
 	*out = NULL;
 	char **envp = pyrt_proc_scrubbed_env(home);
 	if (!envp) {
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
 	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
@@ -956,12 +956,12 @@ static int check_run(const char *const *argv, const char *home,
 	int rc = pyrt_proc_run(&po, &pr, &perr);
 	pyrt_proc_env_free(envp);
 	if (rc < 0)
-		snprintf(why, whylen, "%s", perr.msg);
+		pyrt_fmt_text(why, whylen, "%s", perr.msg);
 	else if (pr.cancelled)
 		rc = PYRT_E_CANCELLED;
 	else if (pr.timed_out) {
-		snprintf(why, whylen, "the interpreter did not answer within "
-			 "%.0f s", CHECK_TIMEOUT_S);
+		pyrt_fmt_text(why, whylen, "the interpreter did not answer within "
+			      "%.0f s", CHECK_TIMEOUT_S);
 		rc = PYRT_E_INTERPRETER;
 	} else if (!pr.exited || pr.exit_code != 0 || pr.truncated ||
 		 !(*out = check_parse(pr.output))) {
@@ -972,10 +972,10 @@ static int check_run(const char *const *argv, const char *home,
 		size_t s = n;
 		while (s && o[s - 1] != '\n')
 			s--;
-		snprintf(why, whylen, "the interpreter exited with %d%s%.*s",
-			 pr.exited ? pr.exit_code : 128 + pr.term_signal,
-			 n > s ? ": " : " and no result", (int)(n - s > 200 ? 200
-							       : n - s), o + s);
+		pyrt_fmt_text(why, whylen, "the interpreter exited with %d%s%.*s",
+			      pr.exited ? pr.exit_code : 128 + pr.term_signal,
+			      n > s ? ": " : " and no result", (int)(n - s > 200 ? 200
+								    : n - s), o + s);
 		rc = PYRT_E_INTERPRETER;
 	}
 	make_printable(why);
@@ -1038,8 +1038,8 @@ static int results_complete(const pyrt_plugins *p, json_t *doc, char *why,
 	json_t *results = json_object_get(doc, "results");
 	if (!json_is_object(results)) {
 		json_t *e = json_object_get(doc, "error");
-		snprintf(why, whylen, "%s", json_is_string(e)
-			 ? json_string_value(e) : "the checker gave no results");
+		pyrt_fmt_text(why, whylen, "%s", json_is_string(e)
+			      ? json_string_value(e) : "the checker gave no results");
 		make_printable(why);
 		return 0;
 	}
@@ -1050,8 +1050,8 @@ static int results_complete(const pyrt_plugins *p, json_t *doc, char *why,
 		for (size_t j = 0; j < r->pub.require_count; j++) {
 			const char *spec = r->reqs[j].spec;
 			if (!json_is_object(json_object_get(results, spec))) {
-				snprintf(why, whylen, "the checker gave no "
-					 "result for \"%s\"", spec);
+				pyrt_fmt_text(why, whylen, "the checker gave no "
+					      "result for \"%s\"", spec);
 				return 0;
 			}
 		}
@@ -1101,8 +1101,8 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
 	}
 	if (mkdtemp(home))
 		return 0;
-	snprintf(why, whylen, "cannot create a private directory in %s: %s "
-		 "(set TMPDIR to a writable directory)", tmp, strerror(errno));
+	pyrt_fmt_text(why, whylen, "cannot create a private directory in %s: %s "
+		      "(set TMPDIR to a writable directory)", tmp, strerror(errno));
 	return PYRT_E_IO;
 }
 
@@ -1359,14 +1359,14 @@ static int deps_apply(pyrt_plugins *p, json_t **doc, json_t *decided,
 		      char *why, size_t whylen)
 {
 	if (merge_decided(doc, decided) != 0) {
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
 	if (!results_complete(p, *doc, why, whylen))
 		return PYRT_E_INTERPRETER;
 	if (apply_results(p, json_object_get(*doc, "results")) == 0)
 		return 0;
-	snprintf(why, whylen, "out of memory");
+	pyrt_fmt_text(why, whylen, "out of memory");
 	return PYRT_E_NOMEM;
 }
 
@@ -1386,14 +1386,14 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 		return 0;
 	const char **argv = check_argv(p, st->interpreter, nspecs, &bytes);
 	if (!argv) {
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
 	json_t *doc = NULL, *decided = NULL;
 	int rc = PYRT_E_USAGE;
 	if (bytes > CHECK_ARGS_MAX)
-		snprintf(why, whylen, "the requirements add up to more than "
-			 "%d KiB", CHECK_ARGS_MAX / 1024);
+		pyrt_fmt_text(why, whylen, "the requirements add up to more than "
+			      "%d KiB", CHECK_ARGS_MAX / 1024);
 	else
 		rc = deps_answer(p, box, st, memo, ev, argv, &doc, &decided,
 				 why, whylen);
@@ -1403,7 +1403,7 @@ static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 	if (rc == PYRT_E_INTERPRETER && decided) {
 		*partial = 1;
 		if (apply_results(p, decided) != 0) {
-			snprintf(why, whylen, "out of memory");
+			pyrt_fmt_text(why, whylen, "out of memory");
 			rc = PYRT_E_NOMEM;
 		}
 	}
@@ -1523,8 +1523,8 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 			p->runtime_ready = partial;
 			fix = rc == PYRT_E_INTERPRETER ? "pyrt install --force"
 						       : NULL;
-			snprintf(check_error, sizeof check_error,
-				 "could not check the requirements: %s", why);
+			pyrt_fmt_text(check_error, sizeof check_error,
+				      "could not check the requirements: %s", why);
 			pyrt_events_log(ev, PYRT_LOG_WARN, "%s", check_error);
 			rc = 0;
 		}
@@ -1583,7 +1583,7 @@ int pyrt_plugins_check_requirements(pyrt_plugins **out, const char *name,
 			pyrt_plugins_free(p);
 			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		}
-		snprintf(st->interpreter, sizeof st->interpreter, "%s", interp);
+		pyrt_fmt_text(st->interpreter, sizeof st->interpreter, "%s", interp);
 		int partial = 0;
 		rc = plugins_check_deps(p, NULL, st, 0, ev, &partial, why,
 					sizeof why);
