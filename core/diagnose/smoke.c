@@ -74,7 +74,7 @@ static int random_hex(char *hex, size_t n, pyrt_error *err)
 	}
 	close(fd);
 	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+		pyrt_fmt_text(hex + 2 * i, 3, "%02x", bytes[i]);
 	return 0;
 }
 
@@ -124,7 +124,7 @@ static int smoke_on_line(const char *line, void *payload)
 {
 	smoke_run *r = payload;
 	if (line[0])
-		snprintf(r->last_line, sizeof r->last_line, "%s", line);
+		pyrt_fmt_text(r->last_line, sizeof r->last_line, "%s", line);
 	return pyrt_events_log(r->ev, PYRT_LOG_DEBUG, "python: %s", line) ? 1
 									   : 0;
 }
@@ -377,8 +377,8 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 		rc = smoke_make_workspace(r, err);
 	if (rc)
 		return rc;
-	snprintf(res->paragraph, sizeof res->paragraph, "pyrt smoke test %s",
-		 nonce);
+	pyrt_fmt_text(res->paragraph, sizeof res->paragraph, "pyrt smoke test %s",
+		      nonce);
 	rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
 			     "smoke: %s writes a .docx with python-docx",
 			     r->python);
@@ -397,7 +397,7 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 		rc = smoke_copy_out(r, out_path, err);
 		if (rc)
 			return rc;
-		snprintf(res->docx_path, sizeof res->docx_path, "%s", out_path);
+		pyrt_fmt_text(res->docx_path, sizeof res->docx_path, "%s", out_path);
 	}
 	return pyrt_events_log(r->ev, PYRT_LOG_INFO,
 			       "smoke: word/document.xml holds \"%s\"",
