@@ -30,15 +30,22 @@ static void teardown(void)
 
 TestSuite(box, .init = setup, .fini = teardown);
 
-/* A box under work with installs/<id>/python made 0755 and current
- * pointing at it; returns the box (open, create 1). */
-static pyrt_box *box_with_install(const char *id)
+/* The box at work/name, opened (made with create). */
+static pyrt_box *open_box(const char *name, int create)
 {
 	char root[PATH_MAX];
-	snprintf(root, sizeof root, "%s/b", work);
+	snprintf(root, sizeof root, "%s/%s", work, name);
 	pyrt_box *box = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_box_open(&box, root, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_box_open(&box, root, create, &err), 0, "%s",
+		     err.msg);
+	return box;
+}
+
+/* A box with installs/<id>/python made 0755 and current pointing at it. */
+static pyrt_box *box_with_install(const char *id)
+{
+	pyrt_box *box = open_box("b", 1);
 	cr_assert_eq(pt_sh("umask 022 && mkdir -p '%s/%s/python/bin' && "
 			   "ln -s 'installs/%s/python' '%s'",
 			   pyrt_box_installs_dir(box), id, id,
@@ -48,11 +55,9 @@ static pyrt_box *box_with_install(const char *id)
 
 Test(box, open_without_create_writes_nothing_and_names_the_layout)
 {
-	char root[PATH_MAX];
-	snprintf(root, sizeof root, "%s/none", work);
-	pyrt_box *box = NULL;
+	pyrt_box *box = open_box("none", 0);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_box_open(&box, root, 0, &err), 0, "%s", err.msg);
+	const char *root = pyrt_box_root(box);
 	cr_assert_neq(access(root, F_OK), 0, "nothing may be created");
 	char want[PATH_MAX + 32];
 	snprintf(want, sizeof want, "%s/runtime/python", root);
@@ -69,11 +74,7 @@ Test(box, open_without_create_writes_nothing_and_names_the_layout)
 
 Test(box, open_with_create_keeps_private_state_private)
 {
-	char root[PATH_MAX];
-	snprintf(root, sizeof root, "%s/made", work);
-	pyrt_box *box = NULL;
-	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_box_open(&box, root, 1, &err), 0, "%s", err.msg);
+	pyrt_box *box = open_box("made", 1);
 	struct stat st;
 	cr_assert_eq(stat(pyrt_box_logs_dir(box), &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0700, "logs are %o", st.st_mode & 0777);
@@ -124,11 +125,9 @@ Test(box, current_must_point_into_installs)
 
 Test(box, active_interpreter_names_the_fix_for_each_gap)
 {
-	char root[PATH_MAX], dir[PATH_MAX], py[PATH_MAX];
-	snprintf(root, sizeof root, "%s/empty", work);
-	pyrt_box *box = NULL;
+	char dir[PATH_MAX], py[PATH_MAX];
+	pyrt_box *box = open_box("empty", 0);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_box_open(&box, root, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(pyrt_box_active_interpreter(box, NULL, dir, sizeof dir,
 						 py, sizeof py, &err),
 		     PYRT_E_NOT_READY);

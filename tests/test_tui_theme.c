@@ -207,6 +207,14 @@ Test(tui_theme, find_and_list_in_directories_in_order)
 	free(b);
 }
 
+/* Theme folders with dir first and nothing else. */
+static void only_dir(tui_theme_dirs *d, const char *dir)
+{
+	memset(d, 0, sizeof *d);
+	d->dirs[0] = dir;
+	d->dirs[1] = d->dirs[2] = "";
+}
+
 /* Selecting a theme: found and loaded, missing (quietly or with the
  * notice), or broken (the default, with the file's name and line first and
  * its folder last). */
@@ -217,9 +225,7 @@ Test(tui_theme, select_loads_or_says_why_it_is_the_default)
 	pt_write(good, "roles:\n  accent: { fg: blue }\n");
 	pt_write(bad, "roles:\n  accent: { fg: purpel }\n");
 	tui_theme_dirs d;
-	memset(&d, 0, sizeof d);
-	d.dirs[0] = dir;
-	d.dirs[1] = d.dirs[2] = "";
+	only_dir(&d, dir);
 	tui_theme t, def;
 	tui_theme_default(&def);
 	char msg[512];
@@ -241,8 +247,7 @@ Test(tui_theme, select_loads_or_says_why_it_is_the_default)
 	cr_assert_neq(asprintf(&in, "(in %s)", dir), -1);
 	cr_assert_not_null(strstr(msg, in), "%s", msg);
 	free(in);
-	free(good);
-	free(bad);
+	free(good); free(bad);
 	pt_rmtree(dir);
 	free(dir);
 }
@@ -253,9 +258,7 @@ Test(tui_theme, next_cycles_the_listing)
 	char *dir = pt_tmpdir("themes-next");
 	char *p1 = pt_join(dir, "aa.yaml"), *p2 = pt_join(dir, "bb.yaml");
 	tui_theme_dirs d;
-	memset(&d, 0, sizeof d);
-	d.dirs[0] = dir;
-	d.dirs[1] = d.dirs[2] = "";
+	only_dir(&d, dir);
 	char name[64];
 	cr_assert_eq(tui_theme_next(&d, "aa", name, sizeof name), -1);
 	pt_write(p1, "name: aa\n");
@@ -266,8 +269,7 @@ Test(tui_theme, next_cycles_the_listing)
 	cr_assert_str_eq(name, "aa");
 	cr_assert_eq(tui_theme_next(&d, "built-in", name, sizeof name), 0);
 	cr_assert_str_eq(name, "aa");
-	free(p1);
-	free(p2);
+	free(p1); free(p2);
 	pt_rmtree(dir);
 	free(dir);
 }
