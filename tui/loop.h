@@ -134,7 +134,7 @@ typedef struct tui_app {
 	int quit;
 } tui_app;
 
-/* app.c: what the screens ask of the loop. */
+/* loop.c: what the screens ask of the loop. */
 void tui_app_notice(tui_app *a, tui_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_app_show(tui_app *a, tui_screen screen);
