@@ -17,12 +17,9 @@
 #include "core/util/error.h"
 
 /* After a rollback: name what is active now, from its marker. */
-static void rollback_summary(const char *box_root, char *buf, size_t len)
+static void rollback_summary(const pyrt_box *box, char *buf, size_t len)
 {
-	pyrt_box *box = NULL;
 	snprintf(buf, len, "rolled back: the previous runtime is active again");
-	if (pyrt_box_open(&box, box_root, 0, NULL) != 0)
-		return;
 	char *real = realpath(pyrt_box_current(box), NULL);
 	char *marker_path = NULL;
 	/* current → installs/<id>/python; the marker sits in installs/<id>. */
@@ -40,9 +37,9 @@ static void rollback_summary(const char *box_root, char *buf, size_t len)
 			 m.version, m.build, pyrt_box_current(box));
 	free(marker_path);
 	free(real);
-	pyrt_box_free(box);
 }
 
+/* The box is opened once here and handed to core, which opens nothing. */
 int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 			 const char *platform_key, const app_front *front,
 			 const atomic_int *cancel)
@@ -50,16 +47,18 @@ int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_install_opts io = PYRT_INSTALL_OPTS_INIT;
-	io.box_root = req->box_root;
 	io.pins = pins;
 	io.platform_key = platform_key;
 	io.no_wait = req->no_wait;
 	io.force = req->force;
-	int rc = pyrt_install_rollback(&io, &ev, &err);
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
+	if (!rc)
+		rc = pyrt_install_rollback(box, &io, &ev, &err);
 	char summary[8192], fixed[PYRT_ERROR_MSG_MAX + 1024];
 	app_outcome o = { .command = "rollback", .code = rc };
 	if (rc == 0) {
-		rollback_summary(req->box_root, summary, sizeof summary);
+		rollback_summary(box, summary, sizeof summary);
 		o.summary = summary;
 	} else {
 		app_fix_text(req, err.msg[0] ? err.msg : pyrt_strerror(rc),
@@ -67,6 +66,7 @@ int app_rollback_execute(const app_request *req, const pyrt_pins *pins,
 		o.error = fixed;
 		o.unchanged = "the active runtime was not changed";
 	}
+	pyrt_box_free(box);
 	app_front_result(front, &o);
 	return rc;
 }
@@ -240,13 +240,12 @@ int app_uninstall_execute(const app_request *req, const app_front *front,
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 	pyrt_box *box = NULL;
 	int rc = pyrt_box_open(&box, req->box_root, 0, &err);
-	if (rc == 0)
+	if (rc == 0) {
 		snprintf(msg, sizeof msg, "uninstalled the managed runtime from %s",
 			 pyrt_box_runtime_dir(box));
+		rc = pyrt_install_uninstall(box, req->no_wait, &ev, &err);
+	}
 	pyrt_box_free(box);
-	if (rc == 0)
-		rc = pyrt_install_uninstall(req->box_root, req->no_wait, &ev,
-					    &err);
 	app_outcome o = { .command = "uninstall", .code = rc };
 	char fixed[PYRT_ERROR_MSG_MAX + 1024];
 	if (rc == 0) {

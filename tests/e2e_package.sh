@@ -19,6 +19,7 @@
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup package fixtures
 . "$(dirname "$0")/lib/tui.sh"
+. "$(dirname "$0")/lib/mounts.sh"
 [ "$(id -u)" -eq 0 ] || { echo "FAIL - the package test needs root (debootstrap, chroot, mount)"; exit 1; }
 for t in debootstrap chroot dpkg-deb lintian cpack scdoc; do
   command -v "$t" >/dev/null || { echo "FAIL - $t is not installed (bash scripts/deps.sh)"; exit 1; }
@@ -34,15 +35,6 @@ mkroot=$cache/mkroot
 # Unmount, by path and deepest first, whatever is mounted under the roots
 # (our /proc, and anything a failed debootstrap left); only then remove the
 # work folder.  A mount that will not go keeps the folder and fails the run.
-unmount_under() {
-  local dir m left=0
-  for dir in "$@"; do
-    while read -r m; do
-      umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || left=1
-    done < <(awk -v d="$dir" '$2 == d || index($2, d "/") == 1 {print $2}' /proc/self/mounts | sort -r)
-  done
-  return $left
-}
 package_cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
   if unmount_under "$root" "$mkroot"; then

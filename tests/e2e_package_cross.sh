@@ -19,6 +19,7 @@
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup package_cross
 . "$(dirname "$0")/lib/binfmt.sh"
+. "$(dirname "$0")/lib/mounts.sh"
 bin=${PYRT_BINARY_DIR:?PYRT_BINARY_DIR must name the build directory}
 [ "$(id -u)" -eq 0 ] || { echo "FAIL - the package test needs root (debootstrap, chroot, mount)"; exit 1; }
 for t in debootstrap chroot dpkg-deb lintian cpack qemu-aarch64-static aarch64-linux-gnu-gcc; do
@@ -33,15 +34,6 @@ mkdir -p "$cache"
 root=$work/root
 mkroot=$cache/mkroot
 
-unmount_under() {
-  local dir m left=0
-  for dir in "$@"; do
-    while read -r m; do
-      umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || left=1
-    done < <(awk -v d="$dir" '$2 == d || index($2, d "/") == 1 {print $2}' /proc/self/mounts | sort -r)
-  done
-  return $left
-}
 cross_package_cleanup() {
   local st=0
   unmount_under "$root" "$mkroot" || st=1

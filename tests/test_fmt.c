@@ -2,6 +2,7 @@
 /* fmt: a path that does not fit is refused, a text that does not fit is
  * marked as cut; what fits is written whole either way. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "core/util/fmt.h"
@@ -83,4 +84,24 @@ Test(fmt, text_cut_never_splits_a_utf8_character)
 	cr_assert_eq(pyrt_fmt_text(buf, sizeof buf, "%s",
 				   "abcde\xe2\x80\x94xyzxyz"), 1);
 	cr_assert_str_eq(buf, "abcde...");
+}
+
+/* The va_list form, as pyrt_events_log uses it for a log line. */
+static int vtext(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int cut = pyrt_fmt_vtext(out, len, fmt, ap);
+	va_end(ap);
+	return cut;
+}
+
+Test(fmt, vtext_marks_a_cut_like_text)
+{
+	char out[10];
+	cr_assert_eq(vtext(out, sizeof out, "%s-%d", "ab", 7), 0);
+	cr_assert_str_eq(out, "ab-7");
+	cr_assert_eq(vtext(out, sizeof out, "%s", "0123456789abc"), 1);
+	cr_assert_str_eq(out, "012345...");
+	cr_assert_eq(vtext(out, 0, "%s", "x"), 1);
 }

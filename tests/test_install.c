@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/runtime/install.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/marker.h"
@@ -365,14 +366,18 @@ Test(install, local_archive_force_rollback_and_uninstall)
 	pyrt_error err = PYRT_ERROR_INIT;
 	o.force = 0;
 	o.no_wait = 1;
-	cr_assert_eq(pyrt_install_rollback(&o, NULL, &err), 0, "%s", err.msg);
+	pyrt_box *bx = NULL;
+	cr_assert_eq(pyrt_box_open(&bx, box, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_install_rollback(bx, &o, NULL, &err), 0, "%s",
+		     err.msg);
 	current_target(now, sizeof now);
 	cr_assert_str_eq(now, first);
 	cr_assert_eq(pt_sh("'%s/runtime/python/current/bin/python3' -I -c pass",
 			   box), 0);
 
-	cr_assert_eq(pyrt_install_uninstall(box, 1, NULL, &err), 0, "%s",
+	cr_assert_eq(pyrt_install_uninstall(bx, 1, NULL, &err), 0, "%s",
 		     err.msg);
+	pyrt_box_free(bx);
 	pyrt_status st;
 	cr_assert_eq(pyrt_status_read(box, pins, pt_host_key(), 0, &st, &err), 0);
 	cr_assert_eq(st.state, PYRT_STATE_NOT_PROVISIONED);

@@ -16,6 +16,7 @@
 
 #include "core/dist/pins.h"
 #include "core/pkgs/plugins.h"
+#include "core/runtime/box.h"
 #include "core/runtime/install.h"
 #include "core/runtime/marker.h"
 #include "core/util/cache_seal.h"
@@ -924,7 +925,11 @@ Test(plugins, memo_never_trusts_a_foreign_or_malformed_file, .timeout = 600)
 
 	/* Uninstall takes it with the runtime it describes. */
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_uninstall(box, 1, NULL, &err), 0, "%s", err.msg);
+	pyrt_box *bx = NULL;
+	cr_assert_eq(pyrt_box_open(&bx, box, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(pyrt_install_uninstall(bx, 1, NULL, &err), 0, "%s",
+		     err.msg);
+	pyrt_box_free(bx);
 	cr_assert_eq(access(memo, F_OK), -1, "uninstall removes %s", memo);
 	free(log);
 }

@@ -3,6 +3,7 @@
  * broken, unknown roles), lookup and listing of the shipped themes. */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,87 @@ Test(tui_theme, find_and_list_in_directories_in_order)
 	pt_rmtree(b);
 	free(a);
 	free(b);
+}
+
+/* Theme folders with dir first and nothing else. */
+static void only_dir(tui_theme_dirs *d, const char *dir)
+{
+	memset(d, 0, sizeof *d);
+	d->dirs[0] = dir;
+	d->dirs[1] = d->dirs[2] = "";
+}
+
+/* Selecting a theme: found and loaded, missing (quietly or with the
+ * notice), or broken (the default, with the file's name and line first and
+ * its folder last). */
+Test(tui_theme, select_loads_or_says_why_it_is_the_default)
+{
+	char *dir = pt_tmpdir("themes-sel");
+	char *good = pt_join(dir, "good.yaml"), *bad = pt_join(dir, "bad.yaml");
+	pt_write(good, "roles:\n  accent: { fg: blue }\n");
+	pt_write(bad, "roles:\n  accent: { fg: purpel }\n");
+	tui_theme_dirs d;
+	only_dir(&d, dir);
+	tui_theme t, def;
+	tui_theme_default(&def);
+	char msg[512];
+	cr_assert_eq(tui_theme_select(&t, &d, "good", 0, msg, sizeof msg), 0);
+	cr_assert_str_eq(t.name, "good");
+	cr_assert_eq(t.roles[TUI_ROLE_ACCENT].fg, 4);
+	cr_assert_str_eq(msg, "");
+	cr_assert_eq(tui_theme_select(&t, &d, "gone", 1, msg, sizeof msg), -1);
+	cr_assert_str_eq(msg, "");
+	cr_assert_eq(memcmp(&t, &def, sizeof t), 0);
+	cr_assert_eq(tui_theme_select(&t, &d, "gone", 0, msg, sizeof msg), -1);
+	cr_assert_not_null(strstr(msg, "using the default theme; theme 'gone' "
+				  "not found"), "%s", msg);
+	cr_assert_eq(tui_theme_select(&t, &d, "bad", 0, msg, sizeof msg), -1);
+	cr_assert_eq(memcmp(&t, &def, sizeof t), 0);
+	cr_assert_eq(strncmp(msg, "using the default theme; bad.yaml:2: ", 37),
+		     0, "%s", msg);
+	char *in = NULL;
+	cr_assert_neq(asprintf(&in, "(in %s)", dir), -1);
+	cr_assert_not_null(strstr(msg, in), "%s", msg);
+	free(in);
+	free(good); free(bad);
+	pt_rmtree(dir);
+	free(dir);
+}
+
+/* The `t` key's order: the listing's, round, from wherever it is. */
+Test(tui_theme, next_cycles_the_listing)
+{
+	char *dir = pt_tmpdir("themes-next");
+	char *p1 = pt_join(dir, "aa.yaml"), *p2 = pt_join(dir, "bb.yaml");
+	tui_theme_dirs d;
+	only_dir(&d, dir);
+	char name[64];
+	cr_assert_eq(tui_theme_next(&d, "aa", name, sizeof name), -1);
+	pt_write(p1, "name: aa\n");
+	pt_write(p2, "name: bb\n");
+	cr_assert_eq(tui_theme_next(&d, "aa", name, sizeof name), 0);
+	cr_assert_str_eq(name, "bb");
+	cr_assert_eq(tui_theme_next(&d, "bb", name, sizeof name), 0);
+	cr_assert_str_eq(name, "aa");
+	cr_assert_eq(tui_theme_next(&d, "built-in", name, sizeof name), 0);
+	cr_assert_str_eq(name, "aa");
+	free(p1); free(p2);
+	pt_rmtree(dir);
+	free(dir);
+}
+
+/* $PYRT_THEME_DIR comes first, as it is. */
+Test(tui_theme, dirs_start_with_the_environment)
+{
+	tui_theme_dirs d;
+	setenv("PYRT_THEME_DIR", "/somewhere/themes", 1);
+	tui_theme_dirs_init(&d);
+	cr_assert_str_eq(d.dirs[0], "/somewhere/themes");
+	cr_assert_not_null(strstr(d.dirs[1], "share/pyrt/themes"), "%s",
+			   d.dirs[1]);
+	unsetenv("PYRT_THEME_DIR");
+	tui_theme_dirs_init(&d);
+	cr_assert_str_eq(d.dirs[0], "");
 }
 
 /* Every theme shipped in themes/ parses, and the four the issue names

@@ -10,7 +10,7 @@
 #include "app/exitcodes.h"
 #include "app/install.h"
 #include "core/util/clock.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 
 /* One "Label  value" row inside the consent box. */
 static void field(tui_app *a, int y, int x, int w, const char *label,

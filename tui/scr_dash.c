@@ -16,7 +16,7 @@
 #include "app/plugin.h"
 #include "core/runtime/box.h"
 #include "core/util/sanitize.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 #include "tui/plugin_text.h"
 

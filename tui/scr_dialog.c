@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "app/text.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 
 #define DLG_LINES 512

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "app/common.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 
 

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/loop.h"
 
 /* `?`: every dashboard key, including those the footer has no room for.
  * Each description fits the 41 columns a 60-column terminal leaves; when

@@ -3,7 +3,7 @@
  */
 #include <stdio.h>
 
-#include "tui/app.h"
+#include "tui/loop.h"
 
 void tui_loading_draw(tui_app *a)
 {

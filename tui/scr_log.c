@@ -14,7 +14,7 @@
 
 #include "app/text.h"
 #include "core/runtime/box.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 
 #define LOG_BYTES_MAX (8u << 20)

@@ -9,7 +9,7 @@
 
 #include "app/common.h"
 #include "core/util/clock.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "tui/format.h"
 
 #define LABEL_COL 4

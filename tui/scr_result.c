@@ -8,7 +8,7 @@
 
 #include "app/common.h"
 #include "app/exitcodes.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 
 /* Which step failed: the first marked failed, else (a cancel) the one
  * that was running; "" when none had begun. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "app/common.h"
-#include "tui/app.h"
+#include "tui/loop.h"
 
 /* A spinner while the smoke test runs, then its answer. */
 void tui_smoke_draw(tui_app *a)

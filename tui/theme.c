@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 
 #include <yaml.h>
 
+#include "core/util/fmt.h"
+#include "core/util/os.h"
 #include "core/util/yamldoc.h"
 
 #define THEME_FILE_MAX (64 * 1024)
@@ -472,4 +475,94 @@ size_t tui_theme_list(const char *const *dirs, size_t ndirs,
 	}
 	qsort(names, n, sizeof names[0], name_cmp);
 	return n;
+}
+
+#ifndef PYRT_THEME_SOURCE_DIR
+#define PYRT_THEME_SOURCE_DIR ""
+#endif
+#ifndef PYRT_THEME_INSTALL_REL
+#define PYRT_THEME_INSTALL_REL "../share/pyrt/themes"
+#endif
+
+/* The installed themes are looked for next to the binary, so a relocated
+ * or DESTDIR install finds its own. */
+void tui_theme_dirs_init(tui_theme_dirs *d)
+{
+	const char *env = getenv("PYRT_THEME_DIR");
+	char exe[PATH_MAX];
+	/* a cut path would name another folder: none */
+	if (pyrt_fmt_path(d->buf[0], sizeof d->buf[0], NULL, "%s",
+			  env ? env : ""))
+		d->buf[0][0] = '\0';
+	d->buf[1][0] = '\0';
+	char *slash = pyrt_os_self_exe(exe, sizeof exe) == 0
+		      ? strrchr(exe, '/') : NULL;
+	if (slash) {
+		*slash = '\0';
+		if (pyrt_fmt_path(d->buf[1], sizeof d->buf[1], NULL,
+				  "%s/" PYRT_THEME_INSTALL_REL, exe))
+			d->buf[1][0] = '\0';
+	}
+	if (pyrt_fmt_path(d->buf[2], sizeof d->buf[2], NULL, "%s",
+			  PYRT_THEME_SOURCE_DIR))
+		d->buf[2][0] = '\0';
+	for (int i = 0; i < TUI_THEME_DIRS; i++)
+		d->dirs[i] = d->buf[i];
+}
+
+/* The notice for a theme file that did not load.  Its message starts with
+ * the file's path, which can be longer than the row: the file's name and
+ * line come first and the directory last, so what was wrong is not cut
+ * off wherever the box or the themes live. */
+static void load_notice(char *out, size_t len, const char *path,
+			const char *msg)
+{
+	const char *slash = strrchr(path, '/');
+	size_t plen = strlen(path);
+	if (!slash || strncmp(msg, path, plen) != 0)
+		pyrt_fmt_text(out, len, "using the default theme; %s", msg);
+	else
+		pyrt_fmt_text(out, len, "using the default theme; %s%s "
+			      "(in %.*s)", slash + 1, msg + plen,
+			      (int)(slash - path), path);
+}
+
+int tui_theme_select(tui_theme *t, const tui_theme_dirs *d, const char *name,
+		     int quiet_missing, char *msg, size_t msglen)
+{
+	char path[PATH_MAX], why[768];
+	tui_theme loaded;
+	msg[0] = '\0';
+	if (tui_theme_find(name, d->dirs, TUI_THEME_DIRS, path,
+			   sizeof path) != 0) {
+		tui_theme_default(t);
+		if (!quiet_missing)
+			pyrt_fmt_text(msg, msglen, "using the default theme; "
+				      "theme '%s' not found (looked in "
+				      "$PYRT_THEME_DIR, share/pyrt/themes, "
+				      "the source tree)", name);
+		return -1;
+	}
+	if (tui_theme_load_file(&loaded, path, why, sizeof why) != 0) {
+		tui_theme_default(t);
+		load_notice(msg, msglen, path, why);
+		return -1;
+	}
+	*t = loaded;
+	return 0;
+}
+
+int tui_theme_next(const tui_theme_dirs *d, const char *current, char *name,
+		   size_t namelen)
+{
+	char (*names)[64] = calloc(TUI_THEMES_MAX, sizeof *names);
+	size_t n = names ? tui_theme_list(d->dirs, TUI_THEME_DIRS, names,
+					   TUI_THEMES_MAX) : 0;
+	size_t next = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], current) == 0)
+			next = (i + 1) % n;
+	int rc = n ? pyrt_fmt_text(name, namelen, "%s", names[next]) : -1;
+	free(names);
+	return rc ? -1 : 0;
 }

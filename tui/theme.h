@@ -101,4 +101,30 @@ int tui_theme_find(const char *name, const char *const *dirs, size_t ndirs,
 size_t tui_theme_list(const char *const *dirs, size_t ndirs,
 		      char (*names)[64], size_t max);
 
+/* Where theme files are looked for, in order: $PYRT_THEME_DIR, the
+ * installed share/pyrt/themes next to the binary, the source tree's
+ * themes/ (empty in a package build).  An empty entry is skipped. */
+#define TUI_THEME_DIRS 3
+#define TUI_THEMES_MAX 32 /* theme files the `t` key cycles through */
+typedef struct tui_theme_dirs {
+	const char *dirs[TUI_THEME_DIRS];
+	char buf[TUI_THEME_DIRS][4096];
+} tui_theme_dirs;
+
+void tui_theme_dirs_init(tui_theme_dirs *d);
+
+/*
+ * Load theme name (a name in d, or a path) into t.  Returns 0, or -1 with
+ * t the default theme and msg the one-line notice that says so and why
+ * ("using the default theme; ..."), empty when the theme is missing and
+ * quiet_missing is set.
+ */
+int tui_theme_select(tui_theme *t, const tui_theme_dirs *d, const char *name,
+		     int quiet_missing, char *msg, size_t msglen);
+
+/* The name of the theme after current in d's listing (the first when
+ * current is not listed).  Returns 0, or -1 when there are no theme files. */
+int tui_theme_next(const tui_theme_dirs *d, const char *current, char *name,
+		   size_t namelen);
+
 #endif

@@ -153,12 +153,12 @@ static int check_add(pyrt_doctor *d, const char *id, const char *title,
  * does not exist yet. */
 static void existing_ancestor(const char *path, char *out, size_t len)
 {
-	snprintf(out, len, "%s", path);
+	pyrt_fmt_text(out, len, "%s", path);
 	struct stat sb;
 	while (stat(out, &sb) != 0) {
 		char *slash = strrchr(out, '/');
 		if (!slash || slash == out) {
-			snprintf(out, len, "/");
+			pyrt_fmt_text(out, len, "/");
 			return;
 		}
 		*slash = '\0';
@@ -180,7 +180,7 @@ static void supported_keys(const pyrt_pins *pins, char *buf, size_t len)
 					 i ? ", " : "",
 					 pyrt_pins_archive_at(pins, i)->key);
 	if (!buf[0])
-		snprintf(buf, len, "none");
+		pyrt_fmt_text(buf, len, "none");
 }
 
 /* Unpinned platforms fail with the keys that are pinned. */
@@ -196,9 +196,9 @@ static int check_platform(doctor_ctx *x)
 				 pyrt_pins_build(pins));
 	char keys[1024], fix[256];
 	supported_keys(pins, keys, sizeof keys);
-	snprintf(fix, sizeof fix,
-		 "run pyrt on a supported platform, or pass --pins FILE with "
-		 "an archive for %s", key);
+	pyrt_fmt_text(fix, sizeof fix,
+		      "run pyrt on a supported platform, or pass --pins FILE with "
+		      "an archive for %s", key);
 	return check_add(x->d, "platform", "Platform supported",
 			 PYRT_CHECK_FAIL, fix,
 			 "no runtime is pinned for %s; supported: %s", key,
@@ -216,14 +216,14 @@ static int check_pins(doctor_ctx *x)
 	pyrt_pins_lock_find(pins, x->o->platform_key, &locked);
 	char wheels[512];
 	if (locked)
-		snprintf(wheels, sizeof wheels, "the baseline's wheels are "
-			 "hash-locked (%zu wheels for %s: installs take those "
-			 "files and nothing else)", locked, x->o->platform_key);
+		pyrt_fmt_text(wheels, sizeof wheels, "the baseline's wheels are "
+			      "hash-locked (%zu wheels for %s: installs take those "
+			      "files and nothing else)", locked, x->o->platform_key);
 	else
-		snprintf(wheels, sizeof wheels, "the baseline's wheels are NOT "
-			 "hash-locked (no wheel lock for %s: pip installs what "
-			 "its index, over TLS, or a --wheelhouse serves; pin them "
-			 "with \"pyrt lock --wheelhouse DIR --out FILE\")", x->o->platform_key);
+		pyrt_fmt_text(wheels, sizeof wheels, "the baseline's wheels are NOT "
+			      "hash-locked (no wheel lock for %s: pip installs what "
+			      "its index, over TLS, or a --wheelhouse serves; pin them "
+			      "with \"pyrt lock --wheelhouse DIR --out FILE\")", x->o->platform_key);
 	return check_add(x->d, "pins", "Pins source", PYRT_CHECK_PASS, NULL,
 			 "%s%s: %s %s (build %s) for %zu platform(s), baseline "
 			 "of %zu requirement(s); %s",
@@ -240,8 +240,8 @@ static int check_box_root(doctor_ctx *x)
 	const char *root = x->d->box_root;
 	const char *title = "Box root writable";
 	char fix[PATH_MAX + 128];
-	snprintf(fix, sizeof fix,
-		 "make %s writable for this user, or pass --box-root DIR", root);
+	pyrt_fmt_text(fix, sizeof fix,
+		      "make %s writable for this user, or pass --box-root DIR", root);
 	struct stat sb;
 	if (stat(root, &sb) != 0) {
 		char anc[PATH_MAX];
@@ -292,9 +292,9 @@ static void untrusted_words(const char *root, char *title, size_t tlen,
 {
 	struct stat sb;
 	if (stat(root, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-		snprintf(title, tlen, "Box root is a folder");
-		snprintf(fix, flen, "pass --box-root DIR naming a folder of "
-			 "the box's own (a new path: pyrt creates it)");
+		pyrt_fmt_text(title, tlen, "Box root is a folder");
+		pyrt_fmt_text(fix, flen, "pass --box-root DIR naming a folder of "
+			      "the box's own (a new path: pyrt creates it)");
 		return;
 	}
 	/* Down the runtime's spine, the first folder of yours that you
@@ -309,16 +309,16 @@ static void untrusted_words(const char *root, char *title, size_t tlen,
 		    sb.st_uid != geteuid())
 			break;
 		if ((sb.st_mode & S_IRWXU) != S_IRWXU) {
-			snprintf(title, tlen, "Box folders readable by you");
-			snprintf(fix, flen, "chmod u+rwx '%s' (its mode, %03o, "
-				 "was changed by hand)", path,
-				 (unsigned)(sb.st_mode & 07777));
+			pyrt_fmt_text(title, tlen, "Box folders readable by you");
+			pyrt_fmt_text(fix, flen, "chmod u+rwx '%s' (its mode, %03o, "
+				      "was changed by hand)", path,
+				      (unsigned)(sb.st_mode & 07777));
 			return;
 		}
 	}
-	snprintf(title, tlen, "Box root owned by you");
-	snprintf(fix, flen, "run pyrt as the box's owner, or choose a box "
-		 "root of your own (--box-root DIR)");
+	pyrt_fmt_text(title, tlen, "Box root owned by you");
+	pyrt_fmt_text(fix, flen, "run pyrt as the box's owner, or choose a box "
+		      "root of your own (--box-root DIR)");
 }
 
 /* A running install is worth knowing (it may change what follows), not a
@@ -421,7 +421,7 @@ static void on_problem(const char *path, const char *what, void *payload)
 {
 	verify_tally *t = payload;
 	if (t->problems++ == 0)
-		snprintf(t->first, sizeof t->first, "%s: %s", path, what);
+		pyrt_fmt_text(t->first, sizeof t->first, "%s: %s", path, what);
 }
 
 /* The marker, the manifest it vouches for (digest and entry count), and
@@ -437,8 +437,10 @@ static int check_marker(doctor_ctx *x)
 	char path[PATH_MAX + 16];
 	pyrt_marker m;
 	pyrt_error err = PYRT_ERROR_INIT;
-	snprintf(path, sizeof path, "%s/marker.json", x->d->install_dir);
-	int rc = pyrt_marker_read(path, &m, &err);
+	int rc = pyrt_fmt_path(path, sizeof path, &err, "%s/marker.json",
+			       x->d->install_dir);
+	if (!rc)
+		rc = pyrt_marker_read(path, &m, &err);
 	if (rc == PYRT_E_NOMEM)
 		return rc;
 	if (rc)
@@ -578,8 +580,8 @@ static int check_pep668(doctor_ctx *x)
 				 "not checked: no install to look at (see "
 				 "runtime)");
 	char pattern[PATH_MAX + 64];
-	snprintf(pattern, sizeof pattern,
-		 "%s/python/lib/python3*/EXTERNALLY-MANAGED", x->d->install_dir);
+	pyrt_fmt_text(pattern, sizeof pattern,
+		      "%s/python/lib/python3*/EXTERNALLY-MANAGED", x->d->install_dir);
 	glob_t g;
 	memset(&g, 0, sizeof g);
 	int gr = glob(pattern, GLOB_NOSORT, NULL, &g);
@@ -639,13 +641,13 @@ static int baseline_installed(doctor_ctx *x, char *lacking, size_t len)
 	free(specs);
 	lacking[0] = '\0';
 	if (rc) {
-		snprintf(lacking, len, "%s", err.msg);
+		pyrt_fmt_text(lacking, len, "%s", err.msg);
 		return rc;
 	}
 	const pyrt_plugin *row = pyrt_plugins_at(ps, 0);
 	if (row->verdict == PYRT_VERDICT_INVALID)
-		snprintf(lacking, len, "%s", row->error ? row->error
-			 : "a requirement could not be read");
+		pyrt_fmt_text(lacking, len, "%s", row->error ? row->error
+			      : "a requirement could not be read");
 	else if (row->verdict != PYRT_VERDICT_READY)
 		describe_requirements(row, lacking, len);
 	pyrt_plugins_free(ps);
@@ -732,36 +734,36 @@ static void describe_requirements(const pyrt_plugin *p, char *buf, size_t len)
 static int plugin_row(doctor_ctx *x, const pyrt_plugin *p)
 {
 	char id[192], title[192], what[2048];
-	snprintf(id, sizeof id, "plugin:%s", p->name);
-	snprintf(title, sizeof title, "Plugin %s", p->name);
+	pyrt_fmt_text(id, sizeof id, "plugin:%s", p->name);
+	pyrt_fmt_text(title, sizeof title, "Plugin %s", p->name);
 	pyrt_check_verdict v = PYRT_CHECK_FAIL;
 	switch (p->verdict) {
 	case PYRT_VERDICT_READY:
 		v = PYRT_CHECK_PASS;
-		snprintf(what, sizeof what, "%zu requirement(s) met",
-			 p->require_count);
+		pyrt_fmt_text(what, sizeof what, "%zu requirement(s) met",
+			      p->require_count);
 		break;
 	case PYRT_VERDICT_NO_RUNTIME_NEEDED:
 		v = PYRT_CHECK_PASS;
-		snprintf(what, sizeof what, "needs no managed runtime");
+		pyrt_fmt_text(what, sizeof what, "needs no managed runtime");
 		break;
 	case PYRT_VERDICT_DISABLED:
 		v = PYRT_CHECK_PASS;
-		snprintf(what, sizeof what, "not enabled in its plugin.yaml");
+		pyrt_fmt_text(what, sizeof what, "not enabled in its plugin.yaml");
 		break;
 	case PYRT_VERDICT_NEEDS_RUNTIME:
 		/* The plugin's own error says why, when the check itself
 		 * failed; otherwise the runtime is simply not ready. */
-		snprintf(what, sizeof what, "%s", p->error ? p->error :
-			 "needs the managed runtime, which is not ready");
+		pyrt_fmt_text(what, sizeof what, "%s", p->error ? p->error :
+			      "needs the managed runtime, which is not ready");
 		break;
 	case PYRT_VERDICT_MISSING_DEPS:
 		describe_requirements(p, what, sizeof what);
 		break;
 	case PYRT_VERDICT_INVALID:
 		/* The error already starts with "<path>/plugin.yaml:<line>:". */
-		snprintf(what, sizeof what, "%s",
-			 p->error ? p->error : "invalid plugin.yaml");
+		pyrt_fmt_text(what, sizeof what, "%s",
+			      p->error ? p->error : "invalid plugin.yaml");
 		break;
 	}
 	const char *fix = v == PYRT_CHECK_PASS ? NULL : p->fix;
@@ -802,9 +804,9 @@ int pyrt_doctor_plugins_fix(const char *box_root, char *buf, size_t len)
 		return 0;
 	struct stat sb;
 	int theirs = stat(dir, &sb) == 0 && sb.st_uid != geteuid();
-	snprintf(buf, len, "%schmod -R go+rX '%s' (made private, as a umask "
-		 "of 077 does; every user of the box reads its plugins)",
-		 theirs ? "sudo " : "", dir);
+	pyrt_fmt_text(buf, len, "%schmod -R go+rX '%s' (made private, as a umask "
+		      "of 077 does; every user of the box reads its plugins)",
+		      theirs ? "sudo " : "", dir);
 	return 1;
 }
 
@@ -851,8 +853,8 @@ static int check_disk(doctor_ctx *x)
 				 "%llu MiB)", (unsigned long long)(have / mb),
 				 where, (unsigned long long)((need + mb - 1) / mb));
 	char fix[PATH_MAX + 64];
-	snprintf(fix, sizeof fix, "free at least %llu MiB under %s",
-		 (unsigned long long)((need - have + mb - 1) / mb), where);
+	pyrt_fmt_text(fix, sizeof fix, "free at least %llu MiB under %s",
+		      (unsigned long long)((need - have + mb - 1) / mb), where);
 	return check_add(x->d, "disk", "Free disk",
 			 PYRT_CHECK_FAIL, fix,
 			 "only %llu MiB free at %s; an install needs about "
@@ -912,19 +914,19 @@ static int check_proxy(doctor_ctx *x)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		const char *lo = getenv(names[i][0]), *up = getenv(names[i][1]);
 		if (lo && up && *lo && *up && strcmp(lo, up) != 0 && !odd[0])
-			snprintf(odd, sizeof odd, "%s and %s differ",
-				 names[i][0], names[i][1]);
+			pyrt_fmt_text(odd, sizeof odd, "%s and %s differ",
+				      names[i][0], names[i][1]);
 		for (int c = 0; c < 2; c++) {
 			const char *v = c ? up : lo;
 			if (!v || !*v)
 				continue;
 			if (i == 3) {
-				snprintf(shown, sizeof shown, "%s", v);
+				pyrt_fmt_text(shown, sizeof shown, "%s", v);
 				pyrt_redact(shown);
 			}
 			else if (!proxy_shown(v, shown, sizeof shown) && !odd[0])
-				snprintf(odd, sizeof odd,
-					 "%s names no proxy host", names[i][c]);
+				pyrt_fmt_text(odd, sizeof odd,
+					      "%s names no proxy host", names[i][c]);
 			if (used < sizeof detail)
 				used += (size_t)snprintf(detail + used,
 							 sizeof detail - used,
@@ -1050,10 +1052,10 @@ static const char *net_fix(const char *stage, int index, char *buf,
 		: !strcmp(stage, "tcp") ? "check the firewall, or set "
 					  "https_proxy to this network's proxy"
 		: "check the network and the proxy";
-	snprintf(buf, len, "%s; or %s; or %s", what,
-		 index ? "pass --index-url URL for a reachable index"
-		       : "pass --mirror URL for a reachable mirror",
-		 offline);
+	pyrt_fmt_text(buf, len, "%s; or %s; or %s", what,
+		      index ? "pass --index-url URL for a reachable index"
+			    : "pass --mirror URL for a reachable mirror",
+		      offline);
 	return buf;
 }
 
@@ -1152,7 +1154,7 @@ static int check_wheelhouse(doctor_ctx *x)
 	char fix[PATH_MAX + 256];
 	struct stat sb;
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		snprintf(fix, sizeof fix, "make %s a folder of the baseline's "
+		pyrt_fmt_text(fix, sizeof fix, "make %s a folder of the baseline's "
 			 "wheels (pyrt mirror DIR --wheelhouse-from WHEELS "
 			 "writes one), or pass --wheelhouse DIR for the folder "
 			 "that has them", dir);
@@ -1193,7 +1195,7 @@ static int check_wheelhouse(doctor_ctx *x)
 						 used ? ", " : "", norm);
 	}
 	if (lacking) {
-		snprintf(fix, sizeof fix, "copy the wheels of %s into %s (pyrt "
+		pyrt_fmt_text(fix, sizeof fix, "copy the wheels of %s into %s (pyrt "
 			 "mirror DIR --wheelhouse-from WHEELS collects them)",
 			 missing, dir);
 		return check_add(x->d, "wheelhouse", title, PYRT_CHECK_FAIL,
@@ -1285,7 +1287,7 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	rc = pyrt_box_open(&x->box, opts->box_root, 0, &berr);
 	if (rc == PYRT_E_UNTRUSTED) {
 		/* One finding, and nothing in the box is read or run. */
-		snprintf(d->box_root, sizeof d->box_root, "%s", opts->box_root);
+		pyrt_fmt_text(d->box_root, sizeof d->box_root, "%s", opts->box_root);
 		char title[64], fix[PATH_MAX + 256];
 		untrusted_words(opts->box_root, title, sizeof title, fix,
 				sizeof fix);
@@ -1301,11 +1303,11 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		rc = pyrt_error_set(err, rc, "%s", berr.msg);
 		goto cleanup;
 	}
-	snprintf(d->box_root, sizeof d->box_root, "%s", pyrt_box_root(x->box));
-	snprintf(d->logs_dir, sizeof d->logs_dir, "%s",
-		 pyrt_box_logs_dir(x->box));
-	snprintf(d->platform_key, sizeof d->platform_key, "%s",
-		 opts->platform_key);
+	pyrt_fmt_text(d->box_root, sizeof d->box_root, "%s", pyrt_box_root(x->box));
+	pyrt_fmt_text(d->logs_dir, sizeof d->logs_dir, "%s",
+		      pyrt_box_logs_dir(x->box));
+	pyrt_fmt_text(d->platform_key, sizeof d->platform_key, "%s",
+		      opts->platform_key);
 	x->pin = pyrt_pins_find(opts->pins, opts->platform_key);
 	rc = doctor_checks(x, err);
 	if (!rc && x->proxy_dead)
@@ -1404,7 +1406,7 @@ static int newest_install_log(const char *dir, char *out, size_t len)
 			       strcmp(de->d_name, best_name) > 0)));
 		if (!best_name[0] || newer) {
 			best = sb.st_mtim;
-			snprintf(best_name, sizeof best_name, "%s", de->d_name);
+			pyrt_fmt_text(best_name, sizeof best_name, "%s", de->d_name);
 		}
 	}
 	closedir(dh);
@@ -1462,7 +1464,7 @@ static int bundle_add(struct archive *a, const char *name, const char *text,
 	if (e) {
 		/* One top-level folder: unpacking never scatters files. */
 		char path[256];
-		snprintf(path, sizeof path, "pyrt-bundle/%s", name);
+		pyrt_fmt_text(path, sizeof path, "pyrt-bundle/%s", name);
 		archive_entry_set_pathname(e, path);
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_perm(e, 0600);
@@ -1510,10 +1512,10 @@ static char *platform_facts(const pyrt_doctor *d, const char *marker,
 	    stat(d->logs_dir, &sb) == 0) {
 		char owner[128];
 		pyrt_fs_owner_name(sb.st_uid, owner, sizeof owner);
-		snprintf(no_log, sizeof no_log, "not included: the install "
-			 "logs in %s are %s's, private to them; to include "
-			 "the newest, run \"sudo pyrt doctor --bundle FILE "
-			 "--box-root %s\"", d->logs_dir, owner, d->box_root);
+		pyrt_fmt_text(no_log, sizeof no_log, "not included: the install "
+			      "logs in %s are %s's, private to them; to include "
+			      "the newest, run \"sudo pyrt doctor --bundle FILE "
+			      "--box-root %s\"", d->logs_dir, owner, d->box_root);
 	}
 	char *text = NULL;
 	if (asprintf(&text,
@@ -1540,8 +1542,8 @@ static int bundle_members(struct archive *a, const pyrt_doctor *d,
 	char marker[PATH_MAX + 16], log[PATH_MAX];
 	int have_marker = 0;
 	if (d->install_dir[0]) {
-		snprintf(marker, sizeof marker, "%s/marker.json",
-			 d->install_dir);
+		pyrt_fmt_text(marker, sizeof marker, "%s/marker.json",
+			      d->install_dir);
 		have_marker = access(marker, R_OK) == 0;
 	}
 	int have_log = newest_install_log(d->logs_dir, log, sizeof log);

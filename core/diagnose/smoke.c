@@ -74,39 +74,20 @@ static int random_hex(char *hex, size_t n, pyrt_error *err)
 	}
 	close(fd);
 	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+		pyrt_fmt_text(hex + 2 * i, 3, "%02x", bytes[i]);
 	return 0;
 }
 
-/* The active install and its interpreter; both failures name the fix. */
+/* The active install and its interpreter; every failure names the fix. */
 static int smoke_find_runtime(smoke_run *r, const char *box_root,
 			      pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, box_root, 0, err);
 	if (rc)
 		return rc;
-	pyrt_error lerr = PYRT_ERROR_INIT;
-	rc = pyrt_box_link_install(r->box, pyrt_box_current(r->box),
-				   r->install_dir, sizeof r->install_dir, &lerr);
-	if (rc == PYRT_E_NOT_READY)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "no managed Python runtime is installed "
-				      "in %s — run \"pyrt install\"", box_root);
-	if (rc)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "the managed Python runtime is broken "
-				      "(%s) — run \"pyrt install --force\"",
-				      lerr.msg);
-	rc = pyrt_box_interpreter(r->install_dir, r->pins, r->python,
-				  sizeof r->python, err);
-	if (rc)
-		return rc;
-	if (access(r->python, X_OK) != 0)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "the managed Python runtime is broken "
-				      "(%s is missing or not executable) — run "
-				      "\"pyrt install --force\"", r->python);
-	return 0;
+	return pyrt_box_active_interpreter(r->box, r->pins, r->install_dir,
+					   sizeof r->install_dir, r->python,
+					   sizeof r->python, err);
 }
 
 /* A private 0700 directory under <box>/runtime/python: the child's HOME
@@ -143,7 +124,7 @@ static int smoke_on_line(const char *line, void *payload)
 {
 	smoke_run *r = payload;
 	if (line[0])
-		snprintf(r->last_line, sizeof r->last_line, "%s", line);
+		pyrt_fmt_text(r->last_line, sizeof r->last_line, "%s", line);
 	return pyrt_events_log(r->ev, PYRT_LOG_DEBUG, "python: %s", line) ? 1
 									   : 0;
 }
@@ -396,8 +377,8 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 		rc = smoke_make_workspace(r, err);
 	if (rc)
 		return rc;
-	snprintf(res->paragraph, sizeof res->paragraph, "pyrt smoke test %s",
-		 nonce);
+	pyrt_fmt_text(res->paragraph, sizeof res->paragraph, "pyrt smoke test %s",
+		      nonce);
 	rc = pyrt_events_log(r->ev, PYRT_LOG_INFO,
 			     "smoke: %s writes a .docx with python-docx",
 			     r->python);
@@ -416,7 +397,7 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 		rc = smoke_copy_out(r, out_path, err);
 		if (rc)
 			return rc;
-		snprintf(res->docx_path, sizeof res->docx_path, "%s", out_path);
+		pyrt_fmt_text(res->docx_path, sizeof res->docx_path, "%s", out_path);
 	}
 	return pyrt_events_log(r->ev, PYRT_LOG_INFO,
 			       "smoke: word/document.xml holds \"%s\"",

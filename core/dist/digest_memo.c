@@ -12,6 +12,7 @@
 
 #include "core/util/cache_seal.h"
 #include "core/util/error.h"
+#include "core/util/fmt.h"
 #include "core/util/fs.h"
 
 /* Each line: the checksum of the rest of the line, then the entry. */
@@ -84,8 +85,10 @@ static void memo_load(pyrt_digest_memo *m)
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (pyrt_fs_check_private_dir(m->dir, &missing, &err) != 0 || missing)
 		return;
-	snprintf(path, sizeof path, "%s/%s", m->dir, PYRT_DIGEST_MEMO_FILE);
-	if (pyrt_fs_read_state(path, MEMO_MAX, &text, NULL, &err) != 0)
+	/* No memo where its path does not fit: hashed, never misread. */
+	if (pyrt_fmt_path(path, sizeof path, &err, "%s/%s", m->dir,
+			  PYRT_DIGEST_MEMO_FILE) ||
+	    pyrt_fs_read_state(path, MEMO_MAX, &text, NULL, &err) != 0)
 		return;
 	size_t hl = strlen(MEMO_HEADER);
 	if (strncmp(text, MEMO_HEADER, hl) == 0) {
@@ -158,7 +161,7 @@ void pyrt_digest_memo_put(pyrt_digest_memo *m, const char *path,
 	memo_entry *e = &m->e[i];
 	entry_key(e, sb);
 	memcpy(e->hex, hex, PYRT_SHA256_HEX_LEN + 1);
-	snprintf(e->path, sizeof e->path, "%s", path);
+	pyrt_fmt_text(e->path, sizeof e->path, "%s", path); /* fits: above */
 	m->dirty = 1;
 }
 
@@ -185,8 +188,11 @@ static void memo_save(const pyrt_digest_memo *m)
 		return;
 	if (pyrt_fs_check_private_dir(m->dir, &missing, &err) != 0 || missing)
 		return;
-	snprintf(path, sizeof path, "%s/%s", m->dir, PYRT_DIGEST_MEMO_FILE);
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+	if (pyrt_fmt_path(path, sizeof path, &err, "%s/%s", m->dir,
+			  PYRT_DIGEST_MEMO_FILE) ||
+	    pyrt_fmt_path(tmp, sizeof tmp, &err, "%s.%ld.tmp", path,
+			  (long)getpid()))
+		return;
 	int fd = pyrt_fs_open_state(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600,
 				    &err);
 	if (fd < 0)

@@ -37,6 +37,7 @@
 #include <archive_entry.h>
 
 #include "core/util/clock.h"
+#include "core/util/fmt.h"
 #include "core/util/gunzip.h"
 #include "core/util/lazylib.h"
 #include "core/util/sha256.h"
@@ -295,9 +296,9 @@ static int x_open_comp(xstate *st, int cur, const char *comp,
 		char rule[PYRT_ERROR_MSG_MAX];
 		if (fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    !S_ISDIR(sb.st_mode)) {
-			snprintf(rule, sizeof rule, S_ISLNK(sb.st_mode) ?
-				 "would write through symlink %s" :
-				 "parent %s is not a directory", prefix);
+			pyrt_fmt_text(rule, sizeof rule, S_ISLNK(sb.st_mode) ?
+				      "would write through symlink %s" :
+				      "parent %s is not a directory", prefix);
 			return x_refuse(st, rule);
 		}
 		return x_io(st, saved, "cannot open a parent directory");
@@ -467,15 +468,15 @@ static int x_refuse_cap(xstate *st, uint64_t cap, uint64_t pinned,
 {
 	char rule[192];
 	if (pinned)
-		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "%s (%dx the %s%llu its pin declares; decompression "
-			 "bomb?)", (unsigned long long)cap, unit,
-			 PYRT_EXTRACT_PIN_SLACK, declared,
-			 (unsigned long long)pinned);
+		pyrt_fmt_text(rule, sizeof rule, "archive exceeds the cap of %llu "
+			      "%s (%dx the %s%llu its pin declares; decompression "
+			      "bomb?)", (unsigned long long)cap, unit,
+			      PYRT_EXTRACT_PIN_SLACK, declared,
+			      (unsigned long long)pinned);
 	else
-		snprintf(rule, sizeof rule, "archive exceeds the cap of %llu "
-			 "%s (decompression bomb?)", (unsigned long long)cap,
-			 unit);
+		pyrt_fmt_text(rule, sizeof rule, "archive exceeds the cap of %llu "
+			      "%s (decompression bomb?)", (unsigned long long)cap,
+			      unit);
 	return x_refuse(st, rule);
 }
 
@@ -765,8 +766,8 @@ static int x_member(xstate *st, struct archive_entry *e)
 	}
 	if (!x_in_top(st, path)) {
 		char msg[PYRT_ERROR_MSG_MAX];
-		snprintf(msg, sizeof msg, "member outside the expected top "
-			 "folder '%s/'", st->top);
+		pyrt_fmt_text(msg, sizeof msg, "member outside the expected "
+			      "top folder '%s/'", st->top);
 		rc = x_refuse(st, msg);
 		goto cleanup;
 	}
@@ -1007,10 +1008,10 @@ static int x_refuse_header(xstate *st)
 {
 	char where[PYRT_ERROR_MSG_MAX / 2];
 	if (st->last_done[0])
-		snprintf(where, sizeof where, "after member %s",
-			 st->last_done);
+		pyrt_fmt_text(where, sizeof where, "after member %s",
+			      st->last_done);
 	else
-		snprintf(where, sizeof where, "at the start of the archive");
+		pyrt_fmt_text(where, sizeof where, "at the start of the archive");
 	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "an extended (pax) "
 			      "header over 1 MiB %s (libarchive: %s); "
 			      "refused: a runtime archive has none so large",
@@ -1048,8 +1049,8 @@ static int x_run(xstate *st)
 		if (++members == 100)
 			pyrt_testhook("mid-extract");
 		if (!rc)
-			snprintf(st->last_done, sizeof st->last_done, "%s",
-				 st->label);
+			pyrt_fmt_text(st->last_done, sizeof st->last_done, "%s",
+				      st->label);
 		if (!rc)
 			rc = x_tick(st, 0);
 	}

@@ -649,7 +649,7 @@ static enum outcome fail_not_archive(struct fetch *f)
 {
 	char size[64] = "of unknown size";
 	if (f->length >= 0)
-		snprintf(size, sizeof size, "of %lld bytes", f->length);
+		pyrt_fmt_text(size, sizeof size, "of %lld bytes", f->length);
 	pyrt_error_set(f->err, PYRT_E_NETWORK,
 		       "%s answered HTTP %ld with a file %s, but the pinned "
 		       "archive has %llu bytes: that is not the archive (a "
@@ -724,7 +724,7 @@ static void fetch_proxy(const struct fetch *f, char *buf, size_t len)
 			continue;
 		char url[512];
 		pyrt_redact_url(v, url, sizeof url);
-		snprintf(buf, len, "%s (%s)", url, vars[i]);
+		pyrt_fmt_text(buf, len, "%s (%s)", url, vars[i]);
 		return;
 	}
 }
@@ -788,7 +788,7 @@ static enum outcome judge_curl(struct fetch *f, CURLcode cc)
 	fetch_proxy(f, proxy, sizeof proxy);
 	if (proxy[0] && (cc == CURLE_COULDNT_RESOLVE_PROXY ||
 			 cc == CURLE_COULDNT_CONNECT || cc == CURLE_PROXY))
-		snprintf(via, sizeof via, " through the proxy %s", proxy);
+		pyrt_fmt_text(via, sizeof via, " through the proxy %s", proxy);
 	if (curl_transient(cc)) {
 		pyrt_fmt_text(f->reason, sizeof f->reason, "%s%s", detail, via);
 		return OUT_RETRY;
@@ -841,7 +841,7 @@ static enum outcome judge_status(struct fetch *f)
 	if (s == 416)
 		return judge_416(f);
 	if (s == 408 || s == 429 || (s >= 500 && s <= 599)) {
-		snprintf(f->reason, sizeof f->reason, "HTTP %ld", s);
+		pyrt_fmt_text(f->reason, sizeof f->reason, "HTTP %ld", s);
 		return OUT_RETRY;
 	}
 	pyrt_error_set(f->err, PYRT_E_NETWORK, "HTTP %ld from %s", s,
@@ -867,8 +867,8 @@ static enum outcome judge(struct fetch *f, CURLcode cc)
 	case STOP_RANGE:
 		if (partial_truncate(f) < 0)
 			return OUT_FAIL;
-		snprintf(f->reason, sizeof f->reason,
-			 "the server sent a different byte range than asked");
+		pyrt_fmt_text(f->reason, sizeof f->reason,
+			      "the server sent a different byte range than asked");
 		return OUT_RETRY;
 	case STOP_NONE:
 		break;
@@ -917,7 +917,7 @@ static enum outcome attempt(struct fetch *f)
 	if (f->stop != STOP_NONE)
 		return judge(f, CURLE_OK);
 
-	snprintf(range, sizeof range, "%llu-", (unsigned long long)f->have);
+	pyrt_fmt_text(range, sizeof range, "%llu-", (unsigned long long)f->have);
 	curl_easy_setopt(f->curl, CURLOPT_RANGE, f->have ? range : NULL);
 	cc = curl_easy_perform(f->curl);
 	/* Whatever the outcome, what arrived is on disk before it is judged. */
@@ -978,9 +978,9 @@ static int attempts_run(struct fetch *f)
 			continue;
 		}
 		if (out == OUT_RESTART)
-			snprintf(f->reason, sizeof f->reason,
-				 "the server's file is shorter than the "
-				 "partial file");
+			pyrt_fmt_text(f->reason, sizeof f->reason,
+				      "the server's file is shorter than the "
+				      "partial file");
 		if (*n >= budget)
 			return pyrt_error_set(f->err, PYRT_E_NETWORK,
 					      "download of %s failed after %u "
@@ -1232,7 +1232,7 @@ void pyrt_fetch_url_host(const char *url, char *buf, size_t len)
 	if (!u)
 		return;
 	if (curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
-		snprintf(buf, len, "%s", host);
+		pyrt_fmt_text(buf, len, "%s", host);
 	curl_free(host);
 	curl_url_cleanup(u);
 }
@@ -1327,7 +1327,7 @@ int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
 	pyrt_error uerr = PYRT_ERROR_INIT;
 	if (url_check(url, shown, &loopback, &uerr) != 0) {
 		res->stage = "other";
-		snprintf(res->line, sizeof res->line, "%s", uerr.msg);
+		pyrt_fmt_text(res->line, sizeof res->line, "%s", uerr.msg);
 		return 0;
 	}
 	struct fetch f;
@@ -1382,7 +1382,7 @@ int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
 		port = strtol(named, NULL, 10);
 	curl_free(named);
 	curl_url_cleanup(u);
-	snprintf(hostport, sizeof hostport, "%s:%ld", host, port);
+	pyrt_fmt_text(hostport, sizeof hostport, "%s:%ld", host, port);
 	if (cc == CURLE_OK) {
 		res->ok = 1;
 		pyrt_fmt_text(res->line, sizeof res->line, "%s: DNS, TCP and %s in "

@@ -105,7 +105,8 @@ typedef struct pyrt_fetch_probe_result {
 int pyrt_fetch_probe(const char *url, const char *cacert, long timeout_s,
 		     pyrt_fetch_probe_result *res, pyrt_error *err);
 
-/** The host part of a URL into buf (for consent screens), "" if none. */
+/** The host part of a URL into buf (for consent screens), "" if none;
+ *  one that does not fit ends in "..." (core/util/fmt.h). */
 void pyrt_fetch_url_host(const char *url, char *buf, size_t len);
 
 #endif

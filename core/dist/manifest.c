@@ -15,6 +15,7 @@
  */
 #include "core/dist/manifest.h"
 
+#include "core/util/fmt.h"
 #include "core/util/fs.h"
 
 #include <errno.h>
@@ -759,7 +760,7 @@ static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
 	char what[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	pyrt_fmt_vtext(what, sizeof what, fmt, ap);
 	va_end(ap);
 	v->problems++;
 	if (v->on_problem)

@@ -220,7 +220,7 @@ static int file_matches_at(int dfd, const char *name, const char *sha256,
 /* ".<name>.partial": hidden, so never a name the mirror serves. */
 static void partial_of(const char *name, char *out, size_t len)
 {
-	snprintf(out, len, ".%s.partial", name);
+	pyrt_fmt_text(out, len, ".%s.partial", name);
 }
 
 /* Create the partial 0644 (so the renamed file can be served) before
@@ -348,7 +348,7 @@ static int mirror_archive(const pyrt_mirror_opts *opts, const pyrt_events *ev,
 {
 	char sub[NAME_MAX + 1];
 	const char *slash = strchr(rel, '/');
-	snprintf(sub, sizeof sub, "%.*s", (int)(slash - rel), rel);
+	pyrt_fmt_text(sub, sizeof sub, "%.*s", (int)(slash - rel), rel);
 	const char *name = slash + 1;
 	int subfd = subdir_open(dfd, opts->dir, sub, err);
 	if (subfd < 0)
@@ -541,8 +541,8 @@ static int follow_requires(const char *meta, const strlist *extras,
 			int needed = 1;
 			if (semi) {
 				char marker[512];
-				snprintf(marker, sizeof marker, "%.*s",
-					 (int)(len - (size_t)(semi - line)), semi);
+				pyrt_fmt_text(marker, sizeof marker, "%.*s",
+					      (int)(len - (size_t)(semi - line)), semi);
 				needed = 0;
 				if (strstr(marker, "extra")) {
 					for (size_t i = 0; i < extras->n; i++)
@@ -1017,7 +1017,9 @@ static int mirror_open_root(const char *dir, pyrt_error *err)
 static int mirror_lock_open(const char *dir, pyrt_error *err)
 {
 	char parent[PATH_MAX], name[NAME_MAX + 1];
-	snprintf(parent, sizeof parent, "%s", dir);
+	int rc = pyrt_fmt_path(parent, sizeof parent, err, "%s", dir);
+	if (rc)
+		return rc;
 	size_t n = strlen(parent);
 	while (n > 1 && parent[n - 1] == '/')
 		parent[--n] = '\0';
@@ -1171,9 +1173,9 @@ static int verify_one(const char *dir, const char *rel, json_t *entry,
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(what, sizeof what, "missing or not a regular file "
-			 "(%s) — run \"pyrt mirror DIR\" again",
-			 fd < 0 ? strerror(errno) : "not a file");
+		pyrt_fmt_text(what, sizeof what, "missing or not a regular file "
+			      "(%s) — run \"pyrt mirror DIR\" again",
+			      fd < 0 ? strerror(errno) : "not a file");
 		if (fd >= 0)
 			close(fd);
 		fn(rel, what, payload);
@@ -1187,17 +1189,17 @@ static int verify_one(const char *dir, const char *rel, json_t *entry,
 		return 1;
 	}
 	if (size > 0 && (json_int_t)st.st_size != size) {
-		snprintf(what, sizeof what, "size mismatch: expected %lld "
-			 "bytes, got %lld — run \"pyrt mirror DIR\" again to "
-			 "fetch it anew", (long long)size,
-			 (long long)st.st_size);
+		pyrt_fmt_text(what, sizeof what, "size mismatch: expected %lld "
+			      "bytes, got %lld — run \"pyrt mirror DIR\" again to "
+			      "fetch it anew", (long long)size,
+			      (long long)st.st_size);
 		fn(rel, what, payload);
 		return 1;
 	}
 	if (!pyrt_sha256_hex_equal(hex, want)) {
-		snprintf(what, sizeof what, "SHA-256 mismatch: expected %s, "
-			 "got %s — run \"pyrt mirror DIR\" again to fetch it "
-			 "anew", want, hex);
+		pyrt_fmt_text(what, sizeof what, "SHA-256 mismatch: expected %s, "
+			      "got %s — run \"pyrt mirror DIR\" again to fetch it "
+			      "anew", want, hex);
 		fn(rel, what, payload);
 		return 1;
 	}
@@ -1275,9 +1277,13 @@ static int verify_locked_wheel(const char *dir, const char *file,
 {
 	char rel[PATH_MAX], path[PATH_MAX * 2], hex[PYRT_SHA256_HEX_LEN + 1];
 	char what[512];
-	snprintf(rel, sizeof rel, "%s/%s", PYRT_MIRROR_WHEELS, file);
-	snprintf(path, sizeof path, "%s/%s", dir, rel);
 	pyrt_error e = PYRT_ERROR_INIT;
+	if (pyrt_fmt_path(rel, sizeof rel, &e, "%s/%s", PYRT_MIRROR_WHEELS,
+			  file) ||
+	    pyrt_fmt_path(path, sizeof path, &e, "%s/%s", dir, rel)) {
+		fn(file, e.msg, payload);
+		return 1;
+	}
 	struct stat st;
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		fn(rel, "not a regular file", payload);
@@ -1289,22 +1295,22 @@ static int verify_locked_wheel(const char *dir, const char *file,
 	}
 	const pyrt_pin_wheel *w = lock_entry(pins, file);
 	if (!w) {
-		snprintf(what, sizeof what, "not in the wheel lock of the pins "
-			 "(%s): expected no such wheel, got SHA-256 %s — remove "
-			 "it, or lock it with \"pyrt lock --wheelhouse DIR --out FILE\"",
-			 pyrt_pins_source(pins), hex);
+		pyrt_fmt_text(what, sizeof what, "not in the wheel lock of the pins "
+			      "(%s): expected no such wheel, got SHA-256 %s — remove "
+			      "it, or lock it with \"pyrt lock --wheelhouse DIR --out FILE\"",
+			      pyrt_pins_source(pins), hex);
 		fn(rel, what, payload);
 		return 1;
 	}
 	if ((uint64_t)st.st_size == w->size &&
 	    pyrt_sha256_hex_equal(hex, w->sha256))
 		return 0;
-	snprintf(what, sizeof what, "SHA-256 mismatch with the wheel lock of "
-		 "the pins (%s): expected %s (%llu bytes), got %s (%llu bytes)"
-		 " — restore the wheel from a source you trust",
-		 pyrt_pins_source(pins), w->sha256,
-		 (unsigned long long)w->size, hex,
-		 (unsigned long long)st.st_size);
+	pyrt_fmt_text(what, sizeof what, "SHA-256 mismatch with the wheel lock of "
+		      "the pins (%s): expected %s (%llu bytes), got %s (%llu bytes)"
+		      " — restore the wheel from a source you trust",
+		      pyrt_pins_source(pins), w->sha256,
+		      (unsigned long long)w->size, hex,
+		      (unsigned long long)st.st_size);
 	fn(rel, what, payload);
 	return 1;
 }

@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "core/dist/pins_table.h"
+#include "core/util/fmt.h"
 #include "core/util/requirement.h"
 #include "core/util/sha256.h"
 #include "core/util/trust.h"
@@ -83,7 +84,7 @@ static int pins_fail(pins_parse *pp, size_t line, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	pyrt_fmt_vtext(what, sizeof what, fmt, ap);
 	va_end(ap);
 	return pyrt_error_set(pp->err, PYRT_E_PINS, "%s:%zu: %s", pp->source,
 			      line, what);
@@ -430,11 +431,11 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 	const char *url = NULL, *sha = NULL;
 	int rc;
 
-	snprintf(where, sizeof where, "archives.%s", a->key);
+	pyrt_fmt_text(where, sizeof where, "archives.%s", a->key);
 	rc = map_fields(pp, node, where, f, 5);
 	if (rc < 0)
 		return rc;
-	snprintf(what, sizeof what, "%s.url", where);
+	pyrt_fmt_text(what, sizeof what, "%s.url", where);
 	rc = get_text(pp, f[0].value, what, &url);
 	if (rc < 0)
 		return rc;
@@ -446,7 +447,7 @@ static int parse_archive(pins_parse *pp, yaml_node_t *node,
 		return pins_fail(pp, node_line(f[0].value),
 				 "%s: expected at most %d bytes, got %zu", what,
 				 PYRT_PINS_URL_MAX, strlen(url));
-	snprintf(what, sizeof what, "%s.sha256", where);
+	pyrt_fmt_text(what, sizeof what, "%s.sha256", where);
 	rc = get_text(pp, f[1].value, what, &sha);
 	if (rc < 0)
 		return rc;
@@ -576,7 +577,7 @@ static int parse_baseline(pins_parse *pp, yaml_node_t *node)
 		if (!item)
 			return pins_fail(pp, node_line(node),
 					 "baseline: malformed list");
-		snprintf(what, sizeof what, "baseline[%zu]", i);
+		pyrt_fmt_text(what, sizeof what, "baseline[%zu]", i);
 		rc = get_string(pp, item, what, &pp->pins->baseline[i]);
 		pp->pins->n_baseline = i + 1;
 		if (rc < 0)
@@ -711,14 +712,14 @@ static const char *wheel_identity(pyrt_pin_wheel *w, const char *name,
 		size_t n = strlen(name);
 		if (n >= sizeof norm || pyrt_name_normalize(name, n, '-', norm) ||
 		    strcmp(norm, fname) != 0) {
-			snprintf(buf, len, "name \"%.80s\" is not the project of "
-				 "%s (%s)", name, w->file, fname);
+			pyrt_fmt_text(buf, len, "name \"%.80s\" is not the project of "
+				      "%s (%s)", name, w->file, fname);
 			return buf;
 		}
 	}
 	if (version && strcmp(version, fver) != 0) {
-		snprintf(buf, len, "version \"%.80s\" is not the version of %s "
-			 "(%s)", version, w->file, fver);
+		pyrt_fmt_text(buf, len, "version \"%.80s\" is not the version of %s "
+			      "(%s)", version, w->file, fver);
 		return buf;
 	}
 	w->name = strdup(fname);
@@ -744,16 +745,16 @@ static const char *wheel_conflict(const pyrt_pin_wheel *w, size_t n,
 		return "expected a wheel file name";
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(w[i].file, next->file) == 0) {
-			snprintf(buf, len, "%s is listed twice, expected each "
-				 "file once", next->file);
+			pyrt_fmt_text(buf, len, "%s is listed twice, expected each "
+				      "file once", next->file);
 			return buf;
 		}
 		if (pyrt_pins_wheel_project(w[i].file, oname, sizeof oname,
 					    over, sizeof over) == 0 &&
 		    strcmp(oname, name) == 0 && strcmp(over, ver) != 0) {
-			snprintf(buf, len, "%s and %s are two versions of %s, "
-				 "expected one version a project", w[i].file,
-				 next->file, name);
+			pyrt_fmt_text(buf, len, "%s and %s are two versions of %s, "
+				      "expected one version a project", w[i].file,
+				      next->file, name);
 			return buf;
 		}
 	}
@@ -785,7 +786,7 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 	int rc = map_fields(pp, node, where, f, 5);
 	if (rc < 0)
 		return rc;
-	snprintf(what, sizeof what, "%s.file", where);
+	pyrt_fmt_text(what, sizeof what, "%s.file", where);
 	if ((rc = get_text(pp, f[0].value, what, &file)) < 0)
 		return rc;
 	const char *why = pyrt_pins_wheel_file_check(file);
@@ -793,7 +794,7 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 	if (why)
 		return pins_fail(pp, node_line(f[0].value), "%s: expected %s, "
 				 "got %s", what, why, quote(q, sizeof q, file));
-	snprintf(what, sizeof what, "%s.sha256", where);
+	pyrt_fmt_text(what, sizeof what, "%s.sha256", where);
 	if ((rc = get_text(pp, f[1].value, what, &sha)) < 0)
 		return rc;
 	w->file = strdup(file);
@@ -808,10 +809,10 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 		return pins_fail(pp, node_line(f[2].value),
 				 "%s.size: expected a positive integer (bytes) "
 				 "of at most 4 GiB", where);
-	snprintf(what, sizeof what, "%s.name", where);
+	pyrt_fmt_text(what, sizeof what, "%s.name", where);
 	if (f[3].value && (rc = get_text(pp, f[3].value, what, &name)) < 0)
 		return rc;
-	snprintf(what, sizeof what, "%s.version", where);
+	pyrt_fmt_text(what, sizeof what, "%s.version", where);
 	if (f[4].value && (rc = get_text(pp, f[4].value, what, &ver)) < 0)
 		return rc;
 	char buf[320];
@@ -859,7 +860,7 @@ static int parse_lock(pins_parse *pp, yaml_node_t *k, yaml_node_t *v,
 		if (!item)
 			return pins_fail(pp, node_line(v), "wheels.%s: "
 					 "malformed list", key);
-		snprintf(where, sizeof where, "wheels.%s[%zu]", key, i);
+		pyrt_fmt_text(where, sizeof where, "wheels.%s[%zu]", key, i);
 		l->n = i + 1;
 		int rc = parse_wheel(pp, item, where, &l->wheels[i]);
 		if (rc < 0)

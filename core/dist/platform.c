@@ -4,6 +4,7 @@
  * since python-build-standalone ships a separate archive for each.
  */
 #include "core/dist/platform.h"
+#include "core/util/fmt.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -84,15 +85,15 @@ int pyrt_platform_make(pyrt_platform *out, const char *os, const char *arch,
 	const char *norm = arch_normalise(p.arch);
 	/* Known names are shorter than the buffer, so this cannot cut. */
 	if (norm != p.arch)
-		snprintf(p.arch, sizeof p.arch, "%s", norm);
+		pyrt_fmt_text(p.arch, sizeof p.arch, "%s", norm);
 	if (strcmp(libc, "gnu") != 0 && strcmp(libc, "musl") != 0 &&
 	    strcmp(libc, "none") != 0)
 		return pyrt_error_set(err, PYRT_E_UNSUPPORTED,
 				      "unsupported C library \"%.32s\": "
 				      "expected gnu, musl or none",
 				      libc);
-	snprintf(p.libc, sizeof p.libc, "%s", libc);
-	snprintf(p.key, sizeof p.key, "%s-%s-%s", p.os, p.arch, p.libc);
+	pyrt_fmt_text(p.libc, sizeof p.libc, "%s", libc);
+	pyrt_fmt_text(p.key, sizeof p.key, "%s-%s-%s", p.os, p.arch, p.libc);
 	*out = p;
 	return 0;
 }

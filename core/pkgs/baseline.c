@@ -265,13 +265,13 @@ static void baseline_missing(baseline_run *r, const char *req,
 	pyrt_baseline_result *res = r->res;
 	r->unreachable |= why->index_unreachable;
 	if (r->failed++ == 0) {
-		snprintf(res->error, sizeof res->error, "%s", why->reason);
-		snprintf(res->log_path, sizeof res->log_path, "%s",
-			 why->log_path);
+		pyrt_fmt_text(res->error, sizeof res->error, "%s", why->reason);
+		pyrt_fmt_text(res->log_path, sizeof res->log_path, "%s",
+			      why->log_path);
 	}
 	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
-		snprintf(res->missing[res->missing_count++],
-			 sizeof res->missing[0], "%s", req);
+		pyrt_fmt_text(res->missing[res->missing_count++],
+			      sizeof res->missing[0], "%s", req);
 }
 
 /*
@@ -362,8 +362,8 @@ static void repair_add(const char *name, const char *version,
 	repair_list *l = ctx;
 	baseline_run *r = l->r;
 	if (r->nbefore < sizeof r->before / sizeof r->before[0])
-		snprintf(r->before[r->nbefore++], sizeof r->before[0], "%s",
-			 name);
+		pyrt_fmt_text(r->before[r->nbefore++], sizeof r->before[0], "%s",
+			      name);
 	/* pip's uninstall deletes what RECORD names: one naming a file
 	 * outside the runtime is never reinstalled, only reported. */
 	if (strncmp(why, PYRT_DISTS_RECORD_LEAVES,
@@ -382,18 +382,18 @@ static void repair_add(const char *name, const char *version,
 		return;
 	char *req = l->reqs[l->n];
 	/* The version it was, so the repair changes nothing else. */
-	snprintf(req, PYRT_REQUIREMENT_MAX, version[0] ? "%s==%s" : "%s",
-		 name, version);
+	pyrt_fmt_text(req, PYRT_REQUIREMENT_MAX, version[0] ? "%s==%s" : "%s",
+		      name, version);
 	if (pyrt_requirement_check(req, NULL, 0) != 0)
-		snprintf(req, PYRT_REQUIREMENT_MAX, "%s", name);
+		pyrt_fmt_text(req, PYRT_REQUIREMENT_MAX, "%s", name);
 	if (pyrt_requirement_check(req, NULL, 0) != 0)
 		return;
-	snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
+	pyrt_fmt_text(l->names[l->n], sizeof l->names[0], "%s", name);
 	l->list[l->n++] = req;
 	pyrt_baseline_result *res = l->r->res;
 	if (res->repaired_count < PYRT_MARKER_MISSING_MAX)
-		snprintf(res->repaired[res->repaired_count++],
-			 sizeof res->repaired[0], "%s", name);
+		pyrt_fmt_text(res->repaired[res->repaired_count++],
+			      sizeof res->repaired[0], "%s", name);
 	if (!l->rc)
 		l->rc = pyrt_events_log(l->r->ev, PYRT_LOG_WARN, "%s %s is "
 					"installed but not whole (%s): "
@@ -470,8 +470,8 @@ static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
 		for (size_t i = 0; !rc && i < l->n &&
 		     r->nreinstalled < sizeof r->reinstalled /
 				       sizeof r->reinstalled[0]; i++)
-			snprintf(r->reinstalled[r->nreinstalled++],
-				 sizeof r->reinstalled[0], "%s", l->names[i]);
+			pyrt_fmt_text(r->reinstalled[r->nreinstalled++],
+				      sizeof r->reinstalled[0], "%s", l->names[i]);
 		if (rc == PYRT_E_CANCELLED)
 			pyrt_error_set(err, rc, "cancelled");
 		else if (rc)
@@ -519,12 +519,12 @@ static void each_import_failure(const char *fails,
 	char entry[512], name[128];
 	for (const char *p = fails; *p;) {
 		size_t n = strcspn(p, ";");
-		snprintf(entry, sizeof entry, "%.*s", (int)n, p);
+		pyrt_fmt_text(entry, sizeof entry, "%.*s", (int)n, p);
 		const char *of = strstr(entry, " of ");
 		if (of) {
 			of += 4;
 			size_t k = strcspn(of, " (");
-			snprintf(name, sizeof name, "%.*s", (int)k, of);
+			pyrt_fmt_text(name, sizeof name, "%.*s", (int)k, of);
 			fn(name, entry, ctx);
 		}
 		p += n;
@@ -544,7 +544,7 @@ static void import_repair_add(const char *name, const char *what, void *ctx)
 	char version[128] = "", why[640];
 	if (pyrt_dists_version(x->d, name, version, sizeof version) != 1)
 		version[0] = '\0';
-	snprintf(why, sizeof why, "it does not import: %s", what);
+	pyrt_fmt_text(why, sizeof why, "it does not import: %s", what);
 	repair_add(name, version, why, x->l);
 }
 
@@ -634,8 +634,8 @@ static void broken_after(const char *name, const char *version,
 		pyrt_fmt_text(res->error, sizeof res->error, "%s is installed "
 			      "but not whole (%s) after a reinstall", name, why);
 	if (res->missing_count < PYRT_MARKER_MISSING_MAX)
-		snprintf(res->missing[res->missing_count++],
-			 sizeof res->missing[0], "%s", name);
+		pyrt_fmt_text(res->missing[res->missing_count++],
+			      sizeof res->missing[0], "%s", name);
 }
 
 static void baseline_recheck(baseline_run *r)
@@ -657,8 +657,8 @@ static int baseline_install(baseline_run *r, pyrt_error *err)
 	 * and verified first (wheellock.h). */
 	int rc = pyrt_wheellock_pip_install(&po, r->opts->pins, &r->inner,
 					    &pres, &perr);
-	snprintf(r->res->log_path, sizeof r->res->log_path, "%s",
-		 pres.batch.log_path);
+	pyrt_fmt_text(r->res->log_path, sizeof r->res->log_path, "%s",
+		      pres.batch.log_path);
 	for (size_t i = 0; i < pres.failed_count; i++)
 		baseline_missing(r, r->reqs[pres.failed[i]], &pres.first);
 	r->unreachable |= pres.index_unreachable;
@@ -680,15 +680,15 @@ static int baseline_record(baseline_run *r, pyrt_error *err)
 	const char *state = r->failed == 0 && !r->broken ? "complete"
 			  : r->failed >= r->nreqs ? "none"
 			  : "partial";
-	snprintf(res->state, sizeof res->state, "%s", state);
+	pyrt_fmt_text(res->state, sizeof res->state, "%s", state);
 	pyrt_marker *m = &r->marker;
-	snprintf(m->baseline_state, sizeof m->baseline_state, "%s", state);
+	pyrt_fmt_text(m->baseline_state, sizeof m->baseline_state, "%s", state);
 	m->baseline_missing_count = res->missing_count;
 	for (int i = 0; i < res->missing_count; i++)
 		memcpy(m->baseline_missing[i], res->missing[i],
 		       sizeof m->baseline_missing[i]);
-	snprintf(m->baseline_error, sizeof m->baseline_error, "%s",
-		 res->error);
+	pyrt_fmt_text(m->baseline_error, sizeof m->baseline_error, "%s",
+		      res->error);
 	return pyrt_marker_write(r->marker_path, m, err);
 }
 
@@ -702,8 +702,8 @@ static void baseline_missing_list(const pyrt_baseline_result *res,
 		used += (size_t)snprintf(buf + used, len - used, "%s%s",
 					 i ? ", " : "", res->missing[i]);
 	if (failed > (size_t)res->missing_count && used < len)
-		snprintf(buf + used, len - used, " and %zu more",
-			 failed - (size_t)res->missing_count);
+		pyrt_fmt_text(buf + used, len - used, " and %zu more",
+			      failed - (size_t)res->missing_count);
 }
 
 /* The one-line verdict of an incomplete baseline. */
@@ -748,8 +748,8 @@ static void baseline_detail(const baseline_run *r, char *buf, size_t len)
 			 o->requirements_file ? " from " : "",
 			 o->requirements_file ? o->requirements_file : "");
 	if (o->wheelhouse && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
-			 o->wheelhouse);
+		pyrt_fmt_text(buf + n, len - (size_t)n, " from wheelhouse %s",
+			      o->wheelhouse);
 }
 
 /* What a stopped run left (settle.h), before anything is judged. */

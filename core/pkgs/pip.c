@@ -130,28 +130,20 @@ static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
 	int n = snprintf(buf, len, "%zu requirement%s", o->requirement_count,
 			 o->requirement_count == 1 ? "" : "s");
 	if (o->wheelhouse && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " from wheelhouse %s",
-			 o->wheelhouse);
+		pyrt_fmt_text(buf + n, len - (size_t)n, " from wheelhouse %s",
+			      o->wheelhouse);
 }
 
 /* The active install and its interpreter, or the fix when there is none. */
 static int pip_locate(pip_run *r, pyrt_error *err)
 {
 	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_active_install(r->box, r->install_dir,
-					     sizeof r->install_dir, err);
-	if (!rc)
-		rc = pyrt_box_interpreter(r->install_dir, r->opts->pins,
-					  r->python, sizeof r->python, err);
 	if (rc)
 		return rc;
-	if (access(r->python, X_OK) != 0)
-		return pyrt_error_set(err, PYRT_E_NOT_READY,
-				      "managed Python runtime is broken (%s is "
-				      "missing or not executable) — run \"pyrt "
-				      "install --force\"", r->python);
-	return 0;
+	return pyrt_box_active_interpreter(r->box, r->opts->pins,
+					   r->install_dir,
+					   sizeof r->install_dir, r->python,
+					   sizeof r->python, err);
 }
 
 /*
@@ -425,7 +417,7 @@ static void pip_sanitize(const char *in, char *out, size_t len)
 	}
 	out[i] = '\0';
 	if (!out[0])
-		snprintf(out, len, "install");
+		pyrt_fmt_text(out, len, "install");
 }
 
 typedef struct log_entry {
@@ -548,7 +540,7 @@ static void pip_hide_known(const pip_run *r, char *buf, size_t len)
 		return;
 	char *hidden = pyrt_redact_known_urls(buf, r->known, r->known_count);
 	/* Out of memory: the line is dropped rather than shown as it is. */
-	snprintf(buf, len, "%s", hidden ? hidden : "[line hidden: out of memory]");
+	pyrt_fmt_text(buf, len, "%s", hidden ? hidden : "[line hidden: out of memory]");
 	free(hidden);
 }
 
@@ -588,7 +580,7 @@ static void pip_log_header(pip_run *r, const char **argv)
 	fputc('\n', r->log);
 	/* The index is in pip's environment: named here, by host only. */
 	if (argv == r->argv && r->opts->index_url && !r->opts->wheelhouse) {
-		snprintf(clean, sizeof clean, "%s", r->opts->index_url);
+		pyrt_fmt_text(clean, sizeof clean, "%s", r->opts->index_url);
 		pip_hide_known(r, clean, sizeof clean);
 		pyrt_redact(clean);
 		fprintf(r->log, "# index (PIP_INDEX_URL): %s\n", clean);
@@ -689,7 +681,7 @@ static void pip_parse_error(pyrt_pip_result *res, const char *line)
 	const char *text = line + 7;
 	if (res->hash_mismatch)
 		return; /* keep the refusal as the reason */
-	snprintf(res->reason, sizeof res->reason, "%s", text);
+	pyrt_fmt_text(res->reason, sizeof res->reason, "%s", text);
 	if (strncmp(text, "THESE PACKAGES DO NOT MATCH THE HASHES", 38) == 0)
 		res->hash_mismatch = 1;
 	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
@@ -722,8 +714,8 @@ static void pip_parse_warning(pyrt_pip_result *res, const char *line,
 	if (!eno)
 		eno = strstr(line, "[SSL");
 	int elen = eno ? (int)strcspn(eno, "'\"") : 0;
-	snprintf(net_cause, cause_len, "%.*s%s%.*s", klen, kind,
-		 eno ? ": " : "", elen, eno ? eno : "");
+	pyrt_fmt_text(net_cause, cause_len, "%.*s%s%.*s", klen, kind,
+		      eno ? ": " : "", elen, eno ? eno : "");
 }
 
 /*
@@ -743,19 +735,19 @@ static void pip_parse_hash(pyrt_pip_result *res, const char *line)
 		line++;
 	if (strncmp(line, "Expected sha256 ", 16) == 0 && used &&
 	    !strstr(d, "expected"))
-		snprintf(d + used, len - used, ": expected sha256 %.64s",
-			 line + 16);
+		pyrt_fmt_text(d + used, len - used, ": expected sha256 %.64s",
+			      line + 16);
 	else if (strncmp(line, "Got ", 4) == 0 && strstr(d, "expected") &&
 		 !strstr(d, ", got")) {
 		line += 4;
 		while (*line == ' ')
 			line++;
-		snprintf(d + used, len - used, ", got %.64s", line);
+		pyrt_fmt_text(d + used, len - used, ", got %.64s", line);
 	} else if (!used && strstr(line, "==") && strstr(line, " from ")) {
 		size_t n = strcspn(line, "(");
 		while (n && line[n - 1] == ' ')
 			n--;
-		snprintf(d, len, "%.*s", (int)(n < 400 ? n : 400), line);
+		pyrt_fmt_text(d, len, "%.*s", (int)(n < 400 ? n : 400), line);
 	}
 }
 
@@ -772,7 +764,7 @@ static int pip_on_line(const char *line, void *payload)
 {
 	pip_run *r = payload;
 	char buf[4200];
-	snprintf(buf, sizeof buf, "%s", line);
+	pyrt_fmt_text(buf, sizeof buf, "%s", line);
 	size_t n = strlen(buf);
 	while (n > 0 && (buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
@@ -814,7 +806,7 @@ static void pip_proxy_named(const pip_run *r, char *buf, size_t len)
 			continue;
 		char url[256];
 		pyrt_redact_url(v, url, sizeof url);
-		snprintf(buf, len, " through the proxy %s (%s)", url, vars[i]);
+		pyrt_fmt_text(buf, len, " through the proxy %s (%s)", url, vars[i]);
 		return;
 	}
 }
@@ -857,8 +849,8 @@ static int pip_failure(pip_run *r, const pyrt_proc_result *pr,
 				      ? r->res->hash_detail
 				      : r->res->reason, log);
 	if (!r->res->reason[0])
-		snprintf(r->res->reason, sizeof r->res->reason, "%s",
-			 r->last_line[0] ? r->last_line : "no output");
+		pyrt_fmt_text(r->res->reason, sizeof r->res->reason, "%s",
+			      r->last_line[0] ? r->last_line : "no output");
 	if (r->res->failed_requirement[0])
 		return pyrt_error_set(err, PYRT_E_BASELINE,
 				      "pip could not install %s: %s; see %s",
@@ -1037,8 +1029,8 @@ static void each_note(each_run *e, size_t i, int rc, const pyrt_error *perr)
 	const char *req = e->opts->requirements[i];
 	size_t used = strlen(e->names);
 	if (used + 1 < sizeof e->names)
-		snprintf(e->names + used, sizeof e->names - used, "%s%s",
-			 res->failed_count ? ", " : "", req);
+		pyrt_fmt_text(e->names + used, sizeof e->names - used, "%s%s",
+			      res->failed_count ? ", " : "", req);
 	if (res->failed_count == 0)
 		res->first = res->last;
 	res->failed[res->failed_count++] = i;
@@ -1055,7 +1047,7 @@ static int each_one(each_run *e, size_t i, pyrt_error *perr)
 	po.requirements = &o->requirements[i];
 	po.requirement_count = 1;
 	const char *base = o->purpose ? o->purpose : "pip";
-	snprintf(purpose, sizeof purpose, "%s %s", base, o->requirements[i]);
+	pyrt_fmt_text(purpose, sizeof purpose, "%s %s", base, o->requirements[i]);
 	po.purpose = purpose;
 	if (pyrt_events_log(e->ev, PYRT_LOG_INFO, "%s: %s", base,
 			    o->requirements[i]))

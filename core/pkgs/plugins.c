@@ -253,7 +253,7 @@ static int manifest_fail(manifest *m, size_t line, const char *fmt, ...)
 	if (m->error[0])
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	pyrt_fmt_vtext(what, sizeof what, fmt, ap);
 	va_end(ap);
 	pyrt_fmt_text(m->error, sizeof m->error, "%s:%zu: %s", m->row->path,
 		      line, what);
@@ -513,7 +513,7 @@ static int row_invalidf(plugin_row *r, const char *fmt, ...)
 	char msg[PYRT_ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	pyrt_fmt_vtext(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return row_invalid(r, msg);
 }
@@ -552,19 +552,19 @@ static char *manifest_bytes(int fd, size_t *len, char *why, size_t whylen)
 {
 	struct stat sb;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		snprintf(why, whylen, "is not a regular file");
+		pyrt_fmt_text(why, whylen, "is not a regular file");
 		return NULL;
 	}
 	char *buf = sb.st_size > MANIFEST_MAX ? NULL : malloc(MANIFEST_MAX + 2);
 	size_t used = 0;
 	int e = buf ? read_bounded(fd, buf, MANIFEST_MAX + 1, &used) : 0;
 	if (!buf && sb.st_size <= MANIFEST_MAX)
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 	else if (e)
-		snprintf(why, whylen, "cannot read: %s", strerror(e));
+		pyrt_fmt_text(why, whylen, "cannot read: %s", strerror(e));
 	else if (!buf || used > MANIFEST_MAX)
-		snprintf(why, whylen, "is larger than %d KiB",
-			 MANIFEST_MAX / 1024);
+		pyrt_fmt_text(why, whylen, "is larger than %d KiB",
+			      MANIFEST_MAX / 1024);
 	else {
 		buf[used] = '\0';
 		*len = used;
@@ -587,12 +587,12 @@ static int manifest_read(int pfd, const char *shown, char **data,
 	if (fd < 0 && errno == ENOENT)
 		return -ENOENT;
 	if (fd < 0 && errno == ELOOP)
-		snprintf(why, whylen, "is a symlink; pyrt reads only regular "
-			 "files inside the box");
+		pyrt_fmt_text(why, whylen, "is a symlink; pyrt reads only regular "
+			      "files inside the box");
 	else if (fd < 0)
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		pyrt_fmt_text(why, whylen, "cannot open: %s", strerror(errno));
 	else if (pyrt_trust_fd("the plugin manifest", fd, shown, &terr) != 0)
-		snprintf(why, whylen, "%s", terr.msg);
+		pyrt_fmt_text(why, whylen, "%s", terr.msg);
 	else
 		*data = manifest_bytes(fd, len, why, whylen);
 	if (fd >= 0)
@@ -751,10 +751,10 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 	size_t len = 0;
 	pyrt_error terr = PYRT_ERROR_INIT;
 	char shown[PATH_MAX];
-	snprintf(shown, sizeof shown, "%s/%s/plugin.yaml", plugins_dir, name);
+	pyrt_fmt_text(shown, sizeof shown, "%s/%s/plugin.yaml", plugins_dir, name);
 	if (pfd < 0) {
-		snprintf(why, sizeof why, "cannot open the directory: %s",
-			 strerror(errno));
+		pyrt_fmt_text(why, sizeof why, "cannot open the directory: %s",
+			      strerror(errno));
 	} else if (manifest_read(pfd, shown, &data, &len, why, sizeof why) ==
 		   -ENOENT) {
 		close(pfd);
@@ -764,8 +764,8 @@ static int plugin_load(pyrt_plugins *p, int dfd, const char *plugins_dir,
 						 shown, &terr) != 0)) {
 		/* Whoever can change the folder can change the manifest
 		 * after it was read: what it says is not used. */
-		snprintf(why, sizeof why, "%s", dir_refused ? dir_refused
-			 : terr.msg);
+		pyrt_fmt_text(why, sizeof why, "%s", dir_refused ? dir_refused
+			      : terr.msg);
 		free(data);
 		data = NULL;
 	}
@@ -939,7 +939,7 @@ static int check_run(const char *const *argv, const char *home,
 	*out = NULL;
 	char **envp = pyrt_proc_scrubbed_env(home);
 	if (!envp) {
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
 	pyrt_proc_opts po = PYRT_PROC_OPTS_INIT;
@@ -956,12 +956,12 @@ static int check_run(const char *const *argv, const char *home,
 	int rc = pyrt_proc_run(&po, &pr, &perr);
 	pyrt_proc_env_free(envp);
 	if (rc < 0)
-		snprintf(why, whylen, "%s", perr.msg);
+		pyrt_fmt_text(why, whylen, "%s", perr.msg);
 	else if (pr.cancelled)
 		rc = PYRT_E_CANCELLED;
 	else if (pr.timed_out) {
-		snprintf(why, whylen, "the interpreter did not answer within "
-			 "%.0f s", CHECK_TIMEOUT_S);
+		pyrt_fmt_text(why, whylen, "the interpreter did not answer within "
+			      "%.0f s", CHECK_TIMEOUT_S);
 		rc = PYRT_E_INTERPRETER;
 	} else if (!pr.exited || pr.exit_code != 0 || pr.truncated ||
 		 !(*out = check_parse(pr.output))) {
@@ -972,10 +972,10 @@ static int check_run(const char *const *argv, const char *home,
 		size_t s = n;
 		while (s && o[s - 1] != '\n')
 			s--;
-		snprintf(why, whylen, "the interpreter exited with %d%s%.*s",
-			 pr.exited ? pr.exit_code : 128 + pr.term_signal,
-			 n > s ? ": " : " and no result", (int)(n - s > 200 ? 200
-							       : n - s), o + s);
+		pyrt_fmt_text(why, whylen, "the interpreter exited with %d%s%.*s",
+			      pr.exited ? pr.exit_code : 128 + pr.term_signal,
+			      n > s ? ": " : " and no result", (int)(n - s > 200 ? 200
+								    : n - s), o + s);
 		rc = PYRT_E_INTERPRETER;
 	}
 	make_printable(why);
@@ -1038,8 +1038,8 @@ static int results_complete(const pyrt_plugins *p, json_t *doc, char *why,
 	json_t *results = json_object_get(doc, "results");
 	if (!json_is_object(results)) {
 		json_t *e = json_object_get(doc, "error");
-		snprintf(why, whylen, "%s", json_is_string(e)
-			 ? json_string_value(e) : "the checker gave no results");
+		pyrt_fmt_text(why, whylen, "%s", json_is_string(e)
+			      ? json_string_value(e) : "the checker gave no results");
 		make_printable(why);
 		return 0;
 	}
@@ -1050,8 +1050,8 @@ static int results_complete(const pyrt_plugins *p, json_t *doc, char *why,
 		for (size_t j = 0; j < r->pub.require_count; j++) {
 			const char *spec = r->reqs[j].spec;
 			if (!json_is_object(json_object_get(results, spec))) {
-				snprintf(why, whylen, "the checker gave no "
-					 "result for \"%s\"", spec);
+				pyrt_fmt_text(why, whylen, "the checker gave no "
+					      "result for \"%s\"", spec);
 				return 0;
 			}
 		}
@@ -1101,8 +1101,8 @@ static int check_home(char *home, size_t len, char *why, size_t whylen)
 	}
 	if (mkdtemp(home))
 		return 0;
-	snprintf(why, whylen, "cannot create a private directory in %s: %s "
-		 "(set TMPDIR to a writable directory)", tmp, strerror(errno));
+	pyrt_fmt_text(why, whylen, "cannot create a private directory in %s: %s "
+		      "(set TMPDIR to a writable directory)", tmp, strerror(errno));
 	return PYRT_E_IO;
 }
 
@@ -1247,119 +1247,168 @@ static int merge_decided(json_t **doc, json_t *decided)
 	return json_object_update(results, decided);
 }
 
-/* The one interpreter run for all rows (none when C decided every
- * requirement).  Returns 0, PYRT_E_CANCELLED, or another code with why
- * filled (the runtime could not answer).  When the interpreter failed but
- * C had decided some requirements, those answers are kept (*partial set,
- * PYRT_E_INTERPRETER returned): only the rows that needed Python are
- * marked unchecked. */
+/* Strategy one: C decides what it can from the distributions on disk
+ * (c_decide_all); those leave specs[] and *n counts the rest.  A
+ * distribution with files missing is asked afresh, and that answer is not
+ * kept (*memo cleared: plugins_memo.h keys on metadata only).  Returns 0
+ * or PYRT_E_CANCELLED. */
+static int deps_from_c(const pyrt_box *box, const pyrt_status *st,
+		       int *memo, const pyrt_events *ev, const char **specs,
+		       size_t *n, json_t **decided)
+{
+	size_t all = *n;
+	int broken = 0;
+	*n = c_decide_all(box, st, *memo, specs, all, decided, &broken);
+	if (broken)
+		*memo = 0;
+	if (*n == all)
+		return 0;
+	return pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu requirements "
+			       "decided without Python", all - *n, all);
+}
+
+/* Where the checker's answers are remembered for this install; id NULL
+ * when there is no memo (doctor, no box, or a path that does not fit:
+ * asked, never misfiled). */
+typedef struct {
+	char path[4200];
+	char *id;
+} deps_memo;
+
+static void deps_memo_open(deps_memo *dm, const pyrt_box *box,
+			   const pyrt_status *st, int memo)
+{
+	dm->id = NULL;
+	if (memo && pyrt_fmt_path(dm->path, sizeof dm->path, NULL, "%s/%s",
+				  pyrt_box_runtime_dir(box),
+				  PYRT_PLUGINS_MEMO_DIR) == 0)
+		dm->id = pyrt_plugins_memo_id(st);
+}
+
+/* Strategy two: the checker's answer for exactly these requirements,
+ * remembered from an earlier run on this install (*doc, NULL when there is
+ * none).  Returns 0 or PYRT_E_CANCELLED. */
+static int deps_from_memo(const pyrt_plugins *p, const deps_memo *dm,
+			  const char **specs, size_t n,
+			  const pyrt_events *ev, json_t **doc)
+{
+	if (!dm->id)
+		return 0;
+	*doc = pyrt_plugins_memo_load(dm->path, dm->id, specs, n);
+	if (!*doc)
+		return 0;
+	return pyrt_events_log(ev, PYRT_LOG_DEBUG, "the requirements of %zu "
+			       "plugins answered from %s/%s, nothing changed",
+			       p->n, dm->path, PYRT_PLUGINS_MEMO_FILE);
+}
+
+/* Strategy three: one run of the interpreter for the requirements left
+ * in argv, in a private HOME removed after; its answer is remembered when
+ * there is a memo.  Returns 0, PYRT_E_CANCELLED, or another code with why
+ * filled (PYRT_E_INTERPRETER: the runtime could not answer). */
+static int deps_from_python(const pyrt_plugins *p, const char **argv,
+			    const char *interp, const deps_memo *dm,
+			    size_t n, const pyrt_events *ev, json_t **doc,
+			    char *why, size_t whylen)
+{
+	char home[4096];
+	int rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "checking the "
+				 "requirements of %zu plugins with one run "
+				 "of %s", p->n, interp);
+	if (!rc)
+		rc = check_home(home, sizeof home, why, whylen);
+	if (rc)
+		return rc;
+	rc = check_run(argv, home, ev, doc, why, whylen);
+	pyrt_fs_remove_tree(home, NULL, NULL);
+	if (!rc && dm->id)
+		pyrt_plugins_memo_store(dm->path, dm->id,
+					argv + CHECK_ARGV_FIRST, n, *doc);
+	return rc;
+}
+
+/* The answers for the rows' requirements, each strategy taking what the
+ * one before it left: C's in *decided, the memo's or Python's in *doc. */
+static int deps_answer(const pyrt_plugins *p, const pyrt_box *box,
+		       const pyrt_status *st, int memo,
+		       const pyrt_events *ev, const char **argv,
+		       json_t **doc, json_t **decided, char *why,
+		       size_t whylen)
+{
+	const char **specs = argv + CHECK_ARGV_FIRST;
+	size_t n = 0;
+	while (specs[n])
+		n++;
+	int rc = deps_from_c(box, st, &memo, ev, specs, &n, decided);
+	if (rc || !n)
+		return rc;
+	deps_memo dm;
+	deps_memo_open(&dm, box, st, memo);
+	rc = deps_from_memo(p, &dm, specs, n, ev, doc);
+	if (!rc && !*doc)
+		rc = deps_from_python(p, argv, st->interpreter, &dm, n, ev,
+				      doc, why, whylen);
+	free(dm.id);
+	return rc;
+}
+
+/* The answers into the rows.  Returns 0, PYRT_E_NOMEM, or
+ * PYRT_E_INTERPRETER with why filled when the checker's answer does not
+ * cover every requirement. */
+static int deps_apply(pyrt_plugins *p, json_t **doc, json_t *decided,
+		      char *why, size_t whylen)
+{
+	if (merge_decided(doc, decided) != 0) {
+		pyrt_fmt_text(why, whylen, "out of memory");
+		return PYRT_E_NOMEM;
+	}
+	if (!results_complete(p, *doc, why, whylen))
+		return PYRT_E_INTERPRETER;
+	if (apply_results(p, json_object_get(*doc, "results")) == 0)
+		return 0;
+	pyrt_fmt_text(why, whylen, "out of memory");
+	return PYRT_E_NOMEM;
+}
+
+/* The rows' requirements checked: decided in C where it can, else from
+ * the memo, else by one interpreter run for all rows.  Returns 0,
+ * PYRT_E_CANCELLED, or another code with why filled (the runtime could not
+ * answer).  When the interpreter failed but C had decided some
+ * requirements, those answers are kept (*partial set, PYRT_E_INTERPRETER
+ * returned): only the rows that needed Python are marked unchecked. */
 static int plugins_check_deps(pyrt_plugins *p, const pyrt_box *box,
 			      const pyrt_status *st, int memo,
 			      const pyrt_events *ev, int *partial, char *why,
 			      size_t whylen)
 {
-	const char *interp = st->interpreter;
 	size_t nspecs = specs_to_check(p), bytes = 0;
 	if (!nspecs)
 		return 0;
-	const char **argv = check_argv(p, interp, nspecs, &bytes);
+	const char **argv = check_argv(p, st->interpreter, nspecs, &bytes);
 	if (!argv) {
-		snprintf(why, whylen, "out of memory");
+		pyrt_fmt_text(why, whylen, "out of memory");
 		return PYRT_E_NOMEM;
 	}
-	char home[4096], memo_path[4200];
-	char *memo_id = NULL;
 	json_t *doc = NULL, *decided = NULL;
-	int rc = 0;
-	if (bytes > CHECK_ARGS_MAX) {
-		snprintf(why, whylen, "the requirements add up to more than "
-			 "%d KiB", CHECK_ARGS_MAX / 1024);
-		rc = PYRT_E_USAGE;
-		goto cleanup;
-	}
-	const char **specs = argv + CHECK_ARGV_FIRST;
-	size_t nspecs_distinct = 0;
-	while (specs[nspecs_distinct])
-		nspecs_distinct++;
-	size_t all = nspecs_distinct;
-	int broken = 0;
-	nspecs_distinct = c_decide_all(box, st, memo, specs, nspecs_distinct,
-				       &decided, &broken);
-	/* A distribution with files missing is asked afresh, and that
-	 * answer is not kept (plugins_memo.h keys on metadata only). */
-	if (broken)
-		memo = 0;
-	if (nspecs_distinct < all) {
-		rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu of %zu "
-				     "requirements decided without Python",
-				     all - nspecs_distinct, all);
-		if (rc)
-			goto cleanup;
-	}
-	if (!nspecs_distinct)
-		goto apply;
-	/* No memo where its path does not fit: asked, never misfiled. */
-	if (memo && pyrt_fmt_path(memo_path, sizeof memo_path, NULL, "%s/%s",
-				  pyrt_box_runtime_dir(box),
-				  PYRT_PLUGINS_MEMO_DIR))
-		memo = 0;
-	if (memo) {
-		memo_id = pyrt_plugins_memo_id(st);
-		doc = pyrt_plugins_memo_load(memo_path, memo_id, specs,
-					     nspecs_distinct);
-		if (doc) {
-			rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "the "
-					     "requirements of %zu plugins "
-					     "answered from %s/%s, nothing "
-					     "changed", p->n, memo_path,
-					     PYRT_PLUGINS_MEMO_FILE);
-			if (!rc)
-				goto apply;
-			goto cleanup;
-		}
-	}
-	rc = pyrt_events_log(ev, PYRT_LOG_DEBUG, "checking the requirements "
-			     "of %zu plugins with one run of %s", p->n, interp);
-	if (rc)
-		goto cleanup;
-	rc = check_home(home, sizeof home, why, whylen);
-	if (rc)
-		goto cleanup;
-	rc = check_run(argv, home, ev, &doc, why, whylen);
-	pyrt_fs_remove_tree(home, NULL, NULL);
-	if (!rc && memo)
-		pyrt_plugins_memo_store(memo_path, memo_id, specs,
-					nspecs_distinct, doc);
-	if (rc == PYRT_E_INTERPRETER)
-		goto keep_decided;
-	if (rc)
-		goto cleanup;
-apply:
-	if (merge_decided(&doc, decided) != 0) {
-		snprintf(why, whylen, "out of memory");
-		rc = PYRT_E_NOMEM;
-		goto cleanup;
-	}
-	if (results_complete(p, doc, why, whylen)) {
-		rc = apply_results(p, json_object_get(doc, "results"));
-		if (rc)
-			snprintf(why, whylen, "out of memory");
-		goto cleanup;
-	}
-	rc = PYRT_E_INTERPRETER;
-keep_decided:
+	int rc = PYRT_E_USAGE;
+	if (bytes > CHECK_ARGS_MAX)
+		pyrt_fmt_text(why, whylen, "the requirements add up to more than "
+			      "%d KiB", CHECK_ARGS_MAX / 1024);
+	else
+		rc = deps_answer(p, box, st, memo, ev, argv, &doc, &decided,
+				 why, whylen);
+	if (!rc)
+		rc = deps_apply(p, &doc, decided, why, whylen);
 	/* What C decided does not depend on the interpreter that failed. */
-	if (decided) {
+	if (rc == PYRT_E_INTERPRETER && decided) {
 		*partial = 1;
 		if (apply_results(p, decided) != 0) {
-			snprintf(why, whylen, "out of memory");
+			pyrt_fmt_text(why, whylen, "out of memory");
 			rc = PYRT_E_NOMEM;
 		}
 	}
-cleanup:
 	json_decref(decided);
 	json_decref(doc);
-	free(memo_id);
 	free(argv);
 	return rc;
 }
@@ -1474,8 +1523,8 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 			p->runtime_ready = partial;
 			fix = rc == PYRT_E_INTERPRETER ? "pyrt install --force"
 						       : NULL;
-			snprintf(check_error, sizeof check_error,
-				 "could not check the requirements: %s", why);
+			pyrt_fmt_text(check_error, sizeof check_error,
+				      "could not check the requirements: %s", why);
 			pyrt_events_log(ev, PYRT_LOG_WARN, "%s", check_error);
 			rc = 0;
 		}
@@ -1534,7 +1583,7 @@ int pyrt_plugins_check_requirements(pyrt_plugins **out, const char *name,
 			pyrt_plugins_free(p);
 			return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		}
-		snprintf(st->interpreter, sizeof st->interpreter, "%s", interp);
+		pyrt_fmt_text(st->interpreter, sizeof st->interpreter, "%s", interp);
 		int partial = 0;
 		rc = plugins_check_deps(p, NULL, st, 0, ev, &partial, why,
 					sizeof why);

@@ -166,12 +166,12 @@ static void meta_identity(text *t, int dfd, const char *name,
 {
 	struct stat sb = *entry;
 	char rel[NAME_MAX + 16];
-	snprintf(rel, sizeof rel, "%s", name);
+	pyrt_fmt_text(rel, sizeof rel, "%s", name);
 	if (S_ISDIR(entry->st_mode)) {
 		size_t len = strlen(name);
 		const char *file = len > 9 && strcmp(name + len - 9, ".egg-info") == 0
 					   ? "PKG-INFO" : "METADATA";
-		snprintf(rel, sizeof rel, "%s/%s", name, file);
+		pyrt_fmt_text(rel, sizeof rel, "%s/%s", name, file);
 		if (fstatat(dfd, rel, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
 			text_add(t, "-\n");
 			return;

@@ -18,6 +18,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "core/util/fmt.h"
 #include "core/util/lazylib.h"
 #include "core/util/requirement.h"
 #include "core/util/sanitize.h"
@@ -203,7 +204,7 @@ int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
 		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK |
 				O_CLOEXEC);
 		char shown[PATH_MAX];
-		snprintf(shown, sizeof shown, "%s/%s", dir, de->d_name);
+		pyrt_fmt_text(shown, sizeof shown, "%s/%s", dir, de->d_name);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 			rc = pyrt_error_set(err, PYRT_E_USAGE, "--wheelhouse: "

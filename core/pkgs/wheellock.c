@@ -146,10 +146,9 @@ static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
 	rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
 			   pyrt_box_runtime_dir(box), PYRT_WHEELLOCK_DIR);
 	if (!rc)
-		rc = pyrt_box_active_install(box, install, sizeof install, err);
-	if (!rc)
-		rc = pyrt_box_interpreter(install, s->pins, s->python,
-					  sizeof s->python, err);
+		rc = pyrt_box_active_interpreter(box, s->pins, install,
+						 sizeof install, s->python,
+						 sizeof s->python, err);
 	pyrt_box_free(box);
 	if (!rc)
 		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",
@@ -237,12 +236,12 @@ static void digest_of(int fd, char hex[PYRT_SHA256_HEX_LEN + 1],
 {
 	pyrt_error e = PYRT_ERROR_INIT;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	snprintf(hex, PYRT_SHA256_HEX_LEN + 1, "(unreadable)");
+	pyrt_fmt_text(hex, PYRT_SHA256_HEX_LEN + 1, "(unreadable)");
 	*bytes = 0;
 	if (null >= 0 && lseek(fd, 0, SEEK_SET) == 0 &&
 	    pyrt_sha256_copy(fd, null, PYRT_PINS_WHEEL_SIZE_MAX, "wheel",
 			     "/dev/null", NULL, hex, bytes, &e) != 0)
-		snprintf(hex, PYRT_SHA256_HEX_LEN + 1, "(unreadable)");
+		pyrt_fmt_text(hex, PYRT_SHA256_HEX_LEN + 1, "(unreadable)");
 	if (null >= 0)
 		close(null);
 }
@@ -331,7 +330,7 @@ static int copy_locked(stage_run *s, const pyrt_pin_wheel *w, pyrt_error *err)
 	int rc = pyrt_sha256_copy(in, out, w->size, path, copy, s->ev, hex,
 				  &bytes, err);
 	if (rc == PYRT_E_VERIFY)
-		snprintf(hex, sizeof hex, "(it grew while it was read)");
+		pyrt_fmt_text(hex, sizeof hex, "(it grew while it was read)");
 	close(in);
 	if (close(out) != 0 && !rc)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
@@ -385,10 +384,10 @@ static int stage_wheelhouse(stage_run *s, pyrt_error *err)
 static void relock_fix(const stage_run *s, const char *what, char *buf,
 		       size_t len)
 {
-	snprintf(buf, len, "nothing was installed — re-lock: pyrt lock --pins "
-		 "%s --wheelhouse DIR --platform %s --out FILE, with DIR "
-		 "holding %s, then install with --pins FILE",
-		 pyrt_pins_source(s->pins), s->platform, what);
+	pyrt_fmt_text(buf, len, "nothing was installed — re-lock: pyrt lock --pins "
+		      "%s --wheelhouse DIR --platform %s --out FILE, with DIR "
+		      "holding %s, then install with --pins FILE",
+		      pyrt_pins_source(s->pins), s->platform, what);
 }
 
 /* py/lock_closure.py's refusal, in words. */
@@ -405,10 +404,10 @@ static int closure_refuse(const stage_run *s, json_t *r, pyrt_error *err)
 	why = why ? why : "?";
 	detail = detail ? detail : "";
 	if (*detail && (!strcmp(why, "version") || !strcmp(why, "missing")))
-		snprintf(by, sizeof by, " (required by %s)", detail);
+		pyrt_fmt_text(by, sizeof by, " (required by %s)", detail);
 	if (!strcmp(why, "version")) {
-		snprintf(what, sizeof what, "a wheel of %s that satisfies %s",
-			 name, req);
+		pyrt_fmt_text(what, sizeof what, "a wheel of %s that satisfies %s",
+			      name, req);
 		relock_fix(s, what, fix, sizeof fix);
 		return pyrt_error_set(err, PYRT_E_VERIFY, "%s%s is not "
 				      "satisfied by the wheel lock of the pins "
@@ -417,7 +416,7 @@ static int closure_refuse(const stage_run *s, json_t *r, pyrt_error *err)
 				      name, locked ? locked : "?", fix);
 	}
 	if (!strcmp(why, "missing")) {
-		snprintf(what, sizeof what, "a wheel of %s", name);
+		pyrt_fmt_text(what, sizeof what, "a wheel of %s", name);
 		relock_fix(s, what, fix, sizeof fix);
 		return pyrt_error_set(err, PYRT_E_VERIFY, "%s%s is not in the "
 				      "wheel lock of the pins (%s) for %s; %s",
@@ -425,8 +424,8 @@ static int closure_refuse(const stage_run *s, json_t *r, pyrt_error *err)
 				      s->platform, fix);
 	}
 	if (!strcmp(why, "nowheel")) {
-		snprintf(what, sizeof what, "a wheel of %s for this runtime's "
-			 "interpreter", name);
+		pyrt_fmt_text(what, sizeof what, "a wheel of %s for this runtime's "
+			      "interpreter", name);
 		relock_fix(s, what, fix, sizeof fix);
 		return pyrt_error_set(err, PYRT_E_VERIFY, "%s needs %s, and the "
 				      "wheelhouse holds no locked wheel of it "
@@ -441,8 +440,8 @@ static int closure_refuse(const stage_run *s, json_t *r, pyrt_error *err)
 				      "the requirement, or lock a wheel whose "
 				      "Requires-Dist markers pip can evaluate",
 				      req, detail);
-	snprintf(what, sizeof what, "a wheel of %s whose METADATA is readable",
-		 name);
+	pyrt_fmt_text(what, sizeof what, "a wheel of %s whose METADATA is readable",
+		      name);
 	relock_fix(s, what, fix, sizeof fix);
 	return pyrt_error_set(err, PYRT_E_VERIFY, "the locked wheel of %s "
 			      "cannot be read (%s); %s", name, detail, fix);
@@ -515,8 +514,8 @@ static const char **closure_argv(const stage_run *s, char **pairs)
 			free(a);
 			return NULL;
 		}
-		snprintf(pairs[k], len, "%s==%s", s->lock[k].name,
-			 s->lock[k].version);
+		pyrt_fmt_text(pairs[k], len, "%s==%s", s->lock[k].name,
+			      s->lock[k].version);
 		a[i++] = pairs[k];
 	}
 	a[i++] = "--";
@@ -781,7 +780,7 @@ static int active_platform(const char *box_root, char *out, size_t len,
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "managed Python runtime is broken (%s) — "
 				      "run \"pyrt install --force\"", merr.msg);
-	snprintf(out, len, "%s", m.platform);
+	pyrt_fmt_text(out, len, "%s", m.platform);
 	return 0;
 }
 

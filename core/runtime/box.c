@@ -276,6 +276,24 @@ const char *pyrt_box_logs_dir(const pyrt_box *b) { return b->logs; }
 const char *pyrt_box_lock_path(const pyrt_box *b) { return b->lock; }
 const char *pyrt_box_plugins_dir(const pyrt_box *b) { return b->plugins; }
 
+int pyrt_box_active_interpreter(const pyrt_box *box, const pyrt_pins *pins,
+				char *install_dir, size_t dirlen,
+				char *python, size_t pylen, pyrt_error *err)
+{
+	int rc = pyrt_box_active_install(box, install_dir, dirlen, err);
+	if (!rc)
+		rc = pyrt_box_interpreter(install_dir, pins, python, pylen,
+					  err);
+	if (rc)
+		return rc;
+	if (access(python, X_OK) != 0)
+		return pyrt_error_set(err, PYRT_E_NOT_READY,
+				      "managed Python runtime is broken (%s is "
+				      "missing or not executable) — run \"pyrt "
+				      "install --force\"", python);
+	return 0;
+}
+
 int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err)
 {
 	const char *xdg = getenv("XDG_DATA_HOME");

@@ -83,6 +83,16 @@ int pyrt_box_active_install(const pyrt_box *box, char *install_dir,
 int pyrt_box_interpreter(const char *install_dir, const pyrt_pins *pins,
 			 char *out, size_t len, pyrt_error *err);
 
+/** The active install (pyrt_box_active_install) and its interpreter
+ *  (pyrt_box_interpreter), checked executable: where everything that runs
+ *  the runtime (pip, smoke) starts.  0, or PYRT_E_NOT_READY with the fix in
+ *  the message ("pyrt install", or "pyrt install --force" when the link or
+ *  the interpreter is broken), PYRT_E_UNTRUSTED, or a path that did not
+ *  fit. */
+int pyrt_box_active_interpreter(const pyrt_box *box, const pyrt_pins *pins,
+				char *install_dir, size_t dirlen,
+				char *python, size_t pylen, pyrt_error *err);
+
 /** The default box root: $XDG_DATA_HOME/pyrt or $HOME/.local/share/pyrt. */
 int pyrt_box_default_root(char *buf, size_t len, pyrt_error *err);
 

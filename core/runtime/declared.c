@@ -231,7 +231,7 @@ int pyrt_declared_set_lock(pyrt_declared *d, const char *sha256_hex)
 {
 	if (sha256_hex && strlen(sha256_hex) > PYRT_SHA256_HEX_LEN)
 		return PYRT_E_INTERNAL;
-	snprintf(d->lock, sizeof d->lock, "%s", sha256_hex ? sha256_hex : "");
+	pyrt_fmt_text(d->lock, sizeof d->lock, "%s", sha256_hex ? sha256_hex : "");
 	return 0;
 }
 
@@ -498,7 +498,7 @@ static int declared_parse(pyrt_declared *d, json_t *doc, const char *path,
 	if (!lock || strlen(lock) > PYRT_SHA256_HEX_LEN ||
 	    strspn(lock, "0123456789abcdef") != strlen(lock))
 		return bad(err, path, "lock_sha256");
-	snprintf(d->lock, sizeof d->lock, "%s", lock);
+	pyrt_fmt_text(d->lock, sizeof d->lock, "%s", lock);
 	json_t *r = json_object_get(doc, "reconciled_ns");
 	if (!json_is_integer(r) || json_integer_value(r) < 0)
 		return bad(err, path, "reconciled_ns");
@@ -547,7 +547,7 @@ static void req_name(const char *req, char *out, size_t len)
 		req++;
 	size_t n = strspn(req, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			  "0123456789-_.");
-	snprintf(out, len, "%.*s", (int)n, req);
+	pyrt_fmt_text(out, len, "%.*s", (int)n, req);
 }
 
 #define CLOSURE_MAX 512

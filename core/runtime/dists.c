@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/os.h"
 #include "core/util/requirement.h"
@@ -462,7 +463,7 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 	if (!buf) {
 		if (!absent)
 			return -1;
-		snprintf(why, whylen, "%s has no RECORD", name);
+		pyrt_fmt_text(why, whylen, "%s has no RECORD", name);
 		return 0;
 	}
 	char path[4096];
@@ -485,13 +486,13 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 			faults = faults_read(s->fd, name);
 		if (faults_has(faults, path))
 			continue;
-		snprintf(why, whylen, "%s is missing", path);
+		pyrt_fmt_text(why, whylen, "%s is missing", path);
 		if (missing)
-			snprintf(missing, mlen, "%s", path);
+			pyrt_fmt_text(missing, mlen, "%s", path);
 		rc = 0;
 	}
 	if (rc == 1 && !listed) {
-		snprintf(why, whylen, "%s/RECORD lists no file", name);
+		pyrt_fmt_text(why, whylen, "%s/RECORD lists no file", name);
 		rc = 0;
 	}
 	free(faults);
@@ -501,8 +502,8 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 	for (const char *p = buf; rc == 0 &&
 	     (p = record_path(p, buf + len, path, sizeof path, &fit));)
 		if (fit && path[0] && record_leaves(s->rel, path))
-			snprintf(why, whylen, PYRT_DISTS_RECORD_LEAVES
-				 " (%.200s)", path);
+			pyrt_fmt_text(why, whylen, PYRT_DISTS_RECORD_LEAVES
+				      " (%.200s)", path);
 	free(buf);
 	return rc;
 }
@@ -597,7 +598,7 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 			    broken_before(s, j))
 				continue;
 			/* PEP 503's spelling of the normalised name. */
-			snprintf(name, sizeof name, "%s", s->e[j].norm);
+			pyrt_fmt_text(name, sizeof name, "%s", s->e[j].norm);
 			for (char *c = name; *c; c++)
 				if (*c == '_')
 					*c = '-';
@@ -656,9 +657,9 @@ int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len)
 	    dist_version(s->fd, hit->raw, version, sizeof version) != 0 ||
 	    fstatat(s->fd, hit->raw, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 		return 0;
-	snprintf(out, len, "%s %s %llu %lld.%09ld", hit->raw, version,
-		 (unsigned long long)sb.st_ino, (long long)sb.st_mtim.tv_sec,
-		 sb.st_mtim.tv_nsec);
+	pyrt_fmt_text(out, len, "%s %s %llu %lld.%09ld", hit->raw, version,
+		      (unsigned long long)sb.st_ino, (long long)sb.st_mtim.tv_sec,
+		      sb.st_mtim.tv_nsec);
 	return 1;
 }
 
@@ -744,7 +745,7 @@ int pyrt_dists_mark_wheel_faults(pyrt_dists *d, const char *name, char *first,
 						    "write %s/%s", hit->raw,
 						    PYRT_DISTS_WHEEL_FAULTS);
 		if (!marked++ && first)
-			snprintf(first, len, "%s", path);
+			pyrt_fmt_text(first, len, "%s", path);
 	}
 	return marked;
 }

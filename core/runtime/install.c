@@ -82,8 +82,8 @@ static const pyrt_pin_archive *install_pin(const pyrt_install_opts *opts,
 	for (size_t i = 0; i < pyrt_pins_archive_count(opts->pins); i++) {
 		const pyrt_pin_archive *a = pyrt_pins_archive_at(opts->pins, i);
 		size_t used = strlen(keys);
-		snprintf(keys + used, sizeof keys - used, "%s%s",
-			 i ? ", " : "", a->key);
+		pyrt_fmt_text(keys + used, sizeof keys - used, "%s%s",
+			      i ? ", " : "", a->key);
 	}
 	pyrt_error_set(err, PYRT_E_UNSUPPORTED,
 		       "unsupported platform %s: no pinned runtime for it "
@@ -108,14 +108,14 @@ static int install_url(const pyrt_install_opts *opts,
 		       pyrt_error *err)
 {
 	if (!opts->mirror) {
-		snprintf(buf, len, "%s", pin->url);
+		pyrt_fmt_text(buf, len, "%s", pin->url);
 		return 0;
 	}
 	char *url = NULL;
 	int rc = pyrt_fetch_mirror_url(pin->url, opts->mirror, &url, err);
 	if (rc)
 		return rc;
-	snprintf(buf, len, "%s", url);
+	pyrt_fmt_text(buf, len, "%s", url);
 	free(url);
 	return 0;
 }
@@ -158,12 +158,12 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 	const pyrt_pin_archive *pin = install_pin(opts, err);
 	if (!pin)
 		return err ? err->code : PYRT_E_UNSUPPORTED;
-	snprintf(plan->version, sizeof plan->version, "%s",
-		 pyrt_pins_version(opts->pins));
-	snprintf(plan->build, sizeof plan->build, "%s",
-		 pyrt_pins_build(opts->pins));
-	snprintf(plan->platform, sizeof plan->platform, "%s", pin->key);
-	snprintf(plan->sha256, sizeof plan->sha256, "%s", pin->sha256);
+	pyrt_fmt_text(plan->version, sizeof plan->version, "%s",
+		      pyrt_pins_version(opts->pins));
+	pyrt_fmt_text(plan->build, sizeof plan->build, "%s",
+		      pyrt_pins_build(opts->pins));
+	pyrt_fmt_text(plan->platform, sizeof plan->platform, "%s", pin->key);
+	pyrt_fmt_text(plan->sha256, sizeof plan->sha256, "%s", pin->sha256);
 	plan->size = pin->size;
 	if (!opts->from_file) {
 		char url[sizeof plan->url];
@@ -186,11 +186,11 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 		pyrt_box_free(box);
 		return rc;
 	}
-	snprintf(plan->destination, sizeof plan->destination, "%s",
-		 pyrt_box_current(box));
+	pyrt_fmt_text(plan->destination, sizeof plan->destination, "%s",
+		      pyrt_box_current(box));
 	/* The box may not exist yet: measure the nearest existing ancestor. */
 	char probe[PATH_MAX];
-	snprintf(probe, sizeof probe, "%s", pyrt_box_root(box));
+	pyrt_fmt_text(probe, sizeof probe, "%s", pyrt_box_root(box));
 	while (access(probe, F_OK) != 0 && strrchr(probe, '/') &&
 	       strrchr(probe, '/') != probe)
 		*strrchr(probe, '/') = '\0';
@@ -259,7 +259,7 @@ static int install_download(install_run *r, pyrt_error *err)
 	char host[256];
 	pyrt_fetch_url_host(url, host, sizeof host);
 	char detail[320];
-	snprintf(detail, sizeof detail, "from %s", host);
+	pyrt_fmt_text(detail, sizeof detail, "from %s", host);
 	rc = pyrt_events_step(r->ev, PYRT_STEP_DOWNLOAD, PYRT_STEP_BEGIN,
 			      detail);
 	if (rc)
@@ -304,7 +304,7 @@ static int install_copy_hash(install_run *r, int in, int out, uint64_t cap,
 {
 	unsigned long long bytes = 0;
 	char name[PATH_MAX + 16];
-	snprintf(name, sizeof name, "--from-file %s", r->opts->from_file);
+	pyrt_fmt_text(name, sizeof name, "--from-file %s", r->opts->from_file);
 	int rc = pyrt_sha256_copy(in, out, cap, name, r->archive_path, r->ev,
 				  r->sha256, &bytes, err);
 	r->archive_bytes += bytes;
@@ -375,7 +375,7 @@ static int install_local(install_run *r, pyrt_error *err)
 				      "--from-file %s is not a regular file",
 				      path);
 	}
-	snprintf(r->source, sizeof r->source, "%s", path);
+	pyrt_fmt_text(r->source, sizeof r->source, "%s", path);
 	int n = snprintf(r->archive_path, sizeof r->archive_path,
 			 "%s/from-file.%ld.tmp", pyrt_box_downloads_dir(r->box),
 			 (long)getpid());
@@ -514,8 +514,8 @@ static int install_extract(install_run *r, pyrt_error *err)
 	if (rc)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	char detail[64];
-	snprintf(detail, sizeof detail, "%llu entries",
-		 (unsigned long long)xr.entries);
+	pyrt_fmt_text(detail, sizeof detail, "%llu entries",
+		      (unsigned long long)xr.entries);
 	rc = pyrt_events_step(r->ev, PYRT_STEP_EXTRACT, PYRT_STEP_END, detail);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;
 }
@@ -563,7 +563,7 @@ static void install_search_path(install_run *r, const char *rel_interp,
 		const char *rel = search_rel(line, prefixes, 2);
 		if (!rel || !pyrt_marker_search_entry_ok(rel))
 			return;
-		snprintf(r->search[n++], sizeof r->search[0], "%s", rel);
+		pyrt_fmt_text(r->search[n++], sizeof r->search[0], "%s", rel);
 		l += len;
 		if (!*l)
 			break;
@@ -653,16 +653,16 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	pyrt_marker m;
 	memset(&m, 0, sizeof m);
 	m.schema = 1;
-	snprintf(m.implementation, sizeof m.implementation, "%s",
-		 pyrt_pins_implementation(r->opts->pins));
-	snprintf(m.version, sizeof m.version, "%s",
-		 pyrt_pins_version(r->opts->pins));
-	snprintf(m.build, sizeof m.build, "%s", pyrt_pins_build(r->opts->pins));
-	snprintf(m.platform, sizeof m.platform, "%s", r->pin->key);
+	pyrt_fmt_text(m.implementation, sizeof m.implementation, "%s",
+		      pyrt_pins_implementation(r->opts->pins));
+	pyrt_fmt_text(m.version, sizeof m.version, "%s",
+		      pyrt_pins_version(r->opts->pins));
+	pyrt_fmt_text(m.build, sizeof m.build, "%s", pyrt_pins_build(r->opts->pins));
+	pyrt_fmt_text(m.platform, sizeof m.platform, "%s", r->pin->key);
 	memcpy(m.sha256, r->sha256, sizeof m.sha256);
-	snprintf(m.source, sizeof m.source, "%s", r->source);
+	pyrt_fmt_text(m.source, sizeof m.source, "%s", r->source);
 	pyrt_fs_now_rfc3339(m.installed_at, sizeof m.installed_at);
-	snprintf(m.pins, sizeof m.pins, "%s", pyrt_pins_source(r->opts->pins));
+	pyrt_fmt_text(m.pins, sizeof m.pins, "%s", pyrt_pins_source(r->opts->pins));
 	m.archive_bytes = r->archive_bytes;
 	m.files = pyrt_manifest_count(r->manifest);
 	strcpy(m.baseline_state, "none");
@@ -759,8 +759,10 @@ static void install_prune(const pyrt_box *box, const pyrt_events *ev)
 		if (de->d_name[0] == '.')
 			continue;
 		char want[PATH_MAX];
-		snprintf(want, sizeof want, "installs/%s/python", de->d_name);
-		if (strcmp(want, cur) == 0 || strcmp(want, prev) == 0)
+		/* One whose link would not fit is kept, never misnamed. */
+		if (pyrt_fmt_path(want, sizeof want, NULL, "installs/%s/python",
+				  de->d_name) ||
+		    strcmp(want, cur) == 0 || strcmp(want, prev) == 0)
 			continue;
 		char path[PATH_MAX];
 		pyrt_error perr = PYRT_ERROR_INIT;
@@ -902,7 +904,7 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	if (rc)
 		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	r->staging_made = 0;
-	snprintf(r->unswapped, sizeof r->unswapped, "%s", dest);
+	pyrt_fmt_text(r->unswapped, sizeof r->unswapped, "%s", dest);
 	unlink(owner);
 	rc = install_sync(pyrt_box_installs_dir(r->box), 0, err);
 	pyrt_testhook("before-swap");
@@ -914,7 +916,10 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 	const char *runtime = pyrt_box_runtime_dir(r->box);
 	char old[PATH_MAX], target[PATH_MAX];
 	install_link_target(pyrt_box_current(r->box), old, sizeof old);
-	snprintf(target, sizeof target, "installs/%s/python", r->id);
+	rc = pyrt_fmt_path(target, sizeof target, err, "installs/%s/python",
+			   r->id);
+	if (rc)
+		return step_fail(r, PYRT_STEP_ACTIVATE, rc, err);
 	/* The one instant that matters: current flips from old to new. */
 	int kept = 0;
 	pyrt_error perr = PYRT_ERROR_INIT;
@@ -932,7 +937,7 @@ static int install_activate(install_run *r, pyrt_install_result *res,
 				perr.msg);
 	pyrt_testhook("after-swap");
 	install_prune(r->box, r->ev);
-	snprintf(res->install_dir, sizeof res->install_dir, "%s", dest);
+	pyrt_fmt_text(res->install_dir, sizeof res->install_dir, "%s", dest);
 	/* current points at the new install: a cancel that arrives now
 	 * cannot undo that, so it is not reported as if it had. */
 	pyrt_events_step(r->ev, PYRT_STEP_ACTIVATE, PYRT_STEP_END,
@@ -1034,8 +1039,8 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 	}
 	rc = install_pipeline(&r, res, err);
 	if (rc == 0) {
-		snprintf(res->current, sizeof res->current, "%s",
-			 pyrt_box_current(r.box));
+		pyrt_fmt_text(res->current, sizeof res->current, "%s",
+			      pyrt_box_current(r.box));
 		memcpy(res->sha256, r.sha256[0] ? r.sha256 : r.pin->sha256,
 		       sizeof res->sha256);
 		res->archive_bytes = r.archive_bytes;
@@ -1045,35 +1050,24 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 	return rc;
 }
 
-/* Take the box lock for a maintenance command (rollback, uninstall). */
-static int install_open_locked(const char *box_root, const char *command,
-			       int no_wait, const pyrt_events *ev,
-			       pyrt_box **box, pyrt_lock **lock,
-			       pyrt_error *err)
+/* Take the box lock for a maintenance command (rollback, uninstall) on
+ * the box the caller opened. */
+static int install_lock_box(const pyrt_box *box, const char *command,
+			    int no_wait, const pyrt_events *ev,
+			    pyrt_lock **lock, pyrt_error *err)
 {
-	int rc = pyrt_box_open(box, box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(*box, command, err);
-	if (rc) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	int rc = pyrt_box_check_change(box, command, err);
+	if (rc)
 		return rc;
-	}
-	if (access(pyrt_box_runtime_dir(*box), F_OK) != 0) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	if (access(pyrt_box_runtime_dir(box), F_OK) != 0)
 		return pyrt_error_set(err, PYRT_E_NOT_READY,
 				      "nothing is installed under %s",
-				      box_root);
-	}
-	rc = pyrt_lock_acquire(lock, pyrt_box_lock_path(*box), !no_wait, ev,
+				      pyrt_box_root(box));
+	rc = pyrt_lock_acquire(lock, pyrt_box_lock_path(box), !no_wait, ev,
 			       err);
-	if (rc) {
-		pyrt_box_free(*box);
-		*box = NULL;
+	if (rc)
 		return rc;
-	}
-	install_repair(*box, ev);
+	install_repair(box, ev);
 	return 0;
 }
 
@@ -1082,7 +1076,8 @@ static int install_open_locked(const char *box_root, const char *command,
  * call it done: the target must pass the quick checks status runs on
  * current, unless the operator insists.  Returns 0 or PYRT_E_NOT_READY.
  */
-static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
+static int rollback_target_ok(const pyrt_install_opts *o,
+			      const pyrt_box *box,
 			      const pyrt_events *ev, pyrt_error *err)
 {
 	pyrt_status *st = calloc(1, sizeof *st);
@@ -1107,13 +1102,11 @@ static int rollback_target_ok(const pyrt_install_opts *o, pyrt_box *box,
 	return rc;
 }
 
-int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
-			  pyrt_error *err)
+int pyrt_install_rollback(const pyrt_box *box, const pyrt_install_opts *o,
+			  const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(o->box_root, "rollback", o->no_wait, ev,
-				     &box, &lock, err);
+	int rc = install_lock_box(box, "rollback", o->no_wait, ev, &lock, err);
 	if (rc)
 		return rc;
 	char dir[PATH_MAX], cur[PATH_MAX], prev[PATH_MAX];
@@ -1147,17 +1140,14 @@ int pyrt_install_rollback(const pyrt_install_opts *o, const pyrt_events *ev,
 				prev);
 cleanup:
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 	return rc;
 }
 
-int pyrt_install_uninstall(const char *box_root, int no_wait,
+int pyrt_install_uninstall(const pyrt_box *box, int no_wait,
 			   const pyrt_events *ev, pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	int rc = install_open_locked(box_root, "uninstall", no_wait, ev, &box,
-				     &lock, err);
+	int rc = install_lock_box(box, "uninstall", no_wait, ev, &lock, err);
 	if (rc)
 		return rc;
 	/* Deactivate first: from here on status says not_provisioned, never
@@ -1195,6 +1185,5 @@ int pyrt_install_uninstall(const char *box_root, int no_wait,
 		pyrt_events_log(ev, PYRT_LOG_INFO, "removed the runtime under %s",
 				pyrt_box_runtime_dir(box));
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 	return rc;
 }

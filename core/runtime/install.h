@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 #include "core/util/sha256.h"
@@ -66,17 +67,18 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 		     pyrt_install_result *result, pyrt_error *err);
 
 /**
- * Swap current and previous (opts: box_root, pins, platform_key, no_wait,
- * force).  The target first passes the quick checks status runs
+ * Swap current and previous in box (opts: pins, platform_key, no_wait,
+ * force; opts->box_root is not read: the caller opened the box once).
+ * The target first passes the quick checks status runs
  * (pyrt_status_check_link): a broken one is refused with PYRT_E_NOT_READY
  * naming what is broken, current untouched, unless opts->force.
  * PYRT_E_NOT_READY too when there is no previous.
  */
-int pyrt_install_rollback(const pyrt_install_opts *opts,
+int pyrt_install_rollback(const pyrt_box *box, const pyrt_install_opts *opts,
 			  const pyrt_events *ev, pyrt_error *err);
 
 /** Remove everything under <box>/runtime/python (takes the lock). */
-int pyrt_install_uninstall(const char *box_root, int no_wait,
+int pyrt_install_uninstall(const pyrt_box *box, int no_wait,
 			   const pyrt_events *ev, pyrt_error *err);
 
 #endif

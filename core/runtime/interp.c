@@ -92,15 +92,15 @@ int pyrt_interp_report_run(const char *python, const char *install_dir,
 	else if (pr.cancelled)
 		rc = PYRT_E_CANCELLED;
 	else if (pr.timed_out)
-		snprintf(out->why, sizeof out->why,
-			 "did not answer within %.0f s", timeout_s);
+		pyrt_fmt_text(out->why, sizeof out->why,
+			      "did not answer within %.0f s", timeout_s);
 	else if (!pr.exited || pr.exit_code != 0)
-		snprintf(out->why, sizeof out->why,
-			 "does not start (%s %d): %.200s",
-			 pr.exited ? "exit" : "killed by signal",
-			 pr.exited ? pr.exit_code : pr.term_signal,
-			 pr.output && pr.output[strspn(pr.output, " \t\r\n")]
-				 ? pr.output : "it printed nothing");
+		pyrt_fmt_text(out->why, sizeof out->why,
+			      "does not start (%s %d): %.200s",
+			      pr.exited ? "exit" : "killed by signal",
+			      pr.exited ? pr.exit_code : pr.term_signal,
+			      pr.output && pr.output[strspn(pr.output, " \t\r\n")]
+				      ? pr.output : "it printed nothing");
 	else if (pr.output)
 		interp_parse(pr.output, out);
 	pyrt_proc_result_clear(&pr);

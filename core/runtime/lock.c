@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/os.h"
 
@@ -40,7 +41,7 @@ struct pyrt_lock {
 static void host_name(char *buf, size_t len)
 {
 	if (gethostname(buf, len) != 0 || !buf[0])
-		snprintf(buf, len, "unknown");
+		pyrt_fmt_text(buf, len, "unknown");
 	buf[len - 1] = '\0';
 }
 
@@ -115,11 +116,11 @@ static void read_holder_settled(int fd, pyrt_lock_holder *h)
 static void describe_holder(const pyrt_lock_holder *h, char *buf, size_t len)
 {
 	if (h->pid > 0)
-		snprintf(buf, len, "pid %ld on %s since %s", h->pid,
-			 h->host[0] ? h->host : "an unknown host",
-			 h->started[0] ? h->started : "an unknown time");
+		pyrt_fmt_text(buf, len, "pid %ld on %s since %s", h->pid,
+			      h->host[0] ? h->host : "an unknown host",
+			      h->started[0] ? h->started : "an unknown time");
 	else
-		snprintf(buf, len, "holder not recorded yet");
+		pyrt_fmt_text(buf, len, "holder not recorded yet");
 }
 
 static void publish_state(const char *lock_path, const char *rec, size_t n);
@@ -181,9 +182,9 @@ static int open_lock_file(const char *lock_path, pyrt_error *err)
 /* The published state beside the lock: "an install is running, pid,
  * since", readable by every user whatever the umask, written only by the
  * lock's holder. */
-static void state_path(const char *lock_path, char *buf, size_t len)
+static int state_path(const char *lock_path, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s.state", lock_path);
+	return pyrt_fmt_path(buf, len, NULL, "%s.state", lock_path);
 }
 
 /* Publish (rec) or withdraw (NULL) the holder; best effort: status reads
@@ -191,7 +192,8 @@ static void state_path(const char *lock_path, char *buf, size_t len)
 static void publish_state(const char *lock_path, const char *rec, size_t n)
 {
 	char path[PATH_MAX];
-	state_path(lock_path, path, sizeof path);
+	if (state_path(lock_path, path, sizeof path))
+		return;
 	pyrt_error err = PYRT_ERROR_INIT;
 	int fd = pyrt_fs_open_state(path, O_RDWR | O_CREAT, 0644, &err);
 	if (fd < 0)
@@ -315,7 +317,8 @@ int pyrt_lock_acquire(pyrt_lock **out, const char *lock_path, int wait,
 	 * A kernel without OFD locks leaves probes to flock (see probe). */
 	pyrt_os_lock_file(fd, 1);
 	lock->fd = fd;
-	snprintf(lock->path, sizeof lock->path, "%s", lock_path);
+	/* fits: open refused a path of PATH_MAX or more */
+	pyrt_fmt_text(lock->path, sizeof lock->path, "%s", lock_path);
 	*out = lock;
 	lock = NULL;
 	fd = -1;
@@ -355,7 +358,8 @@ void pyrt_lock_release(pyrt_lock *lock)
 static int probe_state(const char *lock_path, pyrt_lock_holder *holder)
 {
 	char path[PATH_MAX], text[OWNER_MAX], host[256];
-	state_path(lock_path, path, sizeof path);
+	if (state_path(lock_path, path, sizeof path))
+		return 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -484,7 +488,7 @@ static void judge_entry(int rootfd, const char *name, const char *host,
 		return;
 	if (S_ISLNK(st.st_mode)) {
 		v->stale = 1;
-		snprintf(v->reason, sizeof v->reason, "a stray symlink");
+		pyrt_fmt_text(v->reason, sizeof v->reason, "a stray symlink");
 		return;
 	}
 	if (!S_ISDIR(st.st_mode))
@@ -497,8 +501,8 @@ static void judge_entry(int rootfd, const char *name, const char *host,
 		if (kill((pid_t)h.pid, 0) == 0 || errno != ESRCH)
 			return;
 		v->stale = 1;
-		snprintf(v->reason, sizeof v->reason, "pid %ld is gone",
-			 h.pid);
+		pyrt_fmt_text(v->reason, sizeof v->reason, "pid %ld is gone",
+			      h.pid);
 		return;
 	}
 	/* Killed between mkdir and the owner record: the install id ends
@@ -507,14 +511,14 @@ static void judge_entry(int rootfd, const char *name, const char *host,
 	if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
 	    errno == ESRCH) {
 		v->stale = 1;
-		snprintf(v->reason, sizeof v->reason,
-			 "no owner record, and pid %ld is gone", pid);
+		pyrt_fmt_text(v->reason, sizeof v->reason,
+			      "no owner record, and pid %ld is gone", pid);
 		return;
 	}
 	if (time(NULL) - st.st_mtime > STALE_UNOWNED_SECONDS) {
 		v->stale = 1;
-		snprintf(v->reason, sizeof v->reason,
-			 "no owner, untouched for over an hour");
+		pyrt_fmt_text(v->reason, sizeof v->reason,
+			      "no owner, untouched for over an hour");
 	}
 }
 

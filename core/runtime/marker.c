@@ -46,18 +46,18 @@ static int marker_baseline_ok(const pyrt_marker *m, char *why, size_t len)
 {
 	const char *st = m->baseline_state;
 	if (strcmp(st, "complete") && strcmp(st, "partial") && strcmp(st, "none")) {
-		snprintf(why, len, "baseline.state is not complete, partial or none");
+		pyrt_fmt_text(why, len, "baseline.state is not complete, partial or none");
 		return 0;
 	}
 	if (m->baseline_missing_count < 0 ||
 	    m->baseline_missing_count > PYRT_MARKER_MISSING_MAX) {
-		snprintf(why, len, "baseline.missing has more than %d entries",
-			 PYRT_MARKER_MISSING_MAX);
+		pyrt_fmt_text(why, len, "baseline.missing has more than %d entries",
+			      PYRT_MARKER_MISSING_MAX);
 		return 0;
 	}
 	for (int i = 0; i < m->baseline_missing_count; i++)
 		if (!m->baseline_missing[i][0]) {
-			snprintf(why, len, "baseline.missing holds an empty name");
+			pyrt_fmt_text(why, len, "baseline.missing holds an empty name");
 			return 0;
 		}
 	return 1;
@@ -87,14 +87,14 @@ static int marker_search_ok(const pyrt_marker *m, char *why, size_t len)
 		return 1;
 	if (m->search_path_count < 0 ||
 	    m->search_path_count > PYRT_MARKER_SEARCH_MAX) {
-		snprintf(why, len, "search_path has more than %d entries",
-			 PYRT_MARKER_SEARCH_MAX);
+		pyrt_fmt_text(why, len, "search_path has more than %d entries",
+			      PYRT_MARKER_SEARCH_MAX);
 		return 0;
 	}
 	for (int i = 0; i < m->search_path_count; i++)
 		if (!pyrt_marker_search_entry_ok(m->search_path[i])) {
-			snprintf(why, len, "search_path[%d] is not a relative "
-				 "path of plain components", i);
+			pyrt_fmt_text(why, len, "search_path[%d] is not a relative "
+				      "path of plain components", i);
 			return 0;
 		}
 	return 1;
@@ -119,7 +119,7 @@ static int marker_fields_ok(const pyrt_marker *m, char *why, size_t len)
 		const char *want = pyrt_pins_field_check(
 			words[i].field, (const char *)m + words[i].offset);
 		if (want) {
-			snprintf(why, len, "%s is not %s", words[i].name, want);
+			pyrt_fmt_text(why, len, "%s is not %s", words[i].name, want);
 			return 0;
 		}
 	}
@@ -133,7 +133,7 @@ static int marker_fields_ok(const pyrt_marker *m, char *why, size_t len)
 	if (!bad && m->schema >= 2 && !pyrt_sha256_hex_valid(m->manifest_sha256))
 		bad = "manifest_sha256";
 	if (bad) {
-		snprintf(why, len, "%s is missing or not valid", bad);
+		pyrt_fmt_text(why, len, "%s is missing or not valid", bad);
 		return 0;
 	}
 	return marker_baseline_ok(m, why, len) && marker_search_ok(m, why, len);
@@ -234,14 +234,14 @@ static int marker_copy(json_t *obj, const char *key, char *dst, size_t len,
 	if (!v && !required)
 		return 0;
 	if (!json_is_string(v)) {
-		snprintf(why, wlen, "%s is %s", key,
-			 v ? "not a string" : "missing");
+		pyrt_fmt_text(why, wlen, "%s is %s", key,
+			      v ? "not a string" : "missing");
 		return -1;
 	}
 	size_t n = json_string_length(v);
 	if (n >= len || strlen(json_string_value(v)) != n) {
-		snprintf(why, wlen, "%s is longer than %zu bytes or holds NUL",
-			 key, len - 1);
+		pyrt_fmt_text(why, wlen, "%s is longer than %zu bytes or holds NUL",
+			      key, len - 1);
 		return -1;
 	}
 	memcpy(dst, json_string_value(v), n + 1);
@@ -254,7 +254,7 @@ static int marker_uint(json_t *obj, const char *key, uint64_t *out, char *why,
 {
 	json_t *v = json_object_get(obj, key);
 	if (!json_is_integer(v) || json_integer_value(v) < 0) {
-		snprintf(why, wlen, "%s is not a non-negative integer", key);
+		pyrt_fmt_text(why, wlen, "%s is not a non-negative integer", key);
 		return -1;
 	}
 	*out = (uint64_t)json_integer_value(v);
@@ -267,7 +267,7 @@ static int marker_read_baseline(json_t *doc, pyrt_marker *m, char *why,
 	json_t *b = json_object_get(doc, "baseline");
 	json_t *missing = json_object_get(b, "missing");
 	if (!json_is_object(b) || !json_is_array(missing)) {
-		snprintf(why, wlen, "baseline is not {state, missing, error}");
+		pyrt_fmt_text(why, wlen, "baseline is not {state, missing, error}");
 		return -1;
 	}
 	if (marker_copy(b, "state", m->baseline_state,
@@ -276,8 +276,8 @@ static int marker_read_baseline(json_t *doc, pyrt_marker *m, char *why,
 			sizeof m->baseline_error, 1, why, wlen))
 		return -1;
 	if (json_array_size(missing) > PYRT_MARKER_MISSING_MAX) {
-		snprintf(why, wlen, "baseline.missing has more than %d entries",
-			 PYRT_MARKER_MISSING_MAX);
+		pyrt_fmt_text(why, wlen, "baseline.missing has more than %d entries",
+			      PYRT_MARKER_MISSING_MAX);
 		return -1;
 	}
 	size_t i;
@@ -306,8 +306,8 @@ static int marker_read_search(json_t *doc, pyrt_marker *m, char *why,
 		return 0;
 	if (!json_is_array(sp) ||
 	    json_array_size(sp) > PYRT_MARKER_SEARCH_MAX) {
-		snprintf(why, wlen, "search_path is not a list of at most %d "
-			 "paths", PYRT_MARKER_SEARCH_MAX);
+		pyrt_fmt_text(why, wlen, "search_path is not a list of at most %d "
+			      "paths", PYRT_MARKER_SEARCH_MAX);
 		return -1;
 	}
 	size_t i;
@@ -337,20 +337,20 @@ static int marker_check_digest(json_t *doc, const char *known, char *why,
 	json_t *d = json_object_get(doc, "digest");
 	char want[PYRT_SHA256_HEX_LEN + 1], got[PYRT_SHA256_HEX_LEN + 1];
 	if (!json_is_string(d) || !pyrt_sha256_hex_valid(json_string_value(d))) {
-		snprintf(why, wlen, "digest is missing or not valid");
+		pyrt_fmt_text(why, wlen, "digest is missing or not valid");
 		return -1;
 	}
-	snprintf(want, sizeof want, "%s", json_string_value(d));
+	pyrt_fmt_text(want, sizeof want, "%s", json_string_value(d));
 	json_object_del(doc, "digest");
 	if (known && pyrt_sha256_hex_equal(want, known))
 		return 0;
 	if (marker_digest(doc, got) != 0) {
-		snprintf(why, wlen, "its digest cannot be computed");
+		pyrt_fmt_text(why, wlen, "its digest cannot be computed");
 		return -1;
 	}
 	if (!pyrt_sha256_hex_equal(want, got)) {
-		snprintf(why, wlen, "its content does not match its digest "
-			 "(changed or corrupted)");
+		pyrt_fmt_text(why, wlen, "its content does not match its digest "
+			      "(changed or corrupted)");
 		return -1;
 	}
 	return 0;
@@ -363,8 +363,8 @@ static int marker_from_json(json_t *doc, pyrt_marker *m, const char *known,
 	json_t *schema = json_object_get(doc, "schema");
 	if (!json_is_integer(schema) || json_integer_value(schema) < 1 ||
 	    json_integer_value(schema) > PYRT_MARKER_SCHEMA) {
-		snprintf(why, wlen, "schema is not 1 or %d (written by another "
-			 "pyrt?)", PYRT_MARKER_SCHEMA);
+		pyrt_fmt_text(why, wlen, "schema is not 1 or %d (written by another "
+			      "pyrt?)", PYRT_MARKER_SCHEMA);
 		return -1;
 	}
 	m->schema = (int)json_integer_value(schema);
@@ -433,7 +433,7 @@ int pyrt_marker_read_memo(const char *path, pyrt_marker *m,
 	char why[256], digest[PYRT_SHA256_HEX_LEN + 1] = "";
 	json_t *d = json_object_get(doc, "digest");
 	if (json_is_string(d))
-		snprintf(digest, sizeof digest, "%s", json_string_value(d));
+		pyrt_fmt_text(digest, sizeof digest, "%s", json_string_value(d));
 	rc = marker_from_json(doc, m, hit ? known : NULL, why, sizeof why);
 	json_decref(doc);
 	if (!rc && !hit && m->schema >= 2)

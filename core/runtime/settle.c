@@ -112,7 +112,7 @@ static int settle_staging(settle_ctx *c, int sfd, const char *site)
 		const char *n = de->d_name;
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
 			continue;
-		snprintf(what, sizeof what, "%s/%s", PYRT_FASTWHEEL_STAGING, n);
+		pyrt_fmt_text(what, sizeof what, "%s/%s", PYRT_FASTWHEEL_STAGING, n);
 		note_first(c, site, what);
 		struct stat sb;
 		int64_t mtime = fstatat(fd, n, &sb, AT_SYMLINK_NOFOLLOW) == 0

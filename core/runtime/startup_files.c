@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util/fmt.h"
+
 #define RECORD_MAX (8 * 1024 * 1024)
 
 static const char FINDING[] =
@@ -59,7 +61,7 @@ static int record_lists(int site_fd, const char *name)
 		if (!ends_with(de->d_name, ".dist-info"))
 			continue;
 		char rel[NAME_MAX + 16];
-		snprintf(rel, sizeof rel, "%s/RECORD", de->d_name);
+		pyrt_fmt_text(rel, sizeof rel, "%s/RECORD", de->d_name);
 		int fd = openat(site_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
 		if (fd < 0)
@@ -141,7 +143,7 @@ int pyrt_startup_files_check(pyrt_manifest *m, const pyrt_marker *marker,
 	char rel[PATH_MAX];
 	if (marker && marker->search_path_known) {
 		for (int i = 0; i < marker->search_path_count; i++) {
-			snprintf(rel, sizeof rel, "python/%s", marker->search_path[i]);
+			pyrt_fmt_text(rel, sizeof rel, "python/%s", marker->search_path[i]);
 			found += check_dir(m, install_dir, rel,
 					   is_site(rel), on_problem, payload);
 		}
@@ -160,8 +162,8 @@ int pyrt_startup_files_check(pyrt_manifest *m, const pyrt_marker *marker,
 		if (strncmp(de->d_name, "python3", 7) != 0)
 			continue;
 		for (size_t k = 0; k < 3; k++) {
-			snprintf(rel, sizeof rel, "python/lib/%.200s%s",
-				 de->d_name, below[k]);
+			pyrt_fmt_text(rel, sizeof rel, "python/lib/%.200s%s",
+				      de->d_name, below[k]);
 			found += check_dir(m, install_dir, rel, k == 2,
 					   on_problem, payload);
 		}

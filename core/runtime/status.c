@@ -46,9 +46,9 @@ static int status_broken(pyrt_status *st, const char *check, const char *why)
 	pyrt_fmt_text(st->failed_check, sizeof st->failed_check, "%s", check);
 	pyrt_fmt_text(st->failed_why, sizeof st->failed_why, "%s", why);
 	/* Sized for both fields whole: the fix at its end is never cut. */
-	snprintf(st->message, sizeof st->message,
-		 "managed Python runtime is broken (%s: %s) — run \"pyrt install "
-		 "--force\" to reinstall it", st->failed_check, st->failed_why);
+	pyrt_fmt_text(st->message, sizeof st->message,
+		      "managed Python runtime is broken (%s: %s) — run \"pyrt install "
+		      "--force\" to reinstall it", st->failed_check, st->failed_why);
 	return 0;
 }
 
@@ -63,9 +63,9 @@ static void status_unsupported(pyrt_status *st, const pyrt_pins *pins)
 			break;
 	}
 	st->state = PYRT_STATE_UNSUPPORTED;
-	snprintf(st->message, sizeof st->message,
-		 "no managed Python runtime is pinned for this platform (%s); "
-		 "supported: %s", st->platform, keys);
+	pyrt_fmt_text(st->message, sizeof st->message,
+		      "no managed Python runtime is pinned for this platform (%s); "
+		      "supported: %s", st->platform, keys);
 }
 
 static void status_not_provisioned(pyrt_status *st,
@@ -76,10 +76,10 @@ static void status_not_provisioned(pyrt_status *st,
 	if (pin->size)
 		pyrt_size_human(pin->size, size, sizeof size);
 	st->state = PYRT_STATE_NOT_PROVISIONED;
-	snprintf(st->message, sizeof st->message,
-		 "managed Python runtime not provisioned — run \"pyrt install\" "
-		 "(%s%s, one time)", size[0] ? "~" : "a download",
-		 size);
+	pyrt_fmt_text(st->message, sizeof st->message,
+		      "managed Python runtime not provisioned — run \"pyrt install\" "
+		      "(%s%s, one time)", size[0] ? "~" : "a download",
+		      size);
 }
 
 /* Start the interpreter and require the marker's version (--deep only). */
@@ -104,26 +104,26 @@ static int status_deep_check(pyrt_status *st, const char *home)
 	if (!rc && pr.output) {
 		sscanf(pr.output, "%63s", got);
 		const char *nl = strchr(pr.output, '\n');
-		snprintf(prefix, sizeof prefix, "%s", nl ? nl + 1 : "");
+		pyrt_fmt_text(prefix, sizeof prefix, "%s", nl ? nl + 1 : "");
 		prefix[strcspn(prefix, "\n")] = '\0';
 	}
 	char why[512] = "";
 	if (rc)
 		pyrt_fmt_text(why, sizeof why, "%s", perr.msg);
 	else if (pr.timed_out)
-		snprintf(why, sizeof why, "did not answer within 30 s");
+		pyrt_fmt_text(why, sizeof why, "did not answer within 30 s");
 	else if (!pr.exited || pr.exit_code != 0)
-		snprintf(why, sizeof why, "does not start (exit %d, signal %d)",
-			 pr.exit_code, pr.term_signal);
+		pyrt_fmt_text(why, sizeof why, "does not start (exit %d, signal %d)",
+			      pr.exit_code, pr.term_signal);
 	else if (strcmp(got, st->marker.version) != 0)
-		snprintf(why, sizeof why, "reports %s, the marker says %s", got,
-			 st->marker.version);
+		pyrt_fmt_text(why, sizeof why, "reports %s, the marker says %s", got,
+			      st->marker.version);
 	/* doctor's check too: a python that runs from somewhere else
 	 * (a copied binary, a symlink out of the install) is not this one */
 	else if (!pyrt_fs_path_inside(prefix, home))
-		snprintf(why, sizeof why, "runs with sys.prefix %.200s, outside "
-			 "its install %.200s", prefix[0] ? prefix : "(none)",
-			 home);
+		pyrt_fmt_text(why, sizeof why, "runs with sys.prefix %.200s, outside "
+			      "its install %.200s", prefix[0] ? prefix : "(none)",
+			      home);
 	pyrt_proc_result_clear(&pr);
 	return why[0] ? status_broken(st, "interpreter", why) : 0;
 }
@@ -159,8 +159,8 @@ static void missing_add(pyrt_marker *m, const char *name)
 			return;
 	}
 	if (m->baseline_missing_count < PYRT_MARKER_MISSING_MAX)
-		snprintf(m->baseline_missing[m->baseline_missing_count++],
-			 sizeof m->baseline_missing[0], "%s", name);
+		pyrt_fmt_text(m->baseline_missing[m->baseline_missing_count++],
+			      sizeof m->baseline_missing[0], "%s", name);
 }
 
 typedef struct verdict_ctx {
@@ -176,12 +176,12 @@ static void on_broken(const char *name, const char *version, const char *why,
 	verdict_ctx *v = ctx;
 	(void)version;
 	if (!v->broken++ && v->why)
-		snprintf(v->why, v->whylen, "%s: %s", name, why);
+		pyrt_fmt_text(v->why, v->whylen, "%s: %s", name, why);
 	/* "none" stays none: nothing declared is installed, and this one
 	 * joins what is missing. */
 	if (strcmp(v->m->baseline_state, "complete") == 0)
-		snprintf(v->m->baseline_state, sizeof v->m->baseline_state,
-			 "partial");
+		pyrt_fmt_text(v->m->baseline_state, sizeof v->m->baseline_state,
+			      "partial");
 	missing_add(v->m, name);
 }
 
@@ -228,7 +228,7 @@ static void verdict_declared(pyrt_marker *m, const pyrt_declared *decl,
 			  : n && g.top >= n ? "none" : "partial";
 	if (!state[0])
 		state = "none";
-	snprintf(seen.baseline_state, sizeof seen.baseline_state, "%s", state);
+	pyrt_fmt_text(seen.baseline_state, sizeof seen.baseline_state, "%s", state);
 	if (strcmp(state, "complete") == 0)
 		seen.baseline_error[0] = '\0';
 	*m = seen;
@@ -312,20 +312,20 @@ static void status_ready(pyrt_status *st, const pyrt_pins *pins,
 		 strcmp(m->build, pyrt_pins_build(pins)) != 0 ||
 		 !pyrt_sha256_hex_equal(m->sha256, pin->sha256));
 	if (!st->update_available) {
-		snprintf(st->message, sizeof st->message,
-			 "managed CPython %s (build %s) is ready", m->version,
-			 m->build);
+		pyrt_fmt_text(st->message, sizeof st->message,
+			      "managed CPython %s (build %s) is ready", m->version,
+			      m->build);
 	} else {
-		snprintf(st->update_version, sizeof st->update_version, "%s",
-			 pyrt_pins_version(pins));
-		snprintf(st->update_build, sizeof st->update_build, "%s",
-			 pyrt_pins_build(pins));
-		snprintf(st->update_sha256, sizeof st->update_sha256, "%s",
-			 pin->sha256);
-		snprintf(st->message, sizeof st->message,
-			 "managed CPython %s (build %s) is ready; the pins now say %s "
-			 "(build %s) — run \"pyrt install\" to update", m->version,
-			 m->build, pyrt_pins_version(pins), pyrt_pins_build(pins));
+		pyrt_fmt_text(st->update_version, sizeof st->update_version, "%s",
+			      pyrt_pins_version(pins));
+		pyrt_fmt_text(st->update_build, sizeof st->update_build, "%s",
+			      pyrt_pins_build(pins));
+		pyrt_fmt_text(st->update_sha256, sizeof st->update_sha256, "%s",
+			      pin->sha256);
+		pyrt_fmt_text(st->message, sizeof st->message,
+			      "managed CPython %s (build %s) is ready; the pins now say %s "
+			      "(build %s) — run \"pyrt install\" to update", m->version,
+			      m->build, pyrt_pins_version(pins), pyrt_pins_build(pins));
 	}
 	if (st->baseline_broken) {
 		size_t n = strlen(st->message);
@@ -420,7 +420,7 @@ static int manifest_digest(pyrt_status_cache *c, pyrt_digest_memo *memo,
 	if (!c)
 		return 0;
 	pthread_mutex_lock(&c->mu);
-	snprintf(c->path, sizeof c->path, "%s", path);
+	pyrt_fmt_text(c->path, sizeof c->path, "%s", path);
 	c->sb = before;
 	memcpy(c->hex, hex, PYRT_SHA256_HEX_LEN + 1);
 	c->valid = 1;
@@ -453,8 +453,8 @@ static int status_manifest(pyrt_status *st, const char *dir,
 	}
 	if (pyrt_sha256_hex_equal(hex, st->marker.manifest_sha256))
 		return 0;
-	snprintf(why, sizeof why, "%s is not the manifest marker.json "
-		 "recorded (changed or corrupted)", path);
+	pyrt_fmt_text(why, sizeof why, "%s is not the manifest marker.json "
+		      "recorded (changed or corrupted)", path);
 	status_broken(st, "manifest", why);
 	return 1;
 }
@@ -480,7 +480,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (rc != 0)
 		return status_broken(st, "marker", merr.msg);
 	st->have_marker = 1;
-	snprintf(st->install_dir, sizeof st->install_dir, "%s", dir);
+	pyrt_fmt_text(st->install_dir, sizeof st->install_dir, "%s", dir);
 	rc = status_manifest(st, dir, cache, memo, fail);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
@@ -494,8 +494,8 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 		return status_broken(st, "interpreter", path);
 	}
 	if (strcmp(st->marker.platform, st->platform) != 0) {
-		snprintf(path, sizeof path, "installed for %s, this machine is %s",
-			 st->marker.platform, st->platform);
+		pyrt_fmt_text(path, sizeof path, "installed for %s, this machine is %s",
+			      st->marker.platform, st->platform);
 		return status_broken(st, "platform", path);
 	}
 	if (deep && status_deep_check(st, dir) != 0)
@@ -513,7 +513,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 static void status_paths(pyrt_status *st, const char *link,
 			 const pyrt_pins *pins)
 {
-	snprintf(st->path, sizeof st->path, "%s", link);
+	pyrt_fmt_text(st->path, sizeof st->path, "%s", link);
 	const char *interp = pins ? pyrt_pins_layout_interpreter(pins) : NULL;
 	const char *inner = interp && strchr(interp, '/') ? strchr(interp, '/') + 1
 							 : "bin/python3";
@@ -528,8 +528,8 @@ void pyrt_status_check_link(const pyrt_box *box, const char *link,
 			    pyrt_status *st)
 {
 	memset(st, 0, sizeof *st);
-	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
-	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_fmt_text(st->platform, sizeof st->platform, "%s", platform_key);
+	pyrt_fmt_text(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
 	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
 	status_paths(st, link, pins);
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -549,11 +549,11 @@ static void status_busy(pyrt_status *st, const pyrt_lock_holder *h)
 	st->installer_pid = h->pid;
 	char who[512];
 	if (h->pid > 0)
-		snprintf(who, sizeof who, "pid %ld on %s since %s", h->pid,
-			 h->host[0] ? h->host : "an unknown host",
-			 h->started[0] ? h->started : "an unknown time");
+		pyrt_fmt_text(who, sizeof who, "pid %ld on %s since %s", h->pid,
+			      h->host[0] ? h->host : "an unknown host",
+			      h->started[0] ? h->started : "an unknown time");
 	else
-		snprintf(who, sizeof who, "holder not recorded yet");
+		pyrt_fmt_text(who, sizeof who, "holder not recorded yet");
 	if (st->state == PYRT_STATE_READY) {
 		st->upgrade_in_progress = 1;
 		size_t n = strlen(st->message);
@@ -564,9 +564,9 @@ static void status_busy(pyrt_status *st, const pyrt_lock_holder *h)
 	}
 	st->state = PYRT_STATE_INSTALLING;
 	st->failed_check[0] = '\0';
-	snprintf(st->message, sizeof st->message,
-		 "an install is running (%s) — run \"pyrt status\" again when "
-		 "it finishes", who);
+	pyrt_fmt_text(st->message, sizeof st->message,
+		      "an install is running (%s) — run \"pyrt status\" again when "
+		      "it finishes", who);
 }
 
 /* The box's digest memo, when the caller asked for it. */
@@ -608,8 +608,8 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 			    pyrt_error *err)
 {
 	memset(st, 0, sizeof *st);
-	snprintf(st->platform, sizeof st->platform, "%s", platform_key);
-	snprintf(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_fmt_text(st->platform, sizeof st->platform, "%s", platform_key);
+	pyrt_fmt_text(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
 	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
 	pyrt_box *box = NULL;
 	pyrt_error berr = PYRT_ERROR_INIT;
@@ -617,7 +617,7 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 	if (rc == PYRT_E_UNTRUSTED) {
 		/* An answer, not a failure: nothing in the box is read or run. */
 		st->state = PYRT_STATE_UNTRUSTED;
-		snprintf(st->message, sizeof st->message, "%s", berr.msg);
+		pyrt_fmt_text(st->message, sizeof st->message, "%s", berr.msg);
 		return 0;
 	}
 	if (rc)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util/fmt.h"
+
 static uint64_t fnv1a64(const void *data, size_t len)
 {
 	const unsigned char *p = data;
@@ -19,8 +21,8 @@ static uint64_t fnv1a64(const void *data, size_t len)
 void pyrt_cache_sum(const void *data, size_t len,
 		    char hex[PYRT_CACHE_SUM_LEN + 1])
 {
-	snprintf(hex, PYRT_CACHE_SUM_LEN + 1, "%016llx",
-		 (unsigned long long)fnv1a64(data, len));
+	pyrt_fmt_text(hex, PYRT_CACHE_SUM_LEN + 1, "%016llx",
+		      (unsigned long long)fnv1a64(data, len));
 }
 
 int pyrt_cache_sum_ok(const char *hex, const void *data, size_t len)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util/fmt.h"
+
 static void error_vset(pyrt_error *err, int code, const char *suffix,
 		       const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
@@ -12,10 +14,13 @@ static void error_vset(pyrt_error *err, int code, const char *suffix,
 static void error_vset(pyrt_error *err, int code, const char *suffix,
 		       const char *fmt, va_list ap)
 {
-	int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	if (suffix && n >= 0 && (size_t)n < sizeof err->msg)
-		snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
-			 suffix);
+	/* A message too long for the record ends in "...", and then the
+	 * errno text is left off rather than pushed further out. */
+	int cut = pyrt_fmt_vtext(err->msg, sizeof err->msg, fmt, ap);
+	size_t n = strlen(err->msg);
+	if (suffix && !cut)
+		pyrt_fmt_text(err->msg + n, sizeof err->msg - n, ": %s",
+			      suffix);
 	/* One line only: a message must fit a status line or a JSON field. */
 	for (char *p = err->msg; *p; p++)
 		if (*p == '\n' || *p == '\r')

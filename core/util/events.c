@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "core/util/error.h"
+#include "core/util/fmt.h"
 
 const char *pyrt_step_name(pyrt_step step)
 {
@@ -50,7 +51,7 @@ int pyrt_events_log(const pyrt_events *ev, pyrt_log_level level,
 		char line[1024];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(line, sizeof line, fmt, ap);
+		pyrt_fmt_vtext(line, sizeof line, fmt, ap);
 		va_end(ap);
 		if (ev->on_log(level, line, ev->payload) != 0)
 			return PYRT_E_CANCELLED;

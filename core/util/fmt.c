@@ -53,12 +53,18 @@ int pyrt_fmt_path(char *out, size_t len, pyrt_error *err, const char *fmt, ...)
 
 int pyrt_fmt_text(char *out, size_t len, const char *fmt, ...)
 {
-	if (!len)
-		return 1;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(out, len, fmt, ap);
+	int cut = pyrt_fmt_vtext(out, len, fmt, ap);
 	va_end(ap);
+	return cut;
+}
+
+int pyrt_fmt_vtext(char *out, size_t len, const char *fmt, va_list ap)
+{
+	if (!len)
+		return 1;
+	int n = vsnprintf(out, len, fmt, ap);
 	if (n >= 0 && (size_t)n < len)
 		return 0;
 	if (n < 0) {

@@ -6,6 +6,7 @@
 #ifndef PYRT_FMT_H
 #define PYRT_FMT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "core/util/error.h"
@@ -24,5 +25,9 @@ int pyrt_fmt_path(char *out, size_t len, pyrt_error *err, const char *fmt, ...)
  */
 int pyrt_fmt_text(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/** pyrt_fmt_text with a va_list, for the functions that take a format. */
+int pyrt_fmt_vtext(char *out, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif

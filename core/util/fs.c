@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/util/clock.h"
+#include "core/util/fmt.h"
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -90,7 +91,7 @@ static void rt_where(const rt_walk *w, const char *name, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "/%s",
 					 w->stack[i].name);
 	if (name && used < len)
-		snprintf(buf + used, len - used, "/%s", name);
+		pyrt_fmt_text(buf + used, len - used, "/%s", name);
 }
 
 /* An I/O failure at the current position of the walk, named in full. */
@@ -637,9 +638,9 @@ void pyrt_fs_owner_name(unsigned uid, char *buf, size_t len)
 	struct passwd pw, *found = NULL;
 	char scratch[1024];
 	if (getpwuid_r(uid, &pw, scratch, sizeof scratch, &found) == 0 && found)
-		snprintf(buf, len, "uid %u (%s)", (unsigned)uid, pw.pw_name);
+		pyrt_fmt_text(buf, len, "uid %u (%s)", (unsigned)uid, pw.pw_name);
 	else
-		snprintf(buf, len, "uid %u", (unsigned)uid);
+		pyrt_fmt_text(buf, len, "uid %u", (unsigned)uid);
 }
 
 /* Why a state file is refused, or 0 when it may be used. */
@@ -798,7 +799,7 @@ int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err)
 	if (!path || path[0] != '/' || strlen(path) >= sizeof head)
 		return pyrt_error_set(err, PYRT_E_USAGE,
 				      "not an absolute path: %s", path ? path : "");
-	snprintf(head, sizeof head, "%s", path);
+	pyrt_fmt_text(head, sizeof head, "%s", path);
 	/* Walk up to the longest prefix that exists; the rest is new. */
 	size_t cut = strlen(head);
 	while (!realpath(head, real)) {
@@ -807,7 +808,7 @@ int pyrt_fs_resolve(const char *path, char *out, size_t len, pyrt_error *err)
 						    "cannot resolve %s", head);
 		char *slash = strrchr(head, '/');
 		if (!slash || slash == head) {
-			snprintf(real, sizeof real, "/");
+			pyrt_fmt_text(real, sizeof real, "/");
 			cut = 0;
 			break;
 		}

@@ -12,6 +12,7 @@
  * EINTR.
  */
 #include "core/util/gunzip.h"
+#include "core/util/fmt.h"
 #include "core/util/lazylib.h"
 
 #include <errno.h>
@@ -82,7 +83,7 @@ static int gz_fail(pyrt_gunzip *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(g->msg, sizeof g->msg, fmt, ap);
+	pyrt_fmt_vtext(g->msg, sizeof g->msg, fmt, ap);
 	va_end(ap);
 	return PYRT_E_IO;
 }

@@ -5,6 +5,7 @@
  * headers fails to compile.  A function core/ starts to call must be added
  * here (the link fails until it is).
  */
+#include "core/util/fmt.h"
 #include "core/util/lazy_loader.h"
 #include "core/util/lazylib.h"
 
@@ -322,7 +323,7 @@ void archive_set_error(struct archive *a, int err, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	pyrt_fmt_vtext(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	F(archive_set_error)(a, err, "%s", msg);
 }

@@ -3,6 +3,7 @@
  * state by nature, so this is the one place core keeps some: each library's
  * table, filled once under a lock and never changed after.
  */
+#include "core/util/fmt.h"
 #include "core/util/lazy_loader.h"
 
 #include <dlfcn.h>
@@ -25,15 +26,15 @@ static int lazy_open(struct pyrt_lazy_lib *lib)
 	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(lib->why, sizeof lib->why, "%s", e ? e : "dlopen failed");
+		pyrt_fmt_text(lib->why, sizeof lib->why, "%s", e ? e : "dlopen failed");
 		return 0;
 	}
 	for (size_t i = 0; i < lib->count; i++) {
 		dlerror();
 		lib->table[i] = dlsym(h, lib->names[i]);
 		if (!lib->table[i]) {
-			snprintf(lib->why, sizeof lib->why, "%s has no %s",
-				 name, lib->names[i]);
+			pyrt_fmt_text(lib->why, sizeof lib->why, "%s has no %s",
+				      name, lib->names[i]);
 			/* The handle stays open: a library's destructors may
 			 * not expect a close this early; the process is about
 			 * to refuse anyway. */

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util/fmt.h"
+
 /* Overwrite a secret of len bytes at o with at most three stars. */
 static size_t put_stars(char *text, size_t o, size_t len)
 {
@@ -580,7 +582,7 @@ void pyrt_redact_url(const char *url, char *out, size_t len)
 		return;
 	size_t s = scheme_len(url);
 	if (!s) {
-		snprintf(out, len, "%s", url);
+		pyrt_fmt_text(out, len, "%s", url);
 		pyrt_redact(out);
 		return;
 	}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util/fmt.h"
 #include "core/util/redact.h"
 
 #define MARKER_DEPTH_MAX 16 /* nested parentheses in a marker */
@@ -360,11 +361,11 @@ static int refuse(char *why, size_t whylen, const char *req,
 		return -1;
 	/* "pkg @ https://u:TOKEN@host/x.whl": the refusal is printed, logged
 	 * and answered by the API, so what it quotes is redacted first. */
-	snprintf(shown, sizeof shown, "%s", req ? req : "");
+	pyrt_fmt_text(shown, sizeof shown, "%s", req ? req : "");
 	pyrt_redact(shown);
 	quote(q, sizeof q, shown);
-	snprintf(why, whylen, "%s is %s%s; " PYRT_REQUIREMENT_RULE, q, what,
-		 detail ? detail : "");
+	pyrt_fmt_text(why, whylen, "%s is %s%s; " PYRT_REQUIREMENT_RULE, q, what,
+		      detail ? detail : "");
 	return -1;
 }
 
@@ -387,8 +388,8 @@ int pyrt_requirement_check(const char *req, char *why, size_t whylen)
 		return refuse(why, whylen, req, "empty", NULL);
 	if (strlen(req) > PYRT_REQUIREMENT_MAX) {
 		char d[64];
-		snprintf(d, sizeof d, " (more than %d characters)",
-			 PYRT_REQUIREMENT_MAX);
+		pyrt_fmt_text(d, sizeof d, " (more than %d characters)",
+			      PYRT_REQUIREMENT_MAX);
 		return refuse(why, whylen, req, "too long", d);
 	}
 	const char *bad = bad_byte(req);
@@ -402,8 +403,8 @@ int pyrt_requirement_check(const char *req, char *why, size_t whylen)
 	const char *sfx = archive_suffix(req + start, name_end - start);
 	if (sfx) {
 		char d[96];
-		snprintf(d, sizeof d, " (its name ends in %s, so pip would "
-			 "install that file)", sfx);
+		pyrt_fmt_text(d, sizeof d, " (its name ends in %s, so pip would "
+			      "install that file)", sfx);
 		return refuse(why, whylen, req, "a file name", d);
 	}
 	return 0;

@@ -2,11 +2,13 @@
 
 #include <stdio.h>
 
+#include "core/util/fmt.h"
+
 void pyrt_size_human(uint64_t n, char *buf, size_t len)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
 	if (n < 1024) {
-		snprintf(buf, len, "%llu B", (unsigned long long)n);
+		pyrt_fmt_text(buf, len, "%llu B", (unsigned long long)n);
 		return;
 	}
 	double v = (double)n / 1024.0;
@@ -17,5 +19,5 @@ void pyrt_size_human(uint64_t n, char *buf, size_t len)
 		v /= 1024.0;
 		u++;
 	}
-	snprintf(buf, len, "%.1f %s", v, units[u]);
+	pyrt_fmt_text(buf, len, "%.1f %s", v, units[u]);
 }

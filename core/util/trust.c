@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/util/fmt.h"
 #include "core/util/fs.h"
 
 /* As the kernel's MAXSYMLINKS: a loop is refused, not followed forever. */
@@ -41,7 +42,7 @@ static int refuse(walk *w, const char *fmt, ...)
 	char why[PYRT_ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof why, fmt, ap);
+	pyrt_fmt_vtext(why, sizeof why, fmt, ap);
 	va_end(ap);
 	return pyrt_error_set(w->err, PYRT_E_UNTRUSTED, "refusing %s %s: %s",
 			      w->label, w->given, why);
@@ -134,7 +135,7 @@ static void cur_parent(walk *w)
 	if (slash && slash != w->cur)
 		*slash = '\0';
 	else
-		snprintf(w->cur, sizeof w->cur, "/");
+		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_checked = 0;
 }
 
@@ -196,7 +197,7 @@ static int follow_link(walk *w, const char *at, const struct stat *st,
 				      w->given);
 	memcpy(rest, next, (size_t)k + 1);
 	if (target[0] == '/') {
-		snprintf(w->cur, sizeof w->cur, "/");
+		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 		w->cur_checked = 0;
 	}
 	return 0;
@@ -244,8 +245,8 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 static int walk_all(walk *w, const char *abs, unsigned flags)
 {
 	char rest[2 * PATH_MAX];
-	snprintf(rest, sizeof rest, "%s", abs);
-	snprintf(w->cur, sizeof w->cur, "/");
+	pyrt_fmt_text(rest, sizeof rest, "%s", abs);
+	pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	int links = 0, done = 0;
 	while (!done) {
 		const char *p = rest + strspn(rest, "/");
@@ -289,7 +290,7 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 			return pyrt_error_set(err, PYRT_E_USAGE,
 					      "%s %s: path too long", label,
 					      path);
-		snprintf(abs, sizeof abs, "%s", path);
+		pyrt_fmt_text(abs, sizeof abs, "%s", path);
 	} else {
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof cwd))
@@ -334,7 +335,7 @@ int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 	/* The folder first, then the name in it without following a link:
 	 * the walk left no link in real, so one there now is a swap. */
 	char folder[PATH_MAX];
-	snprintf(folder, sizeof folder, "%s", real);
+	pyrt_fmt_text(folder, sizeof folder, "%s", real);
 	char *slash = strrchr(folder, '/');
 	const char *name = slash && slash[1] ? slash + 1 : ".";
 	if (slash)

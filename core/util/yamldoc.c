@@ -8,6 +8,7 @@
  */
 #include "core/util/yamldoc.h"
 
+#include "core/util/fmt.h"
 #include "core/util/lazylib.h"
 
 #include <stdarg.h>
@@ -35,7 +36,7 @@ static int problem(pyrt_yaml_problem *pb, size_t line, const char *fmt, ...)
 	pb->line = line;
 	pb->nomem = 0;
 	va_start(ap, fmt);
-	vsnprintf(pb->what, sizeof pb->what, fmt, ap);
+	pyrt_fmt_vtext(pb->what, sizeof pb->what, fmt, ap);
 	va_end(ap);
 	return JUDGE_REFUSED;
 }

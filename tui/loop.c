@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tui/app.h"
+#include "tui/loop.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
 #include "app/install.h"
@@ -34,13 +34,6 @@
 #include "core/util/os.h"
 #include "tui/format.h"
 #include "tui/watch.h"
-
-#ifndef PYRT_THEME_SOURCE_DIR
-#define PYRT_THEME_SOURCE_DIR ""
-#endif
-#ifndef PYRT_THEME_INSTALL_REL
-#define PYRT_THEME_INSTALL_REL "../share/pyrt/themes"
-#endif
 
 /* File-scope because a signal handler can reach nothing else. */
 static volatile sig_atomic_t got_signal;
@@ -446,99 +439,32 @@ static void stop_job(tui_app *a)
 		a->exit_status = app_exit_code(PYRT_E_CANCELLED);
 }
 
-/* The theme directories: $PYRT_THEME_DIR, the installed share/pyrt/themes
- * next to the binary (so a relocated or DESTDIR install finds its own), the
- * source tree's themes/ (empty in a package build). */
-static void theme_dirs(tui_app *a)
-{
-	const char *env = getenv("PYRT_THEME_DIR");
-	char exe[PATH_MAX];
-	int have_exe = pyrt_os_self_exe(exe, sizeof exe) == 0;
-	snprintf(a->theme_dir_buf[0], sizeof a->theme_dir_buf[0], "%s",
-		 env ? env : "");
-	a->theme_dir_buf[1][0] = '\0';
-	if (have_exe) {
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			int w = snprintf(a->theme_dir_buf[1],
-					 sizeof a->theme_dir_buf[1],
-					 "%s/" PYRT_THEME_INSTALL_REL, exe);
-			/* a cut path would name another folder: none */
-			if (w < 0 || (size_t)w >= sizeof a->theme_dir_buf[1])
-				a->theme_dir_buf[1][0] = '\0';
-		}
-	}
-	snprintf(a->theme_dir_buf[2], sizeof a->theme_dir_buf[2], "%s",
-		 PYRT_THEME_SOURCE_DIR);
-	for (int i = 0; i < 3; i++)
-		a->theme_dirs[i] = a->theme_dir_buf[i];
-}
-
-/* The notice for a theme file that did not load.  Its message starts with
- * the file's path, which can be longer than the row: the file's name and
- * line come first and the directory last, so what was wrong is not cut
- * off wherever the box or the themes live. */
-static void theme_notice(tui_app *a, const char *path, const char *msg)
-{
-	const char *slash = strrchr(path, '/');
-	size_t plen = strlen(path);
-	if (!slash || strncmp(msg, path, plen) != 0) {
-		tui_app_notice(a, TUI_ROLE_WARN, "using the default theme; %s",
-			       msg);
-		return;
-	}
-	tui_app_notice(a, TUI_ROLE_WARN,
-		       "using the default theme; %s%s (in %.*s)", slash + 1,
-		       msg + plen, (int)(slash - path), path);
-}
-
 /* Load theme name (a name in the theme dirs, or a path); a missing or
  * broken one leaves the default and a one-line notice. */
 static void load_theme(tui_app *a, const char *name, int quiet_missing)
 {
-	char path[PATH_MAX], msg[768];
-	tui_theme t;
-	if (tui_theme_find(name, a->theme_dirs, 3, path, sizeof path) != 0) {
-		tui_theme_default(&a->theme);
-		if (!quiet_missing)
-			tui_app_notice(a, TUI_ROLE_WARN,
-				       "using the default theme; theme '%s' not found (looked in $PYRT_THEME_DIR, share/pyrt/themes, the source tree)",
-				       name);
-	} else if (tui_theme_load_file(&t, path, msg, sizeof msg) != 0) {
-		tui_theme_default(&a->theme);
-		theme_notice(a, path, msg);
-	} else {
-		a->theme = t;
-	}
+	char msg[sizeof a->notice];
+	if (tui_theme_select(&a->theme, &a->theme_dirs, name, quiet_missing,
+			     msg, sizeof msg) != 0 && msg[0])
+		tui_app_notice(a, TUI_ROLE_WARN, "%s", msg);
 	tui_draw_apply_theme(&a->paint, &a->theme);
 	a->full = 1;
 }
 
 void tui_app_cycle_theme(tui_app *a)
 {
-	char (*names)[64] = calloc(TUI_THEMES_MAX, sizeof *names);
+	char name[64];
 	if (!a->paint.color) {
 		tui_app_notice(a, TUI_ROLE_WARN,
 			       "colours are off (--no-color or NO_COLOR): no themes to cycle");
-		free(names);
 		return;
 	}
-	size_t n = names ? tui_theme_list(a->theme_dirs, 3, names,
-					   TUI_THEMES_MAX) : 0;
-	if (n == 0) {
+	if (tui_theme_next(&a->theme_dirs, a->theme.name, name,
+			   sizeof name) != 0) {
 		tui_app_notice(a, TUI_ROLE_WARN,
 			       "no theme files found; using the built-in default");
-		free(names);
 		return;
 	}
-	size_t next = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], a->theme.name) == 0)
-			next = (i + 1) % n;
-	char name[64];
-	snprintf(name, sizeof name, "%s", names[next]);
-	free(names);
 	a->notice[0] = '\0';
 	load_theme(a, name, 0);
 	if (!a->notice[0])
@@ -549,7 +475,7 @@ void tui_app_cycle_theme(tui_app *a)
  * built-in table when there is none); attributes only without colour. */
 static void setup_theme(tui_app *a)
 {
-	theme_dirs(a);
+	tui_theme_dirs_init(&a->theme_dirs);
 	if (!a->paint.color) {
 		/* Attributes only: never a colour escape, whatever a theme
 		 * file says. */

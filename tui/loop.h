@@ -4,8 +4,8 @@
  * context.  Only the UI thread touches it; the worker's side is the view
  * model (model.h).
  */
-#ifndef PYRT_TUI_APP_H
-#define PYRT_TUI_APP_H
+#ifndef PYRT_TUI_LOOP_H
+#define PYRT_TUI_LOOP_H
 
 #include "app/args.h"
 #include "core/dist/platform.h"
@@ -24,7 +24,6 @@
 #define TUI_FULL_COLS 80
 #define TUI_FULL_ROWS 23
 #define TUI_FRAME_S 0.1      /* at most ten frames a second */
-#define TUI_THEMES_MAX 32
 
 typedef enum tui_screen {
 	TUI_SCR_LOADING = 0,  /* reading the runtime's state */
@@ -63,8 +62,7 @@ typedef struct tui_app {
 	/* drawing */
 	tui_paint paint;
 	tui_theme theme;
-	const char *theme_dirs[3];
-	char theme_dir_buf[3][4096];
+	tui_theme_dirs theme_dirs;
 	int too_small;
 	int full;                 /* redraw the whole screen next frame */
 	unsigned dirty;           /* model changes not drawn yet */
@@ -137,7 +135,7 @@ typedef struct tui_app {
 	int quit;
 } tui_app;
 
-/* app.c: what the screens ask of the loop. */
+/* loop.c: what the screens ask of the loop. */
 void tui_app_notice(tui_app *a, tui_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tui_app_show(tui_app *a, tui_screen screen);
