@@ -1000,12 +1000,41 @@ static uint32_t le32(const unsigned char *b)
 	       (uint32_t)b[3] << 24;
 }
 
+/*
+ * Whether the timestamp cache leaf (open as fd, its header in head) records
+ * its source's mtime and size, as CPython checks before it runs one: the
+ * source is ../NAME.py for __pycache__/NAME.TAG.pyc, NAME.py beside a
+ * legacy NAME.pyc.  A __pycache__ cache without its source is never run;
+ * a legacy one without it runs as it is, so it fails.
+ */
+static int cache_fits_source(int dirfd, const char *path, const char *leaf,
+			     const unsigned char *head)
+{
+	char src[NAME_MAX + 8];
+	size_t dlen = (size_t)(leaf - path);
+	int in_cache = dlen >= 12 &&
+		       memcmp(leaf - 12, "__pycache__/", 12) == 0 &&
+		       (dlen == 12 || leaf[-13] == '/');
+	size_t name = in_cache ? strcspn(leaf, ".") : strlen(leaf) - 1;
+	if (name == 0 || name > NAME_MAX)
+		return 0;
+	snprintf(src, sizeof src, "%s%.*s%s", in_cache ? "../" : "",
+		 (int)name, leaf, in_cache ? ".py" : "");
+	struct stat st;
+	if (fstatat(dirfd, src, &st, 0) != 0 || !S_ISREG(st.st_mode))
+		return in_cache;
+	return le32(head + 8) == (uint32_t)st.st_mtime &&
+	       le32(head + 12) == (uint32_t)st.st_size;
+}
+
 /* A bytecode cache the archive shipped (issue 26, door 5): the bytes
- * shipped, or a timestamp cache (PEP 552 flags 0).  CPython runs a
- * timestamp cache only while its recorded source mtime and size are the
- * source's (it rewrites a stale one, as after extraction), so one that
- * changed is routine; a hash-based one that changed is refused, since an
- * unchecked one (check_source=0) runs without a look at the source. */
+ * shipped, or a timestamp cache (PEP 552 flags 0) that records its
+ * source's mtime and size — CPython runs a timestamp cache only then, and
+ * rewrites a stale one (as after extraction), so such a rewrite is
+ * routine.  A hash-based one that changed is refused, since an unchecked
+ * one (check_source=0) runs without a look at the source, and so is a
+ * timestamp one that no longer fits its source: not what CPython wrote
+ * from it. */
 static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 {
 	const char *leaf = NULL;
@@ -1028,7 +1057,7 @@ static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 	    verify_hash(v, dirfd, leaf, &st, hex) == 0 &&
 	    pyrt_sha256_hex_equal(hex, e->extra))
 		return;
-	unsigned char head[8];
+	unsigned char head[16];
 	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 			O_NONBLOCK);
 	ssize_t n = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
@@ -1038,6 +1067,14 @@ static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 		verify_problem(v, e->path, "a hash-based bytecode cache that "
 			       "changed — not the cache the archive shipped, "
 			       "and CPython may run it without checking its "
+			       "source; remove it (CPython rebuilds it) or run "
+			       "pyrt install --force");
+	else if (n != (ssize_t)sizeof head ||
+		 !cache_fits_source(dirfd, e->path, leaf, head))
+		verify_problem(v, e->path, "a timestamp bytecode cache that "
+			       "changed and does not record its source's "
+			       "mtime and size — not the cache the archive "
+			       "shipped, nor one CPython wrote from the "
 			       "source; remove it (CPython rebuilds it) or run "
 			       "pyrt install --force");
 }
