@@ -747,6 +747,10 @@ typedef struct verify_ctx {
 	void (*on_problem)(const char *, const char *, void *);
 	void *payload;
 	int problems;
+	/* The files reported (caches are checked after them): a cache
+	 * whose source is one of them is not reported again. */
+	char **reported;
+	size_t nreported, capreported;
 } verify_ctx;
 
 static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
@@ -764,6 +768,25 @@ static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
 	v->problems++;
 	if (v->on_problem)
 		v->on_problem(path, what, v->payload);
+	if (v->nreported == v->capreported) {
+		size_t cap = v->capreported ? v->capreported * 2 : 16;
+		char **grown = realloc(v->reported, cap * sizeof *grown);
+		if (!grown)
+			return; /* then a cache may be named beside its source */
+		v->reported = grown;
+		v->capreported = cap;
+	}
+	if ((v->reported[v->nreported] = strdup(path)))
+		v->nreported++;
+}
+
+/* Whether path was reported already. */
+static int verify_reported(const verify_ctx *v, const char *path)
+{
+	for (size_t i = 0; i < v->nreported; i++)
+		if (strcmp(v->reported[i], path) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -1007,10 +1030,10 @@ static uint32_t le32(const unsigned char *b)
  * legacy NAME.pyc.  A __pycache__ cache without its source is never run;
  * a legacy one without it runs as it is, so it fails.
  */
-static int cache_fits_source(int dirfd, const char *path, const char *leaf,
-			     const unsigned char *head)
+static int cache_fits_source(const verify_ctx *v, int dirfd, const char *path,
+			     const char *leaf, const unsigned char *head)
 {
-	char src[NAME_MAX + 8];
+	char src[NAME_MAX + 8], rel[PATH_MAX];
 	size_t dlen = (size_t)(leaf - path);
 	int in_cache = dlen >= 12 &&
 		       memcmp(leaf - 12, "__pycache__/", 12) == 0 &&
@@ -1020,6 +1043,12 @@ static int cache_fits_source(int dirfd, const char *path, const char *leaf,
 		return 0;
 	snprintf(src, sizeof src, "%s%.*s%s", in_cache ? "../" : "",
 		 (int)name, leaf, in_cache ? ".py" : "");
+	/* A source named changed already: its line has the fix for both. */
+	snprintf(rel, sizeof rel, "%.*s%.*s%s",
+		 (int)(in_cache ? dlen - 12 : dlen), path, (int)name, leaf,
+		 in_cache ? ".py" : "");
+	if (verify_reported(v, rel))
+		return 1;
 	struct stat st;
 	if (fstatat(dirfd, src, &st, 0) != 0 || !S_ISREG(st.st_mode))
 		return in_cache;
@@ -1070,7 +1099,7 @@ static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 			       "source; remove it (CPython rebuilds it) or run "
 			       "pyrt install --force");
 	else if (n != (ssize_t)sizeof head ||
-		 !cache_fits_source(dirfd, e->path, leaf, head))
+		 !cache_fits_source(v, dirfd, e->path, leaf, head))
 		verify_problem(v, e->path, "a timestamp bytecode cache that "
 			       "changed and does not record its source's "
 			       "mtime and size — not the cache the archive "
@@ -1104,17 +1133,25 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		pyrt_manifest_entry e;
-		char hex[PYRT_SHA256_HEX_LEN + 1];
-		pyrt_manifest_get(m, i, &e, hex);
-		if (!pyrt_manifest_is_cache(e.path))
-			verify_entry(&v, &e);
-		else
-			verify_cache(&v, &e);
+	/* Files first, then the caches, which may defer to their sources. */
+	for (int caches = 0; caches <= 1; caches++) {
+		for (size_t i = 0; i < m->n; i++) {
+			pyrt_manifest_entry e;
+			char hex[PYRT_SHA256_HEX_LEN + 1];
+			pyrt_manifest_get(m, i, &e, hex);
+			if (pyrt_manifest_is_cache(e.path) != caches)
+				continue;
+			if (caches)
+				verify_cache(&v, &e);
+			else
+				verify_entry(&v, &e);
+		}
 	}
 	rc = v.problems;
 cleanup:
+	for (size_t i = 0; i < v.nreported; i++)
+		free(v.reported[i]);
+	free(v.reported);
 	if (v.cache_fd >= 0)
 		close(v.cache_fd);
 	free(v.cache_dir);
