@@ -37,6 +37,7 @@
 #include "core/pkgs/fastwheel.h"
 #include "core/pkgs/wheelcheck.h"
 #include "core/runtime/box.h"
+#include "core/runtime/interp.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/proc.h"
@@ -54,8 +55,8 @@
 #define PIP_LOGS_KEPT 50
 #define PIP_EXTRA_ENV 5             /* entries pip_env adds */
 #define PIP_KNOWN_MAX 8             /* index URLs hidden in pip's lines */
-#define PIP_FIXED_ARGS 14           /* python -I --check-hash-based-pycs always
-				     * -m pip install + 7 options */
+/* the interpreter's prefix, -m pip install|download, 7 options */
+#define PIP_FIXED_ARGS (PYRT_INTERP_PREFIX_LEN + 10)
 
 /*
  * The shown output: lines are forwarded live until the head budget is
@@ -327,11 +328,7 @@ static int pip_argv_for(pip_run *r, int fetch, const char ***out,
 	if (!a)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	*out = a;
-	size_t i = 0;
-	a[i++] = r->python;
-	a[i++] = "-I";
-	a[i++] = "--check-hash-based-pycs";
-	a[i++] = "always";
+	size_t i = pyrt_interp_argv(a, r->python);
 	a[i++] = "-m";
 	a[i++] = "pip";
 	a[i++] = fetch ? "download" : "install";
@@ -418,17 +415,14 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	/* It reads a directory: no index, proxy or credential reaches it
 	 * (the crash points' variables do, in a test build). */
 	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
-	const char **a = calloc(11 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(PYRT_INTERP_PREFIX_LEN + 7 + o->requirement_count + 1,
+				 sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
 	r->fast_argv = a;
-	size_t i = 0;
-	a[i++] = r->python;
-	a[i++] = "-I";
-	a[i++] = "--check-hash-based-pycs";
-	a[i++] = "always";
+	size_t i = pyrt_interp_argv(a, r->python);
 	a[i++] = "-S";
 	a[i++] = "-B";
 	/* Unbuffered: into a pipe its stdout is block-buffered, so every line
