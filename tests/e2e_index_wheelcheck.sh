@@ -57,6 +57,9 @@ logs=$box/runtime/python/logs
 last_log() { ls -t "$logs"/pip-*.log | head -1; }
 
 # --- a clean wheel from the index installs, through the private folder ---------
+# A folder a killed run left behind goes with the next run.
+(umask 077; mkdir -p "$tmpd/wheels-Stale1")
+: >"$tmpd/wheels-Stale1/left-1.0-py3-none-any.whl"
 printf 'python-docx\nokwheel\n' >"$work/req-clean.txt"
 run baseline "${common[@]}" "${from_index[@]}" --requirements "$work/req-clean.txt" --yes
 check "clean wheels from the index install (exit 0)" rc_is 0
@@ -66,7 +69,7 @@ check "pip downloaded from the index into a private folder first" \
   grep -q -- " -m pip download .* -d $tmpd/wheels-[A-Za-z0-9]\{6\} .*-- python-docx okwheel$" "$(last_log)"
 check "then installed from that folder alone (--no-index --find-links)" \
   grep -q -- " -m pip install .* --no-index --find-links $tmpd/wheels-[A-Za-z0-9]\{6\} -- python-docx okwheel$" "$(last_log)"
-check "the private folder is gone afterwards" \
+check "the private folder is gone afterwards, and the one a killed run left" \
   eval '[ -z "$(ls -A "$tmpd")" ]'
 
 # --- each carrier is refused by name; nothing of the runtime changes -----------

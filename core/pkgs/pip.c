@@ -376,11 +376,32 @@ static int pip_argv_for(pip_run *r, int fetch, const char ***out,
 	return 0;
 }
 
+/* A folder a killed run left (pip runs under the box lock, so none is in
+ * use): removed, so downloads do not pile up in the box. */
+static void pip_drop_stale_fetches(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		pyrt_error rerr = PYRT_ERROR_INIT;
+		if (strncmp(de->d_name, "wheels-", 7) != 0 ||
+		    pyrt_fmt_path(path, sizeof path, &rerr, "%s/%s", tmp,
+				  de->d_name) != 0)
+			continue;
+		pyrt_fs_remove_tree(path, NULL, &rerr);
+	}
+	closedir(d);
+}
+
 /* From an index: the private folder pip download fills, made 0700 by
  * mkdtemp inside pip's private TMPDIR, fresh for each run (pip would take
  * a wheel already there as downloaded). */
 static int pip_fetch_dir(pip_run *r, pyrt_error *err)
 {
+	pip_drop_stale_fetches(r->tmp);
 	int rc = pyrt_fmt_path(r->fetched, sizeof r->fetched, err,
 			       "%s/wheels-XXXXXX", r->tmp);
 	if (rc)
