@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # ctest: e2e_pylock
 # `pyrt lock --out FILE` writes the same wheel lock as PEP 751's pylock.toml
-# beside FILE (issue 29, item 6, the writing half), for uv, pip and the
-# other tools that read it.  The document is read back with Python's own
+# beside FILE (issue 29, item 6), for uv, pip and the other tools that
+# read it, and --pins takes a pylock.toml (pyrt's, or the PEP's example),
+# read by the runtime's own tomllib: its wheels are the lock.  The document is read back with Python's own
 # tomllib and checked against the PEP's rules (tests/helpers/pylock_check.py,
 # which also accepts the PEP's own example and refuses broken variants of
 # it, so the checker can fail): every wheel of the pins' wheels: section is
 # there once, under its project and version, with a path to the file whose
 # size and SHA-256 are the lock's.  --out named pylock.toml is refused
-# before anything is written.  On the old code no pylock.toml is written.
+# before anything is written.  Reading: without a runtime, refused with the
+# fix; the round trip (pyrt lock's pylock.toml as --pins) locks the 6 wheels,
+# refuses a tampered wheel (exit 5) and a requirement outside it, installs
+# the locked bytes; the PEP's example: refused for its requires-python, then
+# its 3 linux wheels; an sdist-only package, a wheel without size or sha256,
+# not TOML, lock-version 2: exit 11 naming it; a win32-only marker left out.
+# On the old code no pylock.toml is written or read.
 . "$(dirname "$0")/lib/e2e.sh"
 e2e_setup pylock fixtures
 chk=$src/tests/helpers/pylock_check.py
@@ -136,5 +143,79 @@ run lock --pins "$fx/pins.yaml" --wheelhouse "$fx/wheelhouse" --out "$work/ld2/p
 check "--out named pylock.toml is a usage error (exit 2)" rc_is 2
 check "naming why and the fix" has "give the pins file another name" err
 check "and nothing is written" eval '[ -z "$(ls -A "$work/ld2")" ]'
+
+# --- the reading half: --pins pylock.toml, read by the runtime's tomllib -------
+box=$work/box
+printf 'python-docx\n' >"$work/req.txt"
+run baseline --box-root "$box" --pins "$pl" --wheelhouse "$fx/wheelhouse" --requirements "$work/req.txt"
+check "with no runtime to read it with: exit 1, nothing installed" \
+  eval 'rc_is 1 && [ ! -e "$box/runtime/python/current" ]'
+check "naming why and the fix" has "read by the runtime's own Python.*install one first (pyrt install --no-baseline" err
+run install --box-root "$box" --pins "$fx/pins.yaml" --from-file "$fx/runtime.tar.gz" --no-baseline --yes
+check "setup: a runtime (exit 0)" rc_is 0
+site=$box/runtime/python/current/local/lib/python3.11/dist-packages
+run status --box-root "$box" --pins "$pl" --json
+check "status: the pylock's 6 wheels are the lock (round trip: pyrt lock's file read back)" python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+assert b["locked"] is True and "names 6 wheels" in b["source"] and "pylock.toml" in b["source"], b' "$work/out"
+# A tampered python-docx in a copy of the wheelhouse: the digest is the lock's word.
+wh=$work/wh-tampered
+cp -R "$fx/wheelhouse" "$wh"
+whl=python_docx-0.8.11-py3-none-any.whl
+python3 - "$wh/$whl" <<'PY'
+import sys, zipfile
+p = sys.argv[1]
+with zipfile.ZipFile(p, "a") as z:
+    z.writestr("docx/pwned.py", "X = 1\n")
+PY
+run baseline --box-root "$box" --pins "$pl" --wheelhouse "$wh" --requirements "$work/req.txt"
+check "a wheel that is not the pylock's bytes is refused (exit 5)" rc_is 5
+check "naming it and the digest the pylock gives" \
+  has "$whl.*$(sha256sum "$fx/wheelhouse/$whl" | cut -d' ' -f1)" err
+check "nothing of it was installed" eval '[ ! -e "$site/docx" ]'
+printf 'python-pptx\n' >"$work/req-out.txt"
+run baseline --box-root "$box" --pins "$pl" --wheelhouse "$fx/wheelhouse" --requirements "$work/req-out.txt"
+check "a requirement outside the pylock is refused (exit 5)" rc_is 5
+run baseline --box-root "$box" --pins "$pl" --wheelhouse "$fx/wheelhouse" --requirements "$work/req.txt"
+check "the pylock's own wheels install (exit 0)" rc_is 0
+check "python-docx is there, from the locked bytes" \
+  eval '[ -d "$site/docx" ] && [ ! -e "$site/docx/pwned.py" ]'
+
+# --- other tools' locks: the PEP's example, read by the runtime -----------------
+mkdir -p "$work/pep"
+cp "$work/pep.toml" "$work/pep/pylock.toml"
+run status --box-root "$box" --pins "$work/pep/pylock.toml" --json
+check "the PEP's example (requires-python ==3.12.*) is refused for a 3.11 runtime (exit 11)" \
+  eval 'rc_is 11 && has "requires-python .==3.12.\*.: the runtime is Python 3.11" err'
+sed '/^requires-python = .==3.12/d' "$work/pep.toml" >"$work/pep/pylock.example.toml"
+run status --box-root "$box" --pins "$work/pep/pylock.example.toml" --json
+check "without it: its 3 wheels for linux x86_64 are the lock (attrs, cattrs, numpy's manylinux; not win_amd64)" python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+assert b["locked"] is True and "names 3 wheels for linux-x86_64-gnu" in b["source"], b' "$work/out"
+# pep_variant NAME SED-EXPR WHY: the example, edited, refused with exit 11 and WHY.
+pep_variant() {
+  sed -e '/^requires-python = .==3.12/d' -e "$2" "$work/pep.toml" >"$work/pep/pylock.$1.toml"
+  run status --box-root "$box" --pins "$work/pep/pylock.$1.toml" --json
+  rc_is 11 && has "$3" err
+}
+check "a package with an sdist only: refused naming it" pep_variant sdist \
+  "/^name = 'attrs'/,/^    hashes/{s/^    \[\[packages.wheels\]\]/    [packages.sdist]/}" \
+  "attrs 25.1.0 has no wheel (the lock gives sdist): pyrt installs wheels only"
+check "a wheel without size: refused naming it" pep_variant nosize \
+  '0,/^    size = /{/^    size = /d}' "attrs-25.1.0-py3-none-any.whl has no size"
+check "a wheel without sha256: refused naming it" pep_variant nosha \
+  "0,/hashes = {sha256/s/hashes = {sha256 = /hashes = {sha512 = /" "has no sha256 hash"
+check "not TOML: refused" pep_variant nottoml '1s/^/[[[ /' "not TOML that Python reads"
+check "lock-version 2: refused" pep_variant v2 "s/^lock-version = '1.0'/lock-version = '2.0'/" "lock-version '2.0' is not 1.x"
+check "only markers that hold here: a package for win32 only is left out" eval '
+  sed -e "/^requires-python = .==3.12/d" -e "s/^name = .attrs.$/&\nmarker = \"sys_platform == \x27win32\x27\"/" \
+    "$work/pep.toml" >"$work/pep/pylock.marker.toml" &&
+  run status --box-root "$box" --pins "$work/pep/pylock.marker.toml" --json &&
+  python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1]))[\"baseline\"]
+assert \"names 2 wheels\" in b[\"source\"], b" "$work/out"'
 
 e2e_finish
