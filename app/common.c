@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/text.h"
+#include "core/pkgs/pylock_read.h"
 #include "core/runtime/box.h"
 #include "core/runtime/declared.h"
 #include "core/util/clock.h"
@@ -64,8 +65,11 @@ int app_load_pins(const app_request *opts, pyrt_pins **out, char *msg,
 		  size_t msglen)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = opts->pins_path ? pyrt_pins_load_file(out, opts->pins_path, &err)
-				 : pyrt_pins_load_builtin(out, &err);
+	int rc = !opts->pins_path ? pyrt_pins_load_builtin(out, &err)
+		 : pyrt_pylock_is_name(opts->pins_path)
+		 ? pyrt_pylock_load_pins(out, opts->pins_path, opts->box_root,
+					 &err)
+		 : pyrt_pins_load_file(out, opts->pins_path, &err);
 	if (rc >= 0)
 		return rc;
 	const char *why = err.msg[0] ? err.msg : pyrt_strerror(rc);
@@ -80,7 +84,9 @@ int app_load_pins(const app_request *opts, pyrt_pins **out, char *msg,
 	 * are exit 11, so scripts need to check one code.  A missing libyaml
 	 * is this machine's fault, not the file's: exit 8, like any other
 	 * library pyrt loads on first use. */
+	/* A pylock.toml needs a runtime to be read (pylock_read.h). */
 	return rc == PYRT_E_NOMEM || rc == PYRT_E_UNSUPPORTED ||
+	       rc == PYRT_E_NOT_READY || rc == PYRT_E_INTERPRETER ||
 	       rc == PYRT_E_UNTRUSTED ? rc : PYRT_E_PINS;
 }
 

@@ -4,7 +4,8 @@
 # The runtime is the fixture runtime with its interpreter behind a wrapper
 # that records each start (the first three arguments and the seventh, "--"
 # for the wheelhouse installer, after --check-hash-based-pycs always, which
-# every start must carry; the umask; the whole environment) before it
+# every start must carry, and which no C file but core/runtime/interp.c
+# spells; the umask; the whole environment) before it
 # execs the real one, so even a start with -I -S,
 # which no sitecustomize reaches, is seen.  The baseline installs a wheel
 # whose .pth file leaves a mark whenever site's start-up runs it.
@@ -126,6 +127,15 @@ check "pip was recorded" records_check '
 assert any(r["args"].startswith("-I -m pip") for r in recs), [r["args"] for r in recs]'
 check "every child ran with --check-hash-based-pycs always" records_check '
 assert recs and all(r["env"].get("PYRT_REC_PYCS") == "yes" for r in recs), [r["args"] for r in recs]'
+# The rule is structural: every start builds its argv with
+# pyrt_interp_argv (core/runtime/interp.h); no other C file spells -I or
+# --check-hash-based-pycs as an argument.
+hand_built() {
+  (cd "$src" && grep -rnE '"-I"|"--check-hash-based-pycs"' core app cli tui serve \
+     --include='*.c' --include='*.h' | grep -v '^core/runtime/interp\.c:')
+}
+check "no interpreter start spells -I or --check-hash-based-pycs by hand" \
+  eval '[ -z "$(hand_built)" ] || { hand_built | sed "s/^/#   /"; false; }'
 check "every child saw umask 0022" records_check '
 assert recs and all(r["umask"] == "0022" for r in recs), [r["umask"] for r in recs]'
 check "pip got the index, trusted host and proxies" records_check '

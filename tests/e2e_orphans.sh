@@ -35,11 +35,11 @@ stop_index() {
 }
 trap 'stop_index; e2e_cleanup' EXIT
 
-# pip_of PID: the pip started under PID (a child, or a job thread's child).
+# pip_of PID: the pip (download or install) started under PID (a child, or a job thread's child).
 pip_of() {
   local p
   for p in $(pgrep -P "$1"); do
-    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-m pip install" &&
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qE -- "-m pip (install|download)" &&
       { echo "$p"; return 0; }
   done
   return 1

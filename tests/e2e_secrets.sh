@@ -127,7 +127,8 @@ tr '\0' ' ' <"/proc/$pyrt_pid/cmdline" >"$work/pyrt.cmdline"
 touch "$work/release"
 wait "$pyrt_pid"
 rc=$?
-check "pip was running while the index held its answer" grep -q -- "-m pip install" "$work/pip.cmdline"
+check "pip (download, the run that asks the index) was running while the index held its answer" \
+  grep -q -- "-m pip download" "$work/pip.cmdline"
 check "pip's command line holds neither the index password nor its path token" \
   eval '! grep -q -e hunter2 -e Tok3n "$work/pip.cmdline" && ! grep -q -- --index-url "$work/pip.cmdline"'
 check "pyrt's command line holds neither" tokenfree "$work/pyrt.cmdline"

@@ -151,13 +151,16 @@ check "the log holds the hash lines pip was given" \
   grep -q "^#   reportlab\[rl-accel\]==3.6.12 --hash=sha256:[0-9a-f]\{64\}$" "$(last_log)"
 check "pip installed reportlab" eval 'ls -d "$site"/reportlab-3.6.12.dist-info >/dev/null'
 run baseline --box-root "$box" --pins "$locked" --index-url http://127.0.0.1:9/simple
-check "from an index pip gets --require-hashes as well" \
-  eval 'grep -q -- " -m pip install .* --require-hashes -r $priv/requirements.txt$" "$(last_log)" &&
+check "from an index pip download gets --require-hashes as well" \
+  eval 'grep -q -- " -m pip download .* --require-hashes -r $priv/requirements.txt$" "$(last_log)" &&
         grep -q "^# index (PIP_INDEX_URL): http://127.0.0.1:9" "$(last_log)"'
 
 # --- from an index, pip refuses a download that is not the lock's ----------------
-# A PEP 503 simple index on loopback serving the tampered python-docx.
+# A PEP 503 simple index on loopback serving the tampered python-docx and
+# the rest of the lock as it is (pip download fetches the whole lock).
 idx=$work/index
+e2e_simple_index "$idx"
+rm -rf "$idx/simple/python-docx"
 mkdir -p "$idx/simple/python-docx" "$idx/files"
 cp "$dir/wheels/$whl" "$idx/files/"
 printf '<html><body><a href="../../files/%s">%s</a></body></html>\n' "$whl" "$whl" \

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,7 +343,7 @@ Test(manifest, caches_are_named_by_pycache_or_suffix)
 /* CPython rewrites a cache whose recorded source mtime no longer matches,
  * and may drop one: neither is damage; a hash-based cache that changed is.
  * The source next to it is checked as ever. */
-Test(manifest, verify_refuses_only_hash_based_caches_that_changed)
+Test(manifest, verify_refuses_changed_caches_unless_they_fit_their_source)
 {
 	pyrt_manifest *m = make_tree();
 	cr_assert_eq(mkdir(ROOT("d/__pycache__"), 0755), 0);
@@ -375,6 +376,34 @@ Test(manifest, verify_refuses_only_hash_based_caches_that_changed)
 	cr_assert_eq(unlink(ROOT("d/g.pyc")), 0);
 	problems pr;
 	cr_assert_eq(verify(m, &pr), 0, "%s", pr.text);
+	/* The source changed after it (mtime, then size): the cache is
+	 * neither the one shipped nor CPython's of this source. */
+	struct timespec times[2] = { { .tv_sec = src.st_mtime - 100 },
+				     { .tv_sec = src.st_mtime - 100 } };
+	cr_assert_eq(utimensat(AT_FDCWD, ROOT("d/f.py"), times, 0), 0);
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/__pycache__/f.cpython-311.pyc: a "
+			 "timestamp bytecode cache that changed and does not "
+			 "record its source's mtime and size"), "%s", pr.text);
+	cr_assert(strstr(pr.text, "remove it (CPython rebuilds it)"), "%s",
+		  pr.text);
+	pt_write(ROOT("d/f.py"), "x = 12\n");
+	times[0].tv_sec = times[1].tv_sec = src.st_mtime;
+	cr_assert_eq(utimensat(AT_FDCWD, ROOT("d/f.py"), times, 0), 0);
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	pt_write(ROOT("d/f.py"), "x = 1\n");
+	cr_assert_eq(utimensat(AT_FDCWD, ROOT("d/f.py"), times, 0), 0);
+	cr_assert_eq(verify(m, &pr), 0, "%s", pr.text);
+	/* A legacy cache beside no source runs as it is: it must be the one
+	 * shipped. */
+	f = fopen(ROOT("d/g.pyc"), "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
+	cr_assert_eq(verify(m, &pr), 1, "%s", pr.text);
+	cr_assert(strstr(pr.text, "d/g.pyc: a timestamp bytecode cache"),
+		  "%s", pr.text);
+	cr_assert_eq(unlink(ROOT("d/g.pyc")), 0);
 	/* A hash-based cache that is not the one shipped (issue 26, door 5):
 	 * CPython may run it without looking at the source. */
 	head[4] = 1;

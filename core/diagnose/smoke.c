@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/runtime/box.h"
+#include "core/runtime/interp.h"
 #include "core/util/clock.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
@@ -164,9 +165,13 @@ static int smoke_judge_child(const smoke_run *r, const pyrt_proc_result *pr,
 static int smoke_write_docx(smoke_run *r, const char *paragraph,
 			    pyrt_error *err)
 {
-	const char *argv[] = { r->python, "-I", PYRT_PY_PYCS, "-c",
-			       pyrt_py_smoke, paragraph,
-			       r->docx, NULL };
+	const char *argv[PYRT_INTERP_PREFIX_LEN + 5];
+	size_t k = pyrt_interp_argv(argv, r->python);
+	argv[k++] = "-c";
+	argv[k++] = pyrt_py_smoke;
+	argv[k++] = paragraph;
+	argv[k++] = r->docx;
+	argv[k] = NULL;
 	char **envp = pyrt_proc_scrubbed_env(r->workspace);
 	if (!envp)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

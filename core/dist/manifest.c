@@ -748,6 +748,10 @@ typedef struct verify_ctx {
 	void (*on_problem)(const char *, const char *, void *);
 	void *payload;
 	int problems;
+	/* The files reported (caches are checked after them): a cache
+	 * whose source is one of them is not reported again. */
+	char **reported;
+	size_t nreported, capreported;
 } verify_ctx;
 
 static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
@@ -765,6 +769,25 @@ static void verify_problem(verify_ctx *v, const char *path, const char *fmt,
 	v->problems++;
 	if (v->on_problem)
 		v->on_problem(path, what, v->payload);
+	if (v->nreported == v->capreported) {
+		size_t cap = v->capreported ? v->capreported * 2 : 16;
+		char **grown = realloc(v->reported, cap * sizeof *grown);
+		if (!grown)
+			return; /* then a cache may be named beside its source */
+		v->reported = grown;
+		v->capreported = cap;
+	}
+	if ((v->reported[v->nreported] = strdup(path)))
+		v->nreported++;
+}
+
+/* Whether path was reported already. */
+static int verify_reported(const verify_ctx *v, const char *path)
+{
+	for (size_t i = 0; i < v->nreported; i++)
+		if (strcmp(v->reported[i], path) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -1001,12 +1024,50 @@ static uint32_t le32(const unsigned char *b)
 	       (uint32_t)b[3] << 24;
 }
 
+/*
+ * Whether the timestamp cache leaf (open as fd, its header in head) records
+ * its source's mtime and size, as CPython checks before it runs one: the
+ * source is ../NAME.py for __pycache__/NAME.TAG.pyc, NAME.py beside a
+ * legacy NAME.pyc.  A __pycache__ cache without its source is never run;
+ * a legacy one without it runs as it is, so it fails.
+ */
+static int cache_fits_source(const verify_ctx *v, int dirfd, const char *path,
+			     const char *leaf, const unsigned char *head)
+{
+	char src[NAME_MAX + 8], rel[PATH_MAX];
+	size_t dlen = (size_t)(leaf - path);
+	int in_cache = dlen >= 12 &&
+		       memcmp(leaf - 12, "__pycache__/", 12) == 0 &&
+		       (dlen == 12 || leaf[-13] == '/');
+	size_t name = in_cache ? strcspn(leaf, ".") : strlen(leaf) - 1;
+	if (name == 0 || name > NAME_MAX)
+		return 0;
+	if (pyrt_fmt_path(src, sizeof src, NULL, "%s%.*s%s",
+			  in_cache ? "../" : "", (int)name, leaf,
+			  in_cache ? ".py" : "") != 0)
+		return 0;
+	/* A source named changed already: its line has the fix for both. */
+	if (pyrt_fmt_path(rel, sizeof rel, NULL, "%.*s%.*s%s",
+			  (int)(in_cache ? dlen - 12 : dlen), path, (int)name,
+			  leaf, in_cache ? ".py" : "") != 0)
+		return 0;
+	if (verify_reported(v, rel))
+		return 1;
+	struct stat st;
+	if (fstatat(dirfd, src, &st, 0) != 0 || !S_ISREG(st.st_mode))
+		return in_cache;
+	return le32(head + 8) == (uint32_t)st.st_mtime &&
+	       le32(head + 12) == (uint32_t)st.st_size;
+}
+
 /* A bytecode cache the archive shipped (issue 26, door 5): the bytes
- * shipped, or a timestamp cache (PEP 552 flags 0).  CPython runs a
- * timestamp cache only while its recorded source mtime and size are the
- * source's (it rewrites a stale one, as after extraction), so one that
- * changed is routine; a hash-based one that changed is refused, since an
- * unchecked one (check_source=0) runs without a look at the source. */
+ * shipped, or a timestamp cache (PEP 552 flags 0) that records its
+ * source's mtime and size — CPython runs a timestamp cache only then, and
+ * rewrites a stale one (as after extraction), so such a rewrite is
+ * routine.  A hash-based one that changed is refused, since an unchecked
+ * one (check_source=0) runs without a look at the source, and so is a
+ * timestamp one that no longer fits its source: not what CPython wrote
+ * from it. */
 static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 {
 	const char *leaf = NULL;
@@ -1029,7 +1090,7 @@ static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 	    verify_hash(v, dirfd, leaf, &st, hex) == 0 &&
 	    pyrt_sha256_hex_equal(hex, e->extra))
 		return;
-	unsigned char head[8];
+	unsigned char head[16];
 	int fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 			O_NONBLOCK);
 	ssize_t n = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
@@ -1039,6 +1100,14 @@ static void verify_cache(verify_ctx *v, const pyrt_manifest_entry *e)
 		verify_problem(v, e->path, "a hash-based bytecode cache that "
 			       "changed — not the cache the archive shipped, "
 			       "and CPython may run it without checking its "
+			       "source; remove it (CPython rebuilds it) or run "
+			       "pyrt install --force");
+	else if (n != (ssize_t)sizeof head ||
+		 !cache_fits_source(v, dirfd, e->path, leaf, head))
+		verify_problem(v, e->path, "a timestamp bytecode cache that "
+			       "changed and does not record its source's "
+			       "mtime and size — not the cache the archive "
+			       "shipped, nor one CPython wrote from the "
 			       "source; remove it (CPython rebuilds it) or run "
 			       "pyrt install --force");
 }
@@ -1068,17 +1137,25 @@ int pyrt_manifest_verify(const pyrt_manifest *m, const char *root,
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		pyrt_manifest_entry e;
-		char hex[PYRT_SHA256_HEX_LEN + 1];
-		pyrt_manifest_get(m, i, &e, hex);
-		if (!pyrt_manifest_is_cache(e.path))
-			verify_entry(&v, &e);
-		else
-			verify_cache(&v, &e);
+	/* Files first, then the caches, which may defer to their sources. */
+	for (int caches = 0; caches <= 1; caches++) {
+		for (size_t i = 0; i < m->n; i++) {
+			pyrt_manifest_entry e;
+			char hex[PYRT_SHA256_HEX_LEN + 1];
+			pyrt_manifest_get(m, i, &e, hex);
+			if (pyrt_manifest_is_cache(e.path) != caches)
+				continue;
+			if (caches)
+				verify_cache(&v, &e);
+			else
+				verify_entry(&v, &e);
+		}
 	}
 	rc = v.problems;
 cleanup:
+	for (size_t i = 0; i < v.nreported; i++)
+		free(v.reported[i]);
+	free(v.reported);
 	if (v.cache_fd >= 0)
 		close(v.cache_fd);
 	free(v.cache_dir);

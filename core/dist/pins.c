@@ -1299,6 +1299,16 @@ const char *pyrt_pins_source(const pyrt_pins *pins)
 	return pins ? pins->source : NULL;
 }
 
+int pyrt_pins_set_source(pyrt_pins *pins, const char *source)
+{
+	char *copy = source ? strdup(source) : NULL;
+	if (!copy)
+		return PYRT_E_NOMEM;
+	free(pins->source);
+	pins->source = copy;
+	return 0;
+}
+
 const char *pyrt_pins_implementation(const pyrt_pins *pins)
 {
 	return pins ? pins->implementation : NULL;

@@ -66,6 +66,9 @@ int pyrt_pins_load_builtin(pyrt_pins **out, pyrt_error *err);
 void pyrt_pins_free(pyrt_pins *pins);
 
 const char *pyrt_pins_source(const pyrt_pins *pins);
+/** Name where the pins came from (a pylock.toml over the built-in pins,
+ *  pylock_read.h); 0 or PYRT_E_NOMEM. */
+int pyrt_pins_set_source(pyrt_pins *pins, const char *source);
 const char *pyrt_pins_implementation(const pyrt_pins *pins);
 const char *pyrt_pins_version(const pyrt_pins *pins);
 const char *pyrt_pins_build(const pyrt_pins *pins);

@@ -37,6 +37,7 @@
 #include "core/pkgs/fastwheel.h"
 #include "core/pkgs/wheelcheck.h"
 #include "core/runtime/box.h"
+#include "core/runtime/interp.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/proc.h"
@@ -54,8 +55,8 @@
 #define PIP_LOGS_KEPT 50
 #define PIP_EXTRA_ENV 5             /* entries pip_env adds */
 #define PIP_KNOWN_MAX 8             /* index URLs hidden in pip's lines */
-#define PIP_FIXED_ARGS 14           /* python -I --check-hash-based-pycs always
-				     * -m pip install + 7 options */
+/* the interpreter's prefix, -m pip install|download, 7 options */
+#define PIP_FIXED_ARGS (PYRT_INTERP_PREFIX_LEN + 10)
 
 /*
  * The shown output: lines are forwarded live until the head budget is
@@ -86,6 +87,11 @@ typedef struct pip_run {
 	char **envp;
 	const char **argv;
 	const char **fast_argv;    /* the wheelhouse installer's, or NULL */
+	/* From an index: pip download's command line and the private folder
+	 * it fills, which pyrt inspects before pip installs from it; NULL and
+	 * "" with a wheelhouse */
+	const char **fetch_argv;
+	char fetched[PATH_MAX];
 	char **fast_envp;          /* its environment: no network settings */
 	const char *who;           /* "pip", or the installer: messages name it */
 	shown sh;
@@ -294,27 +300,30 @@ static int pip_env(pip_run *r, pyrt_error *err)
  * python3 -I -m pip install <options> [--no-index --find-links DIR]
  * [--cert FILE] -- reqs.  "--" ends pip's options: whatever a requirement
  * says, pip reads it as a requirement.
+ *
+ * From an index, pip runs twice (issue 26: wheels carry only themselves,
+ * whoever serves them): "pip download -d FETCHED" with the index, the
+ * same options and the same requirements (or lock), then, once pyrt has
+ * inspected every wheel in FETCHED, "pip install --no-index --find-links
+ * FETCHED".  The installer never sees a byte pyrt did not read first.
  */
-static int pip_argv(pip_run *r, pyrt_error *err)
+static int pip_argv_for(pip_run *r, int fetch, const char ***out,
+			pyrt_error *err)
 {
 	const pyrt_pip_opts *o = r->opts;
-	/* + wheelhouse (3) + --cert FILE (2) + --require-hashes -r FILE (3)
-	 * + "--" + the list + NULL; the index goes through the environment
-	 * (pip_env) */
+	/* + -d DIR or the find-links (3) + --cert FILE (2) + the reinstall's
+	 * (2) + --require-hashes -r FILE (3) + "--" + the list + NULL; the
+	 * index goes through the environment (pip_env) */
 	size_t n = PIP_FIXED_ARGS + 3 + 2 + 2 + 3 + 1 +
 		   o->requirement_count + 1;
-	r->argv = calloc(n, sizeof *r->argv);
-	if (!r->argv)
+	const char **a = calloc(n, sizeof *a);
+	if (!a)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	const char **a = r->argv;
-	size_t i = 0;
-	a[i++] = r->python;
-	a[i++] = "-I";
-	a[i++] = "--check-hash-based-pycs";
-	a[i++] = "always";
+	*out = a;
+	size_t i = pyrt_interp_argv(a, r->python);
 	a[i++] = "-m";
 	a[i++] = "pip";
-	a[i++] = "install";
+	a[i++] = fetch ? "download" : "install";
 	a[i++] = "--only-binary=:all:";
 	a[i++] = "--disable-pip-version-check";
 	a[i++] = "--no-input";
@@ -325,19 +334,24 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	a[i++] = PYRT_PIP_RETRIES;
 	a[i++] = "--timeout";
 	a[i++] = PYRT_PIP_NET_TIMEOUT_S;
-	if (o->wheelhouse) {
+	const char *links = o->wheelhouse ? r->wheelhouse
+			    : r->fetched[0] ? r->fetched : NULL;
+	if (fetch) {
+		a[i++] = "-d";
+		a[i++] = r->fetched;
+	} else if (links) {
 		a[i++] = "--no-index";
 		a[i++] = "--find-links";
-		a[i++] = r->wheelhouse;
+		a[i++] = links;
 	}
 	if (o->cacert) {
 		a[i++] = "--cert";
 		a[i++] = r->cacert;
 	}
-	if (o->reinstall) {
+	if (o->reinstall && !fetch)
 		a[i++] = "--force-reinstall";
+	if (o->reinstall)
 		a[i++] = "--no-deps";
-	}
 	if (o->hashed_requirements) {
 		/* pyrt wrote this file from the lock: name==version and
 		 * --hash lines only, nothing pip would take as an option */
@@ -354,6 +368,54 @@ static int pip_argv(pip_run *r, pyrt_error *err)
 	return 0;
 }
 
+/* A folder a killed run left (pip runs under the box lock, so none is in
+ * use): removed, so downloads do not pile up in the box. */
+static void pip_drop_stale_fetches(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		pyrt_error rerr = PYRT_ERROR_INIT;
+		if (strncmp(de->d_name, "wheels-", 7) != 0 ||
+		    pyrt_fmt_path(path, sizeof path, &rerr, "%s/%s", tmp,
+				  de->d_name) != 0)
+			continue;
+		pyrt_fs_remove_tree(path, NULL, &rerr);
+	}
+	closedir(d);
+}
+
+/* From an index: the private folder pip download fills, made 0700 by
+ * mkdtemp inside pip's private TMPDIR, fresh for each run (pip would take
+ * a wheel already there as downloaded). */
+static int pip_fetch_dir(pip_run *r, pyrt_error *err)
+{
+	pip_drop_stale_fetches(r->tmp);
+	int rc = pyrt_fmt_path(r->fetched, sizeof r->fetched, err,
+			       "%s/wheels-XXXXXX", r->tmp);
+	if (rc)
+		return rc;
+	if (mkdtemp(r->fetched))
+		return 0;
+	rc = pyrt_error_set_errno(err, PYRT_E_IO, errno, "cannot create a "
+				  "private folder in %s", r->tmp);
+	r->fetched[0] = '\0';
+	return rc;
+}
+
+static int pip_argv(pip_run *r, pyrt_error *err)
+{
+	int rc = 0;
+	if (!r->opts->wheelhouse)
+		rc = pip_fetch_dir(r, err);
+	if (!rc && !r->opts->wheelhouse)
+		rc = pip_argv_for(r, 1, &r->fetch_argv, err);
+	return rc ? rc : pip_argv_for(r, 0, &r->argv, err);
+}
+
 /*
  * With a wheelhouse, the installer first (fastwheel.h): python3 -I -S -B -c
  * PROGRAM WHEELHOUSE -- reqs.  After -c, every argument is sys.argv data.
@@ -366,17 +428,14 @@ static int fast_argv(pip_run *r, pyrt_error *err)
 	/* It reads a directory: no index, proxy or credential reaches it
 	 * (the crash points' variables do, in a test build). */
 	r->fast_envp = pyrt_testhook_env(pyrt_proc_scrubbed_env(r->home));
-	const char **a = calloc(11 + o->requirement_count + 1, sizeof *a);
+	const char **a = calloc(PYRT_INTERP_PREFIX_LEN + 7 + o->requirement_count + 1,
+				 sizeof *a);
 	if (!a || !r->fast_envp) {
 		free(a);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
 	r->fast_argv = a;
-	size_t i = 0;
-	a[i++] = r->python;
-	a[i++] = "-I";
-	a[i++] = "--check-hash-based-pycs";
-	a[i++] = "always";
+	size_t i = pyrt_interp_argv(a, r->python);
 	a[i++] = "-S";
 	a[i++] = "-B";
 	/* Unbuffered: into a pipe its stdout is block-buffered, so every line
@@ -579,13 +638,15 @@ static void pip_log_header(pip_run *r, const char **argv)
 	}
 	fputc('\n', r->log);
 	/* The index is in pip's environment: named here, by host only. */
-	if (argv == r->argv && r->opts->index_url && !r->opts->wheelhouse) {
+	/* The run that asks the index: pip download, else pip install. */
+	const char **first = r->fetch_argv ? r->fetch_argv : r->argv;
+	if (argv == first && r->opts->index_url && !r->opts->wheelhouse) {
 		pyrt_fmt_text(clean, sizeof clean, "%s", r->opts->index_url);
 		pip_hide_known(r, clean, sizeof clean);
 		pyrt_redact(clean);
 		fprintf(r->log, "# index (PIP_INDEX_URL): %s\n", clean);
 	}
-	if (argv == r->argv && r->opts->hashed_requirements)
+	if (argv == first && r->opts->hashed_requirements)
 		pip_log_hashes(r);
 	fflush(r->log);
 }
@@ -945,6 +1006,12 @@ static int pip_prepare(pip_run *r, pyrt_error *err)
 
 static void pip_cleanup(pip_run *r)
 {
+	/* What pip fetched never outlives the run: installed, or refused. */
+	if (r->fetched[0]) {
+		pyrt_error rerr = PYRT_ERROR_INIT;
+		pyrt_fs_remove_tree(r->fetched, NULL, &rerr);
+	}
+	free(r->fetch_argv);
 	free(r->fast_argv);
 	pyrt_proc_env_free(r->fast_envp);
 	if (r->log)
@@ -982,6 +1049,17 @@ int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,
 		rc = pip_execute(&r, r.fast_argv, &undecided, err);
 		if (!rc && undecided)
 			pip_undecided(&r);
+	}
+	if (!rc && undecided && r.fetch_argv) {
+		r.who = "pip";
+		pip_log_header(&r, r.fetch_argv);
+		rc = pip_execute(&r, r.fetch_argv, &undecided, err);
+		/* Each wheel carries only itself, before pip installs it. */
+		if (!rc)
+			rc = pyrt_wheelcheck_fetched(r.fetched, err);
+		if (rc == PYRT_E_UNSAFE && err)
+			fprintf(r.log, "# refused: %s\n", err->msg);
+		undecided = 1;
 	}
 	if (!rc && undecided) {
 		r.who = "pip";

@@ -17,6 +17,13 @@
  * installer (fastwheel.h) the same way, with the scrubbed environment: when
  * it decides, pip never starts; when it leaves the case to pip (exit 3,
  * nothing written), pip runs as it always did, into the same log.
+ *
+ * From an index (no wheelhouse), pip first downloads (`pip download -d`,
+ * the same index, CA, lock and options) into a fresh 0700 folder inside
+ * its private TMPDIR; pyrt inspects every wheel there (wheelcheck.h) and
+ * only then pip installs from that folder alone (--no-index --find-links),
+ * so no installer sees a wheel pyrt has not read.  A refused wheel fails
+ * PYRT_E_UNSAFE naming it; the folder is removed after every run.
  */
 #ifndef PYRT_PIP_H
 #define PYRT_PIP_H

@@ -53,6 +53,7 @@
 #include "core/pkgs/plugins_memo.h"
 #include "core/runtime/box.h"
 #include "core/runtime/dists.h"
+#include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/marker.h"
 #include "core/runtime/status.h"
@@ -74,8 +75,8 @@
 #define CHECK_OUTPUT_MAX (4 * 1024 * 1024)
 #define CHECK_ARGS_MAX (1024 * 1024)
 #define RESULT_TAG "PYRT-PLUGINS " /* py/plugin_check.py prints it */
-#define CHECK_ARGV_FIRST 7 /* interpreter, -I, --check-hash-based-pycs
-			     * always, -S, -c, program */
+/* the interpreter's prefix, -S, -c, program */
+#define CHECK_ARGV_FIRST (PYRT_INTERP_PREFIX_LEN + 3)
 
 /* One plugin and what it owns; pub points into the owned storage. */
 typedef struct plugin_row {
@@ -884,14 +885,10 @@ static int spec_cmp(const void *a, const void *b)
 static const char **check_argv(const pyrt_plugins *p, const char *interp,
 			       size_t nspecs, size_t *bytes)
 {
-	const char **argv = calloc(nspecs + 8, sizeof *argv);
+	const char **argv = calloc(nspecs + CHECK_ARGV_FIRST + 1, sizeof *argv);
 	if (!argv)
 		return NULL;
-	size_t k = 0;
-	argv[k++] = interp;
-	argv[k++] = "-I";
-	argv[k++] = "--check-hash-based-pycs";
-	argv[k++] = "always";
+	size_t k = pyrt_interp_argv(argv, interp);
 	argv[k++] = "-S";
 	argv[k++] = "-c";
 	argv[k++] = pyrt_py_plugin_check;

@@ -102,10 +102,15 @@ static const char *member_fault(const char *path, const char *project,
 }
 
 static int wheelcheck_read(int fd, const char *project, const char *shown,
-			   pyrt_error *err);
+			   const char *fix, pyrt_error *err);
 
-int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
-		       pyrt_error *err)
+#define FIX_WHEELHOUSE "get the wheel from its project again, or leave it " \
+	"out of the wheelhouse"
+#define FIX_INDEX "the index serves it: remove it from the index, or " \
+	"install another version of the project (pins, --requirements)"
+
+static int wheelcheck_fd_fix(int fd, const char *file, const char *shown,
+			     const char *fix, pyrt_error *err)
 {
 	char project[NAME_CAP];
 	if (file_project(file, project) != 0)
@@ -120,7 +125,7 @@ int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
 	 * no name at all.  This thread reads in C.UTF-8 meanwhile. */
 	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	locale_t was = utf8 ? uselocale(utf8) : (locale_t)0;
-	rc = wheelcheck_read(fd, project, shown, err);
+	rc = wheelcheck_read(fd, project, shown, fix, err);
 	if (utf8) {
 		uselocale(was);
 		freelocale(utf8);
@@ -128,9 +133,15 @@ int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
 	return rc;
 }
 
+int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
+		       pyrt_error *err)
+{
+	return wheelcheck_fd_fix(fd, file, shown, FIX_WHEELHOUSE, err);
+}
+
 /* The central directory of the wheel open as fd, member by member. */
 static int wheelcheck_read(int fd, const char *project, const char *shown,
-			   pyrt_error *err)
+			   const char *fix, pyrt_error *err)
 {
 	int rc = 0;
 	struct archive *a = archive_read_new();
@@ -166,10 +177,8 @@ static int wheelcheck_read(int fd, const char *project, const char *shown,
 			pyrt_sanitize(path ? path : "", 1, name, sizeof name);
 			rc = pyrt_error_set(err, PYRT_E_UNSAFE, "refusing the "
 					    "wheel %s: its member %s is %s — "
-					    "nothing was installed; get the "
-					    "wheel from its project again, or "
-					    "leave it out of the wheelhouse",
-					    shown, name, why);
+					    "nothing was installed; %s",
+					    shown, name, why, fix);
 		}
 	}
 	if (!rc && r != ARCHIVE_EOF)
@@ -181,17 +190,19 @@ static int wheelcheck_read(int fd, const char *project, const char *shown,
 	return rc;
 }
 
-int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
+/* Every *.whl of dir; from_index: pip's fetched folder, named by file. */
+static int wheelcheck_dir(const char *dir, int from_index, pyrt_error *err)
 {
+	const char *opt = from_index ? "pip's download folder" : "--wheelhouse";
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
-					    "--wheelhouse %s", dir);
+					    "%s %s", opt, dir);
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
 		return pyrt_error_set_errno(err, PYRT_E_USAGE, errno,
-					    "--wheelhouse %s", dir);
+					    "%s %s", opt, dir);
 	}
 	int rc = 0;
 	struct dirent *de;
@@ -200,20 +211,39 @@ int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
 		if (!ends_with(de->d_name, n, ".whl"))
 			continue;
 		/* A link is followed, as pip will: the gate walked it, and
-		 * only root or we can change it in a gated folder. */
+		 * only root or we can change it in a gated folder (pip's
+		 * download folder is pyrt's own, 0700). */
 		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NONBLOCK |
 				O_CLOEXEC);
-		char shown[PATH_MAX];
-		pyrt_fmt_text(shown, sizeof shown, "%s/%s", dir, de->d_name);
+		char shown[PATH_MAX + 32];
+		if (from_index)
+			pyrt_fmt_text(shown, sizeof shown, "%s (from the index)",
+				      de->d_name);
+		else
+			pyrt_fmt_text(shown, sizeof shown, "%s/%s", dir,
+				      de->d_name);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-			rc = pyrt_error_set(err, PYRT_E_USAGE, "--wheelhouse: "
-					    "%s is not a readable file", shown);
+			rc = pyrt_error_set(err, PYRT_E_USAGE, "%s: %s is not "
+					    "a readable file", opt, shown);
 		else
-			rc = pyrt_wheelcheck_fd(fd, de->d_name, shown, err);
+			rc = wheelcheck_fd_fix(fd, de->d_name, shown,
+					       from_index ? FIX_INDEX
+							  : FIX_WHEELHOUSE,
+					       err);
 		if (fd >= 0)
 			close(fd);
 	}
 	closedir(d);
 	return rc;
+}
+
+int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
+{
+	return wheelcheck_dir(dir, 0, err);
+}
+
+int pyrt_wheelcheck_fetched(const char *dir, pyrt_error *err)
+{
+	return wheelcheck_dir(dir, 1, err);
 }

@@ -41,4 +41,11 @@ int pyrt_wheelcheck_fd(int fd, const char *file, const char *shown,
  */
 int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err);
 
+/**
+ * Every *.whl pip fetched from an index into dir, pyrt's own private
+ * folder (pip.c), before pip installs from it: refusals name the wheel by
+ * its file name, as the index serves it, and the fix for an index.
+ */
+int pyrt_wheelcheck_fetched(const char *dir, pyrt_error *err);
+
 #endif

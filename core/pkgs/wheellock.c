@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/runtime/box.h"
+#include "core/runtime/interp.h"
 #include "core/runtime/marker.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
@@ -493,14 +494,11 @@ static int closure_take(stage_run *s, json_t *list, pyrt_error *err)
 static const char **closure_argv(const stage_run *s, char **pairs)
 {
 	/* 10 before the pairs, "--" after them and the final NULL. */
-	const char **a = calloc(s->n + s->nreqs + 12, sizeof *a);
+	const char **a = calloc(s->n + s->nreqs + PYRT_INTERP_PREFIX_LEN + 8,
+				 sizeof *a);
 	if (!a)
 		return NULL;
-	size_t i = 0;
-	a[i++] = s->python;
-	a[i++] = "-I";
-	a[i++] = "--check-hash-based-pycs";
-	a[i++] = "always";
+	size_t i = pyrt_interp_argv(a, s->python);
 	a[i++] = "-S";
 	a[i++] = "-B";
 	a[i++] = "-c";

@@ -25,6 +25,7 @@
 #include "core/dist/manifest.h"
 #include "core/runtime/box.h"
 #include "core/runtime/declared.h"
+#include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/marker.h"
 #include "core/runtime/status.h"
@@ -594,8 +595,13 @@ static int install_check(install_run *r, pyrt_error *err)
 			   rel);
 	if (rc)
 		return step_fail(r, PYRT_STEP_CHECK, rc, err);
-	const char *argv[] = { interp, "-I", PYRT_PY_PYCS, "-S", "-B", "-c",
-			       pyrt_py_install_check, NULL };
+	const char *argv[PYRT_INTERP_PREFIX_LEN + 5];
+	size_t k = pyrt_interp_argv(argv, interp);
+	argv[k++] = "-S";
+	argv[k++] = "-B";
+	argv[k++] = "-c";
+	argv[k++] = pyrt_py_install_check;
+	argv[k] = NULL;
 	char **envp = pyrt_proc_scrubbed_env(r->staging);
 	if (!envp)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

@@ -50,24 +50,30 @@ static void interp_parse(const char *output, pyrt_interp_report *out)
 					    sizeof out->imports);
 }
 
+size_t pyrt_interp_argv(const char **argv, const char *python)
+{
+	size_t k = 0;
+	argv[k++] = python;
+	argv[k++] = "-I";
+	argv[k++] = "--check-hash-based-pycs";
+	argv[k++] = "always";
+	return k;
+}
+
 int pyrt_interp_report_run(const char *python, const char *install_dir,
 			   const char *const *reqs, size_t nreqs,
 			   double timeout_s, const atomic_int *cancel,
 			   pyrt_interp_report *out)
 {
 	memset(out, 0, sizeof *out);
-	const char **argv = calloc(nreqs + 10, sizeof *argv);
+	const char **argv = calloc(nreqs + PYRT_INTERP_PREFIX_LEN + 6, sizeof *argv);
 	char **envp = pyrt_proc_scrubbed_env(install_dir);
 	if (!argv || !envp) {
 		free(argv);
 		pyrt_proc_env_free(envp);
 		return PYRT_E_NOMEM;
 	}
-	size_t k = 0;
-	argv[k++] = python;
-	argv[k++] = "-I";
-	argv[k++] = "--check-hash-based-pycs";
-	argv[k++] = "always";
+	size_t k = pyrt_interp_argv(argv, python);
 	argv[k++] = "-S";
 	argv[k++] = "-B"; /* no bytecode left in the install it checks */
 	argv[k++] = "-c";

@@ -4,6 +4,7 @@
  * `pyrt status` is cheap enough for a prompt or a health probe.  --deep adds
  * one interpreter start.
  */
+#include "core/runtime/interp.h"
 #include "core/runtime/status.h"
 
 #include <errno.h>
@@ -85,8 +86,11 @@ static void status_not_provisioned(pyrt_status *st,
 /* Start the interpreter and require the marker's version (--deep only). */
 static int status_deep_check(pyrt_status *st, const char *home)
 {
-	const char *argv[] = { st->interpreter, PYRT_PY_VERSION_ARGS,
-			       NULL };
+	const char *argv[PYRT_INTERP_PREFIX_LEN + 5] = { NULL };
+	size_t k = pyrt_interp_argv(argv, st->interpreter);
+	const char *const version[] = { PYRT_INTERP_VERSION_ARGS };
+	for (size_t i = 0; i < sizeof version / sizeof *version; i++)
+		argv[k++] = version[i];
 	char **envp = pyrt_proc_scrubbed_env(home);
 	if (!envp)
 		return status_broken(st, "interpreter", "out of memory");

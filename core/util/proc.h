@@ -17,27 +17,6 @@
 
 #define PYRT_PROC_OPTS_VERSION 1
 
-/*
- * Right after "-I" in every interpreter pyrt starts: a hash-based .pyc
- * (PEP 552) is checked against its source even when it says not to be
- * (check_source=0), so a planted unchecked cache (for ssl, say) never runs
- * in place of its source, as root, in doctor's check (issue 26, door 5).
- */
-#define PYRT_PY_PYCS "--check-hash-based-pycs", "always"
-
-/*
- * Arguments after the interpreter path that print its version (what
- * platform.python_version() says) without importing anything: the check
- * must stay cheap on archives that carry no .pyc, and -B keeps it from
- * writing __pycache__ into an install.  -S: no site start-up, so no .pth
- * file a package installed runs in a check that needs only the stdlib.
- * The second line is the resolved sys.prefix (os is loaded at start-up
- * anyway), which must lie inside the install (pyrt_fs_path_inside).
- */
-#define PYRT_PY_VERSION_ARGS "-I", PYRT_PY_PYCS, "-S", "-B", "-c", \
-	"import os, sys; print(sys.version.split()[0]); " \
-	"print(os.path.realpath(sys.prefix))"
-
 typedef struct pyrt_proc_opts {
 	unsigned int version;
 	const char *const *argv;  /**< argv[0] is a path, not searched in PATH */

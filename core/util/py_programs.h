@@ -29,5 +29,8 @@ extern const size_t pyrt_py_install_check_size;
 /** The wheel lock's check and closure of the requirements (wheellock.c). */
 extern const char pyrt_py_lock_closure[];
 extern const size_t pyrt_py_lock_closure_size;
+/** A PEP 751 pylock.toml's wheels, read with tomllib (pylock_read.c). */
+extern const char pyrt_py_pylock_read[];
+extern const size_t pyrt_py_pylock_read_size;
 
 #endif
