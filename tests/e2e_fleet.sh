@@ -56,6 +56,15 @@ synced() { cmp -s "$fleet/$1/wheels/python_docx-0.8.11-py3-none-any.whl" "$fx/wh
 check "run 1: the mirror's wheels were copied to every host" all_hosts synced
 check "run 1: the baseline from the synced wheels imports on every host" all_hosts sh -c '
   [ "$("$0/$1/box/runtime/python/current/bin/python3" -I -c "import docx; print(1)")" = 1 ]' "$fleet"
+completions_written() {
+  local d=$fleet/$1/share
+  "$pyrt" completions bash | cmp -s - "$d/bash-completion/completions/pyrt" &&
+    "$pyrt" completions zsh | cmp -s - "$d/zsh/site-functions/_pyrt" &&
+    "$pyrt" completions fish | cmp -s - "$d/fish/vendor_completions.d/pyrt.fish" &&
+    bash -c '. "$0" && complete -p pyrt' "$d/bash-completion/completions/pyrt" >/dev/null
+}
+check "run 1: pyrt_binary's bash, zsh and fish completions are on every host (pyrt completions SHELL)" \
+  all_hosts completions_written
 check "run 1: only the wheels the lock names were copied (no pillow: the mirror does not serve it)" \
   [ ! -e "$fleet/host1/wheels/pillow-9.4.0-cp311-cp311-linux_x86_64.whl" ]
 
@@ -181,7 +190,9 @@ gone_from_host1() {
   [ ! -e "$fleet/host1/box/runtime/python/current" ] &&
     [ -z "$(ls -A "$fleet/host1/box/runtime/python/installs" 2>/dev/null)" ] &&
     [ ! -e "$fleet/host1/bin/pyrt" ] && [ ! -e "$fleet/host1/etc/pins.yaml" ] &&
-    [ ! -e "$fleet/host1/wheels" ]
+    [ ! -e "$fleet/host1/wheels" ] &&
+    [ ! -e "$fleet/host1/share/bash-completion/completions/pyrt" ] &&
+    [ ! -e "$fleet/host1/share/zsh/site-functions/_pyrt" ]
 }
 uninstall_changed() { [ "$(task_result host1 'Uninstall the managed runtime' changed)" = "$1" ]; }
 SECONDS=0
@@ -195,7 +206,7 @@ out=$fleet/run7.json
 fleet_play "$out" -i "$inv" --limit host1 -e pyrt_state=absent
 check "run 7 (absent) exits 0 ($SECONDS s)" rc_is 0
 check "run 7: the runtime was uninstalled (changed)" uninstall_changed True
-check "run 7: runtime, binary, pins and wheels are gone from host1" gone_from_host1
+check "run 7: runtime, binary, completions, pins and wheels are gone from host1" gone_from_host1
 check "run 7: host2 untouched" ready_over_ssh host2
 SECONDS=0
 out=$fleet/run7again.json

@@ -187,7 +187,7 @@ fleet_inventory() {
       read -r addr port <"$fleet/$h/address"
       m=$good_mirror
       for kv in "$@"; do [ "${kv%%=*}" = "$h" ] && m=${kv#*=}; done
-      echo "$h ansible_host=$addr ansible_port=$port pyrt_box_root=$fleet/$h/box pyrt_bin_path=$fleet/$h/bin/pyrt pyrt_pins_dest=$fleet/$h/etc/pins.yaml pyrt_wheelhouse=$fleet/$h/wheels pyrt_mirror=$m"
+      echo "$h ansible_host=$addr ansible_port=$port pyrt_box_root=$fleet/$h/box pyrt_bin_path=$fleet/$h/bin/pyrt pyrt_pins_dest=$fleet/$h/etc/pins.yaml pyrt_wheelhouse=$fleet/$h/wheels pyrt_completions_dir=$fleet/$h/share pyrt_mirror=$m"
     done
     echo
     echo "[pyrt_hosts:vars]"
