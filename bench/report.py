@@ -21,6 +21,7 @@ CONTENDERS = [
     ("simple", "shell: curl -o && sha256sum -c && tar -xzf && mv"),
     ("best", "shell: curl | tee | openssl dgst; bsdtar -xzf; mv"),
     ("stream", "shell: curl | tee >(sha256sum) | tar -xz (unsafe, reference)"),
+    ("streamb", "(e) shell: curl | tee >(sha256sum) | bsdtar -x (unsafe, streaming)"),
     ("python", "Python reference (bench/reference.py)"),
 ]
 PEERS = ["simple", "best", "python"]  # the safe peers the targets name
@@ -87,6 +88,24 @@ def download_share(path):
     return end - start, secs
 
 
+def latency_s(text):
+    """wrk's latency ("812.00us", "1.20ms", "2.01s") in seconds."""
+    for unit, mul in (("us", 1e-6), ("ms", 1e-3), ("s", 1.0), ("m", 60.0)):
+        if text.endswith(unit):
+            try:
+                return float(text[: -len(unit)]) * mul
+            except ValueError:
+                return float("nan")
+    return float("nan")
+
+
+def load_range(v):
+    """The 1-min load averages seen at the runs' starts, as "a–b"."""
+    if not v:
+        return "?"
+    return "%.1f" % min(v) if min(v) == max(v) else "%.1f–%.1f" % (min(v), max(v))
+
+
 def verdict(ok):
     return "met" if ok else "**NOT met**"
 
@@ -95,9 +114,12 @@ class Data:
     def __init__(self, work):
         self.meta = {k: v for k, v in rows(os.path.join(work, "meta.tsv"))}
         self.quick = self.meta.get("quick") == "1"
-        self.wall, self.rss, self.cpu = {}, {}, {}
-        for size, kind, _, t0, t1, rss, user, sys_ in rows(os.path.join(work, "runs.tsv")):
+        self.wall, self.rss, self.cpu, self.load = {}, {}, {}, {}
+        for r in rows(os.path.join(work, "runs.tsv")):
+            size, kind, _, t0, t1, rss, user, sys_ = r[:8]
             key = (size, kind)
+            if len(r) > 8:
+                self.load.setdefault(key, []).append(float(r[8]))
             self.wall.setdefault(key, []).append(float(t1) - float(t0))
             self.rss.setdefault(key, []).append(int(rss) * 1024.0)
             self.cpu.setdefault(key, []).append(float(user) + float(sys_))
@@ -128,6 +150,21 @@ class Data:
             self.bandwidth[mode] = (float(t1) - float(t0), int(nbytes), int(nlines),
                                     download_share(os.path.join(work, path)))
         self.contenders = [(k, l) for k, l in CONTENDERS if ("1x", k) in self.wall]
+        # Issue 28: plugins at 10/100/1,000 against true, serve against nginx.
+        self.pscale = None
+        path = os.path.join(work, "hf-pscale.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                res = json.load(f)["results"]
+            counts = [int(x) for x in open(os.path.join(work, "pscale-counts.txt")).read().split()]
+            keys = ["true", "status"] + ["plugins_%d" % n for n in counts]
+            self.pscale = {"counts": counts, "load": dict(rows(os.path.join(work, "pscale-load.tsv"))),
+                           "r": {k: r for k, r in zip(keys, res)}}
+        self.serve = {}
+        for who, c, _, rps, p99, n, ticks, load, errs in rows(os.path.join(work, "serve.tsv")):
+            self.serve.setdefault((who, int(c)), []).append(
+                (float(rps), latency_s(p99), int(n), int(ticks), float(load), int(errs)))
+        self.serve_meta = dict(rows(os.path.join(work, "serve-meta.tsv")))
         self.tui = self.tui_failed = None
         tui = os.path.join(work, "tui-bandwidth.md")
         if os.path.exists(tui):
@@ -246,8 +283,8 @@ def report(d):
     p("")
     p("| contender | " + " | ".join("%s wall" % s for s in d.sizes) + " | " +
       " | ".join("%s CPU" % s for s in d.sizes) + " | " +
-      " | ".join("%s peak RSS" % s for s in d.sizes) + " |")
-    p("|---|" + "---:|" * (3 * len(d.sizes)))
+      " | ".join("%s peak RSS" % s for s in d.sizes) + " | 1-min load at the runs' starts |")
+    p("|---|" + "---:|" * (3 * len(d.sizes)) + "---:|")
     for kind, label in d.contenders:
         cells = []
         for s in d.sizes:
@@ -258,6 +295,7 @@ def report(d):
         for s in d.sizes:
             r = d.rss[(s, kind)]
             cells.append("%.1f MiB" % (st.median(r) / MIB))
+        cells.append(load_range([x for s in d.sizes for x in d.load.get((s, kind), [])]))
         p("| %s | %s |" % (cell(label), " | ".join(cells)))
     p("")
 
@@ -280,13 +318,14 @@ def report(d):
       "without decompression, which has its own line; `bsdtar -xzf` of the "
       "archive is shown as a cross-check of decompress+write done by one tool.")
     p("")
-    p("| component | " + " | ".join(d.sizes) + " |")
-    p("|---|" + "---:|" * len(d.sizes))
+    p("| component | " + " | ".join(d.sizes) + " | 1-min load |")
+    p("|---|" + "---:|" * len(d.sizes) + "---:|")
     for kind, label in COMPONENTS:
         cells = []
         for s in d.sizes:
             w = d.wall[(s, kind)]
             cells.append("%.3f s (%.3f–%.3f)" % (st.median(w), min(w), max(w)))
+        cells.append(load_range([x for s in d.sizes for x in d.load.get((s, kind), [])]))
         p("| %s | %s |" % (cell(label), " | ".join(cells)))
     p("")
     p("From those medians (hash = the faster of sha256sum and openssl; "
@@ -480,6 +519,8 @@ def report(d):
       "in the page cache when they finish.")
     p("")
 
+    issue28(d, p)
+
     # ---- targets
     if not d.quick:
         p("## Targets (issue 5), reported, not asserted")
@@ -602,6 +643,125 @@ def report(d):
     return "\n".join(out) + "\n"
 
 
+def issue28(d, p):
+    """Plugins at 10/100/1,000 against true, serve against nginx, and the
+    goals of issue 28 as a table, each with its load."""
+    ps = d.pscale
+    if ps:
+        r = ps["r"]
+        tmed = st.median(r["true"]["times"])
+        tcpu = r["true"]["user"] + r["true"]["system"]
+        p("## `pyrt plugins --json` and `pyrt status` against `true` (issue 28)")
+        p("")
+        p("hyperfine -N, %d runs each after 5 warm-ups, one run for all rows; boxes with the "
+          "fixture runtime and its baseline and N plugins (four kinds in turn: two "
+          "requirements, none, one, disabled), nothing changed since the last answer. "
+          "1-min load %s before, %s after. CPU is hyperfine's mean user + system." % (
+              len(r["true"]["times"]), ps["load"].get("before", "?").split()[0],
+              ps["load"].get("after", "?").split()[0]))
+        p("")
+        p("| command | median | mean CPU | ÷ `true` (wall medians) | ÷ `true` (CPU) |")
+        p("|---|---:|---:|---:|---:|")
+        keys = [("true", "`true`"), ("status", "`pyrt status` (%d plugins)" % ps["counts"][-1])] + [
+            ("plugins_%d" % n, "`pyrt plugins --json`, %d plugins" % n) for n in ps["counts"]]
+        for k, label in keys:
+            x = r[k]
+            m = st.median(x["times"])
+            c = x["user"] + x["system"]
+            p("| %s | %s | %s | %.2f× | %.2f× |" % (label, fmt_ms(m), fmt_ms(c), m / tmed, c / tcpu))
+        p("")
+    if d.serve:
+        sm = d.serve_meta
+        hz = float(sm.get("clk_tck", "100"))
+        p("## `pyrt serve` against nginx-light (issue 28)")
+        p("")
+        p("GET the runtime's status (%s bytes) from `pyrt serve`, and the same bytes as a static "
+          "file from %s (one worker), both on 127.0.0.1, keep-alive; `wrk -t1 -cN -d%ss "
+          "--latency`, pyrt and nginx alternated, %d round%s; %s. Server CPU per request: "
+          "utime + stime of the server's processes over the run (/proc), ÷ requests." % (
+              sm.get("bytes", "?"), sm.get("nginx", "nginx"), sm.get("secs", "?"),
+              len(d.serve[("pyrt", sorted({c for _, c in d.serve})[0])]),
+              "" if len(d.serve[("pyrt", sorted({c for _, c in d.serve})[0])]) == 1 else "s",
+              sm.get("pinning") or "not pinned"))
+        p("")
+        p("| connections | pyrt req/s | nginx req/s | pyrt ÷ nginx req/s | pyrt p99 | nginx p99 | "
+          "p99 ÷ | pyrt CPU/req | nginx CPU/req | 1-min load |")
+        p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for c in sorted({c for _, c in d.serve}):
+            a, b = d.serve.get(("pyrt", c), []), d.serve.get(("nginx", c), [])
+            if not a or not b:
+                continue
+            ra, rb = st.median([x[0] for x in a]), st.median([x[0] for x in b])
+            la, lb = st.median([x[1] for x in a]), st.median([x[1] for x in b])
+            ca = sum(x[3] for x in a) / hz / max(1, sum(x[2] for x in a))
+            cb = sum(x[3] for x in b) / hz / max(1, sum(x[2] for x in b))
+            p("| %d | %.0f | %.0f | %.2f× | %.2f ms | %.2f ms | %.2f× | %.1f µs | %.1f µs | %s |" % (
+                c, ra, rb, ra / rb, la * 1e3, lb * 1e3, la / lb, ca * 1e6, cb * 1e6,
+                load_range([x[4] for x in a + b])))
+        errs = sum(x[5] for v in d.serve.values() for x in v)
+        if errs:
+            p("")
+            p("Non-2xx answers during the runs: %d." % errs)
+        p("")
+    elif d.meta.get("serve_note"):
+        p("`pyrt serve` against nginx-light: %s." % d.meta["serve_note"])
+        p("")
+    # ---- the goals of issue 28
+    rows_ = []
+    if d.serve:
+        for c in sorted({c for _, c in d.serve}):
+            a, b = d.serve.get(("pyrt", c), []), d.serve.get(("nginx", c), [])
+            if a and b:
+                ratio = st.median([x[0] for x in a]) / st.median([x[0] for x in b])
+                lr = st.median([x[1] for x in a]) / st.median([x[1] for x in b])
+                ld = load_range([x[4] for x in a + b])
+                rows_.append(("serve req/s ÷ nginx, %d connections" % c, "≥ 1.5×", "%.2f×" % ratio,
+                              ld, ratio >= 1.5))
+                rows_.append(("serve p99 ÷ nginx p99, %d connections" % c, "≤ 1.0×", "%.2f×" % lr,
+                              ld, lr <= 1.0))
+    if ps:
+        r = ps["r"]
+        tm = st.median(r["true"]["times"])
+        tc = r["true"]["user"] + r["true"]["system"]
+        ld = "%s → %s" % (ps["load"].get("before", "?").split()[0], ps["load"].get("after", "?").split()[0])
+        for n in ps["counts"]:
+            lim = 1.5 if n <= 10 else 3.0 if n >= 1000 else None
+            x = r["plugins_%d" % n]
+            w = st.median(x["times"]) / tm
+            c = (x["user"] + x["system"]) / tc
+            rows_.append(("`plugins --json` ÷ `true`, %d plugins" % n,
+                          "≤ %.1f×" % lim if lim else "(none)", "%.2f× wall, %.2f× CPU" % (w, c),
+                          ld, None if lim is None else w <= lim))
+    if ("1x", "pyrt") in d.wall:
+        for s in d.sizes:
+            for kind, goal, lim in (("c_gunzip", "`gzip -dc` of the same archive", 1.3),
+                                    ("simple", "`curl; sha256sum; tar -xzf`", 0.75),
+                                    ("python", "the Python reference", 0.4),
+                                    ("streamb", "(e) `curl | tee >(sha256sum) | bsdtar -x`", None)):
+                if (s, kind) not in d.wall:
+                    continue
+                w = d.med(s, "pyrt") / d.med(s, kind)
+                c = st.median(d.cpu[(s, "pyrt")]) / st.median(d.cpu[(s, kind)])
+                ld = load_range(d.load.get((s, "pyrt"), []) + d.load.get((s, kind), []))
+                rows_.append(("install %s ÷ %s (%.1f MB)" % (s, goal, d.archives[s][0] / MB),
+                              "≤ %.2f×" % lim if lim else "(reference)",
+                              "%.2f× wall, %.2f× CPU" % (w, c), ld, None if lim is None else w <= lim))
+    if rows_:
+        p("## Issue 28's goals in this run%s" % (" (quick: not a measurement)" if d.quick else ""))
+        p("")
+        p("Wall ratios are of medians of alternated runs; CPU ratios (user + system) beside "
+          "them, which the machine's load disturbs less. The 1-min load is the range seen "
+          "at the starts of the runs behind each figure. The 250k-file memory goal is "
+          "measured by bench/scale250k.sh (bench/results-scale250k.md).")
+        p("")
+        p("| figure | goal | measured | 1-min load | verdict |")
+        p("|---|---|---:|---:|---|")
+        for fig, goal, val, ld, ok in rows_:
+            p("| %s | %s | %s | %s | %s |" % (cell(fig), goal, val, ld,
+                                              "—" if ok is None else verdict(ok)))
+        p("")
+
+
 def plot(d, dat, gp, png):
     series = d.contenders + [("floor", "verify-then-extract floor (components, one thread extracting)"),
                              ("floor2", "two-thread floor (decompress and write overlapped)")]
@@ -624,6 +784,7 @@ def plot(d, dat, gp, png):
         "simple": "lc rgb '#1f77b4' lw 2 pt 5",
         "best": "lc rgb '#2ca02c' lw 2 pt 9",
         "stream": "lc rgb '#7f7f7f' lw 1.5 dt 2 pt 6",
+        "streamb": "lc rgb '#ff7f0e' lw 1.5 dt 2 pt 4",
         "python": "lc rgb '#9467bd' lw 2 pt 13",
         "floor": "lc rgb '#000000' lw 1.5 dt 3 pt 1",
         "floor2": "lc rgb '#000000' lw 1.5 dt 4 pt 2",

@@ -8,6 +8,7 @@ Prints one line per offset whose answers differed, then a tally; exits 1
 when any did.
 """
 import json
+import os
 import random
 import subprocess
 import sys
@@ -33,7 +34,13 @@ def plausible_flip(b):
 
 
 def answers(pyrt, args):
-    """Both commands' exit codes and JSON answers, volatile fields aside."""
+    """Both commands' exit codes and JSON answers, volatile fields aside.
+    PYRT_DAMAGE_FORGET (paths joined by ':') are removed first: a cache
+    that would answer before the damaged one is read (cache/plugins-scan
+    before cache/plugin-manifests.json)."""
+    for forget in os.environ.get("PYRT_DAMAGE_FORGET", "").split(":"):
+        if forget and os.path.exists(forget):
+            os.remove(forget)
     out = []
     for cmd in ("status", "plugins"):
         r = subprocess.run([pyrt, cmd, "--json"] + args, stdin=subprocess.DEVNULL,

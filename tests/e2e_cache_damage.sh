@@ -2,10 +2,12 @@
 # ctest: e2e_cache_damage
 # The box's caches are an optimisation, never a verdict: every entry
 # carries a checksum (core/util/cache_seal.h), and damage to any byte of
-# cache/digests, cache/plugins-check.json or cache/plugin-manifests.json
-# changes no answer of `pyrt status --json` or `pyrt plugins --json` from
+# cache/digests, cache/plugins-check.json, cache/plugin-manifests.json or
+# cache/plugins-scan changes no answer of `pyrt status --json` or `pyrt plugins --json` from
 # the answer with no cache at all.  Every byte of the digests file is
-# flipped in turn; the two JSON files get a random sample of offsets (the
+# flipped in turn; the JSON files and the scan memo get a random sample of
+# offsets (plugin-manifests.json with plugins-scan removed before each run,
+# which would answer first) (the
 # seed is printed; PYRT_DAMAGE_SEED and PYRT_DAMAGE_SAMPLES replay or widen
 # it), each a miss that starts the plugin checker's interpreter.
 . "$(dirname "$0")/lib/e2e.sh"
@@ -51,15 +53,18 @@ sleep 3
 answers >"$work/warm"
 answers >"$work/warm"
 check "with the caches written, the answers are the same" cmp -s "$work/truth" "$work/warm"
-for f in digests plugins-check.json plugin-manifests.json; do
+for f in digests plugins-check.json plugin-manifests.json plugins-scan; do
   check "cache/$f was written" [ -s "$cache/$f" ]
 done
 
 check "cache/digests: every byte flipped in turn changes no answer" \
   drive "$pyrt" "$work/truth" "$cache/digests" all "$seed" -- "${common[@]}"
-for f in plugins-check.json plugin-manifests.json; do
+for f in plugins-check.json plugin-manifests.json plugins-scan; do
+  forget=''
+  [ "$f" = plugin-manifests.json ] && forget=$cache/plugins-scan
   check "cache/$f: $samples bytes flipped (seed $seed) change no answer" \
-    drive "$pyrt" "$work/truth" "$cache/$f" "$samples" "$seed" -- "${common[@]}"
+    env PYRT_DAMAGE_FORGET="$forget" python3 "$src/tests/cache_damage.py" \
+    "$pyrt" "$work/truth" "$cache/$f" "$samples" "$seed" -- "${common[@]}"
 done
 
 # A damaged entry is recomputed and written again, whole.

@@ -50,7 +50,7 @@ for args in "status" "status --json" "--help" "--version"; do
   # shellcheck disable=SC2086
   check "pyrt $args, built-in pins: maps no libyaml" eval '! loaded libyaml $args --box-root "$box"'
 done
-rm -f "$box/runtime/python/cache/plugin-manifests.json"
+rm -f "$box/runtime/python/cache/plugin-manifests.json" "$box/runtime/python/cache/plugins-scan"
 check "pyrt plugins, nothing remembered, maps libyaml (it parses plugin.yaml)" loaded libyaml plugins --box-root "$box"
 check "... and once they are remembered, does not" eval '! loaded libyaml plugins --box-root "$box"'
 check "pyrt status --pins FILE maps libyaml (it reads the file)" loaded libyaml status "${common[@]}"
@@ -126,7 +126,7 @@ if grep -q "libpyrt-absent" "$work/err" || [ "$rc" -ne 0 ]; then
     'PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" status --box-root "$box" >/dev/null'
   check "missing libyaml: plugins with the manifests remembered still answers" eval \
     'PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" plugins --box-root "$box" >"$work/out" 2>&1; ! has "libyaml" out && has "careercoach" out'
-  rm -f "$box/runtime/python/cache/plugin-manifests.json"
+  rm -f "$box/runtime/python/cache/plugin-manifests.json" "$box/runtime/python/cache/plugins-scan"
   PYRT_TEST_LIBYAML=libpyrt-absent.so.2 "$pyrt" plugins --box-root "$box" \
     </dev/null >"$work/out" 2>"$work/err"
   check "missing libyaml, nothing remembered: plugins names it on the plugins' rows" \

@@ -194,6 +194,11 @@ cp "$work/marker.saved" "$marker"
 # Each answer from the remembered rows must equal one with the memo removed
 # (every plugin.yaml parsed), whatever changed in between.
 manifests=$box/runtime/python/cache/plugin-manifests.json
+# The scan memo (plugins_scan_memo.h, e2e_plugins_scan_memo) answers before
+# this memo once the plugins have not changed for 2 s: a folder in its
+# place keeps it out of this section (never read, never written), so what
+# is tested here does not depend on how fast the machine runs it.
+mkdir -p "$box/runtime/python/cache/plugins-scan"
 # same_as_parsed TAG: plugins --json twice, remembered then parsed afresh.
 same_as_parsed() {
   "$pyrt" plugins --json "${common[@]}" </dev/null >"$work/mem.$1" 2>/dev/null
@@ -259,5 +264,6 @@ check "a memo another user owns is not read" \
 rm -f "$manifests"
 "$pyrt" doctor "${common[@]}" </dev/null >/dev/null 2>&1
 check "doctor remembers nothing" [ ! -e "$manifests" ]
+rmdir "$box/runtime/python/cache/plugins-scan"
 
 e2e_finish

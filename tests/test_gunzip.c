@@ -20,6 +20,7 @@
 
 #include "core/dist/extract.h"
 #include "core/util/gunzip.h"
+#include "core/util/sha256.h"
 #include "support.h"
 
 #define SLOT (256 * 1024)
@@ -379,4 +380,112 @@ Test(gunzip, extract_of_a_truncated_or_corrupt_gzip_is_an_io_error)
 			  && strstr(err.msg, "corrupt"), "%s", err.msg);
 	}
 	cr_assert_eq(open_fds(), before, "a descriptor was left open");
+}
+
+/* ---- each file's SHA-256 on the worker (issue 28) ---- */
+
+typedef struct digests {
+	size_t n;
+	size_t tags[4096];
+	unsigned char d[4096][PYRT_GUNZIP_DIGEST_LEN];
+} digests;
+
+static int take_digest(void *ctx, size_t tag, const unsigned char *digest)
+{
+	digests *g = ctx;
+	cr_assert_lt(g->n, 4096);
+	g->tags[g->n] = tag;
+	memcpy(g->d[g->n], digest, PYRT_GUNZIP_DIGEST_LEN);
+	g->n++;
+	return 0;
+}
+
+static void hex_of(const unsigned char *d, char *hex)
+{
+	for (size_t i = 0; i < PYRT_GUNZIP_DIGEST_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The digest of n bytes of data followed by zeros zero bytes, by the
+ * one-shot path (sha256.h), as hex. */
+static void digest_of(const unsigned char *data, size_t n, size_t zeros,
+		      char *hex)
+{
+	pyrt_sha256 *s = pyrt_sha256_new();
+	cr_assert_not_null(s);
+	pyrt_sha256_update(s, data, n);
+	unsigned char *z = calloc(1, zeros ? zeros : 1);
+	pyrt_sha256_update(s, z, zeros);
+	free(z);
+	cr_assert_eq(pyrt_sha256_final_hex(s, hex), 0);
+	pyrt_sha256_free(s);
+}
+
+Test(gunzip, worker_hashes_each_file_in_order_through_a_bounded_queue)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_sha256_ready(&err), 0, "%s", err.msg);
+	/* A stream for the worker to inflate while it hashes. */
+	unsigned char *d = gz_file("h", 3 * SLOT + 11, 7);
+	pyrt_gunzip *g = NULL;
+	cr_assert_eq(pyrt_gunzip_open(&g, TMP("h.gz"), &err), 0, "%s", err.msg);
+	digests *got = calloc(1, sizeof *got);
+	cr_assert_eq(pyrt_gunzip_hash_start(g, take_digest, got), 0);
+	/* 3,000 files: empty, tiny, one larger than the whole queue (4 x
+	 * 128 KiB), odd sizes, some with a sparse hole; more records than
+	 * the queue holds, so the writer waits for the worker. */
+	size_t big = 600 * 1024 + 3;
+	unsigned char *src = make_data(big, 3);
+	char want[3000][PYRT_SHA256_HEX_LEN + 1];
+	for (size_t i = 0; i < 3000; i++) {
+		size_t n = i == 17 ? big : (i * 37) % 5000;
+		size_t zeros = i % 10 == 3 ? 70000 + i : 0;
+		cr_assert_eq(pyrt_gunzip_hash_begin(g, 10 + i), 0);
+		/* The data in pieces, as extraction hands it over. */
+		for (size_t off = 0; off < n;) {
+			size_t k = n - off < 4093 ? n - off : 4093;
+			cr_assert_eq(pyrt_gunzip_hash_data(g, src + off, k), 0);
+			off += k;
+		}
+		if (zeros)
+			cr_assert_eq(pyrt_gunzip_hash_zeros(g, zeros), 0);
+		cr_assert_eq(pyrt_gunzip_hash_end(g), 0);
+		digest_of(src, n, zeros, want[i]);
+		/* The stream keeps flowing between files. */
+		if (i % 500 == 0) {
+			const void *b;
+			size_t len;
+			cr_assert_eq(pyrt_gunzip_read(g, &b, &len, &err), 0);
+		}
+	}
+	cr_assert_eq(pyrt_gunzip_hash_finish(g), 0);
+	cr_assert_eq(got->n, 3000, "%zu digests for 3000 files", got->n);
+	for (size_t i = 0; i < 3000; i++) {
+		char hex[PYRT_SHA256_HEX_LEN + 1];
+		hex_of(got->d[i], hex);
+		cr_assert_eq(got->tags[i], 10 + i, "digest %zu has tag %zu",
+			     i, got->tags[i]);
+		cr_assert_str_eq(hex, want[i], "file %zu", i);
+	}
+	pyrt_gunzip_free(g);
+	free(got);
+	free(src);
+	free(d);
+}
+
+Test(gunzip, a_file_begun_and_never_ended_is_an_error)
+{
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_sha256_ready(&err), 0, "%s", err.msg);
+	unsigned char *d = gz_file("u", 1000, 9);
+	pyrt_gunzip *g = NULL;
+	cr_assert_eq(pyrt_gunzip_open(&g, TMP("u.gz"), &err), 0, "%s", err.msg);
+	digests *got = calloc(1, sizeof *got);
+	cr_assert_eq(pyrt_gunzip_hash_start(g, take_digest, got), 0);
+	cr_assert_eq(pyrt_gunzip_hash_begin(g, 1), 0);
+	cr_assert_eq(pyrt_gunzip_hash_data(g, d, 1000), 0);
+	cr_assert_eq(pyrt_gunzip_hash_finish(g), PYRT_E_INTERNAL);
+	pyrt_gunzip_free(g);
+	free(got);
+	free(d);
 }

@@ -64,6 +64,7 @@ typedef struct xstate {
 	char *top;         /* first component of required_file, or NULL */
 	uint64_t declared, written, entries;
 	pyrt_sha256 *sha;
+	int gz_hash;       /* the worker hashes each file (gunzip.h) */
 	uint64_t archive_size;
 	double start, last_tick; /* pyrt_now() */
 	char last_done[256]; /* the last member extracted (label is libarchive's
@@ -510,7 +511,9 @@ static void x_hash_zeros(xstate *st, uint64_t n)
 static int x_hole(xstate *st, uint64_t n)
 {
 	int rc = x_charge(st, n);
-	if (!rc && st->sha)
+	if (!rc && st->gz_hash && pyrt_gunzip_hash_zeros(st->gz, n) != 0)
+		rc = x_nomem(st);
+	else if (!rc && st->sha && !st->gz_hash)
 		x_hash_zeros(st, n);
 	return rc;
 }
@@ -520,6 +523,8 @@ static int x_hole(xstate *st, uint64_t n)
  * trailing one (libarchive reports data blocks only, so the file is
  * extended to the entry's size at the end).
  */
+static int x_hash_failed(xstate *st, int rc);
+
 static int x_copy(xstate *st, struct archive_entry *e, int fd, uint64_t *size)
 {
 	uint64_t pos = 0;
@@ -548,7 +553,10 @@ static int x_copy(xstate *st, struct archive_entry *e, int fd, uint64_t *size)
 			return rc;
 		if (x_write_all(fd, buf, len) != 0)
 			return x_io(st, errno, "cannot write");
-		if (st->sha)
+		if (st->gz_hash &&
+		    (rc = pyrt_gunzip_hash_data(st->gz, buf, len)) != 0)
+			return x_hash_failed(st, rc);
+		else if (st->sha && !st->gz_hash)
 			pyrt_sha256_update(st->sha, buf, len);
 		pos += len;
 		if ((rc = x_tick(st, 0)) != 0)
@@ -566,6 +574,23 @@ static int x_copy(xstate *st, struct archive_entry *e, int fd, uint64_t *size)
 		return x_io(st, errno, "cannot extend sparse file");
 	*size = pos;
 	return 0;
+}
+
+/* The worker's hashing failed (gunzip.h's codes). */
+static int x_hash_failed(xstate *st, int rc)
+{
+	if (rc == PYRT_E_NOMEM)
+		return x_nomem(st);
+	return pyrt_error_set(st->err, PYRT_E_INTERNAL,
+			      "%s: SHA-256 of the extracted files failed",
+			      st->label);
+}
+
+/* A file's digest from the worker: into its record (made by x_file). */
+static int x_digest(void *ctx, size_t tag, const unsigned char *digest)
+{
+	xstate *st = ctx;
+	return pyrt_manifest_set_digest(st->made, tag, digest);
 }
 
 /* Set the archive's mtime (pyc caches compare it) and the exact mode. */
@@ -604,14 +629,25 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 	}
 	uint64_t size = 0;
 	char hex[PYRT_SHA256_HEX_LEN + 1] = "-";
+	/* The worker's digest lands in this file's record, the next one. */
+	size_t tag = pyrt_manifest_count(st->made);
+	if (st->gz_hash && (rc = pyrt_gunzip_hash_begin(st->gz, tag)) != 0) {
+		close(fd);
+		return x_hash_failed(st, rc);
+	}
 	rc = x_copy(st, e, fd, &size);
+	if (!rc && st->gz_hash && (rc = pyrt_gunzip_hash_end(st->gz)) != 0)
+		rc = x_hash_failed(st, rc);
 	if (!rc)
 		rc = x_finish_file(st, e, fd, mode);
 	if (close(fd) != 0 && !rc)
 		rc = x_io(st, errno, "cannot write file");
 	if (rc)
 		return rc;
-	if (st->sha && pyrt_sha256_final_hex(st->sha, hex) != 0)
+	if (st->gz_hash)
+		/* A digest's place, filled when the worker gives it. */
+		memset(hex, '0', PYRT_SHA256_HEX_LEN);
+	else if (st->sha && pyrt_sha256_final_hex(st->sha, hex) != 0)
 		return pyrt_error_set(st->err, PYRT_E_INTERNAL,
 				      "%s: SHA-256 failed", st->label);
 	return x_record(st, 'f', mode, size, hex, path);
@@ -1135,8 +1171,22 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 	}
 	if ((rc = x_open_archive(&st, archive_path)) != 0)
 		goto cleanup;
+	/* Hash on the inflating worker when there is one (issue 28). */
+	if (st.sha && st.gz) {
+		rc = pyrt_gunzip_hash_start(st.gz, x_digest, &st);
+		if (rc == PYRT_E_NOMEM) {
+			rc = x_nomem(&st);
+			goto cleanup;
+		}
+		st.gz_hash = rc == 0;
+		rc = 0;
+	}
 	if ((rc = x_run(&st)) != 0)
 		goto cleanup;
+	if (st.gz_hash && (rc = pyrt_gunzip_hash_finish(st.gz)) != 0) {
+		rc = x_hash_failed(&st, rc);
+		goto cleanup;
+	}
 	rc = x_fill_manifest(&st, manifest);
 cleanup:
 	if (result) {

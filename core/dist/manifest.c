@@ -256,6 +256,17 @@ int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
 	return 0;
 }
 
+int pyrt_manifest_set_digest(pyrt_manifest *m, size_t i,
+			     const unsigned char *digest)
+{
+	if (!m || i >= m->n || m->v[i].type != 'f' ||
+	    m->v[i].kind != EXTRA_DIGEST)
+		return PYRT_E_INTERNAL;
+	manifest_view_drop(m);
+	memcpy(m->arena + m->v[i].extra, digest, MANIFEST_DIGEST_LEN);
+	return 0;
+}
+
 size_t pyrt_manifest_count(const pyrt_manifest *m)
 {
 	return m ? m->n : 0;

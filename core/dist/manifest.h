@@ -74,6 +74,11 @@ int pyrt_manifest_find(pyrt_manifest *m, const char *path, size_t *index);
  * contents).  Returns 0 or PYRT_E_INTERNAL. */
 int pyrt_manifest_set_mode(pyrt_manifest *m, size_t i, unsigned int mode);
 
+/** The 32-byte SHA-256 of file entry i (recorded with a digest in its
+ *  place: extraction's worker gives it later).  0, or PYRT_E_INTERNAL. */
+int pyrt_manifest_set_digest(pyrt_manifest *m, size_t i,
+			     const unsigned char *digest);
+
 /** Move every entry of src to the end of dst, leaving src empty (when dst
  * is empty, without copying).  Returns 0 or PYRT_E_NOMEM (both unchanged). */
 int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src);

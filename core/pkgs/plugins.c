@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -51,6 +52,7 @@
 
 #include "core/dist/digest_memo.h"
 #include "core/pkgs/plugins_memo.h"
+#include "core/pkgs/plugins_scan_memo.h"
 #include "core/runtime/box.h"
 #include "core/runtime/dists.h"
 #include "core/runtime/interp.h"
@@ -1624,6 +1626,57 @@ int pyrt_plugins_parse_manifest(pyrt_plugins **out, const char *name,
 /* The scan, with the manifests remembered by their bytes when memo is
  * set (plugins, the TUI): unchanged manifests are not parsed again.
  * doctor (memo 0) parses every one and writes nothing. */
+/* A row given back by the scan memo (plugins_scan_memo.h). */
+typedef struct scan_ctx {
+	pyrt_plugins *p;
+	const char *plugins_dir;
+} scan_ctx;
+
+static int row_from_scan(void *arg, const pyrt_scan_row *s)
+{
+	scan_ctx *c = arg;
+	plugin_row *r = row_add(c->p, c->plugins_dir, s->name);
+	if (!r || (s->require_count && row_reqs_alloc(r, s->require_count)))
+		return 1;
+	r->pub.enabled = s->enabled;
+	r->pub.needs_runtime = s->needs_runtime;
+	for (size_t i = 0; i < s->require_count; i++) {
+		pyrt_requirement *q = &r->reqs[r->pub.require_count];
+		q->spec = strdup(s->requires[i].spec);
+		q->name = s->requires[i].name ? strdup(s->requires[i].name)
+					      : NULL;
+		r->req_lines[r->pub.require_count++] = s->lines[i];
+		if (!q->spec || (s->requires[i].name && !q->name))
+			return 1;
+	}
+	return s->error ? row_invalid(r, s->error) : 0;
+}
+
+/* The finished scan handed to the scan memo to keep. */
+static void scan_memo_keep(const pyrt_plugins *p, const char *dir,
+			   const char *plugins_dir,
+			   const struct timespec *started)
+{
+	pyrt_scan_row *rows = calloc(p->n ? p->n : 1, sizeof *rows);
+	if (!rows)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		const plugin_row *r = &p->rows[i];
+		rows[i] = (pyrt_scan_row){
+			.name = r->pub.name,
+			.enabled = r->pub.enabled,
+			.needs_runtime = r->pub.needs_runtime,
+			.error = r->pub.verdict == PYRT_VERDICT_INVALID
+				 ? r->pub.error : NULL,
+			.require_count = r->pub.require_count,
+			.requires = r->reqs,
+			.lines = r->req_lines,
+		};
+	}
+	pyrt_plugins_scan_memo_store(dir, plugins_dir, started, rows, p->n);
+	free(rows);
+}
+
 static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
 			     const pyrt_events *ev, pyrt_error *err)
 {
@@ -1633,6 +1686,23 @@ static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
 				   pyrt_box_runtime_dir(box),
 				   PYRT_PLUGINS_MEMO_DIR))
 		return plugins_scan(p, plugins_dir, NULL, ev, err);
+	/* Nothing changed since a settled scan: its rows, for one stat of
+	 * each plugin folder and manifest (issue 28). */
+	struct timespec started;
+	int timed = clock_gettime(CLOCK_REALTIME, &started) == 0;
+	scan_ctx sc = { p, plugins_dir };
+	int hit = timed ? pyrt_plugins_scan_memo_load(dir, plugins_dir,
+						      row_from_scan, &sc)
+			: 0;
+	if (hit < 0)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	if (hit) {
+		if (p->n > 1)
+			qsort(p->rows, p->n, sizeof *p->rows, row_cmp);
+		return pyrt_events_log(ev, PYRT_LOG_DEBUG, "%zu plugin "
+				       "manifests unchanged since %s/%s", p->n,
+				       dir, PYRT_PLUGINS_SCAN_MEMO_FILE);
+	}
 	manifest_memo mm = {
 		.old = pyrt_plugins_manifests_load(dir, plugins_dir),
 		.next = json_object(),
@@ -1645,6 +1715,8 @@ static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
 		pyrt_plugins_manifests_store(dir, plugins_dir, mm.next);
 	json_decref(mm.old);
 	json_decref(mm.next);
+	if (!rc && timed)
+		scan_memo_keep(p, dir, plugins_dir, &started);
 	return rc;
 }
 

@@ -10,10 +10,20 @@
  * Every signal is blocked in the worker: the process's handlers (SIGINT sets
  * the cancel flag) run on the main thread, and the worker's reads never see
  * EINTR.
+ *
+ * Hashing (issue 28): the consumer may hand the worker the SHA-256 of each
+ * file it extracts (pyrt_gunzip_hash_*), so hashing leaves the extraction's
+ * critical path for the thread that otherwise waits on a full ring.  The
+ * consumer copies what it wrote into GZ_HCHUNKS chunks of records (begin
+ * TAG, data, end); a queued chunk goes to the worker, which takes queued
+ * chunks before it fills another slot, and hands back (TAG, digest) pairs.
+ * Chunks change owner under the mutex as slots do; the queue is bounded,
+ * so memory does not grow with the number of files.
  */
 #include "core/util/gunzip.h"
 #include "core/util/fmt.h"
 #include "core/util/lazylib.h"
+#include "core/util/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +42,16 @@
 #define GZ_SLOT_SIZE (256 * 1024)
 #define GZ_IN_SIZE (256 * 1024)
 #define GZ_MSG_MAX 512
+#define GZ_HCHUNKS 4
+#define GZ_HCHUNK_SIZE (128 * 1024)
+#define GZ_HREC 16 /* a record's header: op, length, tag */
+
+enum { GZ_OP_BEGIN = 1, GZ_OP_DATA, GZ_OP_ZEROS, GZ_OP_END };
+
+typedef struct gz_hres {
+	size_t tag;
+	unsigned char digest[PYRT_GUNZIP_DIGEST_LEN];
+} gz_hres;
 
 /* The worker's way of saying "stopped on request": never reported. */
 #define GZ_STOPPED 1
@@ -54,6 +74,27 @@ struct pyrt_gunzip {
 	char msg[GZ_MSG_MAX];
 	atomic_int stop;
 	_Atomic uint64_t bytes_in;
+
+	/* Hashing, under mu: chunks [hhead, hhead + hqueued) are the
+	 * worker's (hhead being hashed when hbusy); the next one is the
+	 * consumer's, filled up to hfill.  Results wait in res. */
+	unsigned char *hbuf;     /* GZ_HCHUNKS * GZ_HCHUNK_SIZE, or NULL */
+	size_t hlen[GZ_HCHUNKS];
+	unsigned hhead, hqueued;
+	int hbusy;
+	int hfail;               /* the worker could not hash (no memory) */
+	gz_hres *res;
+	size_t nres, capres;
+	/* Consumer-only. */
+	size_t hfill;
+	size_t hpending;         /* files begun, digests not yet given */
+	pyrt_gunzip_digest_fn hfn;
+	void *hctx;
+	/* Worker-only. */
+	pyrt_sha256 *hsha;
+	size_t htag;
+	gz_hres *wres;
+	size_t nwres, capwres;
 
 	/* Worker-only state. */
 	unsigned char *in;
@@ -176,54 +217,144 @@ static int gz_fill(pyrt_gunzip *g, unsigned char *out, size_t cap,
 	return rc;
 }
 
-/* Wait for a free slot; -1 when asked to stop. */
-static int gz_claim(pyrt_gunzip *g)
+/* Hash one queued chunk's records (worker, outside the lock); results go
+ * to wres.  Returns 0, or 1 when out of memory. */
+static int gz_hash_chunk(pyrt_gunzip *g, const unsigned char *c, size_t len)
 {
-	pthread_mutex_lock(&g->mu);
-	while (g->filled + (unsigned)g->held >= GZ_SLOTS &&
-	       !atomic_load(&g->stop))
-		pthread_cond_wait(&g->can_fill, &g->mu);
-	int slot = atomic_load(&g->stop)
-		   ? -1
-		   : (int)((g->head + (unsigned)g->held + g->filled) % GZ_SLOTS);
-	pthread_mutex_unlock(&g->mu);
-	return slot;
+	size_t off = 0;
+	while (off + GZ_HREC <= len) {
+		uint32_t op, n;
+		uint64_t tag;
+		memcpy(&op, c + off, 4);
+		memcpy(&n, c + off + 4, 4);
+		memcpy(&tag, c + off + 8, 8);
+		off += GZ_HREC;
+		if (op == GZ_OP_BEGIN) {
+			if (!g->hsha && !(g->hsha = pyrt_sha256_new()))
+				return 1;
+			if (pyrt_sha256_reset(g->hsha) != 0)
+				return 1;
+			g->htag = (size_t)tag;
+		} else if (op == GZ_OP_DATA) {
+			if (pyrt_sha256_update(g->hsha, c + off, n) != 0)
+				return 1;
+			off += ((size_t)n + 7) & ~(size_t)7;
+		} else if (op == GZ_OP_ZEROS) {
+			static const unsigned char zeros[64 * 1024];
+			while (tag > 0) {
+				size_t k = tag < sizeof zeros ? (size_t)tag
+							      : sizeof zeros;
+				if (pyrt_sha256_update(g->hsha, zeros, k) != 0)
+					return 1;
+				tag -= k;
+			}
+		} else if (op == GZ_OP_END) {
+			char hex[PYRT_SHA256_HEX_LEN + 1];
+			if (g->nwres == g->capwres) {
+				size_t cap = g->capwres ? g->capwres * 2 : 256;
+				gz_hres *v = realloc(g->wres, cap * sizeof *v);
+				if (!v)
+					return 1;
+				g->wres = v;
+				g->capwres = cap;
+			}
+			if (pyrt_sha256_final_hex(g->hsha, hex) != 0)
+				return 1;
+			gz_hres *r = &g->wres[g->nwres++];
+			r->tag = g->htag;
+			for (size_t i = 0; i < PYRT_GUNZIP_DIGEST_LEN; i++) {
+				unsigned hi = (unsigned)(hex[2 * i] <= '9'
+					? hex[2 * i] - '0' : hex[2 * i] - 'a' + 10);
+				unsigned lo = (unsigned)(hex[2 * i + 1] <= '9'
+					? hex[2 * i + 1] - '0'
+					: hex[2 * i + 1] - 'a' + 10);
+				r->digest[i] = (unsigned char)(hi << 4 | lo);
+			}
+		}
+	}
+	return 0;
 }
 
-/* Hand a filled slot (possibly empty, at the end) and the outcome over. */
-static void gz_publish(pyrt_gunzip *g, int slot, size_t n, int rc, int end)
+/* The worker's results join res (under the lock); 1 when out of memory. */
+static int gz_hash_publish(pyrt_gunzip *g)
 {
-	pthread_mutex_lock(&g->mu);
-	if (slot >= 0 && n > 0) {
-		g->len[slot] = n;
-		g->filled++;
+	if (!g->nwres)
+		return 0;
+	if (g->nres + g->nwres > g->capres) {
+		size_t cap = g->capres ? g->capres : 256;
+		while (cap < g->nres + g->nwres)
+			cap *= 2;
+		gz_hres *v = realloc(g->res, cap * sizeof *v);
+		if (!v)
+			return 1;
+		g->res = v;
+		g->capres = cap;
 	}
-	if (rc || end) {
-		g->done = 1;
-		g->code = rc == GZ_STOPPED ? 0 : rc;
-	}
-	pthread_cond_signal(&g->can_read);
-	pthread_mutex_unlock(&g->mu);
+	memcpy(g->res + g->nres, g->wres, g->nwres * sizeof *g->wres);
+	g->nres += g->nwres;
+	g->nwres = 0;
+	return 0;
 }
 
-/* The worker: fill slot after slot until the end, a failure or stop. */
+/*
+ * The worker: queued hash chunks first, then the next free slot, until
+ * stop.  After the stream's end (or a failure) it keeps hashing what the
+ * consumer queues until pyrt_gunzip_free stops it.
+ */
 static void *gz_worker(void *arg)
 {
 	pyrt_gunzip *g = arg;
+	int inflating = 1;
+	pthread_mutex_lock(&g->mu);
 	for (;;) {
-		int slot = gz_claim(g);
-		if (slot < 0) {
-			gz_publish(g, -1, 0, GZ_STOPPED, 0);
+		while (!atomic_load(&g->stop) && !(g->hqueued && !g->hbusy) &&
+		       !(inflating &&
+			 g->filled + (unsigned)g->held < GZ_SLOTS))
+			pthread_cond_wait(&g->can_fill, &g->mu);
+		if (atomic_load(&g->stop))
 			break;
+		if (g->hqueued && !g->hbusy) {
+			unsigned c = g->hhead;
+			size_t len = g->hlen[c];
+			int skip = g->hfail;
+			g->hbusy = 1;
+			pthread_mutex_unlock(&g->mu);
+			int fail = skip ? 1 : gz_hash_chunk(g,
+				g->hbuf + (size_t)c * GZ_HCHUNK_SIZE, len);
+			pthread_mutex_lock(&g->mu);
+			if (fail || gz_hash_publish(g))
+				g->hfail = 1;
+			g->hbusy = 0;
+			g->hhead = (c + 1) % GZ_HCHUNKS;
+			g->hqueued--;
+			pthread_cond_signal(&g->can_read);
+			continue;
 		}
+		int slot = (int)((g->head + (unsigned)g->held + g->filled) %
+				 GZ_SLOTS);
+		pthread_mutex_unlock(&g->mu);
 		size_t n = 0;
 		int end = 0;
 		int rc = gz_fill(g, g->ring + (size_t)slot * GZ_SLOT_SIZE,
 				 GZ_SLOT_SIZE, &n, &end);
-		gz_publish(g, slot, n, rc, end);
-		if (rc || end)
-			break;
+		pthread_mutex_lock(&g->mu);
+		if (n > 0) {
+			g->len[slot] = n;
+			g->filled++;
+		}
+		if (rc || end) {
+			g->done = 1;
+			g->code = rc == GZ_STOPPED ? 0 : rc;
+			inflating = 0;
+		}
+		pthread_cond_signal(&g->can_read);
 	}
+	if (inflating) {
+		g->done = 1;
+		g->code = 0;
+		pthread_cond_signal(&g->can_read);
+	}
+	pthread_mutex_unlock(&g->mu);
 	return NULL;
 }
 
@@ -331,6 +462,145 @@ uint64_t pyrt_gunzip_bytes_in(const pyrt_gunzip *g)
 	return g ? atomic_load(&g->bytes_in) : 0;
 }
 
+int pyrt_gunzip_hash_start(pyrt_gunzip *g, pyrt_gunzip_digest_fn fn,
+			   void *ctx)
+{
+	if (!g || !fn || g->hbuf)
+		return PYRT_E_INTERNAL;
+	unsigned char *b = malloc((size_t)GZ_HCHUNKS * GZ_HCHUNK_SIZE);
+	if (!b)
+		return PYRT_E_NOMEM;
+	pthread_mutex_lock(&g->mu);
+	g->hbuf = b;
+	pthread_mutex_unlock(&g->mu);
+	g->hfn = fn;
+	g->hctx = ctx;
+	g->hfill = 0;
+	return 0;
+}
+
+/* Results so far to the consumer's callback (outside the lock). */
+static int gz_hash_give(pyrt_gunzip *g, gz_hres *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g->hfn(g->hctx, v[i].tag, v[i].digest) != 0)
+			return PYRT_E_INTERNAL;
+	if (n > g->hpending)
+		return PYRT_E_INTERNAL;
+	g->hpending -= n;
+	return 0;
+}
+
+/* Queue the consumer's chunk (when it holds anything) and wait for the
+ * next one; with all, wait until every queued chunk is hashed.  Gives the
+ * results that are ready.  0, or an error code. */
+static int gz_hash_flush(pyrt_gunzip *g, int all)
+{
+	pthread_mutex_lock(&g->mu);
+	if (g->hfill) {
+		unsigned c = (g->hhead + g->hqueued) % GZ_HCHUNKS;
+		g->hlen[c] = g->hfill;
+		g->hqueued++;
+		g->hfill = 0;
+		pthread_cond_signal(&g->can_fill);
+	}
+	while (!g->hfail && (all ? g->hqueued > 0 : g->hqueued >= GZ_HCHUNKS))
+		pthread_cond_wait(&g->can_read, &g->mu);
+	gz_hres *v = g->res;
+	size_t n = g->nres;
+	int fail = g->hfail;
+	g->res = NULL;
+	g->nres = g->capres = 0;
+	pthread_mutex_unlock(&g->mu);
+	int rc = fail ? PYRT_E_NOMEM : gz_hash_give(g, v, n);
+	free(v);
+	return rc;
+}
+
+/* Room for a record of need bytes in the consumer's chunk. */
+static int gz_hash_room(pyrt_gunzip *g, size_t need)
+{
+	if (g->hfill + need <= GZ_HCHUNK_SIZE)
+		return 0;
+	return gz_hash_flush(g, 0);
+}
+
+static unsigned char *gz_hash_put(pyrt_gunzip *g, uint32_t op, uint32_t n,
+				  uint64_t tag)
+{
+	unsigned c = (g->hhead + g->hqueued) % GZ_HCHUNKS;
+	unsigned char *p = g->hbuf + (size_t)c * GZ_HCHUNK_SIZE + g->hfill;
+	memcpy(p, &op, 4);
+	memcpy(p + 4, &n, 4);
+	memcpy(p + 8, &tag, 8);
+	g->hfill += GZ_HREC + (((size_t)n + 7) & ~(size_t)7);
+	return p + GZ_HREC;
+}
+
+int pyrt_gunzip_hash_begin(pyrt_gunzip *g, size_t tag)
+{
+	int rc = gz_hash_room(g, GZ_HREC);
+	if (rc)
+		return rc;
+	/* hhead and hqueued are read for the consumer's own chunk: the
+	 * worker only moves hhead past chunks queued before it. */
+	pthread_mutex_lock(&g->mu);
+	gz_hash_put(g, GZ_OP_BEGIN, 0, (uint64_t)tag);
+	pthread_mutex_unlock(&g->mu);
+	g->hpending++;
+	return 0;
+}
+
+int pyrt_gunzip_hash_data(pyrt_gunzip *g, const void *data, size_t len)
+{
+	const unsigned char *d = data;
+	while (len > 0) {
+		int rc = gz_hash_room(g, GZ_HREC + 8);
+		if (rc)
+			return rc;
+		size_t room = (GZ_HCHUNK_SIZE - g->hfill - GZ_HREC) &
+			      ~(size_t)7;
+		size_t n = len < room ? len : room;
+		pthread_mutex_lock(&g->mu);
+		unsigned char *p = gz_hash_put(g, GZ_OP_DATA, (uint32_t)n, 0);
+		pthread_mutex_unlock(&g->mu);
+		memcpy(p, d, n);
+		d += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int pyrt_gunzip_hash_zeros(pyrt_gunzip *g, uint64_t n)
+{
+	int rc = gz_hash_room(g, GZ_HREC);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&g->mu);
+	gz_hash_put(g, GZ_OP_ZEROS, 0, n);
+	pthread_mutex_unlock(&g->mu);
+	return 0;
+}
+
+int pyrt_gunzip_hash_end(pyrt_gunzip *g)
+{
+	int rc = gz_hash_room(g, GZ_HREC);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&g->mu);
+	gz_hash_put(g, GZ_OP_END, 0, 0);
+	pthread_mutex_unlock(&g->mu);
+	return 0;
+}
+
+int pyrt_gunzip_hash_finish(pyrt_gunzip *g)
+{
+	int rc = gz_hash_flush(g, 1);
+	if (!rc && g->hpending)
+		rc = PYRT_E_INTERNAL; /* a file begun was never given back */
+	return rc;
+}
+
 void pyrt_gunzip_free(pyrt_gunzip *g)
 {
 	if (!g)
@@ -351,6 +621,10 @@ void pyrt_gunzip_free(pyrt_gunzip *g)
 	pthread_mutex_destroy(&g->mu);
 	free(g->in);
 	free(g->ring);
+	free(g->hbuf);
+	free(g->res);
+	free(g->wres);
+	pyrt_sha256_free(g->hsha);
 	free(g->path);
 	free(g);
 }

@@ -51,4 +51,28 @@ uint64_t pyrt_gunzip_bytes_in(const pyrt_gunzip *g);
  */
 void pyrt_gunzip_free(pyrt_gunzip *g);
 
+/*
+ * The SHA-256 of each extracted file, computed by the worker (issue 28):
+ * between pyrt_gunzip_hash_begin(TAG) and pyrt_gunzip_hash_end, the bytes
+ * given to pyrt_gunzip_hash_data (copied: the caller's buffer is free at
+ * once) and pyrt_gunzip_hash_zeros are one file's.  fn gets (TAG, digest) on the consumer's thread,
+ * from inside these calls, in the order the files were begun;
+ * pyrt_gunzip_hash_finish waits until every file begun has been given.
+ * Memory is bounded (a fixed queue: a full one waits for the worker).
+ * Each returns 0, PYRT_E_NOMEM, or PYRT_E_INTERNAL (fn failed, or a file
+ * begun and never given).  The caller must have loaded libcrypto
+ * (pyrt_sha256_ready).
+ */
+#define PYRT_GUNZIP_DIGEST_LEN 32
+typedef int (*pyrt_gunzip_digest_fn)(void *ctx, size_t tag,
+				     const unsigned char *digest);
+int pyrt_gunzip_hash_start(pyrt_gunzip *g, pyrt_gunzip_digest_fn fn,
+			   void *ctx);
+int pyrt_gunzip_hash_begin(pyrt_gunzip *g, size_t tag);
+int pyrt_gunzip_hash_data(pyrt_gunzip *g, const void *data, size_t len);
+/** n zero bytes of the file (a sparse hole), without copying them. */
+int pyrt_gunzip_hash_zeros(pyrt_gunzip *g, uint64_t n);
+int pyrt_gunzip_hash_end(pyrt_gunzip *g);
+int pyrt_gunzip_hash_finish(pyrt_gunzip *g);
+
 #endif
