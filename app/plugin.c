@@ -19,6 +19,8 @@
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
 #include "core/runtime/declared.h"
+#include "core/runtime/dists.h"
+#include "core/runtime/marker.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/status.h"
 #include "core/util/fmt.h"
@@ -579,8 +581,38 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
 	}
 }
 
-/* One re-apply a stopped run left pending: its declared requirements. */
-static int finish_one(const pyrt_declared *d, const char *name,
+/*
+ * How many of reqs the active install lacks (declared.h's comparison: not
+ * installed whole, outside its specifier, or what they require missing);
+ * 0 when that cannot be read (the run that finds out says why).
+ */
+static int active_gaps(const char *box_root, const char *const *reqs,
+		       size_t n)
+{
+	pyrt_box *box = NULL;
+	pyrt_marker *m = malloc(sizeof *m);
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	int gaps = 0;
+	if (m && pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	    pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
+				  NULL) == 0 &&
+	    pyrt_fmt_path(path, sizeof path, NULL, "%s/marker.json", dir) == 0 &&
+	    pyrt_marker_read(path, m, NULL) == 0) {
+		pyrt_dists *d = pyrt_dists_for_install(dir, m);
+		if (d)
+			gaps = pyrt_declared_diff_reqs(reqs, n, d, NULL, NULL,
+						       NULL);
+		pyrt_dists_free(d);
+	}
+	pyrt_box_free(box);
+	free(m);
+	return gaps;
+}
+
+/* One plugin's declared requirements installed again: a re-apply a
+ * stopped run left pending, or (pending 0) requirements that went missing
+ * since its install. */
+static int finish_one(const pyrt_declared *d, const char *name, int pending,
 		      const app_request *opts, const pyrt_pins *pins,
 		      const pyrt_events *ev, size_t *done)
 {
@@ -589,14 +621,19 @@ static int finish_one(const pyrt_declared *d, const char *name,
 	const char *const *reqs = at >= 0
 		? pyrt_declared_plugin_reqs(d, (size_t)at, &n) : NULL;
 	if (!n) {
-		declare_plugin(opts->box_root, name, NULL, 0, 0);
+		if (pending)
+			declare_plugin(opts->box_root, name, NULL, 0, 0);
 		return 0;
 	}
+	if (!pending && active_gaps(opts->box_root, reqs, n) == 0)
+		return 0;
 	char list[1024];
 	app_join((const char **)reqs, n, list, sizeof list);
-	if (pyrt_events_log(ev, PYRT_LOG_INFO, "plugin %s: finishing the "
-			    "re-apply a stopped run left pending: %s", name,
-			    list))
+	if (pyrt_events_log(ev, PYRT_LOG_INFO, pending
+			    ? "plugin %s: finishing the re-apply a stopped "
+			      "run left pending: %s"
+			    : "plugin %s: installing again what it declares "
+			      "and the runtime lacks: %s", name, list))
 		return PYRT_E_CANCELLED;
 	pyrt_error perr = PYRT_ERROR_INIT;
 	int rc = plugin_install_specs(opts, pins, name, reqs, n, ev, NULL,
@@ -605,10 +642,12 @@ static int finish_one(const pyrt_declared *d, const char *name,
 		return rc;
 	if (rc)
 		return pyrt_events_log(ev, PYRT_LOG_WARN, "plugin %s: could "
-				       "not re-apply %s: %s — it stays pending",
-				       name, list, perr.msg)
+				       "not install %s again: %s%s", name,
+				       list, perr.msg, pending
+				       ? " — it stays pending" : "")
 			       ? PYRT_E_CANCELLED : 0;
-	declare_plugin(opts->box_root, name, NULL, 0, 0);
+	if (pending)
+		declare_plugin(opts->box_root, name, NULL, 0, 0);
 	if (done)
 		(*done)++;
 	return 0;
@@ -627,7 +666,23 @@ int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
 		const char *plugin = "";
 		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
 		if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0 && plugin[0])
-			rc = finish_one(d, plugin, opts, pins, ev, done);
+			rc = finish_one(d, plugin, 1, opts, pins, ev, done);
+	}
+	/* Then every declared plugin whose requirements went missing since
+	 * (uninstalled, files deleted): the reconcile installs exactly what
+	 * the declared state lacks, not only what a stopped run left. */
+	for (size_t i = 0; !rc && i < pyrt_declared_plugin_count(d); i++) {
+		const char *name = pyrt_declared_plugin_name(d, i);
+		int was_pending = 0;
+		for (size_t j = 0; j < pyrt_declared_pending_count(d); j++) {
+			const char *plugin = "";
+			const char *kind = pyrt_declared_pending_at(d, j,
+								    &plugin);
+			was_pending |= strcmp(kind, PYRT_DECLARED_REAPPLY) ==
+					       0 && strcmp(plugin, name) == 0;
+		}
+		if (!was_pending)
+			rc = finish_one(d, name, 0, opts, pins, ev, done);
 	}
 	pyrt_declared_free(d);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;

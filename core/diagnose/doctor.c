@@ -717,7 +717,11 @@ static void describe_requirements(const pyrt_plugin *p, char *buf, size_t len)
 	}
 	for (size_t i = 0; i < p->require_count && used < len; i++) {
 		const pyrt_requirement *r = &p->requires[i];
-		if (r->installed && r->conflict)
+		if (r->installed && r->conflict && r->broken)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s", used ? "; " : "",
+						 r->broken);
+		else if (r->installed && r->conflict)
 			used += (size_t)snprintf(buf + used, len - used,
 						 "%s%s %s installed, wants %s",
 						 used ? "; " : "", r->name,
