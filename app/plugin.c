@@ -141,12 +141,16 @@ static int declared_open(const char *box_root, pyrt_declared **d,
 	return rc;
 }
 
-/* A plugin's requirements declared (with its re-apply pending or done). */
-static void declare_plugin(const char *box_root, const char *name,
-			   const char *const *reqs, size_t n, int pending)
+/* A plugin's requirements declared (with its re-apply pending or done);
+ * the caller holds the box lock: the file is read, changed and written
+ * back, and a baseline writes what it read under the lock when it ends. */
+static void declare_plugin_locked(const char *box_root, const char *name,
+				  const char *const *reqs, size_t n,
+				  int pending)
 {
 	pyrt_declared *d = NULL;
 	char path[4096];
+	pyrt_testhook("plugin-declare");
 	if (declared_open(box_root, &d, path, sizeof path) != 0)
 		return;
 	if (reqs)
@@ -158,6 +162,28 @@ static void declare_plugin(const char *box_root, const char *name,
 	pyrt_declared_write(d, path, NULL);
 	pyrt_declared_free(d);
 }
+
+/* The same, taking the box lock for it (waiting while another run holds
+ * it); without the lock nothing is written. */
+static void declare_plugin(const char *box_root, const char *name,
+			   const char *const *reqs, size_t n, int pending)
+{
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	if (pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	    pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, NULL,
+			      NULL) == 0)
+		declare_plugin_locked(box_root, name, reqs, n, pending);
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+}
+
+/* What plugin_install_specs declares, under its lock, once pip succeeded. */
+typedef enum declare_after {
+	DECLARE_NOTHING = 0,
+	DECLARE_REQS,     /* the plugin's requirements, nothing pending */
+	DECLARE_DONE,     /* its pending re-apply done */
+} declare_after;
 
 size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
 {
@@ -184,9 +210,9 @@ size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
 
 static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 				const char *name, const char *const *reqs,
-				size_t nreqs, const pyrt_events *ev,
-				pyrt_pip_result *last, int *locked,
-				pyrt_error *err)
+				size_t nreqs, declare_after declare,
+				const pyrt_events *ev, pyrt_pip_result *last,
+				int *locked, pyrt_error *err)
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
@@ -206,6 +232,14 @@ static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 	if (!rc)
 		rc = plugin_pip(opts, pins, name, reqs, nreqs,
 				pyrt_lock_fd(lock), ev, last, err);
+	/* Declared while the lock is held: a baseline that starts between
+	 * this pip run and the write would otherwise read the file before
+	 * it and write its copy back after, and the plugin's requirements
+	 * would be lost from the declared state. */
+	if (!rc && declare != DECLARE_NOTHING)
+		declare_plugin_locked(opts->box_root, name,
+				      declare == DECLARE_REQS ? reqs : NULL,
+				      nreqs, 0);
 	pyrt_lock_release(lock);
 	pyrt_box_free(box);
 	return rc;
@@ -332,14 +366,11 @@ static int plugin_pip_step(plugin_run *r)
 	for (size_t i = 0; i < pl->require_count; i++)
 		reqs[i] = pl->requires[i].spec;
 	pyrt_events inner = pyrt_events_fold_steps(&r->ev);
-	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
-				      pl->require_count, &inner, &r->last,
-				      &r->locked, &r->err);
 	/* What the runtime should hold from now on, whatever install
 	 * `current` points at (a re-apply after a switch reads it). */
-	if (rc == 0)
-		declare_plugin(r->req->box_root, pl->name, reqs,
-			       pl->require_count, 0);
+	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
+				      pl->require_count, DECLARE_REQS, &inner,
+				      &r->last, &r->locked, &r->err);
 	free(reqs);
 	/* pip's refusal is the plugin's failure, not the baseline's: its
 	 * own class and exit code (15). */
@@ -513,7 +544,8 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 		pyrt_testhook("plugin-reapply");
 		pyrt_error perr = PYRT_ERROR_INIT;
 		int prc = plugin_install_specs(opts, pins, was->name, specs,
-					       n, ev, NULL, NULL, &perr);
+					       n, DECLARE_DONE, ev, NULL, NULL,
+					       &perr);
 		if (prc == PYRT_E_CANCELLED)
 			rc = prc;
 		else if (prc)
@@ -524,8 +556,6 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 					     was->name);
 		else if (reapplied)
 			(*reapplied)++;
-		if (!prc)
-			declare_plugin(opts->box_root, was->name, NULL, 0, 0);
 	}
 	if (!n && !rc)
 		declare_plugin(opts->box_root, was->name, NULL, 0, 0);
@@ -636,8 +666,9 @@ static int finish_one(const pyrt_declared *d, const char *name, int pending,
 			      "and the runtime lacks: %s", name, list))
 		return PYRT_E_CANCELLED;
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = plugin_install_specs(opts, pins, name, reqs, n, ev, NULL,
-				      NULL, &perr);
+	int rc = plugin_install_specs(opts, pins, name, reqs, n,
+				      pending ? DECLARE_DONE : DECLARE_NOTHING,
+				      ev, NULL, NULL, &perr);
 	if (rc == PYRT_E_CANCELLED)
 		return rc;
 	if (rc)
@@ -646,8 +677,6 @@ static int finish_one(const pyrt_declared *d, const char *name, int pending,
 				       list, perr.msg, pending
 				       ? " — it stays pending" : "")
 			       ? PYRT_E_CANCELLED : 0;
-	if (pending)
-		declare_plugin(opts->box_root, name, NULL, 0, 0);
 	if (done)
 		(*done)++;
 	return 0;
