@@ -931,6 +931,46 @@ const pyrt_pin_wheel *pyrt_pins_lock_find(const pyrt_pins *pins,
 	return NULL;
 }
 
+/* Sort order of the digest's lines: by file name. */
+static int wheel_file_cmp(const void *a, const void *b)
+{
+	const pyrt_pin_wheel *const *x = a, *const *y = b;
+	return strcmp((*x)->file, (*y)->file);
+}
+
+int pyrt_pins_lock_digest(const pyrt_pins *pins, const char *key,
+			  char hex[PYRT_SHA256_HEX_LEN + 1])
+{
+	size_t n = 0;
+	const pyrt_pin_wheel *w = pyrt_pins_lock_find(pins, key, &n);
+	hex[0] = '\0';
+	if (!w || !n)
+		return 0;
+	const pyrt_pin_wheel **order = calloc(n, sizeof *order);
+	pyrt_sha256 *ctx = order ? pyrt_sha256_new() : NULL;
+	int rc = ctx ? 1 : -1;
+	for (size_t i = 0; ctx && i < n; i++)
+		order[i] = &w[i];
+	if (ctx)
+		qsort(order, n, sizeof *order, wheel_file_cmp);
+	for (size_t i = 0; ctx && rc == 1 && i < n; i++) {
+		char line[PYRT_PINS_WHEEL_FILE_MAX + PYRT_SHA256_HEX_LEN + 48];
+		int len = snprintf(line, sizeof line, "%s %s %llu\n",
+				   order[i]->file, order[i]->sha256,
+				   (unsigned long long)order[i]->size);
+		if (len < 0 || (size_t)len >= sizeof line ||
+		    pyrt_sha256_update(ctx, line, (size_t)len) != 0)
+			rc = -1;
+	}
+	if (rc == 1 && pyrt_sha256_final_hex(ctx, hex) != 0)
+		rc = -1;
+	if (rc < 0)
+		hex[0] = '\0';
+	pyrt_sha256_free(ctx);
+	free(order);
+	return rc;
+}
+
 /* Copies of the n wheels into l, each checked; PYRT_E_PINS or NOMEM. */
 static int lock_fill(pins_lock *l, const char *key,
 		     const pyrt_pin_wheel *wheels, size_t n, pyrt_error *err)
