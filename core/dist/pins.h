@@ -96,6 +96,14 @@ typedef struct pyrt_pin_wheel {
 	 *  pyrt_pins_set_lock means "from the file name" */
 	const char *name;
 	const char *version;
+	/** the wheel's Requires-Dist as its METADATA says them (markers
+	 *  kept), recorded by `pyrt lock`: with them a locked install from
+	 *  an index gives pip only the requested projects and their locked
+	 *  closure.  requires_known 0: not recorded (an older lock); then
+	 *  requires is NULL and nrequires 0. */
+	const char *const *requires;
+	size_t nrequires;
+	int requires_known;
 } pyrt_pin_wheel;
 
 #define PYRT_PINS_WHEEL_FILE_MAX 255
