@@ -19,6 +19,8 @@
 #include "core/pkgs/wheellock.h"
 #include "core/runtime/box.h"
 #include "core/runtime/declared.h"
+#include "core/runtime/dists.h"
+#include "core/runtime/marker.h"
 #include "core/runtime/lock.h"
 #include "core/runtime/status.h"
 #include "core/util/fmt.h"
@@ -139,12 +141,16 @@ static int declared_open(const char *box_root, pyrt_declared **d,
 	return rc;
 }
 
-/* A plugin's requirements declared (with its re-apply pending or done). */
-static void declare_plugin(const char *box_root, const char *name,
-			   const char *const *reqs, size_t n, int pending)
+/* A plugin's requirements declared (with its re-apply pending or done);
+ * the caller holds the box lock: the file is read, changed and written
+ * back, and a baseline writes what it read under the lock when it ends. */
+static void declare_plugin_locked(const char *box_root, const char *name,
+				  const char *const *reqs, size_t n,
+				  int pending)
 {
 	pyrt_declared *d = NULL;
 	char path[4096];
+	pyrt_testhook("plugin-declare");
 	if (declared_open(box_root, &d, path, sizeof path) != 0)
 		return;
 	if (reqs)
@@ -156,6 +162,28 @@ static void declare_plugin(const char *box_root, const char *name,
 	pyrt_declared_write(d, path, NULL);
 	pyrt_declared_free(d);
 }
+
+/* The same, taking the box lock for it (waiting while another run holds
+ * it); without the lock nothing is written. */
+static void declare_plugin(const char *box_root, const char *name,
+			   const char *const *reqs, size_t n, int pending)
+{
+	pyrt_box *box = NULL;
+	pyrt_lock *lock = NULL;
+	if (pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	    pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, NULL,
+			      NULL) == 0)
+		declare_plugin_locked(box_root, name, reqs, n, pending);
+	pyrt_lock_release(lock);
+	pyrt_box_free(box);
+}
+
+/* What plugin_install_specs declares, under its lock, once pip succeeded. */
+typedef enum declare_after {
+	DECLARE_NOTHING = 0,
+	DECLARE_REQS,     /* the plugin's requirements, nothing pending */
+	DECLARE_DONE,     /* its pending re-apply done */
+} declare_after;
 
 size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
 {
@@ -182,9 +210,9 @@ size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
 
 static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 				const char *name, const char *const *reqs,
-				size_t nreqs, const pyrt_events *ev,
-				pyrt_pip_result *last, int *locked,
-				pyrt_error *err)
+				size_t nreqs, declare_after declare,
+				const pyrt_events *ev, pyrt_pip_result *last,
+				int *locked, pyrt_error *err)
 {
 	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
@@ -204,6 +232,14 @@ static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 	if (!rc)
 		rc = plugin_pip(opts, pins, name, reqs, nreqs,
 				pyrt_lock_fd(lock), ev, last, err);
+	/* Declared while the lock is held: a baseline that starts between
+	 * this pip run and the write would otherwise read the file before
+	 * it and write its copy back after, and the plugin's requirements
+	 * would be lost from the declared state. */
+	if (!rc && declare != DECLARE_NOTHING)
+		declare_plugin_locked(opts->box_root, name,
+				      declare == DECLARE_REQS ? reqs : NULL,
+				      nreqs, 0);
 	pyrt_lock_release(lock);
 	pyrt_box_free(box);
 	return rc;
@@ -330,14 +366,11 @@ static int plugin_pip_step(plugin_run *r)
 	for (size_t i = 0; i < pl->require_count; i++)
 		reqs[i] = pl->requires[i].spec;
 	pyrt_events inner = pyrt_events_fold_steps(&r->ev);
-	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
-				      pl->require_count, &inner, &r->last,
-				      &r->locked, &r->err);
 	/* What the runtime should hold from now on, whatever install
 	 * `current` points at (a re-apply after a switch reads it). */
-	if (rc == 0)
-		declare_plugin(r->req->box_root, pl->name, reqs,
-			       pl->require_count, 0);
+	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
+				      pl->require_count, DECLARE_REQS, &inner,
+				      &r->last, &r->locked, &r->err);
 	free(reqs);
 	/* pip's refusal is the plugin's failure, not the baseline's: its
 	 * own class and exit code (15). */
@@ -511,7 +544,8 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 		pyrt_testhook("plugin-reapply");
 		pyrt_error perr = PYRT_ERROR_INIT;
 		int prc = plugin_install_specs(opts, pins, was->name, specs,
-					       n, ev, NULL, NULL, &perr);
+					       n, DECLARE_DONE, ev, NULL, NULL,
+					       &perr);
 		if (prc == PYRT_E_CANCELLED)
 			rc = prc;
 		else if (prc)
@@ -522,8 +556,6 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 					     was->name);
 		else if (reapplied)
 			(*reapplied)++;
-		if (!prc)
-			declare_plugin(opts->box_root, was->name, NULL, 0, 0);
 	}
 	if (!n && !rc)
 		declare_plugin(opts->box_root, was->name, NULL, 0, 0);
@@ -579,8 +611,38 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
 	}
 }
 
-/* One re-apply a stopped run left pending: its declared requirements. */
-static int finish_one(const pyrt_declared *d, const char *name,
+/*
+ * How many of reqs the active install lacks (declared.h's comparison: not
+ * installed whole, outside its specifier, or what they require missing);
+ * 0 when that cannot be read (the run that finds out says why).
+ */
+static int active_gaps(const char *box_root, const char *const *reqs,
+		       size_t n)
+{
+	pyrt_box *box = NULL;
+	pyrt_marker *m = malloc(sizeof *m);
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	int gaps = 0;
+	if (m && pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	    pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
+				  NULL) == 0 &&
+	    pyrt_fmt_path(path, sizeof path, NULL, "%s/marker.json", dir) == 0 &&
+	    pyrt_marker_read(path, m, NULL) == 0) {
+		pyrt_dists *d = pyrt_dists_for_install(dir, m);
+		if (d)
+			gaps = pyrt_declared_diff_reqs(reqs, n, d, NULL, NULL,
+						       NULL);
+		pyrt_dists_free(d);
+	}
+	pyrt_box_free(box);
+	free(m);
+	return gaps;
+}
+
+/* One plugin's declared requirements installed again: a re-apply a
+ * stopped run left pending, or (pending 0) requirements that went missing
+ * since its install. */
+static int finish_one(const pyrt_declared *d, const char *name, int pending,
 		      const app_request *opts, const pyrt_pins *pins,
 		      const pyrt_events *ev, size_t *done)
 {
@@ -589,26 +651,32 @@ static int finish_one(const pyrt_declared *d, const char *name,
 	const char *const *reqs = at >= 0
 		? pyrt_declared_plugin_reqs(d, (size_t)at, &n) : NULL;
 	if (!n) {
-		declare_plugin(opts->box_root, name, NULL, 0, 0);
+		if (pending)
+			declare_plugin(opts->box_root, name, NULL, 0, 0);
 		return 0;
 	}
+	if (!pending && active_gaps(opts->box_root, reqs, n) == 0)
+		return 0;
 	char list[1024];
 	app_join((const char **)reqs, n, list, sizeof list);
-	if (pyrt_events_log(ev, PYRT_LOG_INFO, "plugin %s: finishing the "
-			    "re-apply a stopped run left pending: %s", name,
-			    list))
+	if (pyrt_events_log(ev, PYRT_LOG_INFO, pending
+			    ? "plugin %s: finishing the re-apply a stopped "
+			      "run left pending: %s"
+			    : "plugin %s: installing again what it declares "
+			      "and the runtime lacks: %s", name, list))
 		return PYRT_E_CANCELLED;
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = plugin_install_specs(opts, pins, name, reqs, n, ev, NULL,
-				      NULL, &perr);
+	int rc = plugin_install_specs(opts, pins, name, reqs, n,
+				      pending ? DECLARE_DONE : DECLARE_NOTHING,
+				      ev, NULL, NULL, &perr);
 	if (rc == PYRT_E_CANCELLED)
 		return rc;
 	if (rc)
 		return pyrt_events_log(ev, PYRT_LOG_WARN, "plugin %s: could "
-				       "not re-apply %s: %s — it stays pending",
-				       name, list, perr.msg)
+				       "not install %s again: %s%s", name,
+				       list, perr.msg, pending
+				       ? " — it stays pending" : "")
 			       ? PYRT_E_CANCELLED : 0;
-	declare_plugin(opts->box_root, name, NULL, 0, 0);
 	if (done)
 		(*done)++;
 	return 0;
@@ -627,7 +695,23 @@ int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
 		const char *plugin = "";
 		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
 		if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0 && plugin[0])
-			rc = finish_one(d, plugin, opts, pins, ev, done);
+			rc = finish_one(d, plugin, 1, opts, pins, ev, done);
+	}
+	/* Then every declared plugin whose requirements went missing since
+	 * (uninstalled, files deleted): the reconcile installs exactly what
+	 * the declared state lacks, not only what a stopped run left. */
+	for (size_t i = 0; !rc && i < pyrt_declared_plugin_count(d); i++) {
+		const char *name = pyrt_declared_plugin_name(d, i);
+		int was_pending = 0;
+		for (size_t j = 0; j < pyrt_declared_pending_count(d); j++) {
+			const char *plugin = "";
+			const char *kind = pyrt_declared_pending_at(d, j,
+								    &plugin);
+			was_pending |= strcmp(kind, PYRT_DECLARED_REAPPLY) ==
+					       0 && strcmp(plugin, name) == 0;
+		}
+		if (!was_pending)
+			rc = finish_one(d, name, 0, opts, pins, ev, done);
 	}
 	pyrt_declared_free(d);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;

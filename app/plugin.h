@@ -101,7 +101,9 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
 
 /** Finish the plugin re-applies a stopped run left pending (declared.h):
  *  each plugin's declared requirements installed, its pending work cleared
- *  when that succeeds (a failure is a warning and stays pending).  *done
+ *  when that succeeds (a failure is a warning and stays pending); then
+ *  install again the declared requirements of every other declared plugin
+ *  that the active install lacks (uninstalled or broken since).  *done
  *  (may be NULL) counts the plugins finished.  0 or PYRT_E_CANCELLED. */
 int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
 			       const pyrt_events *ev, size_t *done,

@@ -54,6 +54,26 @@ void app_status_baseline_source(const pyrt_status *st, char *buf,
 			 st->platform);
 }
 
+int app_status_lock_differs(const pyrt_status *st, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (!st->lock_differs)
+		return 0;
+	snprintf(buf, len, "the wheel lock in effect (%.12s) is not the one "
+		 "the box declares its packages were installed under (%.12s): "
+		 "\"pyrt baseline\" with these pins installs the wheels they "
+		 "lock, or use the pins the box was installed with",
+		 st->lock_in_effect[0] ? st->lock_in_effect : "none",
+		 st->lock_declared[0] ? st->lock_declared : "none");
+	return 1;
+}
+
+static json_t *hex_or_null(const char *hex)
+{
+	return hex[0] ? json_string(hex) : json_null();
+}
+
 static json_t *baseline_json(const pyrt_status *st)
 {
 	json_t *missing = json_array();
@@ -66,12 +86,15 @@ static json_t *baseline_json(const pyrt_status *st)
 	for (int i = 0; pending && i < st->pending_count; i++)
 		json_array_append_new(pending, app_text_json(st->pending[i]));
 	app_status_baseline_source(st, source, sizeof source);
-	return json_pack("{s:o, s:o, s:b, s:o, s:o}", "state",
-			 app_text_json(app_status_baseline_state(st)),
+	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:{s:o, s:o, s:b}}",
+			 "state", app_text_json(app_status_baseline_state(st)),
 			 "missing", missing ? missing : json_array(),
 			 "locked", st->baseline_locked_wheels > 0,
 			 "source", app_text_json(source),
-			 "pending_reapply", pending ? pending : json_array());
+			 "pending_reapply", pending ? pending : json_array(),
+			 "lock", "declared", hex_or_null(st->lock_declared),
+			 "in_effect", hex_or_null(st->lock_in_effect),
+			 "differs", st->lock_differs);
 }
 
 /* The installer holding the box lock, when one does and it is recorded. */

@@ -37,6 +37,12 @@ json_t *app_status_json(const pyrt_status *st);
 void app_status_baseline_source(const pyrt_status *st, char *buf,
 				size_t len);
 
+/** When the wheel lock of the pins in effect is not the one the box
+ *  declares its packages were installed under (status.h lock_differs):
+ *  one sentence with both digests' heads and the fix into buf, 1; else 0
+ *  and buf "". */
+int app_status_lock_differs(const pyrt_status *st, char *buf, size_t len);
+
 /** One plugin row as `pyrt plugins --json` shows it. */
 json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready);
 

@@ -172,6 +172,8 @@ static void print_human(const pyrt_status *st, int quiet)
 	char source[2048];
 	app_status_baseline_source(st, source, sizeof source);
 	field("wheels:", source);
+	if (app_status_lock_differs(st, source, sizeof source))
+		field("wheel lock:", source);
 }
 
 int cli_cmd_status(const app_request *opts)

@@ -15,7 +15,10 @@
 #    "warnings": [...]}
 #   {"refuse": {"req", "name", "locked", "why", "detail"}}
 #   {"error": "..."}   (it cannot decide at all)
-# "closed" is false without WHEELDIR: no METADATA to close the set with.
+# "closed" is false without WHEELDIR: no METADATA to close the set with;
+# unless WHEELDIR is instead a JSON object {name: [Requires-Dist, ...]} of
+# every locked project, what `pyrt lock` recorded from the wheels (pip
+# then reads an index): the set is closed over those.
 # An extra the locked wheel does not provide is a warning, as pip and uv
 # make it.  why: "version" (the locked version is outside the specifier),
 # "missing" (a dependency the
@@ -75,7 +78,7 @@ def applies(req, origin, extras):
     except Exception as e:
         raise Refuse(origin, canon(req.name), None, 'marker',
                      '%s: %s' % (req.marker, first_line(e)))
-def closure(wheels, locked, reqs):
+def closure(wheels, locked, reqs, recorded=None):
     from pip._vendor.packaging.requirements import Requirement
     chosen = {}    # name: set of extras asked
     order, warnings = [], []
@@ -103,11 +106,15 @@ def closure(wheels, locked, reqs):
         if seen is None:
             order.append(name)
         chosen[name] = now = (seen or set()) | asked
-        if not wheels:
+        if recorded is not None:
+            # the Requires-Dist pyrt lock recorded from the locked wheel
+            deps, provides = recorded.get(name, []), None
+        elif not wheels:
             continue
-        deps, provides = metadata(wheels, name, origin)
+        else:
+            deps, provides = metadata(wheels, name, origin)
         for e in sorted(new):
-            if e not in provides:
+            if provides is not None and e not in provides:
                 # pip (and uv) install the project without it, with a
                 # warning: so does a locked install, saying so
                 warnings.append('%s %s does not provide the extra %r (asked '
@@ -125,13 +132,23 @@ def closure(wheels, locked, reqs):
             if not was and applies(dr, d, now):
                 queue.append((dr, d, '%s %s' % (name, ver)))
     return {'install': [[n, sorted(chosen[n])] for n in order],
-            'closed': bool(wheels), 'warnings': warnings}
+            'closed': bool(wheels) or recorded is not None,
+            'warnings': warnings}
 def main():
     a = sys.argv[1:]
     if len(a) < 2 or a[1] != '--' or '--' not in a[2:]:
         return out({'error': 'usage: WHEELDIR -- NAME==VERSION... -- REQUIREMENT...'})
     sep = a.index('--', 2)
     wheeldir, pairs, reqs = a[0], a[2:sep], a[sep + 1:]
+    recorded = None
+    if wheeldir.startswith('{'):
+        try:
+            recorded = {canon(k): [str(r) for r in v]
+                        for k, v in json.loads(wheeldir).items()}
+        except Exception as e:
+            return out({'error': 'the recorded Requires-Dist cannot be '
+                                 'read (%s)' % first_line(e)})
+        wheeldir = ''
     sys.path.extend(p for p in site.getsitepackages() if p not in sys.path)
     locked = {}
     for p in pairs:
@@ -144,7 +161,7 @@ def main():
                 wheels.setdefault(canon(f.split('-', 1)[0]), []).append(
                     os.path.join(wheeldir, f))
     try:
-        return out(closure(wheels, locked, reqs))
+        return out(closure(wheels, locked, reqs, recorded))
     except Refuse as e:
         return out({'refuse': e.obj})
     except ImportError as e:

@@ -32,6 +32,7 @@
  */
 #include "serve/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -47,7 +48,11 @@
 #include "core/runtime/marker.h"
 #include "core/util/os.h"
 
-#define MEMO_WATCHES 64
+/* The box's path, its runtime and every folder of the site-packages: the
+ * fixture baseline with pip is about 200.  Past this many the answer is
+ * not remembered (every GET reads the box), never remembered half-watched. */
+#define MEMO_WATCHES 4096
+#define MEMO_TREE_DEPTH 32
 
 struct memo_watch {
 	int wd;
@@ -59,8 +64,8 @@ struct srv_status_memo {
 	pthread_rwlock_t rw;     /* cur's swap against readers' references */
 	srv_status_answer *cur;  /* NULL: no answer the watches vouch for */
 	int ifd;                 /* -1: no inotify, read every time */
-	struct memo_watch w[MEMO_WATCHES];
-	size_t nw;
+	struct memo_watch *w;    /* nw in use of capw */
+	size_t nw, capw;
 };
 
 srv_status_memo *srv_status_memo_new(void)
@@ -83,6 +88,7 @@ void srv_status_memo_free(srv_status_memo *m)
 	srv_status_answer_release(m->cur);
 	pthread_rwlock_destroy(&m->rw);
 	pthread_mutex_destroy(&m->mu);
+	free(m->w);
 	free(m);
 }
 
@@ -141,6 +147,14 @@ static int add_watch(srv_status_memo *m, const char *dir, const char *only)
 {
 	if (m->nw == MEMO_WATCHES)
 		return -1;
+	if (m->nw == m->capw) {
+		size_t cap = m->capw ? m->capw * 2 : 64;
+		struct memo_watch *v = realloc(m->w, cap * sizeof *v);
+		if (!v)
+			return -1;
+		m->w = v;
+		m->capw = cap;
+	}
 	int wd = pyrt_os_watch_add(m->ifd, dir);
 	if (wd < 0)
 		return -1;
@@ -203,13 +217,45 @@ static int watch_chain(srv_status_memo *m, const char *path, const char *box)
 	}
 }
 
+/* Every folder below dir (not following links), watched for any event: a
+ * file deleted deep inside a package folder changes that folder only. */
+static int watch_tree(srv_status_memo *m, const char *dir, int depth)
+{
+	if (depth > MEMO_TREE_DEPTH)
+		return -1;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		char path[PATH_MAX];
+		struct stat st;
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+		    (int)sizeof path) {
+			rc = -1;
+			break;
+		}
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		rc = add_watch(m, path, NULL);
+		if (!rc)
+			rc = watch_tree(m, path, depth + 1);
+	}
+	closedir(d);
+	return rc;
+}
+
 /*
- * The install's site-packages folders (its marker's search path): the
- * baseline's verdict counts a distribution only when the files its RECORD
- * lists are there (dists.h), so a package folder or a dist-info moved,
- * removed or added there changes the answer.  A file deleted deeper inside
- * a package folder is not seen here (a watch per folder would not fit):
- * `pyrt status`, ?deep=1 and doctor read the files every time.
+ * The install's site-packages folders (its marker's search path) and every
+ * folder below them: the baseline's verdict counts a distribution only
+ * when the files its RECORD lists are there (dists.h), so a package folder
+ * or a dist-info moved, removed or added, or a file deleted anywhere inside
+ * a package folder, changes the answer.
  */
 static int watch_site(srv_status_memo *m, const char *real, const char *box)
 {
@@ -233,8 +279,11 @@ static int watch_site(srv_status_memo *m, const char *real, const char *box)
 		if (n < 9 || strcmp(rel + n - 9, "-packages") != 0)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", real, rel);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			rc = watch_chain(m, path, box);
+			if (!rc)
+				rc = watch_tree(m, path, 0);
+		}
 	}
 	free(mk);
 	return rc;

@@ -722,7 +722,11 @@ static void describe_requirements(const pyrt_plugin *p, char *buf, size_t len)
 	}
 	for (size_t i = 0; i < p->require_count && used < len; i++) {
 		const pyrt_requirement *r = &p->requires[i];
-		if (r->installed && r->conflict)
+		if (r->installed && r->conflict && r->broken)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%s", used ? "; " : "",
+						 r->broken);
+		else if (r->installed && r->conflict)
 			used += (size_t)snprintf(buf + used, len - used,
 						 "%s%s %s installed, wants %s",
 						 used ? "; " : "", r->name,
@@ -772,6 +776,26 @@ static int plugin_row(doctor_ctx *x, const pyrt_plugin *p)
 }
 
 /* One row per plugin, from one readiness check. */
+/* The wheel lock the box declares its packages were installed under
+ * against the lock of the pins in effect (status.h): a row only when they
+ * differ, a warning — the runtime works; a baseline with these pins would
+ * install other wheels. */
+static int check_declared_lock(doctor_ctx *x)
+{
+	if (!x->have_status || !x->st.lock_differs)
+		return 0;
+	return check_add(x->d, "declared_lock", "Declared wheel lock",
+			 PYRT_CHECK_WARN, "pyrt baseline",
+			 "the wheel lock in effect (%.12s) is not the one the "
+			 "box declares its packages were installed under "
+			 "(%.12s): a baseline with these pins installs the "
+			 "wheels they lock; or use the pins the box was "
+			 "installed with",
+			 x->st.lock_in_effect[0] ? x->st.lock_in_effect
+						 : "none",
+			 x->st.lock_declared[0] ? x->st.lock_declared : "none");
+}
+
 /* Whether path (a folder when dir) is closed to this user. */
 static int closed_to_me(const char *path, int dir)
 {
@@ -1232,6 +1256,7 @@ typedef int (*check_fn)(doctor_ctx *x);
 static const check_fn check_order[] = {
 	check_platform, check_pins, check_box_root, check_lock, check_runtime,
 	check_marker, check_interpreter, check_pep668, check_baseline,
+	check_declared_lock,
 	check_plugins, check_disk, check_ca_bundle, check_proxy, check_staging,
 	check_net_archive, check_net_index,
 };

@@ -592,6 +592,33 @@ static int parse_baseline(pins_parse *pp, yaml_node_t *node)
 
 /* ---- the wheel lock ------------------------------------------------------ */
 
+static void requires_free(pyrt_pin_wheel *w)
+{
+	for (size_t i = 0; i < w->nrequires; i++)
+		free((char *)w->requires[i]);
+	free((void *)w->requires);
+	w->requires = NULL;
+	w->nrequires = 0;
+	w->requires_known = 0;
+}
+
+/* Copies of n requirement strings into w; -1 when out of memory. */
+static int requires_copy(pyrt_pin_wheel *w, const char *const *reqs,
+			 size_t n)
+{
+	char **v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return -1;
+	w->requires = (const char *const *)v;
+	w->requires_known = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] = strdup(reqs[i])))
+			return -1;
+		w->nrequires = i + 1;
+	}
+	return 0;
+}
+
 static void lock_clear(pins_lock *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -599,6 +626,7 @@ static void lock_clear(pins_lock *l)
 		free((char *)l->wheels[i].sha256);
 		free((char *)l->wheels[i].name);
 		free((char *)l->wheels[i].version);
+		requires_free(&l->wheels[i]);
 	}
 	free(l->wheels);
 	free(l->key);
@@ -770,6 +798,36 @@ static char *hex_lower(const char *s)
 	return out;
 }
 
+/* wheels.KEY[i].requires: the wheel's Requires-Dist strings (a list,
+ * may be empty), into w. */
+static int parse_requires(pins_parse *pp, yaml_node_t *node,
+			  const char *where, pyrt_pin_wheel *w)
+{
+	if (node->type != YAML_SEQUENCE_NODE)
+		return pins_fail(pp, node_line(node), "%s.requires: expected a "
+				 "list of the wheel's Requires-Dist (may be "
+				 "empty: [])", where);
+	size_t n = (size_t)(node->data.sequence.items.top -
+			    node->data.sequence.items.start);
+	const char **v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return pins_nomem(pp);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		yaml_node_t *item = yaml_document_get_node(
+			pp->doc, node->data.sequence.items.start[i]);
+		char what[192];
+		pyrt_fmt_text(what, sizeof what, "%s.requires[%zu]", where, i);
+		rc = item ? get_text(pp, item, what, &v[i])
+			  : pins_fail(pp, node_line(node), "%s: malformed "
+				      "list", what);
+	}
+	if (!rc && requires_copy(w, v, n) != 0)
+		rc = pins_nomem(pp);
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
 /* One {file, sha256, size} of wheels.KEY, into w (strings owned). */
 static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 		       pyrt_pin_wheel *w)
@@ -780,10 +838,11 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 		{ "size", 1, NULL },
 		{ "name", 0, NULL },
 		{ "version", 0, NULL },
+		{ "requires", 0, NULL },
 	};
 	const char *file = NULL, *sha = NULL, *name = NULL, *ver = NULL;
 	char what[160];
-	int rc = map_fields(pp, node, where, f, 5);
+	int rc = map_fields(pp, node, where, f, 6);
 	if (rc < 0)
 		return rc;
 	pyrt_fmt_text(what, sizeof what, "%s.file", where);
@@ -823,7 +882,7 @@ static int parse_wheel(pins_parse *pp, yaml_node_t *node, const char *where,
 	if (why)
 		return pins_fail(pp, node_line(f[3].value ? f[3].value : node),
 				 "%s: %s", where, why);
-	return 0;
+	return f[5].value ? parse_requires(pp, f[5].value, where, w) : 0;
 }
 
 /* wheels.KEY: a non-empty list of wheels for a pinned platform. */
@@ -932,6 +991,46 @@ const pyrt_pin_wheel *pyrt_pins_lock_find(const pyrt_pins *pins,
 	return NULL;
 }
 
+/* Sort order of the digest's lines: by file name. */
+static int wheel_file_cmp(const void *a, const void *b)
+{
+	const pyrt_pin_wheel *const *x = a, *const *y = b;
+	return strcmp((*x)->file, (*y)->file);
+}
+
+int pyrt_pins_lock_digest(const pyrt_pins *pins, const char *key,
+			  char hex[PYRT_SHA256_HEX_LEN + 1])
+{
+	size_t n = 0;
+	const pyrt_pin_wheel *w = pyrt_pins_lock_find(pins, key, &n);
+	hex[0] = '\0';
+	if (!w || !n)
+		return 0;
+	const pyrt_pin_wheel **order = calloc(n, sizeof *order);
+	pyrt_sha256 *ctx = order ? pyrt_sha256_new() : NULL;
+	int rc = ctx ? 1 : -1;
+	for (size_t i = 0; ctx && i < n; i++)
+		order[i] = &w[i];
+	if (ctx)
+		qsort(order, n, sizeof *order, wheel_file_cmp);
+	for (size_t i = 0; ctx && rc == 1 && i < n; i++) {
+		char line[PYRT_PINS_WHEEL_FILE_MAX + PYRT_SHA256_HEX_LEN + 48];
+		int len = snprintf(line, sizeof line, "%s %s %llu\n",
+				   order[i]->file, order[i]->sha256,
+				   (unsigned long long)order[i]->size);
+		if (len < 0 || (size_t)len >= sizeof line ||
+		    pyrt_sha256_update(ctx, line, (size_t)len) != 0)
+			rc = -1;
+	}
+	if (rc == 1 && pyrt_sha256_final_hex(ctx, hex) != 0)
+		rc = -1;
+	if (rc < 0)
+		hex[0] = '\0';
+	pyrt_sha256_free(ctx);
+	free(order);
+	return rc;
+}
+
 /* Copies of the n wheels into l, each checked; PYRT_E_PINS or NOMEM. */
 static int lock_fill(pins_lock *l, const char *key,
 		     const pyrt_pin_wheel *wheels, size_t n, pyrt_error *err)
@@ -967,6 +1066,11 @@ static int lock_fill(pins_lock *l, const char *key,
 		if (why)
 			return pyrt_error_set(err, PYRT_E_PINS, "wheel %s: %s",
 					      wheels[i].file, why);
+		if (wheels[i].requires_known &&
+		    requires_copy(&l->wheels[i], wheels[i].requires,
+				  wheels[i].nrequires) != 0)
+			return pyrt_error_set(err, PYRT_E_NOMEM,
+					      "out of memory");
 	}
 	return 0;
 }
@@ -1416,13 +1520,23 @@ static void format_rest(FILE *f, const pyrt_pins *pins)
 	for (size_t i = 0; i < pins->n_locks; i++) {
 		const pins_lock *l = &pins->locks[i];
 		fprintf(f, "  %s:\n", l->key);
-		for (size_t k = 0; k < l->n; k++)
+		for (size_t k = 0; k < l->n; k++) {
+			const pyrt_pin_wheel *w = &l->wheels[k];
 			fprintf(f, "    - file: %s\n      sha256: %s\n"
 				"      size: %llu\n      name: %s\n"
-				"      version: \"%s\"\n", l->wheels[k].file,
-				l->wheels[k].sha256,
-				(unsigned long long)l->wheels[k].size,
-				l->wheels[k].name, l->wheels[k].version);
+				"      version: \"%s\"\n", w->file, w->sha256,
+				(unsigned long long)w->size, w->name,
+				w->version);
+			if (!w->requires_known)
+				continue;
+			fputs(w->nrequires ? "      requires:\n"
+					   : "      requires: []\n", f);
+			for (size_t r = 0; r < w->nrequires; r++) {
+				fputs("        - ", f);
+				put_quoted(f, w->requires[r]);
+				fputc('\n', f);
+			}
+		}
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "core/util/error.h"
+#include "core/util/sha256.h"
 
 typedef struct pyrt_pins pyrt_pins;
 
@@ -98,6 +99,14 @@ typedef struct pyrt_pin_wheel {
 	 *  pyrt_pins_set_lock means "from the file name" */
 	const char *name;
 	const char *version;
+	/** the wheel's Requires-Dist as its METADATA says them (markers
+	 *  kept), recorded by `pyrt lock`: with them a locked install from
+	 *  an index gives pip only the requested projects and their locked
+	 *  closure.  requires_known 0: not recorded (an older lock); then
+	 *  requires is NULL and nrequires 0. */
+	const char *const *requires;
+	size_t nrequires;
+	int requires_known;
 } pyrt_pin_wheel;
 
 #define PYRT_PINS_WHEEL_FILE_MAX 255
@@ -109,6 +118,16 @@ const char *pyrt_pins_lock_key_at(const pyrt_pins *pins, size_t i);
 /** The lock of a platform key, *n its wheels; NULL when it has none. */
 const pyrt_pin_wheel *pyrt_pins_lock_find(const pyrt_pins *pins,
 					  const char *key, size_t *n);
+
+/**
+ * The digest of key's wheel lock: the SHA-256 of its wheels' lines
+ * "file sha256 size\n" in file-name order, as 64 hex digits into hex.
+ * 1 with hex filled; 0 with hex "" when key has no lock; -1 (hex "") when
+ * out of memory or without libcrypto.  What declared.json records as the
+ * lock a box's packages were installed under (declared.h).
+ */
+int pyrt_pins_lock_digest(const pyrt_pins *pins, const char *key,
+			  char hex[PYRT_SHA256_HEX_LEN + 1]);
 
 /**
  * Replace (or add) the lock of key with copies of the n wheels, each

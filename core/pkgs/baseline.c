@@ -202,7 +202,13 @@ static int baseline_declare(baseline_run *r, pyrt_error *err)
 	const char *wh = r->opts->wheelhouse &&
 			 realpath(r->opts->wheelhouse, wheelhouse) ? wheelhouse
 								   : NULL;
+	/* The lock these packages are installed under: status and doctor
+	 * say when the pins in effect lock something else. */
+	char lock[PYRT_SHA256_HEX_LEN + 1];
+	if (pyrt_pins_lock_digest(r->opts->pins, r->marker.platform, lock) < 0)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (pyrt_declared_set_baseline(r->decl, r->reqs, r->nreqs) ||
+	    pyrt_declared_set_lock(r->decl, lock) ||
 	    pyrt_declared_set_source(r->decl, wh, wh ? NULL
 					      : r->opts->index_url) ||
 	    pyrt_declared_pending_add(r->decl, PYRT_DECLARED_BASELINE, ""))

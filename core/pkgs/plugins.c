@@ -54,6 +54,7 @@
 #include "core/pkgs/plugins_memo.h"
 #include "core/pkgs/plugins_scan_memo.h"
 #include "core/runtime/box.h"
+#include "core/runtime/declared.h"
 #include "core/runtime/dists.h"
 #include "core/runtime/interp.h"
 #include "core/runtime/lock.h"
@@ -1154,6 +1155,17 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
  * -1 until asked whether the checker could parse a specifier at all: when
  * it could not, its answer is an error, and that stays Python's to give.
  */
+/* The first dependency the closure walk finds missing, into ctx. */
+static void dep_gone(const char *req, const char *name, pyrt_declared_gap gap,
+		     const char *have, void *ctx)
+{
+	(void)req;
+	(void)have;
+	char *gone = ctx;
+	if (gap == PYRT_GAP_DEP_MISSING && !gone[0])
+		pyrt_fmt_text(gone, 256, "%s", name);
+}
+
 static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
 {
 	char name[NAME_MAX_LEN], version[128];
@@ -1184,6 +1196,18 @@ static json_t *c_decide(pyrt_dists *d, const char *spec, int *packaging)
 				       ? json_string(version) : json_null(),
 				       "ok", ok, "applies", 1, "error")
 			   : NULL;
+	/* Installed whole is not usable while what it requires is gone
+	 * (openpyxl without et-xmlfile does not import): the one comparison
+	 * of declared.h walks the closure, as the baseline's verdict does. */
+	char gone[256] = "";
+	if (res && found && ok &&
+	    pyrt_declared_diff_reqs(&spec, 1, d, dep_gone, gone, NULL) > 0 &&
+	    gone[0]) {
+		char why[512];
+		pyrt_fmt_text(why, sizeof why, "%s %s requires %s, which is "
+			      "not installed", norm, version, gone);
+		json_object_set_new(res, "broken", json_string(why));
+	}
 	free(norm);
 	return res;
 }

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -246,4 +247,160 @@ int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err)
 int pyrt_wheelcheck_fetched(const char *dir, pyrt_error *err)
 {
 	return wheelcheck_dir(dir, 1, err);
+}
+
+/* ---- Requires-Dist, for `pyrt lock` ---------------------------------------- */
+
+#define METADATA_MAX (4u << 20) /* a METADATA larger than this is refused */
+
+void pyrt_wheel_requires_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* 1 when path is NAME.dist-info/METADATA at the wheel's top level. */
+static int is_metadata(const char *path)
+{
+	const char *slash = strchr(path, '/');
+	return slash && strcmp(slash, "/METADATA") == 0 &&
+	       ends_with(path, (size_t)(slash - path), ".dist-info");
+}
+
+/* The headers of METADATA text (up to the first empty line): each
+ * Requires-Dist value, with folded lines joined by a blank. */
+static int requires_parse(const char *text, const char *shown, char ***out,
+			  size_t *n, pyrt_error *err)
+{
+	const char *p = text;
+	char *cur = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	while (!rc && *p && *p != '\n' && !(*p == '\r' && p[1] == '\n')) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		int folded = *p == ' ' || *p == '\t';
+		if (folded && cur) {
+			size_t old = strlen(cur);
+			char *v = realloc(cur, old + len + 2);
+			if (!v) {
+				rc = pyrt_error_set(err, PYRT_E_NOMEM,
+						    "out of memory");
+				break;
+			}
+			cur = v;
+			pyrt_fmt_text(cur + old, len + 2, " %.*s", (int)len, p);
+		} else {
+			if (cur) {
+				(*out)[(*n)++] = cur;
+				cur = NULL;
+			}
+			if (len > 14 && strncasecmp(p, "Requires-Dist:", 14) == 0) {
+				const char *v = p + 14;
+				size_t vl = len - 14;
+				while (vl && (*v == ' ' || *v == '\t')) {
+					v++;
+					vl--;
+				}
+				if (*n + 1 >= cap) {
+					cap = cap ? cap * 2 : 8;
+					char **nv = realloc(*out,
+							    cap * sizeof *nv);
+					if (!nv) {
+						rc = pyrt_error_set(
+							err, PYRT_E_NOMEM,
+							"out of memory");
+						break;
+					}
+					*out = nv;
+				}
+				if (!(cur = strndup(v, vl)))
+					rc = pyrt_error_set(err, PYRT_E_NOMEM,
+							    "out of memory");
+			}
+		}
+		p = end ? end + 1 : p + len;
+	}
+	if (cur && !rc)
+		(*out)[(*n)++] = cur;
+	else
+		free(cur);
+	for (size_t i = 0; !rc && i < *n; i++)
+		for (const char *c = (*out)[i]; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+				rc = pyrt_error_set(err, PYRT_E_VERIFY, "the "
+						    "wheel %s has a "
+						    "Requires-Dist with a "
+						    "control character",
+						    shown);
+				break;
+			}
+	return rc;
+}
+
+int pyrt_wheel_requires_fd(int fd, const char *shown, char ***out, size_t *n,
+			   pyrt_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	int rc = pyrt_lazy_archive(err);
+	if (rc)
+		return rc;
+	struct archive *a = archive_read_new();
+	if (!a)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	archive_read_support_format_zip_seekable(a);
+	if (lseek(fd, 0, SEEK_SET) != 0 ||
+	    archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+		archive_read_free(a);
+		return pyrt_error_set(err, PYRT_E_VERIFY, "the wheel %s is not "
+				      "a readable zip archive", shown);
+	}
+	struct archive_entry *e;
+	char *text = NULL;
+	int found = 0, r;
+	while (!rc && ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN)) {
+		const char *path = archive_entry_pathname(e);
+		if (!path || !is_metadata(path))
+			continue;
+		if (found++) {
+			rc = pyrt_error_set(err, PYRT_E_VERIFY, "the wheel %s "
+					    "has more than one "
+					    "*.dist-info/METADATA", shown);
+			break;
+		}
+		la_int64_t size = archive_entry_size(e);
+		if (size < 0 || size > (la_int64_t)METADATA_MAX ||
+		    !(text = calloc((size_t)size + 1, 1))) {
+			rc = pyrt_error_set(err, PYRT_E_VERIFY, "the wheel %s's "
+					    "METADATA cannot be read", shown);
+			break;
+		}
+		size_t got = 0;
+		la_ssize_t k = 1;
+		while (got < (size_t)size && k > 0 &&
+		       (k = archive_read_data(a, text + got,
+					      (size_t)size - got)) > 0)
+			got += (size_t)k;
+		if (got != (size_t)size)
+			rc = pyrt_error_set(err, PYRT_E_VERIFY, "the wheel %s's "
+					    "METADATA cannot be read", shown);
+	}
+	archive_read_free(a);
+	if (!rc && !found)
+		rc = pyrt_error_set(err, PYRT_E_VERIFY, "the wheel %s has no "
+				    "*.dist-info/METADATA", shown);
+	if (!rc)
+		rc = requires_parse(text, shown, out, n, err);
+	free(text);
+	if (rc) {
+		pyrt_wheel_requires_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }

@@ -48,4 +48,16 @@ int pyrt_wheelcheck_dir(const char *dir, pyrt_error *err);
  */
 int pyrt_wheelcheck_fetched(const char *dir, pyrt_error *err);
 
+/**
+ * The Requires-Dist of the wheel open on fd (its top-level
+ * *.dist-info/METADATA, headers only, folded lines joined), as *n strings
+ * in *out (malloc'd, each and the array; free with
+ * pyrt_wheel_requires_free).  PYRT_E_VERIFY naming shown when the wheel
+ * has no single METADATA or a Requires-Dist with a control character;
+ * PYRT_E_UNSUPPORTED without libarchive.
+ */
+int pyrt_wheel_requires_fd(int fd, const char *shown, char ***out, size_t *n,
+			   pyrt_error *err);
+void pyrt_wheel_requires_free(char **v, size_t n);
+
 #endif

@@ -7,6 +7,7 @@
  * is a private copy made while it was hashed.
  */
 #include "core/pkgs/wheellock.h"
+#include "core/pkgs/wheelcheck.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -64,6 +65,10 @@ typedef struct stage_run {
 	size_t nreqs;
 	char python[PATH_MAX];    /* the active install's interpreter */
 	const pyrt_events *ev;
+	/* without wheels at hand: {name: [Requires-Dist...]} of every
+	 * locked wheel as `pyrt lock` recorded them (JSON), or NULL when
+	 * the lock is older than that */
+	char *recorded;
 } stage_run;
 
 /* ---- platform tags --------------------------------------------------------- */
@@ -503,7 +508,8 @@ static const char **closure_argv(const stage_run *s, char **pairs)
 	a[i++] = "-B";
 	a[i++] = "-c";
 	a[i++] = pyrt_py_lock_closure;
-	a[i++] = s->wl->have_files ? s->wl->files : "";
+	a[i++] = s->wl->have_files ? s->wl->files
+		 : s->recorded ? s->recorded : "";
 	a[i++] = "--";
 	for (size_t k = 0; k < s->n; k++) {
 		size_t len = strlen(s->lock[k].name) +
@@ -537,6 +543,33 @@ static json_t *closure_parse(const char *output)
 }
 
 /* Run the check in the runtime's interpreter; *out its answer. */
+/* {name: [Requires-Dist...]} of every locked wheel, as JSON; NULL when
+ * one was locked without them (an older lock) or out of memory. */
+static char *recorded_json(const stage_run *s)
+{
+	json_t *o = json_object();
+	for (size_t k = 0; o && k < s->n; k++) {
+		const pyrt_pin_wheel *w = &s->lock[k];
+		json_t *list = w->requires_known ? json_array() : NULL;
+		for (size_t r = 0; list && r < w->nrequires; r++)
+			json_array_append_new(list,
+					      json_string(w->requires[r]));
+		json_t *had = list ? json_object_get(o, w->name) : NULL;
+		/* one project, several files: their Requires-Dist together */
+		if (had && list) {
+			json_array_extend(had, list);
+			json_decref(list);
+		} else if (!list ||
+			   json_object_set_new(o, w->name, list) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	return text;
+}
+
 static int closure_run(const stage_run *s, json_t **out, pyrt_error *err)
 {
 	*out = NULL;
@@ -581,12 +614,18 @@ static int closure_run(const stage_run *s, json_t **out, pyrt_error *err)
  * The requirements as written against the lock (each specifier and extra
  * satisfied by the locked version), and the locked projects they need:
  * with the wheels at hand, closed over their Requires-Dist; without (pip
- * reads an index), every locked project, as pip checks each download.
+ * reads an index), over the Requires-Dist `pyrt lock` recorded, or every
+ * locked project when the lock is older than that (pip checks each
+ * download against its hash).
  */
 static int stage_closure(stage_run *s, pyrt_error *err)
 {
 	json_t *j = NULL;
+	if (!s->wl->have_files)
+		s->recorded = recorded_json(s);
 	int rc = closure_run(s, &j, err);
+	free(s->recorded);
+	s->recorded = NULL;
 	if (rc)
 		return rc;
 	json_t *refuse = json_object_get(j, "refuse");
@@ -845,8 +884,29 @@ static int make_one(const char *dir, const char *file, pyrt_pin_wheel *w,
 				    "/dev/null", NULL, hex, &bytes, err);
 	if (null >= 0)
 		close(null);
+	/* Its Requires-Dist, recorded: a locked install from an index
+	 * closes the requested projects over them without the wheels.  A
+	 * wheel whose METADATA cannot be read is locked without them (pip
+	 * will refuse it at install, naming it); such a lock gives pip the
+	 * whole lock from an index, as a lock older than this does. */
+	char **reqs = NULL;
+	size_t nreqs = 0;
+	int known = 0;
+	if (!rc) {
+		pyrt_error rerr = PYRT_ERROR_INIT;
+		int rrc = pyrt_wheel_requires_fd(fd, file, &reqs, &nreqs,
+						 &rerr);
+		if (rrc == PYRT_E_NOMEM)
+			rc = pyrt_error_set(err, rrc, "out of memory");
+		known = rrc == 0;
+	}
 	close(fd);
 	w->size = bytes;
+	if (!rc && known) {
+		w->requires = (const char *const *)reqs;
+		w->nrequires = nreqs;
+		w->requires_known = 1;
+	}
 	if (!rc && !(w->sha256 = strdup(hex)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	return rc;
@@ -888,8 +948,7 @@ static int make_scan(const char *platform, const char *dir,
 			*out = v;
 		}
 		pyrt_pin_wheel *w = &(*out)[*n];
-		w->sha256 = NULL;
-		w->name = w->version = NULL; /* from the file name */
+		memset(w, 0, sizeof *w); /* name, version from the file name */
 		if (!(w->file = strdup(e->d_name))) {
 			rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 			break;
@@ -934,6 +993,8 @@ int pyrt_wheellock_make(pyrt_pins *pins, const char *platform,
 	for (size_t i = 0; i < n; i++) {
 		free((char *)w[i].file);
 		free((char *)w[i].sha256);
+		pyrt_wheel_requires_free((char **)w[i].requires,
+					 w[i].nrequires);
 	}
 	free(w);
 	return rc;

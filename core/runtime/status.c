@@ -280,8 +280,10 @@ static void status_baseline_files(pyrt_status *st, const pyrt_box *box)
 		st->baseline_broken_why, sizeof st->baseline_broken_why);
 }
 
-/* The plugin re-applies a stopped run left pending (declared.h). */
-static void status_pending(pyrt_status *st, const pyrt_box *box)
+/* The plugin re-applies a stopped run left pending, and whether the lock
+ * the box declares is the one the pins in effect carry (declared.h). */
+static void status_pending(pyrt_status *st, const pyrt_box *box,
+			   const pyrt_pins *pins)
 {
 	char path[PATH_MAX];
 	pyrt_declared *d = pyrt_declared_new();
@@ -289,6 +291,15 @@ static void status_pending(pyrt_status *st, const pyrt_box *box)
 	if (d && pyrt_declared_path(pyrt_box_runtime_dir(box), path,
 				    sizeof path, NULL) == 0 &&
 	    pyrt_declared_read(d, path, &found, NULL) == 0 && found) {
+		if (pyrt_declared_baseline_known(d) &&
+		    pyrt_pins_lock_digest(pins, st->platform,
+					  st->lock_in_effect) >= 0) {
+			pyrt_fmt_text(st->lock_declared,
+				      sizeof st->lock_declared, "%s",
+				      pyrt_declared_lock(d));
+			st->lock_differs = strcmp(st->lock_declared,
+						  st->lock_in_effect) != 0;
+		}
 		for (size_t i = 0; i < pyrt_declared_pending_count(d) &&
 		     st->pending_count < 4; i++) {
 			const char *plugin = "";
@@ -507,7 +518,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
 	status_baseline_files(st, box);
-	status_pending(st, box);
+	status_pending(st, box, pins);
 	status_ready(st, pins, pin);
 	return 0;
 }

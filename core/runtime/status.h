@@ -54,6 +54,14 @@ typedef struct pyrt_status {
 	 *  the next install, baseline or plugins install finishes it */
 	int pending_count;
 	char pending[4][128];
+	/** the wheel lock the box declares its packages were installed
+	 *  under (declared.json's lock digest, "" none) and the digest of
+	 *  the lock of the pins in effect ("" none; pins.h); lock_differs
+	 *  when the box declares a baseline and the two are not the same:
+	 *  a baseline with these pins would install other wheels */
+	char lock_declared[PYRT_SHA256_HEX_LEN + 1];
+	char lock_in_effect[PYRT_SHA256_HEX_LEN + 1];
+	int lock_differs;
 	/** the runtime is ready but the pins want another archive (another
 	 * version, build or digest): "pyrt install" would replace it.  The
 	 * pinned version, build and digest are what it would install. */

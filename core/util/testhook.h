@@ -28,6 +28,8 @@
  *   mid-baseline   pip has run, the marker does not yet say so
  *   plugin-reapply after a switch, a plugin's re-apply is announced, its
  *                  pip not started yet (app/plugin.c)
+ *   plugin-declare a plugin's requirements are about to be written to
+ *                  declared.json, under the box lock (app/plugin.c)
  * and in the TUI:
  *   tui-refresh    the dashboard's check has begun, nothing read yet
  * and in serve:

@@ -92,6 +92,16 @@ class Closure(unittest.TestCase):
         with self.assertRaises(NS['Refuse']):
             NS['closure']({}, self.locked, ['lib>=2'])
 
+    def test_recorded_requires_close_the_set_without_wheels(self):
+        # what `pyrt lock` recorded stands in for the wheels' METADATA
+        recorded = {'app': ['lib>=1', 'ghost; python_version < "3"'],
+                    'lib': [], 'unrelated': [], 'helper': [],
+                    'fancy': ['helper; extra == "more"']}
+        r = NS['closure']({}, self.locked, ['app', 'fancy[more]'], recorded)
+        self.assertTrue(r['closed'])
+        self.assertEqual(r['install'], [['app', []], ['fancy', ['more']],
+                                        ['lib', []], ['helper', []]])
+
 
 if __name__ == '__main__':
     unittest.main()
