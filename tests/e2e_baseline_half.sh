@@ -30,16 +30,7 @@ exec(sys.argv[2])' "$work/out" "$1"
 
 idx=$work/index
 e2e_simple_index "$idx"
-python3 -m http.server --bind 127.0.0.1 0 --directory "$idx" \
-  >"$work/http.log" 2>&1 &
-http_pid=$!
-for _ in $(seq 100); do
-  iport=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
-  [ -n "$iport" ] && break
-  sleep 0.1
-done
-stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
-trap stop_http EXIT
+e2e_serve_index "$idx"
 
 for via in pip; do
   box=$work/box-$via

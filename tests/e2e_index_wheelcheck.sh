@@ -31,22 +31,8 @@ for kind in data-dist-info egg-info pycache clean; do
 done
 # innocent 1.0 looks clean and needs evilpyc, the __pycache__ carrier.
 python3 "$src/tests/fixtures/tiny-wheel.py" "$extra" innocent:1.0:evilpyc >/dev/null
-for whl in "$extra"/*.whl; do
-  f=$(basename "$whl")
-  name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
-  mkdir -p "$idx/simple/$name"
-  cp "$whl" "$idx/simple/$name/"
-  printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
-done
-python3 -m http.server --bind 127.0.0.1 0 --directory "$idx" >"$work/http.log" 2>&1 &
-http_pid=$!
-for _ in $(seq 100); do
-  iport=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
-  [ -n "$iport" ] && break
-  sleep 0.1
-done
-stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
-trap stop_http EXIT
+e2e_index_add "$idx" "$extra"/*.whl
+e2e_serve_index "$idx"
 from_index=(--index-url "http://127.0.0.1:$iport/simple/")
 
 # installed NAME-GLOB: a folder or file so named anywhere in the runtime.

@@ -52,15 +52,7 @@ for f in "$wh"/*.whl; do
   cp "$f" "$idx/simple/$n/"
   printf '<a href="%s">%s</a>\n' "$(basename "$f")" "$(basename "$f")" >>"$idx/simple/$n/index.html"
 done
-python3 -m http.server --bind 127.0.0.1 0 --directory "$idx" >"$work/http.log" 2>&1 &
-http_pid=$!
-for _ in $(seq 100); do
-  iport=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
-  [ -n "$iport" ] && break
-  sleep 0.1
-done
-stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
-trap stop_http EXIT
+e2e_serve_index "$idx"
 index=(--index-url "http://127.0.0.1:$iport/simple/")
 
 locked=$work/locked.yaml

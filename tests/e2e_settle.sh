@@ -46,15 +46,7 @@ wheel(sys.argv[2], "2.0")
 EOF
 printf '<a href="relpkg_a-2.0-py3-none-any.whl">relpkg_a-2.0-py3-none-any.whl</a>\n' \
   >"$idx/simple/relpkg-a/index.html"
-python3 -m http.server --bind 127.0.0.1 0 --directory "$idx" >"$work/http.log" 2>&1 &
-http_pid=$!
-for _ in $(seq 100); do
-  iport=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
-  [ -n "$iport" ] && break
-  sleep 0.1
-done
-stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
-trap stop_http EXIT
+e2e_serve_index "$idx"
 printf 'relpkg-a\n' >"$work/reqs.txt"
 
 # --- item 6 ------------------------------------------------------------------

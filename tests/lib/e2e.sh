@@ -82,8 +82,15 @@ e2e_mirror() {
 # DIR/simple/NAME/ (serve it with tests/helpers/slow_index.py or
 # python3 -m http.server).
 e2e_simple_index() {
+  local idx=$1
+  e2e_index_add "$idx" "$fx"/wheelhouse/*.whl
+}
+
+# e2e_index_add DIR WHEEL...: add each wheel to the PEP 503 index in DIR.
+e2e_index_add() {
   local idx=$1 whl f name
-  for whl in "$fx"/wheelhouse/*.whl; do
+  shift
+  for whl in "$@"; do
     f=$(basename "$whl")
     name=$(printf '%s' "${f%%-*}" | tr '_A-Z' '-a-z')
     mkdir -p "$idx/simple/$name"
@@ -91,6 +98,25 @@ e2e_simple_index() {
     printf '<a href="%s">%s</a>\n' "$f" "$f" >>"$idx/simple/$name/index.html"
   done
 }
+
+# e2e_serve_index DIR: serve DIR over loopback HTTP (pip's index) until the
+# test ends; sets iport and http_pid, and stops that pid on exit.  A
+# server that names no port within 10 s ends the test with its log.
+e2e_serve_index() {
+  python3 -m http.server --bind 127.0.0.1 0 --directory "$1" >"$work/http.log" 2>&1 &
+  http_pid=$!
+  trap stop_http EXIT
+  iport=
+  for _ in $(seq 100); do
+    iport=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/http.log" | head -1)
+    [ -n "$iport" ] && return 0
+    sleep 0.1
+  done
+  echo "FAIL - the loopback index did not start:"
+  sed 's/^/#   /' "$work/http.log"
+  exit 1
+}
+stop_http() { kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; e2e_cleanup; }
 
 # e2e_wait_socket PATH PID LOG: wait up to 5 s for a server (pid PID,
 # stderr in LOG) to listen on the Unix socket PATH. When it cannot start,
