@@ -51,14 +51,19 @@ pyrt=$work/as-other
 
 # refused TITLE COMMAND: the dialog TITLE holds the refusal and the whole
 # fix line "sudo pyrt COMMAND --box-root ... --pins ..." (read with its
-# rows joined and blanks set aside: the dialog wraps it, anywhere), and no
-# question and no Retry.
+# rows joined and blanks set aside: the dialog wraps it, anywhere; under a
+# deep checkout it is longer than a 60x16 screen and scrolls, so every row
+# is read), and no question and no Retry.  The whole text is left in
+# $work/dialog.all.
 refused() {
-  on_screen refused_now "$@"
+  on_screen drawn "$1" || { echo "# no dialog '$1'" >&2; return 1; }
+  refused_now "$@"
 }
+drawn() { dialog_text "$1" >/dev/null && grep -qE 'Esc/Enter close|y: yes' "$work/screen"; }
 refused_now() {
   local text
-  text=$(dialog_text "$1") || { echo "# no dialog '$1'" >&2; return 1; }
+  text=$(dialog_whole "$name" "$1") || { echo "# dialog '$1' could not be read whole" >&2; return 1; }
+  printf '%s\n' "$text" >"$work/dialog.all"
   text=${text// /}
   local want="fix:sudopyrt$2--box-root${box}--pins$pins"
   want=${want// /}
@@ -102,7 +107,7 @@ for size in 80x23 60x16; do
   check "$size: i on a plugin missing a package: the refusal, no question, pip never runs" \
     eval 'wait_for "$name" 10 "Plugin install" && refused "Plugin install" "plugins install pdfs" && lacks "Install the requirements of"'
   check "... and its fix keeps the wheelhouse in effect" \
-    eval '[[ "$(dialog_text "Plugin install" | tr -d " ")" == *"--wheelhouse$wh"* ]]'
+    eval '[[ "$(tr -d " " <"$work/dialog.all")" == *"--wheelhouse$wh"* ]]'
   T send-keys -t "$name" Escape
   wait_for "$name" 10 'PLUGIN' >/dev/null
 

@@ -178,14 +178,15 @@ sys.exit(1)
 EOF
 }
 
-# dialog_text TITLE: the text inside the dialog titled TITLE on the last
-# screen read, its rows joined with spaces.  The box is found by display
+# dialog_text TITLE [rows]: the text inside the dialog titled TITLE on the
+# last screen read, its rows joined with spaces (with "rows": one row a
+# line, as drawn).  The box is found by display
 # column, not by character: a wide character (two columns, one character
 # in the capture) in the title, in a row or beside the box would otherwise
 # shift the cut, and "日本語ツール" split over two rows read back as
 # "日 ツール".
 dialog_text() {
-  python3 - "$work/screen" "$1" <<'EOF'
+  python3 - "$work/screen" "$@" <<'EOF'
 import sys, unicodedata
 def width(c):
     return 2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1
@@ -215,10 +216,46 @@ for i, line in enumerate(lines):
         if row[left:left + 1] == ["└"]:
             break
         out.append("".join(row[left + 1:right]).strip())
-    print(" ".join(w for w in " ".join(out).split()))
+    if sys.argv[3:] == ["rows"]:
+        print("\n".join(out))
+    else:
+        print(" ".join(w for w in " ".join(out).split()))
     sys.exit(0)
 sys.exit(1)
 EOF
+}
+
+# dialog_whole NAME TITLE: the whole text of the dialog TITLE in pane NAME,
+# its rows joined with spaces, also when it is longer than the screen: the
+# rows past "Up/Down scroll (A-B of N)" are read by pressing Down one row at
+# a time, and Up as often afterwards, so the dialog is left as it was.
+dialog_whole() {
+  local name=$1 title=$2 hint a b n i rows
+  screen "$name" >"$work/screen" || return 1
+  rows=$(dialog_text "$title" rows) || return 1
+  hint=$(grep -o 'Up/Down scroll ([0-9]*-[0-9]* of [0-9]*)' "$work/screen" | head -1)
+  if [ -z "$hint" ]; then
+    dialog_text "$title"
+    return
+  fi
+  read -r a b n < <(printf '%s\n' "$hint" | tr -c '0-9\n' ' ')
+  printf '%s\n' "$rows" | head -n $((b - a + 1)) >"$work/dialog.rows"
+  local pressed=0
+  while [ "$b" -lt "$n" ]; do
+    T send-keys -t "$name" Down
+    pressed=$((pressed + 1))
+    for ((i = 0; i < 50; i++)); do
+      screen "$name" >"$work/screen" 2>/dev/null &&
+        grep -q "Up/Down scroll ($((a + 1))-$((b + 1)) of $n)" "$work/screen" && break
+      sleep 0.1
+    done
+    [ "$i" -lt 50 ] || return 1
+    a=$((a + 1)) b=$((b + 1))
+    dialog_text "$title" rows | sed -n "$((b - a + 1))p" >>"$work/dialog.rows"
+  done
+  for ((i = 0; i < pressed; i++)); do T send-keys -t "$name" Up; done
+  tr '\n' ' ' <"$work/dialog.rows" | tr -s ' ' | sed 's/^ //; s/ $//'
+  echo
 }
 
 # borders_at COL: every row of a box on the last screen read (a row that
