@@ -15,21 +15,6 @@
 e2e_setup declared fixtures
 . "$src/tests/lib/faults.sh"
 
-# json_doc PY: assert over out (one JSON document) as `r`.
-json_doc() {
-  python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$work/out" "$1"
-}
-# json_last PY: assert over the last NDJSON line of out as `r`.
-json_last() {
-  python3 -c '
-import json, sys
-r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
-exec(sys.argv[2])' "$work/out" "$1"
-}
-
 wh=$fx/wheelhouse
 box=$work/box
 mkdir -p "$box"

@@ -13,13 +13,6 @@
 e2e_setup dry_run fixtures
 e2e_mirror
 
-# json_doc PY: assert over out (one JSON document) as `r`.
-json_doc() {
-  python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$work/out" "$@"
-}
 # snap NAME: every file of the box and pyrt's home with its type, mode,
 # owner, size, mtime, ctime and link target (atime aside: reading is not
 # changing).

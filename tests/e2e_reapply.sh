@@ -13,13 +13,6 @@
 e2e_setup reapply fixtures
 . "$src/tests/lib/faults.sh"
 
-json_doc() {
-  python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$work/out" "$1"
-}
-
 fault_box "$work/box"
 py=$current/bin/python3
 wh=(--wheelhouse "$fx/wheelhouse")

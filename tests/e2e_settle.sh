@@ -15,13 +15,6 @@
 e2e_setup settle fixtures
 . "$src/tests/lib/faults.sh"
 
-json_doc() {
-  python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-exec(sys.argv[2])' "$work/out" "$1"
-}
-
 fault_box "$work/box"
 py=$current/bin/python3
 site() { "$py" -I -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }

@@ -78,6 +78,22 @@ e2e_mirror() {
   mirror="https://127.0.0.1:$port/pbs"
 }
 
+# json_doc PY: run PY with r the JSON document in $work/out (assert there).
+json_doc() {
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[2])' "$work/out" "$@"
+}
+
+# json_last PY: the same over the last NDJSON line of $work/out.
+json_last() {
+  python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]
+exec(sys.argv[2])' "$work/out" "$@"
+}
+
 # e2e_simple_index DIR: the fixture wheelhouse as a PEP 503 index under
 # DIR/simple/NAME/ (serve it with tests/helpers/slow_index.py or
 # python3 -m http.server).
