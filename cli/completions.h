@@ -1,7 +1,7 @@
 /*
  * The shell code of the completions, as written in
  * dist/completion/pyrt-body.{bash,zsh,fish} and embedded at build time
- * (cmake/embed_text.cmake): each NUL-terminated, its _size counting the
+ * (cmake/embed.cmake): each NUL-terminated, its _size counting the
  * NUL.  cli/completions.c prints the tables' words around them.
  */
 #ifndef PYRT_CLI_COMPLETIONS_H

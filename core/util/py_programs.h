@@ -1,6 +1,6 @@
 /*
  * The Python programs pyrt runs inside the managed interpreter with -c, as
- * written in py/<name>.py and embedded at build time (cmake/embed_py.cmake):
+ * written in py/<name>.py and embedded at build time (cmake/embed.cmake):
  * each is NUL-terminated, and its _size counts the NUL, as sizeof would.
  * They stay real files so pyflakes and the unit tests (tests/py) read
  * exactly what runs.
