@@ -19,7 +19,7 @@ bins=("$@")
 [ "${#bins[@]}" -ge 1 ] || { echo "usage: $0 BOX PYRT [PYRT2 …]" >&2; exit 2; }
 rounds=${ROUNDS:-3} secs=${SECS:-5}
 read -r -a conns <<<"${CONNS:-1 50 300}"
-[ -x /usr/sbin/nginx ] && command -v wrk >/dev/null || { echo "needs nginx-light and wrk" >&2; exit 1; }
+if [ ! -x /usr/sbin/nginx ] || ! command -v wrk >/dev/null; then echo "needs nginx-light and wrk" >&2; exit 1; fi
 work=$(mktemp -d /tmp/pyrt-serve-nginx.XXXXXX)
 chmod 0755 "$work"
 out=${OUT:-$work/serve.tsv}
