@@ -69,7 +69,7 @@ static void unlink_conn(srv_guard *g, guard_conn *c)
 	else
 		g->tail = c->prev;
 	c->prev = c->next = NULL;
-	c->listed = 0;
+	__atomic_store_n(&c->listed, 0, __ATOMIC_RELAXED);
 	g->count--;
 }
 
@@ -168,7 +168,7 @@ static void conn_started(srv_guard *g, struct MHD_Connection *conn,
 	else
 		g->head = c;
 	g->tail = c;
-	c->listed = 1;
+	__atomic_store_n(&c->listed, 1, __ATOMIC_RELAXED);
 	g->count++;
 	pthread_mutex_unlock(&g->mu);
 }
@@ -197,7 +197,10 @@ void srv_guard_trust(srv_guard *g, struct MHD_Connection *conn)
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	guard_conn *c = info ? info->socket_context : NULL;
-	if (!c)
+	/* Every request of a kept-alive connection passes here; once out
+	 * of the list it never goes back, so a 0 read without the lock is
+	 * final (a 1 may be stale: the lock decides). */
+	if (!c || !__atomic_load_n(&c->listed, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&g->mu);
 	unlink_conn(g, c);

@@ -58,6 +58,7 @@ typedef struct req {
 	size_t len;
 	int too_big;
 	int answered;
+	const char *if_none_match; /* in libmicrohttpd's pool, per request */
 } req;
 
 static enum MHD_Result send_json_header(struct MHD_Connection *c,
@@ -136,38 +137,54 @@ static int loopback_hostport(const char *s, size_t len)
 	return 0;
 }
 
-/* How many times the headers carry one name. */
-typedef struct header_count {
-	const char *name;
-	int n;
-} header_count;
+/* The headers the gate and the routes read, found in one pass over the
+ * request's headers: the first of each name (what a lookup would give)
+ * and how many Host and Origin headers there are. */
+typedef struct req_headers {
+	const char *host, *origin, *auth, *content_length, *transfer_encoding,
+		*if_none_match;
+	int hosts, origins;
+} req_headers;
 
-static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
-				    const char *key, const char *value)
+static void keep_first(const char **slot, const char *value)
 {
-	header_count *hc = cls;
-	if (strcasecmp(key, hc->name) == 0)
-		hc->n++;
-	return MHD_YES;
+	if (!*slot)
+		*slot = value;
 }
 
-static int header_times(struct MHD_Connection *c, const char *name)
+static enum MHD_Result note_header(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
 {
-	header_count hc = { name, 0 };
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
-	return hc.n;
+	req_headers *rh = cls;
+	(void)kind;
+	if (strcasecmp(key, "Host") == 0) {
+		rh->hosts++;
+		keep_first(&rh->host, value);
+	} else if (strcasecmp(key, "Origin") == 0) {
+		rh->origins++;
+		keep_first(&rh->origin, value);
+	} else if (strcasecmp(key, "Authorization") == 0) {
+		keep_first(&rh->auth, value);
+	} else if (strcasecmp(key, "Content-Length") == 0) {
+		keep_first(&rh->content_length, value);
+	} else if (strcasecmp(key, "Transfer-Encoding") == 0) {
+		keep_first(&rh->transfer_encoding, value);
+	} else if (strcasecmp(key, "If-None-Match") == 0) {
+		keep_first(&rh->if_none_match, value);
+	}
+	return MHD_YES;
 }
 
 /* An Origin a browser page on this machine would send: one header,
  * http(s)://loopback[:port]. */
-static int origin_ok(struct MHD_Connection *c)
+static int origin_ok(const req_headers *rh)
 {
-	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *origin = rh->origin;
 	if (!origin)
 		return 1;
-	/* The lookup gives the first Origin only; a proxy or browser
+	/* A lookup would give the first Origin only; a proxy or browser
 	 * component in between may act on the other: refuse both. */
-	if (header_times(c, "Origin") > 1)
+	if (rh->origins > 1)
 		return 0;
 	const char *rest = strncmp(origin, "http://", 7) == 0 ? origin + 7
 		: strncmp(origin, "https://", 8) == 0 ? origin + 8 : NULL;
@@ -177,11 +194,10 @@ static int origin_ok(struct MHD_Connection *c)
 /* Host, Origin, then the token; 0 when the request may go on, else the
  * error is queued and its MHD result is in *out. */
 static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
-		enum MHD_Result *out)
+		const req_headers *rh, enum MHD_Result *out)
 {
-	int hosts = header_times(c, "Host");
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-	if (hosts > 1 || url[0] != '/' || (host && strchr(host, ','))) {
+	const char *host = rh->host;
+	if (rh->hosts > 1 || url[0] != '/' || (host && strchr(host, ','))) {
 		*out = send_error(c, 400, "bad_host", "the request names more than one host", "send one Host header and a path-only request target");
 		return 1;
 	}
@@ -190,14 +206,14 @@ static int gate(srv_http *h, struct MHD_Connection *c, const char *url,
 				  "connect to the loopback address directly (no DNS name, no proxy)");
 		return 1;
 	}
-	if (!origin_ok(c)) {
+	if (!origin_ok(rh)) {
 		*out = send_error(c, 403, "forbidden_origin", "requests from a web page of another origin (or with more than one Origin header) are refused",
 				  "call the API from a local program, not from a browser page");
 		return 1;
 	}
 	if (!h->need_token)
 		return 0;
-	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *auth = rh->auth;
 	int ok = auth && strncmp(auth, "Bearer ", 7) == 0 &&
 		 strlen(auth + 7) == SRV_TOKEN_HEX &&
 		 pyrt_bytes_equal_ct(auth + 7, h->token, SRV_TOKEN_HEX);
@@ -394,12 +410,8 @@ static unsigned pool_threads(void)
 	return n < 1 ? 1 : n > POOL_THREADS_MAX ? POOL_THREADS_MAX : (unsigned)n;
 }
 
-static void answer_done(void *cls)
-{
-	srv_status_answer_release(cls);
-}
-
-static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
+static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c,
+				  const req *rq)
 {
 	const char *deep = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "deep");
 	if (deep && strcmp(deep, "0") != 0 && strcmp(deep, "1") != 0) {
@@ -413,26 +425,12 @@ static enum MHD_Result get_status(srv_http *h, struct MHD_Connection *c)
 		: srv_status_memo_get(h->ctx->status_memo, h->ctx, &err);
 	if (!a)
 		return send_error(c, 500, "status", err.msg[0] ? err.msg : "out of memory", "run pyrt doctor");
-	char etag[24];
-	memcpy(etag, a->etag, sizeof etag);
-	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
-	int same = inm && strcmp(inm, etag) == 0;
-	/* The shared answer goes out as it is; the response holds a
-	 * reference until libmicrohttpd has sent it. */
-	struct MHD_Response *r = same
-		? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
-		: MHD_create_response_from_buffer_with_free_callback_cls(
-			  a->len, a->body, answer_done, a);
-	if (same || !r)
-		srv_status_answer_release(a);
-	if (!r)
-		return MHD_NO;
-	MHD_add_response_header(r, "ETag", etag);
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
-	if (!same)
-		MHD_add_response_header(r, "Content-Type", "application/json");
-	enum MHD_Result out = MHD_queue_response(c, same ? 304 : 200, r);
-	MHD_destroy_response(r);
+	/* The answer's own responses, headers and all: the connection
+	 * takes its reference to the one it sends before ours goes. */
+	int same = rq->if_none_match && strcmp(rq->if_none_match, a->etag) == 0;
+	enum MHD_Result out = MHD_queue_response(c, same ? 304 : 200,
+						 same ? a->not_modified : a->ok);
+	srv_status_answer_release(a);
 	return out;
 }
 
@@ -592,7 +590,7 @@ static enum MHD_Result route(srv_http *h, struct MHD_Connection *c,
 		return get ? send_json(c, 200, json_pack("{s:s, s:s}", "status", "ok", "version", PYRT_VERSION), NULL)
 			   : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/runtime/python") == 0)
-		return get ? get_status(h, c) : method_not_allowed(c, ALLOW_GET);
+		return get ? get_status(h, c, r) : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/plugins") == 0)
 		return get ? get_plugins(h, c) : method_not_allowed(c, ALLOW_GET);
 	if (strcmp(url, "/api/doctor") == 0)
@@ -624,8 +622,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+		req_headers rh = { 0 };
+		MHD_get_connection_values(c, MHD_HEADER_KIND, note_header, &rh);
+		r->if_none_match = rh.if_none_match;
 		enum MHD_Result out;
-		if (gate(h, c, url, &out)) {
+		if (gate(h, c, url, &rh, &out)) {
 			r->answered = 1;
 			return out;
 		}
@@ -636,8 +637,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		 * size only at its end, and libmicrohttpd can answer only
 		 * before a body or after all of it: it is refused at once,
 		 * never read for ever. */
-		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-		if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding")) {
+		const char *cl = rh.content_length;
+		if (rh.transfer_encoding) {
 			r->answered = 1;
 			return send_error(c, 413, "too_large", "a request body without a Content-Length (Transfer-Encoding: chunked) is refused: its size cannot be held to the 16 KiB cap before it is read",
 					  "send the JSON object (at most 16 KiB) with a Content-Length");

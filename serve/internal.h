@@ -95,10 +95,16 @@ typedef struct srv_status_memo srv_status_memo;
 srv_status_memo *srv_status_memo_new(void);
 void srv_status_memo_free(srv_status_memo *m);
 /** One GET /api/runtime/python answer, immutable once made and shared by
- *  every request that serves it: its body ('\n'-ended, len bytes) and
- *  ETag.  Each holder releases it once; the last release frees it. */
+ *  every request that serves it: its body ('\n'-ended, len bytes), ETag,
+ *  and its two libmicrohttpd responses, made once with their headers (200
+ *  with the body, 304 without) and queued as they are on every
+ *  connection (libmicrohttpd counts its own references to a response).
+ *  Each holder releases the answer once; the last release drops the
+ *  responses, and the memory goes when the last connection sending the
+ *  200 is done with it. */
 typedef struct srv_status_answer {
 	int refs;                /* atomic */
+	struct MHD_Response *ok, *not_modified;
 	size_t len;
 	char etag[24];
 	char body[];

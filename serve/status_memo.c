@@ -92,10 +92,57 @@ void srv_status_memo_free(srv_status_memo *m)
 	free(m);
 }
 
+/* The last holder's release: the 200's free callback frees the answer
+ * once no connection is sending it any more (maybe at once). */
 void srv_status_answer_release(srv_status_answer *a)
 {
-	if (a && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (a->not_modified)
+		MHD_destroy_response(a->not_modified);
+	if (a->ok)
+		MHD_destroy_response(a->ok);
+	else
 		free(a);
+}
+
+static void answer_free(void *cls)
+{
+	free(cls);
+}
+
+/* The headers both answers carry; 0 when all were added. */
+static int common_headers(struct MHD_Response *r, const char *etag)
+{
+	return (MHD_add_response_header(r, "ETag", etag) == MHD_YES &&
+		MHD_add_response_header(r, "Cache-Control", "no-cache") == MHD_YES)
+		? 0 : -1;
+}
+
+/* The 200 and 304 responses, made once for every request the answer
+ * serves; 0, or -1 (out of memory) with a freed. */
+static int make_responses(srv_status_answer *a)
+{
+	struct MHD_Response *nm = MHD_create_response_from_buffer(
+		0, NULL, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *ok = nm
+		? MHD_create_response_from_buffer_with_free_callback_cls(
+			  a->len, a->body, answer_free, a)
+		: NULL;
+	if (ok && common_headers(nm, a->etag) == 0 &&
+	    common_headers(ok, a->etag) == 0 &&
+	    MHD_add_response_header(ok, "Content-Type", "application/json") == MHD_YES) {
+		a->not_modified = nm;
+		a->ok = ok;
+		return 0;
+	}
+	if (nm)
+		MHD_destroy_response(nm);
+	if (ok)
+		MHD_destroy_response(ok); /* its callback frees a */
+	else
+		free(a);
+	return -1;
 }
 
 static srv_status_answer *answer_ref(srv_status_answer *a)
@@ -356,12 +403,17 @@ srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
 		return NULL;
 	}
 	a->refs = 1;
+	a->ok = a->not_modified = NULL;
 	memcpy(a->body, text, n);
 	free(text);
 	a->body[n++] = '\n';
 	a->len = n;
 	snprintf(a->etag, sizeof a->etag, "\"%016llx\"",
 		 (unsigned long long)fnv1a(a->body, a->len));
+	if (make_responses(a) != 0) {
+		pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+		return NULL;
+	}
 	return a;
 }
 
