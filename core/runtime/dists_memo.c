@@ -163,23 +163,23 @@ static void cur_char(cursor *c, char ch)
 static long long cur_num(cursor *c)
 {
 	cur_char(c, ' ');
-	long long v = 0;
-	int neg = 0, digits = 0;
-	if (!c->bad && c->p < c->end && *c->p == '-') {
-		neg = 1;
-		c->p++;
-	}
-	while (!c->bad && c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-		if (v > (LLONG_MAX - 9) / 10) {
-			c->bad = 1;
-			break;
-		}
-		v = v * 10 + (*c->p++ - '0');
-		digits++;
-	}
-	if (!digits)
+	if (c->bad)
+		return 0;
+	const char *p = c->p;
+	int neg = p < c->end && *p == '-';
+	p += neg;
+	/* At most 19 digits: they fit unsigned 64 bits, checked after. */
+	const char *start = p, *stop = c->end - p > 19 ? p + 19 : c->end;
+	unsigned long long v = 0;
+	while (p < stop && (unsigned)(*p - '0') < 10)
+		v = v * 10 + (unsigned)(*p++ - '0');
+	if (p == start || v > (unsigned long long)LLONG_MAX ||
+	    (p < c->end && (unsigned)(*p - '0') < 10)) {
 		c->bad = 1;
-	return neg ? -v : v;
+		return 0;
+	}
+	c->p = p;
+	return neg ? -(long long)v : (long long)v;
 }
 
 /* " <length>:<bytes>" copied (malloc'd), or NULL with c->bad set. */
