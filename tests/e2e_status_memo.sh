@@ -54,10 +54,13 @@ fresh_equal() {
   "$pyrt" status --json "${common[@]}" </dev/null >"$work/fresh.json" 2>/dev/null
   rm -f "$memo"
   "$pyrt" plugins --json "${common[@]}" </dev/null >"$work/fresh-plugins.json" 2>/dev/null
-  cmp -s "$work/memo.json" "$work/fresh.json" &&
-    cmp -s "$work/memo-plugins.json" "$work/fresh-plugins.json" ||
-    { diff "$work/memo.json" "$work/fresh.json" | head -6 >&2
-      diff "$work/memo-plugins.json" "$work/fresh-plugins.json" | head -6 >&2; return 1; }
+  if cmp -s "$work/memo.json" "$work/fresh.json" &&
+     cmp -s "$work/memo-plugins.json" "$work/fresh-plugins.json"; then
+    return 0
+  fi
+  diff "$work/memo.json" "$work/fresh.json" | head -6 >&2
+  diff "$work/memo-plugins.json" "$work/fresh-plugins.json" | head -6 >&2
+  return 1
 }
 # records_opened: how many RECORD files one status opens.
 records_opened() {
