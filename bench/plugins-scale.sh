@@ -6,6 +6,8 @@
 # 2.5 s to settle and answered once untimed, so the timed runs are "nothing
 # changed since the last answer".  Timings are reported, never asserted.
 # Needs hyperfine and the fixtures (tests/fixtures/build-fixtures.sh).
+# PYRT_BENCH_RUNS (default 200) runs each; PYRT_BENCH_JSON=FILE keeps
+# hyperfine's JSON (medians, user and system times).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -37,6 +39,6 @@ sleep 2.5
 for c in "${cmds[@]}"; do $c >/dev/null 2>&1 || true; done
 "$pyrt" status --box-root "$work/pbox10" --pins "$fx/pins.yaml" | grep -E "^ready|baseline:"
 echo "load before: $(cat /proc/loadavg)"
-hyperfine -N --warmup 10 --runs "$runs" \
+hyperfine -N --warmup 10 --runs "$runs" --export-json "${PYRT_BENCH_JSON:-/dev/null}" \
   true "$pyrt status --box-root $work/pbox10 --pins $fx/pins.yaml" "${cmds[@]}"
 echo "load after: $(cat /proc/loadavg)"
