@@ -16,8 +16,13 @@ box=$work/box
 common=(--box-root "$box" --pins "$fx/pins.yaml")
 "$pyrt" install "${common[@]}" --from-file "$fx/runtime.tar.gz" \
   --wheelhouse "$fx/wheelhouse" --yes >/dev/null 2>&1
+# The observed-state memo (core/runtime/dists_memo.h) keeps only folders
+# left alone 2 s: settle, then one status writes it.
+sleep 2.5
 "$pyrt" status "${common[@]}" | grep -E "^ready|baseline:"
+echo "load before: $(cat /proc/loadavg)"
 hyperfine -N --warmup 20 --runs 300 \
   "true" \
   "$pyrt status ${common[*]}" \
   "$pyrt status --json ${common[*]}"
+echo "load after: $(cat /proc/loadavg)"

@@ -1,9 +1,14 @@
 /* ctest: test_cache_seal */
 /* core/util/cache_seal: the checksum is FNV-1a 64 as 16 lowercase hex
- * digits, and any one changed byte, a cut, or a malformed sum is refused. */
+ * digits, and any one changed byte, a cut, or a malformed sum is refused;
+ * the sealed file and the identities the box's memos share. */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util/cache_seal.h"
 
@@ -37,4 +42,81 @@ Test(cache_seal, any_change_is_refused)
 		cr_assert_not(pyrt_cache_sum_ok(upper, data, len),
 			      "upper case is not the form written");
 	cr_assert_not(pyrt_cache_sum_ok("123", data, len), "too short");
+}
+
+/* The sealed file the box's whole-file memos share: read back as written;
+ * a flipped byte, a file others may write, or a folder others may write
+ * is a miss. */
+static void sealed_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/pyrt-seal.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0700);
+}
+
+static int read_back(const char *dir, char **data, const char **body,
+		     size_t *len)
+{
+	return pyrt_cache_read_sealed(dir, "memo", 1 << 20, data, body, len);
+}
+
+Test(cache_seal, sealed_file_reads_back_and_refuses_damage)
+{
+	char dir[64], path[128], *data = NULL;
+	const char *body = NULL;
+	size_t len = 0;
+	sealed_dir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/memo", dir);
+	pyrt_cache_write_sealed(dir, "memo", "abc\ndef\n", 8);
+	struct stat sb;
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq(sb.st_mode & 0777, 0600);
+	cr_assert_eq(read_back(dir, &data, &body, &len), 0);
+	cr_assert_eq(len, 8);
+	cr_assert_eq(memcmp(body, "abc\ndef\n", 8), 0);
+	free(data);
+
+	chmod(path, 0620);
+	cr_assert_eq(read_back(dir, &data, &body, &len), -1, "group-writable");
+	chmod(path, 0602);
+	cr_assert_eq(read_back(dir, &data, &body, &len), -1, "world-writable");
+	chmod(path, 0600);
+	chmod(dir, 0770);
+	cr_assert_eq(read_back(dir, &data, &body, &len), -1, "folder others write");
+	chmod(dir, 0700);
+
+	FILE *f = fopen(path, "r+");
+	cr_assert_not_null(f);
+	fseek(f, 18, SEEK_SET);
+	fputc('X', f);
+	fclose(f);
+	cr_assert_eq(read_back(dir, &data, &body, &len), -1, "a flipped byte");
+	cr_assert_null(data);
+	unlink(path);
+	cr_assert_eq(read_back(dir, &data, &body, &len), -1, "missing");
+	rmdir(dir);
+}
+
+Test(cache_seal, settled_means_older_than_the_start_by_the_settle_time)
+{
+	struct stat sb;
+	memset(&sb, 0, sizeof sb);
+	struct timespec start = { 1000, 500 };
+	sb.st_mtim.tv_sec = sb.st_ctim.tv_sec = 1000 - PYRT_CACHE_SETTLE_S;
+	sb.st_mtim.tv_nsec = sb.st_ctim.tv_nsec = 499;
+	cr_assert(pyrt_cache_settled(&sb, &start));
+	sb.st_ctim.tv_nsec = 500;
+	cr_assert_not(pyrt_cache_settled(&sb, &start), "ctime at the limit");
+	sb.st_ctim.tv_nsec = 0;
+	sb.st_mtim.tv_sec = 999;
+	cr_assert_not(pyrt_cache_settled(&sb, &start), "mtime recent");
+
+	pyrt_cache_id a, b;
+	pyrt_cache_id_of(&sb, &a);
+	sb.st_ctim.tv_nsec = 1;
+	pyrt_cache_id_of(&sb, &b);
+	cr_assert_not(pyrt_cache_id_same(&a, &b), "one ns of ctime");
+	sb.st_ctim.tv_nsec = 0;
+	pyrt_cache_id_of(&sb, &b);
+	cr_assert(pyrt_cache_id_same(&a, &b));
 }

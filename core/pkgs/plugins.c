@@ -1144,6 +1144,12 @@ static pyrt_dists *c_reader(const pyrt_box *box, const pyrt_status *st,
 	}
 	if (m)
 		d = pyrt_dists_for_install(dir, m);
+	/* The memo status keeps of the distributions found whole: the
+	 * matrix reads it and adds to it (dists_memo.h); doctor does not. */
+	if (d && memo &&
+	    pyrt_fmt_path(path, sizeof path, NULL, "%s/" PYRT_BOX_CACHE_DIR,
+			  pyrt_box_runtime_dir(box)) == 0)
+		pyrt_dists_keep_memo(d, path);
 	free(own);
 	return d;
 }

@@ -24,34 +24,20 @@
 #define SCAN_MAX (16 * 1024 * 1024)
 #define SCAN_ENTRIES_MAX 1024 /* plugins.c's PLUGINS_MAX */
 #define SCAN_REQS_MAX 256     /* plugins.c's REQUIRES_MAX */
-#define ID_FIELDS 8
 
-/* ------------------------------------------------------------ identities */
+/* Identities, the settle rule and the sealed file: cache_seal.h. */
+#define ID_FIELDS PYRT_CACHE_ID_FIELDS
 
 static void identity_of(const struct stat *sb, long long id[ID_FIELDS])
 {
-	id[0] = (long long)sb->st_dev;
-	id[1] = (long long)sb->st_ino;
-	id[2] = (long long)sb->st_mode;
-	id[3] = (long long)sb->st_uid;
-	id[4] = (long long)sb->st_gid;
-	id[5] = (long long)sb->st_size;
-	id[6] = (long long)sb->st_mtim.tv_sec * 1000000000LL +
-		sb->st_mtim.tv_nsec;
-	id[7] = (long long)sb->st_ctim.tv_sec * 1000000000LL +
-		sb->st_ctim.tv_nsec;
+	pyrt_cache_id c;
+	pyrt_cache_id_of(sb, &c);
+	memcpy(id, c.f, sizeof c.f);
 }
 
-/* Whether sb has not changed since well before the scan started. */
 static int settled(const struct stat *sb, const struct timespec *started)
 {
-	long long limit = ((long long)started->tv_sec - PYRT_SCAN_MEMO_SETTLE_S)
-			  * 1000000000LL + started->tv_nsec;
-	long long m = (long long)sb->st_mtim.tv_sec * 1000000000LL +
-		      sb->st_mtim.tv_nsec;
-	long long c = (long long)sb->st_ctim.tv_sec * 1000000000LL +
-		      sb->st_ctim.tv_nsec;
-	return m < limit && c < limit;
+	return pyrt_cache_settled(sb, started);
 }
 
 /* ------------------------------------------------------------ writing */
@@ -132,57 +118,6 @@ static const pyrt_scan_row *row_named(const pyrt_scan_row *rows, size_t n,
 		if (strcmp(rows[i].name, name) == 0)
 			return &rows[i];
 	return NULL;
-}
-
-/* dir/file when dir is private (ours, not a symlink, not writable by
- * others); 0 or -1. */
-static int memo_file(const char *dir, char *path, size_t len)
-{
-	int missing = 0;
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_fs_check_private_dir(dir, &missing, &err) != 0 || missing)
-		return -1;
-	return pyrt_fmt_path(path, len, NULL, "%s/%s", dir,
-			     PYRT_PLUGINS_SCAN_MEMO_FILE) ? -1 : 0;
-}
-
-static void write_sealed(const char *dir, const out *body)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 32], sum[PYRT_CACHE_SUM_LEN + 1];
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return;
-	if (memo_file(dir, path, sizeof path) != 0 ||
-	    pyrt_fmt_path(tmp, sizeof tmp, NULL, "%s.%ld.tmp", path,
-			  (long)getpid()))
-		return;
-	pyrt_cache_sum(body->s, body->len, sum);
-	sum[PYRT_CACHE_SUM_LEN] = '\n';
-	pyrt_error err = PYRT_ERROR_INIT;
-	int fd = pyrt_fs_open_state(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600,
-				    &err);
-	if (fd < 0)
-		return;
-	struct { const char *p; size_t n; } parts[2] = {
-		{ sum, PYRT_CACHE_SUM_LEN + 1 }, { body->s, body->len },
-	};
-	int ok = 1;
-	for (int i = 0; i < 2 && ok; i++) {
-		size_t off = 0;
-		while (off < parts[i].n) {
-			ssize_t w = write(fd, parts[i].p + off,
-					  parts[i].n - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				ok = 0;
-				break;
-			}
-			off += (size_t)w;
-		}
-	}
-	/* No fsync: a torn file after a crash fails its checksum: a miss. */
-	if (close(fd) != 0 || !ok || rename(tmp, path) != 0)
-		unlink(tmp);
 }
 
 /* One entry of plugins/: recorded, skipped (0), or -1: nothing may be
@@ -267,7 +202,8 @@ void pyrt_plugins_scan_memo_store(const char *dir, const char *plugins_dir,
 	 * symlink's, a name made printable) means this scan is not one a
 	 * look-up can give back. */
 	if (ok && !o.failed && recorded == n)
-		write_sealed(dir, &o);
+		pyrt_cache_write_sealed(dir, PYRT_PLUGINS_SCAN_MEMO_FILE,
+					o.s, o.len);
 	free(o.s);
 }
 
@@ -488,22 +424,18 @@ static int walk(const char *body, size_t len, const char *plugins_dir,
 int pyrt_plugins_scan_memo_load(const char *dir, const char *plugins_dir,
 				pyrt_scan_row_fn fn, void *ctx)
 {
-	char path[PATH_MAX], *data = NULL;
+	char *data = NULL;
+	const char *body = NULL;
 	size_t len = 0;
-	pyrt_error err = PYRT_ERROR_INIT;
-	if (memo_file(dir, path, sizeof path) != 0 ||
-	    pyrt_fs_read_state(path, SCAN_MAX, &data, &len, &err) != 0)
+	if (pyrt_cache_read_sealed(dir, PYRT_PLUGINS_SCAN_MEMO_FILE, SCAN_MAX,
+				   &data, &body, &len) != 0)
 		return 0;
-	const size_t head = PYRT_CACHE_SUM_LEN + 1;
 	int rc = 0;
 	parsed *p = calloc(1, sizeof *p);
 	int dfd = open(plugins_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (p && dfd >= 0 && len > head && data[PYRT_CACHE_SUM_LEN] == '\n' &&
-	    pyrt_cache_sum_ok(data, data + head, len - head) &&
-	    walk(data + head, len - head, plugins_dir, dfd, 1, NULL, NULL,
-		 p) == 1)
-		rc = walk(data + head, len - head, plugins_dir, dfd, 0, fn,
-			  ctx, p);
+	if (p && dfd >= 0 &&
+	    walk(body, len, plugins_dir, dfd, 1, NULL, NULL, p) == 1)
+		rc = walk(body, len, plugins_dir, dfd, 0, fn, ctx, p);
 	if (dfd >= 0)
 		close(dfd);
 	if (p)

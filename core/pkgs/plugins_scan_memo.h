@@ -44,9 +44,10 @@
 #include <time.h>
 
 #include "core/pkgs/plugins.h"
+#include "core/util/cache_seal.h"
 
 #define PYRT_PLUGINS_SCAN_MEMO_FILE "plugins-scan"
-#define PYRT_SCAN_MEMO_SETTLE_S 2
+#define PYRT_SCAN_MEMO_SETTLE_S PYRT_CACHE_SETTLE_S /* cache_seal.h */
 
 /** One row as the scan left it: error non-NULL means invalid. */
 typedef struct pyrt_scan_row {

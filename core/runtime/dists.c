@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/runtime/dists_memo.h"
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 #include "core/util/os.h"
@@ -30,6 +31,7 @@ typedef struct entry {
 	char *norm;  /* the name importlib files it under */
 	char *raw;   /* the directory entry */
 	int egg;     /* .egg-info: not read here */
+	int known_whole; /* with a memo: found whole by this reader */
 } entry;
 
 typedef struct site_dir {
@@ -38,12 +40,15 @@ typedef struct site_dir {
 	int fd;
 	entry *e;
 	size_t n, cap;
+	pyrt_dists_memo *memo;  /* the reader's, or NULL */
+	int memo_site;          /* this folder in it (dists_memo.h) */
 } site_dir;
 
 struct pyrt_dists {
 	char *prefix;
 	site_dir *dirs;
 	size_t n;
+	pyrt_dists_memo *memo;
 };
 
 pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
@@ -87,6 +92,7 @@ void pyrt_dists_free(pyrt_dists *d)
 {
 	if (!d)
 		return;
+	pyrt_dists_memo_free(d->memo); /* while the folders are open */
 	for (size_t i = 0; i < d->n; i++) {
 		site_dir *s = &d->dirs[i];
 		for (size_t j = 0; j < s->n; j++) {
@@ -101,6 +107,17 @@ void pyrt_dists_free(pyrt_dists *d)
 	free(d->dirs);
 	free(d->prefix);
 	free(d);
+}
+
+int pyrt_dists_keep_memo(pyrt_dists *d, const char *cache_dir)
+{
+	if (!d || d->memo)
+		return d ? 0 : -1;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->dirs[i].state != DIR_UNREAD)
+			return -1; /* only before the first look */
+	d->memo = pyrt_dists_memo_new(cache_dir);
+	return d->memo ? 0 : -1;
 }
 
 /* importlib's Prepared.normalize: runs of '-', '_', '.' become one '_',
@@ -151,6 +168,7 @@ static int dir_add(site_dir *s, const char *name)
 	}
 	entry *e = &s->e[s->n];
 	e->egg = egg;
+	e->known_whole = 0;
 	e->norm = normalize(name, stem);
 	e->raw = strdup(name);
 	if (!e->norm || !e->raw) {
@@ -192,6 +210,14 @@ static void dir_read(pyrt_dists *d, site_dir *s)
 	if (!rc && errno == 0)
 		s->state = DIR_OK;
 	closedir(dir);
+	char abs[PATH_MAX];
+	s->memo_site = -1;
+	if (s->state == DIR_OK && d->memo &&
+	    pyrt_fmt_path(abs, sizeof abs, NULL, "%s/%s", d->prefix,
+			  s->rel) == 0) {
+		s->memo = d->memo;
+		s->memo_site = pyrt_dists_memo_site(d->memo, abs, s->fd);
+	}
 }
 
 /* Bytes that are not UTF-8 make Python's read_text raise: not ours. */
@@ -307,8 +333,9 @@ done:
  * or is a folder (an installer that failed writing it): no such file
  * either.  Nothing is followed; a file over max bytes is not read.
  */
-static char *distinfo_read(int fd, const char *name, const char *file,
-			   off_t max, size_t *len, int *absent)
+static char *distinfo_read_sb(int fd, const char *name, const char *file,
+			      off_t max, size_t *len, int *absent,
+			      struct stat *read_sb)
 {
 	if (absent)
 		*absent = 0;
@@ -343,7 +370,15 @@ static char *distinfo_read(int fd, const char *name, const char *file,
 	buf[used] = '\0';
 	if (len)
 		*len = used;
+	if (read_sb)
+		*read_sb = sb;
 	return buf;
+}
+
+static char *distinfo_read(int fd, const char *name, const char *file,
+			   off_t max, size_t *len, int *absent)
+{
+	return distinfo_read_sb(fd, name, file, max, len, absent, NULL);
 }
 
 /* METADATA of dist-info name in directory fd, whole: the buffer (NUL
@@ -394,9 +429,11 @@ static int ends_with(const char *s, const char *suffix)
 
 /* Read dist-info name's RECORD (in directory fd) whole: the buffer, or
  * NULL with *absent set when there is none. */
-static char *record_read(int fd, const char *name, size_t *len, int *absent)
+static char *record_read(int fd, const char *name, size_t *len, int *absent,
+			 struct stat *sb)
 {
-	return distinfo_read(fd, name, "RECORD", RECORD_MAX, len, absent);
+	return distinfo_read_sb(fd, name, "RECORD", RECORD_MAX, len, absent,
+				sb);
 }
 
 /* The paths dist-info name's RECORD lists that its wheel never held, one
@@ -459,7 +496,11 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 	int faults_read_once = 0;
 	if (missing)
 		missing[0] = '\0';
-	char *buf = record_read(s->fd, name, &len, &absent);
+	if (s->memo && !missing &&
+	    pyrt_dists_memo_whole(s->memo, s->memo_site, name))
+		return 1;
+	struct stat record_sb;
+	char *buf = record_read(s->fd, name, &len, &absent, &record_sb);
 	if (!buf) {
 		if (!absent)
 			return -1;
@@ -496,6 +537,17 @@ static int dist_check(const site_dir *s, const char *name, char *why,
 		rc = 0;
 	}
 	free(faults);
+	/* Whole, and not thanks to PYRT-WHEEL-FAULTS (a file the memo's
+	 * folders do not cover): remembered on what it depends on. */
+	if (rc == 1 && s->memo && !faults_read_once) {
+		for (const char *p = buf;
+		     (p = record_path(p, buf + len, path, sizeof path, &fit));)
+			if (fit && path[0] && path[0] != '/' &&
+			    !ends_with(path, ".pyc"))
+				pyrt_dists_memo_path(s->memo, s->memo_site,
+						     path);
+		pyrt_dists_memo_put(s->memo, s->memo_site, name, &record_sb);
+	}
 	/* Not whole, so a repair would reinstall it: pip's uninstall would
 	 * delete every file RECORD names, outside the runtime too.  Such a
 	 * RECORD is said so, whatever else is missing. */
@@ -512,6 +564,20 @@ static int dist_intact(const site_dir *s, const char *name, char *why,
 		       size_t whylen)
 {
 	return dist_check(s, name, why, whylen, NULL, 0);
+}
+
+/* dist_intact of entry e, asked once per reader when it keeps a memo (a
+ * reader that keeps one reads, never installs, so nothing it judged can
+ * have been changed by it; status asks for the baseline's twice). */
+static int entry_intact(site_dir *s, entry *e, char *why, size_t whylen)
+{
+	if (!s->memo)
+		return dist_intact(s, e->raw, why, whylen);
+	if (e->known_whole)
+		return 1;
+	int rc = dist_intact(s, e->raw, why, whylen);
+	e->known_whole = rc == 1;
+	return rc;
 }
 
 static int dists_find(pyrt_dists *d, const char *want, site_dir **site,
@@ -566,7 +632,7 @@ int pyrt_dists_intact(pyrt_dists *d, const char *name, char *why,
 	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1)
 		return rc < 0 ? -1 : 2;
-	return dist_intact(s, hit->raw, why, whylen);
+	return entry_intact(s, (entry *)hit, why, whylen);
 }
 
 /* Whether an earlier dist-info of entry j's project in s was broken too:
@@ -594,7 +660,7 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 			continue;
 		for (size_t j = 0; j < s->n; j++) {
 			if (s->e[j].egg ||
-			    dist_intact(s, s->e[j].raw, why, sizeof why) != 0 ||
+			    entry_intact(s, &s->e[j], why, sizeof why) != 0 ||
 			    broken_before(s, j))
 				continue;
 			/* PEP 503's spelling of the normalised name. */
@@ -624,7 +690,7 @@ int pyrt_dists_drop_unrecorded(pyrt_dists *d, const char *name,
 		return 0;
 	size_t len = 0;
 	int absent = 0;
-	char *buf = record_read(s->fd, hit->raw, &len, &absent);
+	char *buf = record_read(s->fd, hit->raw, &len, &absent, NULL);
 	free(buf);
 	if (buf || !absent)
 		return 0;
@@ -682,7 +748,7 @@ int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
 		return rc;
 	/* Installed means a RECORD whose files are all there: a dist-info
 	 * left behind by a crash or a deletion is not installed. */
-	int intact = dist_intact(s, hit->raw, why, sizeof why);
+	int intact = entry_intact(s, (entry *)hit, why, sizeof why);
 	if (intact <= 0)
 		return intact;
 	return dist_version(s->fd, hit->raw, version, len) == 0 ? 1 : -1;

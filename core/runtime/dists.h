@@ -42,6 +42,14 @@ void pyrt_dists_free(pyrt_dists *d);
 pyrt_dists *pyrt_dists_for_install(const char *install_dir,
 				   const pyrt_marker *m);
 
+/** For a reader that only reads (status, plugins; never one that
+ *  installs, repairs or checks deep): whether each distribution is whole
+ *  is remembered in cache_dir (the box's private cache) on the identities
+ *  it depends on, and asked once per reader (dists_memo.h says why a
+ *  remembered answer cannot hide a missing file).  Call before the first
+ *  look-up; 0, or -1 (no memo: everything is read as before). */
+int pyrt_dists_keep_memo(pyrt_dists *d, const char *cache_dir);
+
 /** The installed version of name: 1 with version[len] filled, 0 when not
  *  installed (every directory readable or absent; or its dist-info has
  *  no RECORD, or a file RECORD lists is missing), -1 ask Python. */

@@ -238,13 +238,20 @@ static void verdict_declared(pyrt_marker *m, const pyrt_declared *decl,
 	*m = seen;
 }
 
-int pyrt_status_baseline_verdict(const char *runtime_dir,
-				 const char *install_dir, pyrt_marker *m,
-				 char *why, size_t whylen)
+/* The verdict, with the box's memo of distributions found whole when
+ * keep_memo (dists_memo.h). */
+static int baseline_verdict(const char *runtime_dir, const char *install_dir,
+			    pyrt_marker *m, char *why, size_t whylen,
+			    int keep_memo)
 {
 	pyrt_dists *d = pyrt_dists_for_install(install_dir, m);
 	if (!d)
 		return 0;
+	char cache[PATH_MAX];
+	if (keep_memo && runtime_dir &&
+	    pyrt_fmt_path(cache, sizeof cache, NULL, "%s/%s", runtime_dir,
+			  PYRT_BOX_CACHE_DIR) == 0)
+		pyrt_dists_keep_memo(d, cache);
 	char path[PATH_MAX];
 	pyrt_declared *decl = pyrt_declared_new();
 	int found = 0, declared = 0;
@@ -265,19 +272,30 @@ int pyrt_status_baseline_verdict(const char *runtime_dir,
 	return v.broken;
 }
 
+int pyrt_status_baseline_verdict(const char *runtime_dir,
+				 const char *install_dir, pyrt_marker *m,
+				 char *why, size_t whylen)
+{
+	return baseline_verdict(runtime_dir, install_dir, m, why, whylen, 0);
+}
+
 /*
  * Once pip has run, a distribution counts only when the files its RECORD
  * lists are there (dists.h), and the declared baseline only when each of
  * its requirements is installed (declared.h): a package moved or deleted
  * since makes the baseline partial here, as it does in plugins, doctor and
- * smoke.  One stat per listed file on every read, nothing remembered, so no
- * memo can hide a deletion (a few milliseconds for the doc baseline).
+ * smoke.  A reader with the box's memo (status, plugins, the TUI; not
+ * --deep) stats the folders that hold listed files instead of every file
+ * (dists_memo.h: a deletion changes its folder, so nothing is hidden);
+ * --deep, doctor and every installer stat each listed file.
  */
-static void status_baseline_files(pyrt_status *st, const pyrt_box *box)
+static void status_baseline_files(pyrt_status *st, const pyrt_box *box,
+				  int keep_memo)
 {
-	st->baseline_broken = pyrt_status_baseline_verdict(
+	st->baseline_broken = baseline_verdict(
 		pyrt_box_runtime_dir(box), st->install_dir, &st->marker,
-		st->baseline_broken_why, sizeof st->baseline_broken_why);
+		st->baseline_broken_why, sizeof st->baseline_broken_why,
+		keep_memo);
 }
 
 /* The plugin re-applies a stopped run left pending, and whether the lock
@@ -517,7 +535,7 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 		return 0;
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
-	status_baseline_files(st, box);
+	status_baseline_files(st, box, memo != NULL && !deep);
 	status_pending(st, box, pins);
 	status_ready(st, pins, pin);
 	return 0;

@@ -15,6 +15,8 @@
 #define PYRT_CACHE_SEAL_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define PYRT_CACHE_SUM_LEN 16 /* hex digits */
 
@@ -25,5 +27,57 @@ void pyrt_cache_sum(const void *data, size_t len,
 /** Non-zero when hex (exactly 16 lowercase hex digits, then NUL or any
  *  byte that ends it at hex[16]) is the checksum of len bytes at data. */
 int pyrt_cache_sum_ok(const char *hex, const void *data, size_t len);
+
+/*
+ * The machinery every whole-file memo of the box shares (the plugin scan,
+ * plugins_scan_memo.h; the distributions found whole, dists.h):
+ *
+ *   - a file or folder is known by its identity: device, inode, mode,
+ *     owner, group, size, mtime and ctime to the nanosecond.  Any entry
+ *     added, removed or renamed in a folder changes the folder's mtime and
+ *     ctime; any write, chmod, chown or rename over a file its ctime, which
+ *     no user can set back.
+ *   - only an identity whose mtime and ctime are PYRT_CACHE_SETTLE_S older
+ *     than the start of the read it vouches for is recorded (git's "racily
+ *     clean" rule): file times advance by the kernel's clock tick, so a
+ *     change in the same tick as the read could leave them as they were.
+ *   - the file lives in the box's private cache (owned by the effective
+ *     user, 0700, not a symlink: pyrt_fs_check_private_dir), is written
+ *     0600 through O_CREAT|O_EXCL on a temporary name and renamed over,
+ *     and read only with pyrt_fs_open_state's rules (ours, regular, not a
+ *     symlink, writable by no one else).  A user other than the box's
+ *     owner can neither read nor write it, so such a user always reads
+ *     everything in full.
+ *   - its first line is the checksum of the rest; a file whose checksum
+ *     does not verify is a miss.
+ */
+#define PYRT_CACHE_SETTLE_S 2
+#define PYRT_CACHE_ID_FIELDS 8
+
+typedef struct pyrt_cache_id {
+	long long f[PYRT_CACHE_ID_FIELDS];
+} pyrt_cache_id;
+
+/** sb's identity (the fields above). */
+void pyrt_cache_id_of(const struct stat *sb, pyrt_cache_id *id);
+
+/** Whether two identities are the same. */
+int pyrt_cache_id_same(const pyrt_cache_id *a, const pyrt_cache_id *b);
+
+/** Whether sb's mtime and ctime are PYRT_CACHE_SETTLE_S older than
+ *  started (the start of the read an entry would vouch for). */
+int pyrt_cache_settled(const struct stat *sb, const struct timespec *started);
+
+/** Write body (len bytes) as dir/name, sealed: its checksum line, then
+ *  body.  dir is created 0700 when missing; nothing is written when it is
+ *  not private.  Best effort: nothing is an error. */
+void pyrt_cache_write_sealed(const char *dir, const char *name,
+			     const char *body, size_t len);
+
+/** Read dir/name when dir is private, the file ours and its seal verifies:
+ *  0 with *data (malloc'd, the caller frees, NUL-ended) and *body, *len
+ *  the part after the checksum line; -1 (a miss) otherwise. */
+int pyrt_cache_read_sealed(const char *dir, const char *name, size_t max,
+			   char **data, const char **body, size_t *len);
 
 #endif
