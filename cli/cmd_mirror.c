@@ -142,8 +142,9 @@ static void report(const app_request *opts, int rc, const pyrt_mirror_result *r,
 		app_text_printf(stdout, "mirror: %s\n", msg);
 }
 
-int cli_cmd_mirror(const app_request *opts)
+int cli_cmd_mirror(const cli_ctx *c)
 {
+	const app_request *opts = c->opts;
 	if (opts->mirror_verify)
 		return run_verify(opts);
 	pyrt_pins *pins = NULL;

@@ -244,7 +244,78 @@ static const char manual_tail[] =
 	"    pyrt --box-root /opt/agent status  check another box root\n"
 	"    pyrt verify && echo intact         re-check the installed files\n";
 
-/* A command's option lines from its usage, as a manual section. */
+/* The option's left column: "-y, --yes" or "--out FILE". */
+static void option_head(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "--%s", name);
+	for (size_t i = 0; i < cli_opt_count(); i++) {
+		cli_opt_row r;
+		cli_opt_at(i, &r);
+		if (strcmp(r.name, name) != 0)
+			continue;
+		if (r.short_name)
+			snprintf(buf, len, "-%c, --%s", r.short_name, name);
+		if (r.metavar)
+			app_cat(buf, len, " %s", r.metavar);
+		return;
+	}
+}
+
+#define OPT_COLUMN_MAX 24 /* a wider head puts its help on the next line */
+#define HELP_WIDTH 78
+
+/* The help text wrapped at spaces to fit after column col. */
+static void print_wrapped(const char *help, const char *indent, int col,
+			  int first_col)
+{
+	int room = HELP_WIDTH - (int)strlen(indent) - col;
+	if (room < 20)
+		room = 20;
+	int at = first_col;
+	while (*help) {
+		while (*help == ' ')
+			help++;
+		int n = (int)strlen(help);
+		if (n > room) {
+			n = room;
+			while (n > 0 && help[n] != ' ')
+				n--;
+			if (n == 0)
+				n = (int)strcspn(help, " ");
+		}
+		printf("%*s%.*s\n", col - at, "", n, help);
+		help += n;
+		if (*help)
+			printf("%s", indent);
+		at = 0;
+	}
+}
+
+void cli_help_options(const cli_command_entry *e, const char *indent)
+{
+	char head[96];
+	int width = 0;
+	for (const cli_opt_help *h = e->options; h && h->name; h++) {
+		option_head(h->name, head, sizeof head);
+		int w = (int)strlen(head);
+		if (w <= OPT_COLUMN_MAX && w > width)
+			width = w;
+	}
+	/* two spaces of margin, the heads, two spaces, the help */
+	int col = 2 + width + 2;
+	for (const cli_opt_help *h = e->options; h && h->name; h++) {
+		option_head(h->name, head, sizeof head);
+		int w = 2 + (int)strlen(head);
+		printf("%s  %s", indent, head);
+		if (w + 1 > col) {
+			printf("\n%s", indent);
+			w = 0;
+		}
+		print_wrapped(h->help, indent, col, w);
+	}
+}
+
+/* A command's option lines, as a manual section. */
 static void manual_options(const cli_command_entry *e)
 {
 	char title[32];
@@ -253,16 +324,7 @@ static void manual_options(const cli_command_entry *e)
 		title[n++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
 	title[n] = '\0';
 	printf("%s OPTIONS\n", title);
-	int in_option = 0;
-	for (const char *line = e->usage; *line;) {
-		size_t len = strcspn(line, "\n");
-		/* "  --opt ..." and the lines indented under it */
-		in_option = strncmp(line, "  -", 3) == 0 ||
-			    (in_option && strncmp(line, "    ", 4) == 0);
-		if (in_option)
-			printf("  %.*s\n", (int)len, line);
-		line += len + (line[len] == '\n');
-	}
+	cli_help_options(e, "  ");
 	fputs("\n", stdout);
 }
 
@@ -271,7 +333,7 @@ void cli_help_short(void)
 	fputs("usage: pyrt [OPTIONS] [COMMAND] [OPTIONS]\n"
 	      "On a terminal, pyrt alone opens the dashboard (or the install\n"
 	      "wizard); otherwise it is `pyrt status`.\n\nCommands:\n", stdout);
-	for (int c = 0; c < APP_CMD__COUNT; c++)
+	for (int c = 0; c < CLI_CMD__COUNT; c++)
 		if (cli_commands[c].name && cli_commands[c].summary)
 			printf("  %-10s %s\n", cli_commands[c].name,
 			       cli_commands[c].summary);
@@ -283,7 +345,7 @@ void cli_help_manual(void)
 {
 	const char *env = strstr(manual_head, "ENVIRONMENT\n");
 	fwrite(manual_head, 1, (size_t)(env - manual_head), stdout);
-	for (int c = 0; c < APP_CMD__COUNT; c++)
+	for (int c = 0; c < CLI_CMD__COUNT; c++)
 		if (cli_commands[c].manual_options)
 			manual_options(&cli_commands[c]);
 	fputs(env, stdout);
@@ -291,15 +353,19 @@ void cli_help_manual(void)
 	fputs(manual_tail, stdout);
 }
 
-void cli_help_command(app_command cmd)
+void cli_help_command(cli_command cmd)
 {
-	const char *usage = cmd < APP_CMD__COUNT ? cli_commands[cmd].usage : NULL;
-	if (!usage) {
+	const cli_command_entry *e = cmd < CLI_CMD__COUNT ? &cli_commands[cmd]
+							  : NULL;
+	if (!e || !e->usage) {
 		printf("usage: pyrt %s\nnot available in this build yet; see pyrt --help.\n",
 		       cli_command_name(cmd));
 		return;
 	}
-	fputs(usage, stdout);
+	fputs(e->usage, stdout);
+	cli_help_options(e, "");
+	if (e->usage_tail)
+		fputs(e->usage_tail, stdout);
 	fputs("Options of every command: see pyrt --help.\n", stdout);
 }
 
