@@ -2,8 +2,8 @@
  * Every command, declared once: its word, what it needs prepared, the
  * options it takes (the parser refuses others by name, and its usage prints
  * these lines), what runs it, the one line of `pyrt -h`, and its usage
- * (`pyrt help CMD`, `pyrt CMD --help`), which `pyrt --help` also prints as a
- * section for the commands the manual has no hand-written section for.
+ * (`pyrt help CMD`, `pyrt CMD --help`), whose option lines `pyrt --help`
+ * also prints as the command's OPTIONS section.
  * The parser's words, the dispatch, -h and the help all read this table;
  * e2e_command_table checks that each usage names exactly what the parser
  * accepts.
@@ -121,15 +121,15 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.summary = "download, verify and activate the pinned runtime, then the baseline",
 		.options = (const cli_opt_help[]){
 			{ "yes", H_YES },
-			{ "from-file", "install a local archive (still verified)" },
-			{ "mirror", "fetch from URL/<build>/<file>" },
+			{ "from-file", "verify and install a local archive (offline); not with --mirror" },
+			{ "mirror", "fetch from URL/<build>/<file> instead of upstream (env PYRT_MIRROR_URL); a ?query stays at the end.  Credentials and query values in URL are sent, never stored or shown" },
 			{ "no-wait", "exit 7 instead of waiting for another installer" },
-			{ "force", "reinstall even when already active" },
+			{ "force", "reinstall even when the pinned runtime is active" },
 			{ "wheelhouse", "baseline from DIR only (pip --no-index --find-links)" },
-			{ "requirements", "baseline from FILE instead of the pinned list" },
-			{ "index-url", H_INDEX_URL },
-			{ "no-baseline", "skip the baseline" },
-			{ "dry-run", "say what would be downloaded, verified, installed, re-applied and removed; change nothing" },
+			{ "requirements", "baseline requirements instead of the pinned list: one PEP 508 requirement a line, no pip options, paths, URLs or \"name @ URL\"" },
+			{ "index-url", "the package index pip uses (env PYRT_INDEX_URL); https, or http to loopback; pip gets it in its environment (PIP_INDEX_URL), never on its command line; credentials, and a token in its path, are never shown or logged" },
+			{ "no-baseline", "skip the doc-library baseline (not with --requirements, --wheelhouse or --index-url)" },
+			{ "dry-run", "say (with --json: one object) what would be downloaded (URL, pinned size), verified (SHA-256), installed (runtime; each requirement, its wheel and source), re-applied (plugins) and removed (installs pruned); write, fetch and ask nothing" },
 			{ "json", H_EVENTS " (--dry-run: one object)" },
 			{ NULL, NULL },
 		},
@@ -227,10 +227,10 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.summary = "every check with a verdict and a fix",
 		.options = (const cli_opt_help[]){
 			{ "json", H_ONE_JSON ": ok and the checks" },
-			{ "bundle", "also write a redacted support bundle (tar.gz, 0600); FILE \"-\" writes it to stdout" },
+			{ "bundle", "also write a support bundle (tar.gz, 0600, one folder pyrt-bundle/): the checks, the marker, the last install log, platform facts; URL credentials and query values, tokens and passwords redacted.  FILE \"-\": to stdout (the table goes to stderr)" },
 			{ "mirror", "try the archive's host under this mirror (env PYRT_MIRROR_URL)" },
 			{ "index-url", "try this index (env PYRT_INDEX_URL; else the box's declared index, PIP_INDEX_URL, else PyPI)" },
-			{ "wheelhouse", "check this wheelhouse instead of an index: it exists, passes the gate and holds the baseline's wheels (env PYRT_WHEELHOUSE; else the box's declared one: an air-gapped box needs no index)" },
+			{ "wheelhouse", "check this wheelhouse instead of an index: it exists, passes the gate and holds the baseline's wheels (env PYRT_WHEELHOUSE; else the box's declared one: an air-gapped box needs no index).  Without it (or --index-url) doctor checks the source the box was installed from" },
 			{ NULL, NULL },
 		},
 		.usage =
@@ -271,9 +271,9 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.summary = "the plugin readiness matrix; plugins install NAME",
 		.options = (const cli_opt_help[]){
 			{ "json", H_ONE_JSON " (install: NDJSON events)" },
-			{ "wheelhouse", "install from DIR only (pip --no-index --find-links)" },
-			{ "index-url", H_INDEX_URL },
-			{ "dry-run", "install: say what would be installed; change nothing" },
+			{ "wheelhouse", "plugins install: from DIR only (pip --no-index --find-links)" },
+			{ "index-url", "plugins install: " H_INDEX_URL },
+			{ "dry-run", "plugins install: say what would be installed; change nothing" },
 			{ NULL, NULL },
 		},
 		.usage =
@@ -296,7 +296,6 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.needs = CLI_NEEDS_BOX,
 		.name = "serve", .run = run_serve,
 		.summary = "the HTTP API on a Unix socket or loopback TCP",
-		.manual_options = 1,
 		.options = (const cli_opt_help[]){
 			{ "listen", "unix:PATH, 127.0.0.1:PORT or [::1]:PORT" },
 			{ "token-file", "the bearer token (default <box>/runtime/python/api.token, 0600)" },
@@ -335,9 +334,9 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.name = "mirror", .run = cli_cmd_mirror,
 		.summary = "fetch the pinned archives and wheels into DIR",
 		.options = (const cli_opt_help[]){
-			{ "platform", "only this platform (repeatable)" },
-			{ "wheelhouse-from", "copy the baseline's wheels from DIR" },
-			{ "mirror", "fetch from another mirror" },
+			{ "platform", "only this pinned platform (repeatable); default: every pinned archive" },
+			{ "wheelhouse-from", "also copy the wheels the baseline needs (following their Requires-Dist) from the local wheelhouse DIR into <mirror>/wheels" },
+			{ "mirror", "fetch from URL/<build>/<file> (another mirror) instead of the pinned URLs (env PYRT_MIRROR_URL)" },
 			{ "verify", "re-hash DIR against its index, and its wheels against the pins' wheel lock when they carry one (an index edited along with a wheel does not hide it): exit 0 when all match, 5 naming each file that differs, 1 when DIR has no index" },
 			{ "json", H_ONE_JSON },
 			{ NULL, NULL },
@@ -364,7 +363,6 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.name = "lock", .needs = CLI_NEEDS_PINS,
 		.check = cli_check_lock, .refuse = cli_refuse_named,
 		.run = cli_cmd_lock,
-		.manual_options = 1,
 		.summary = "write the pins with a wheel lock for a wheelhouse",
 		.options = (const cli_opt_help[]){
 			{ "wheelhouse", "the wheels to lock (required)" },
@@ -390,7 +388,6 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 			 CLI_NEEDS_FRONT | CLI_NEEDS_SIGNALS,
 		.name = "rollback", .run = cli_cmd_rollback,
 		.summary = "make the previous install active again",
-		.manual_options = 1,
 		.options = (const cli_opt_help[]){
 			{ "force", "switch to the previous install even when it is broken" },
 			{ "no-wait", H_NO_WAIT },
@@ -409,7 +406,6 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		.needs = CLI_NEEDS_BOX | CLI_NEEDS_FRONT | CLI_NEEDS_SIGNALS,
 		.name = "uninstall", .run = cli_cmd_uninstall,
 		.summary = "remove the managed runtime (asks for consent)",
-		.manual_options = 1,
 		.options = (const cli_opt_help[]){
 			{ "yes", H_YES },
 			{ "no-wait", H_NO_WAIT },

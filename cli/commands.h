@@ -89,9 +89,6 @@ typedef struct cli_command_entry {
 	 * are printed from options after it, then tail if any */
 	const char *usage;
 	const char *usage_tail;
-	/* `pyrt --help` prints its option lines as a NAME OPTIONS section
-	 * (the manual has no hand-written one for it) */
-	int manual_options;
 } cli_command_entry;
 
 /** Indexed by cli_command. */
