@@ -330,8 +330,9 @@ const cli_command_entry cli_commands[CLI_CMD__COUNT] = {
 		"DELETE /api/jobs/ID cancels.\n"
 	},
 	[CLI_CMD_MIRROR] = {
-		.max_args = 1,
-		.name = "mirror", .run = cli_cmd_mirror,
+		.max_args = 1, .needs = CLI_NEEDS_PINS,
+		.name = "mirror", .refuse = cli_refuse_mirror,
+		.run = cli_cmd_mirror,
 		.summary = "fetch the pinned archives and wheels into DIR",
 		.options = (const cli_opt_help[]){
 			{ "platform", "only this pinned platform (repeatable); default: every pinned archive" },

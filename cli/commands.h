@@ -121,6 +121,7 @@ int cli_cmd_plugins(const cli_ctx *c);
 int cli_check_plugins(const app_request *opts);
 int cli_cmd_baseline(const cli_ctx *c);
 int cli_cmd_mirror(const cli_ctx *c);
+int cli_refuse_mirror(const cli_ctx *c, int code, const char *msg);
 int cli_cmd_lock(const cli_ctx *c);
 int cli_check_lock(const app_request *opts);
 int cli_cmd_dry_run(const cli_ctx *c);
