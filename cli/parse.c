@@ -166,8 +166,9 @@ void cli_command_table_print(FILE *f)
 	/* What a row holds, and what each option is: for the usage check. */
 	for (int c = 1; c < CLI_CMD__COUNT; c++) {
 		const cli_command_entry *e = &cli_commands[c];
-		fprintf(f, "row %s run=%d summary=%d usage=%d\n", e->name,
-			e->run != NULL, e->summary != NULL, e->usage != NULL);
+		fprintf(f, "row %s run=%d summary=%d usage=%d pins=%d\n",
+			e->name, e->run != NULL, e->summary != NULL,
+			e->usage != NULL, !!(e->needs & CLI_NEEDS_PINS));
 		for (const cli_opt_help *h = e->options; h && h->name; h++) {
 			size_t i = 0;
 			while (i < NOPTS && strcmp(opt_table[i].name, h->name))

@@ -42,11 +42,37 @@ while read -r kind name short; do
 done <"$work/table"
 
 # --- each row: a handler, a -h line, a usage; only known options --------
-while read -r kind name run summary usage; do
+while read -r kind name run summary usage pins; do
   [ "$kind" = row ] || continue
   check "$name: a handler, a -h line and a usage" \
     [ "$run $summary $usage" = "run=1 summary=1 usage=1" ]
+  [ "$pins" = pins=1 ] && echo "$name" >>"$work/pins-rows"
 done <"$work/table"
+
+# --- prepared once: a row that needs the pins gets them from cli_run -----
+# Pins that do not parse stop each such command before it does anything:
+# exit 11 naming the file, on stderr (install and baseline through their
+# front), the box left as it was.
+check "rows say they need the pins" [ "$(wc -l <"$work/pins-rows")" -ge 8 ]
+printf 'x: [\n' >"$work/bad-pins.yaml"
+mkdir -p "$work/wh" "$work/box"
+chmod 700 "$work/wh"
+while read -r c; do
+  case $c in
+  mirror) args=("$work/mirror") ;;
+  lock) args=(--wheelhouse "$work/wh") ;;
+  plugins) args=() ;;
+  *) args=(--yes) ;;
+  esac
+  rc=0
+  "$pyrt" "$c" "${args[@]}" --box-root "$work/box" --pins "$work/bad-pins.yaml" \
+    </dev/null >"$work/out.$c" 2>"$work/err.$c" || rc=$?
+  check "pyrt $c with unreadable pins: exit 11 naming the file (got $rc)" \
+    eval '[ $rc = 11 ] && grep -q "bad-pins.yaml" "$work/err.$c"'
+done <"$work/pins-rows"
+check "... and no runtime, lock or log was made" \
+  eval '[ -z "$(find "$work/box" -mindepth 1 -name "installs" -o -mindepth 1 -name "*.log" | head -1)" ]'
+
 check "every option a row lists is in the option table" \
   eval '! grep "^unknown " "$work/table"'
 
