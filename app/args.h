@@ -1,5 +1,5 @@
 /*
- * What a front end asks a use case for (app_request): the command and
+ * What a front end asks a use case for (app_request): the command's word and
  * every option with where its value came from (flag, environment or
  * default).  The CLI fills it from the command line (the parsing is
  * cli/parse.h's) and the TUI runs with it; serve builds one per job from
@@ -10,35 +10,16 @@
 
 #include <stddef.h>
 
-typedef enum app_command {
-	/* in the manual's order, which `pyrt -h` lists them in */
-	APP_CMD_NONE = 0, /* no command given: the TUI, or status */
-	APP_CMD_INSTALL,
-	APP_CMD_BASELINE,
-	APP_CMD_STATUS,
-	APP_CMD_VERIFY,
-	APP_CMD_DOCTOR,
-	APP_CMD_SMOKE,
-	APP_CMD_PLUGINS,
-	APP_CMD_SERVE,
-	APP_CMD_MIRROR,
-	APP_CMD_LOCK,
-	APP_CMD_ROLLBACK,
-	APP_CMD_UNINSTALL,
-	APP_CMD_COMPLETIONS,
-	APP_CMD_ENV,
-	APP_CMD_HELP,
-	APP_CMD_VERSION,
-	APP_CMD__COUNT
-} app_command;
-
 #define APP_MAX_POSITIONAL 8
 #define APP_OWNED_MAX 14
 #define APP_MAX_PLATFORMS 16
 
 typedef struct app_request {
-	app_command command;
-	const char *command_word;   /* as typed, for messages */
+	/* The use case, as the CLI spells the command that asks for it
+	 * ("install", "plugins"); NULL: none named (the dashboard, status).
+	 * app/ words fixes and plans with it; which commands exist and their
+	 * table are the CLI's (cli/commands.h). */
+	const char *command_word;
 	const char *positional[APP_MAX_POSITIONAL];
 	size_t npositional;
 

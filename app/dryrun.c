@@ -450,10 +450,15 @@ static int plan_baseline_cmd(dry *x, const pyrt_box *box, pyrt_error *err)
 	return rc ? rc : plan_baseline(x, err);
 }
 
+static int is_command(const app_request *req, const char *word)
+{
+	return req->command_word && strcmp(req->command_word, word) == 0;
+}
+
 static const char *command_name(const app_request *req)
 {
-	return req->command == APP_CMD_INSTALL ? "install"
-	       : req->command == APP_CMD_BASELINE ? "baseline"
+	return is_command(req, "install") ? "install"
+	       : is_command(req, "baseline") ? "baseline"
 	       : "plugins install";
 }
 
@@ -499,9 +504,9 @@ json_t *app_dry_run(const app_request *given, const pyrt_pins *pins,
 		rc = pyrt_box_open(&box, req->box_root, 0, err);
 	if (!rc)
 		open_dists(&x, box);
-	if (!rc && req->command == APP_CMD_INSTALL)
+	if (!rc && is_command(req, "install"))
 		rc = plan_install(&x, box, err);
-	else if (!rc && req->command == APP_CMD_BASELINE)
+	else if (!rc && is_command(req, "baseline"))
 		rc = plan_baseline_cmd(&x, box, err);
 	else if (!rc)
 		rc = plan_plugin(&x, req->npositional > 1 ? req->positional[1]

@@ -18,14 +18,19 @@
 #define BIT(c) (1u << (c))
 #define EVERY 0u
 
-/* The commands a fix may name, as typed. */
-static const struct { const char *word; app_command cmd; } fix_commands[] = {
-	{ "install", APP_CMD_INSTALL }, { "baseline", APP_CMD_BASELINE },
-	{ "status", APP_CMD_STATUS }, { "verify", APP_CMD_VERIFY },
-	{ "doctor", APP_CMD_DOCTOR }, { "smoke", APP_CMD_SMOKE },
-	{ "plugins", APP_CMD_PLUGINS }, { "serve", APP_CMD_SERVE },
-	{ "mirror", APP_CMD_MIRROR }, { "lock", APP_CMD_LOCK },
-	{ "rollback", APP_CMD_ROLLBACK }, { "uninstall", APP_CMD_UNINSTALL },
+/* The commands a fix may name, as typed: the use cases a fix sends a
+ * person to (the CLI's own table is cli/'s, not app/'s). */
+enum fix_cmd { FC_INSTALL, FC_BASELINE, FC_STATUS, FC_VERIFY, FC_DOCTOR,
+	       FC_SMOKE, FC_PLUGINS, FC_SERVE, FC_MIRROR, FC_LOCK, FC_ROLLBACK,
+	       FC_UNINSTALL, FC__COUNT };
+
+static const char *const fix_commands[FC__COUNT] = {
+	[FC_INSTALL] = "install", [FC_BASELINE] = "baseline",
+	[FC_STATUS] = "status", [FC_VERIFY] = "verify",
+	[FC_DOCTOR] = "doctor", [FC_SMOKE] = "smoke",
+	[FC_PLUGINS] = "plugins", [FC_SERVE] = "serve",
+	[FC_MIRROR] = "mirror", [FC_LOCK] = "lock",
+	[FC_ROLLBACK] = "rollback", [FC_UNINSTALL] = "uninstall",
 };
 
 /* The options a fix repeats and the commands that take each: the same
@@ -40,27 +45,27 @@ fix_opts[F__COUNT] = {
 	[F_BOX_ROOT] = { "--box-root", 1, EVERY },
 	[F_PINS] = { "--pins", 1, EVERY },
 	[F_CACERT] = { "--cacert", 1, EVERY },
-	[F_MIRROR] = { "--mirror", 1, BIT(APP_CMD_INSTALL) | BIT(APP_CMD_MIRROR) |
-		       BIT(APP_CMD_SERVE) | BIT(APP_CMD_DOCTOR) },
-	[F_INDEX_URL] = { "--index-url", 1, BIT(APP_CMD_INSTALL) |
-			  BIT(APP_CMD_PLUGINS) | BIT(APP_CMD_BASELINE) |
-			  BIT(APP_CMD_SERVE) | BIT(APP_CMD_DOCTOR) },
-	[F_WHEELHOUSE] = { "--wheelhouse", 1, BIT(APP_CMD_INSTALL) |
-			   BIT(APP_CMD_PLUGINS) | BIT(APP_CMD_BASELINE) |
-			   BIT(APP_CMD_LOCK) | BIT(APP_CMD_SERVE) },
-	[F_REQUIREMENTS] = { "--requirements", 1, BIT(APP_CMD_INSTALL) |
-			     BIT(APP_CMD_BASELINE) | BIT(APP_CMD_SERVE) },
-	[F_FROM_FILE] = { "--from-file", 1, BIT(APP_CMD_INSTALL) },
-	[F_FORCE] = { "--force", 0, BIT(APP_CMD_INSTALL) |
-		      BIT(APP_CMD_ROLLBACK) },
-	[F_NO_BASELINE] = { "--no-baseline", 0, BIT(APP_CMD_INSTALL) },
+	[F_MIRROR] = { "--mirror", 1, BIT(FC_INSTALL) | BIT(FC_MIRROR) |
+		       BIT(FC_SERVE) | BIT(FC_DOCTOR) },
+	[F_INDEX_URL] = { "--index-url", 1, BIT(FC_INSTALL) |
+			  BIT(FC_PLUGINS) | BIT(FC_BASELINE) |
+			  BIT(FC_SERVE) | BIT(FC_DOCTOR) },
+	[F_WHEELHOUSE] = { "--wheelhouse", 1, BIT(FC_INSTALL) |
+			   BIT(FC_PLUGINS) | BIT(FC_BASELINE) |
+			   BIT(FC_LOCK) | BIT(FC_SERVE) },
+	[F_REQUIREMENTS] = { "--requirements", 1, BIT(FC_INSTALL) |
+			     BIT(FC_BASELINE) | BIT(FC_SERVE) },
+	[F_FROM_FILE] = { "--from-file", 1, BIT(FC_INSTALL) },
+	[F_FORCE] = { "--force", 0, BIT(FC_INSTALL) |
+		      BIT(FC_ROLLBACK) },
+	[F_NO_BASELINE] = { "--no-baseline", 0, BIT(FC_INSTALL) },
 };
 
-static int command_of(const char *word, app_command *cmd)
+static int command_of(const char *word, enum fix_cmd *cmd)
 {
-	for (size_t i = 0; i < sizeof fix_commands / sizeof *fix_commands; i++)
-		if (strcmp(word, fix_commands[i].word) == 0) {
-			*cmd = fix_commands[i].cmd;
+	for (int i = 0; i < FC__COUNT; i++)
+		if (strcmp(word, fix_commands[i]) == 0) {
+			*cmd = (enum fix_cmd)i;
 			return 1;
 		}
 	return 0;
@@ -144,7 +149,7 @@ static const char *req_value(const app_request *req, enum fix_opt o,
 	}
 }
 
-static int applies(enum fix_opt o, app_command cmd)
+static int applies(enum fix_opt o, enum fix_cmd cmd)
 {
 	return fix_opts[o].cmds == EVERY || (fix_opts[o].cmds & BIT(cmd));
 }
@@ -187,7 +192,7 @@ void app_fix_render(const app_request *req, const char *cmd, char *buf,
 		return;
 	const char *p = rest + 5;
 	char word[FIX_MAX];
-	app_command c;
+	enum fix_cmd c;
 	if (!next_word(&p, word, sizeof word) || !command_of(word, &c))
 		return;
 	/* Which options this fix will carry: req's, where its command
@@ -195,7 +200,8 @@ void app_fix_render(const app_request *req, const char *cmd, char *buf,
 	const char *val[F__COUNT] = { 0 };
 	for (int o = 0; o < F__COUNT; o++) {
 		int own_flag = o == F_FORCE || o == F_NO_BASELINE;
-		if (own_flag && !(sudo && c == req->command))
+		if (own_flag && !(sudo && req->command_word &&
+				  strcmp(req->command_word, fix_commands[c]) == 0))
 			continue;
 		if (applies((enum fix_opt)o, c))
 			val[o] = req_value(req, (enum fix_opt)o, sudo);

@@ -17,7 +17,6 @@
 #include "app/exitcodes.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "cli/fronts.h"
 #include "cli/signals.h"
 #include "core/diagnose/doctor.h"
 #include "core/dist/pins.h"
@@ -107,49 +106,35 @@ static int doctor_report(const pyrt_doctor *d, const app_request *opts)
 	return status;
 }
 
-int cli_cmd_doctor(const app_request *opts)
+int cli_check_doctor(const app_request *opts)
 {
-	char msg[PYRT_ERROR_MSG_MAX + 512];
 	if (opts->bundle && strcmp(opts->bundle, "-") == 0 &&
 	    isatty(STDOUT_FILENO)) {
 		app_errorf("doctor: --bundle - writes a tar.gz to stdout, which is "
 			   "a terminal; redirect it (> bundle.tar.gz) or pipe it");
 		return APP_EXIT_USAGE;
 	}
-	pyrt_pins *pins = NULL;
-	pyrt_platform platform;
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc == 0)
-		rc = app_detect_platform(&platform, msg, sizeof msg);
-	if (rc < 0) {
-		app_errorf("doctor: %s", msg);
-		pyrt_pins_free(pins);
-		return app_exit_code(rc);
-	}
-	app_front *front = opts->json ? NULL : cli_front_lines_new(opts);
-	if ((!opts->json && !front) || cli_signals_install(!opts->quiet) != 0) {
-		app_front_free(front);
-		pyrt_pins_free(pins);
-		app_errorf("doctor: cannot set up the front end");
-		return app_exit_code(PYRT_E_INTERNAL);
-	}
+	return 0;
+}
+
+int cli_cmd_doctor(const cli_ctx *c)
+{
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	if (front)
-		ev = app_front_events(front, cli_cancel_flag());
+	if (c->front)
+		ev = app_front_events(c->front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
 	pyrt_doctor *d = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = app_doctor_run(opts, pins, platform.key, &ev, &d, &err);
+	int rc = app_doctor_run(c->opts, c->pins, c->platform.key, &ev, &d,
+				&err);
 	int status;
 	if (rc < 0) {
 		app_errorf("doctor: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
 		status = app_exit_code(rc);
 	} else {
-		status = doctor_report(d, opts);
+		status = doctor_report(d, c->opts);
 	}
 	pyrt_doctor_free(d);
-	app_front_free(front);
-	pyrt_pins_free(pins);
 	return status;
 }

@@ -14,41 +14,37 @@
 #include "app/fix.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "core/dist/pins.h"
-#include "core/dist/platform.h"
 #include "core/util/error.h"
 
-int cli_cmd_dry_run(const app_request *opts)
+/* A plan that cannot be made: on stderr, and with --json as the one
+ * object, the fix rendered for the request. */
+int cli_refuse_dry_run(const cli_ctx *c, int code, const char *msg)
 {
-	char msg[PYRT_ERROR_MSG_MAX + 512], fixed[PYRT_ERROR_MSG_MAX + 1024];
-	pyrt_pins *pins = NULL;
-	pyrt_platform platform;
-	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc == 0)
-		rc = app_detect_platform(&platform, msg, sizeof msg);
-	json_t *plan = rc < 0 ? NULL
-		: app_dry_run(opts, pins, platform.key, &err);
-	if (rc == 0 && !plan) {
-		rc = err.code ? err.code : PYRT_E_INTERNAL;
-		snprintf(msg, sizeof msg, "%s",
-			 err.msg[0] ? err.msg : pyrt_strerror(rc));
+	const app_request *opts = c->opts;
+	char fixed[PYRT_ERROR_MSG_MAX + 1024];
+	app_fix_text(opts, msg, fixed, sizeof fixed);
+	if (opts->json) {
+		json_t *e = json_pack("{s:b, s:b, s:i, s:o}", "dry_run", 1, "ok",
+				      0, "code", app_exit_code(code), "error",
+				      app_text_json(fixed));
+		if (e)
+			json_dumpf(e, stdout, APP_TEXT_JSON_FLAGS);
+		fputc('\n', stdout);
+		json_decref(e);
 	}
-	pyrt_pins_free(pins);
+	app_errorf("%s --dry-run: %s", opts->command_word, fixed);
+	return app_exit_code(code);
+}
+
+int cli_cmd_dry_run(const cli_ctx *c)
+{
+	const app_request *opts = c->opts;
+	pyrt_error err = PYRT_ERROR_INIT;
+	json_t *plan = app_dry_run(opts, c->pins, c->platform.key, &err);
 	if (!plan) {
-		app_fix_text(opts, msg, fixed, sizeof fixed);
-		if (opts->json) {
-			json_t *e = json_pack("{s:b, s:b, s:i, s:o}", "dry_run",
-					      1, "ok", 0, "code",
-					      app_exit_code(rc), "error",
-					      app_text_json(fixed));
-			if (e)
-				json_dumpf(e, stdout, APP_TEXT_JSON_FLAGS);
-			fputc('\n', stdout);
-			json_decref(e);
-		}
-		app_errorf("%s --dry-run: %s", opts->command_word, fixed);
-		return app_exit_code(rc);
+		int rc = err.code ? err.code : PYRT_E_INTERNAL;
+		return cli_refuse_dry_run(c, rc, err.msg[0] ? err.msg
+							    : pyrt_strerror(rc));
 	}
 	if (opts->json) {
 		json_dumpf(plan, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);

@@ -106,9 +106,9 @@ static int print_json(void)
 	return rc == 0 ? 0 : PYRT_E_IO;
 }
 
-int cli_cmd_env(const app_request *opts)
+int cli_cmd_env(const cli_ctx *c)
 {
-	int rc = opts->json ? print_json() : print_human();
+	int rc = c->opts->json ? print_json() : print_human();
 	if (rc < 0)
 		app_errorf("env: %s", pyrt_strerror(rc));
 	return app_exit_code(rc);

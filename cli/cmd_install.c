@@ -15,11 +15,9 @@
 #include "app/box.h"
 #include "app/common.h"
 #include "app/exitcodes.h"
-#include "app/fix.h"
 #include "app/install.h"
 #include "cli/commands.h"
 #include "cli/consent.h"
-#include "cli/fronts.h"
 #include "cli/signals.h"
 #include "core/dist/pins.h"
 #include "core/dist/platform.h"
@@ -28,25 +26,14 @@
 #include "core/runtime/install.h"
 #include "core/util/error.h"
 
-/* Everything an install run holds, so one cleanup frees it on every path. */
+/* Everything an install run holds, so one cleanup frees it on every path
+ * (the front, the pins and the platform are cli/main.c's). */
 typedef struct install_ctx {
-	const app_request *opts;
-	app_front *front;
-	pyrt_pins *pins;
-	pyrt_platform platform;
+	const cli_ctx *cli;
 	pyrt_install_opts iopts;
 	pyrt_install_plan plan;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
 } install_ctx;
-
-/* Report a failure that happened before anything was started. */
-static int refuse(const install_ctx *c, int code, const char *msg)
-{
-	char fixed[PYRT_ERROR_MSG_MAX + 1024];
-	app_fix_text(c->opts, msg, fixed, sizeof fixed);
-	return app_exit_code(app_front_refuse(c->front, "install", code,
-					      fixed));
-}
 
 /* The facts a person needs to say yes (app/install.h), one per line,
  * whole. */
@@ -58,7 +45,7 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 			 "runtime into %s\n", c->plan.destination);
 		return;
 	}
-	app_install_facts_fill(c->opts, c->pins, &c->plan, f);
+	app_install_facts_fill(c->cli->opts, c->cli->pins, &c->plan, f);
 	size_t n = (size_t)snprintf(buf, len, "%s\n", f->headline);
 	for (int i = 0; i < APP_FACT_COUNT && n < len; i++) {
 		char label[32];
@@ -69,34 +56,30 @@ static void consent_block(const install_ctx *c, char *buf, size_t len)
 	free(f);
 }
 
-/* pins → platform → pin for it → plan.  Returns 0 or an exit status
+/* The pin for this platform → the plan.  Returns 0 or an exit status
  * (already reported). */
 static int install_prepare(install_ctx *c)
 {
-	const app_request *o = c->opts;
-	int rc = app_load_pins(o, &c->pins, c->msg, sizeof c->msg);
-	if (rc == 0)
-		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
-	if (rc < 0)
-		return refuse(c, rc, c->msg);
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = app_install_prepare(o, c->pins, c->platform.key, &c->iopts,
-				 &c->plan, &err);
+	int rc = app_install_prepare(c->cli->opts, c->cli->pins,
+				     c->cli->platform.key, &c->iopts, &c->plan,
+				     &err);
 	if (rc < 0)
-		return refuse(c, rc, err.msg);
+		return cli_refuse_front(c->cli, rc, err.msg);
 	return 0;
 }
 
 /* Ask only when something will actually be done. */
 static int install_consent(install_ctx *c)
 {
-	if (c->plan.already_current && !c->opts->force)
+	if (c->plan.already_current && !c->cli->opts->force)
 		return 0;
 	char block[16384]; /* every fact whole: a URL, two paths, the baseline */
 	consent_block(c, block, sizeof block);
-	int rc = cli_consent(c->opts, block, "Install?", c->msg, sizeof c->msg);
+	int rc = cli_consent(c->cli->opts, block, "Install?", c->msg,
+			     sizeof c->msg);
 	if (rc < 0)
-		return refuse(c, rc, c->msg);
+		return cli_refuse_front(c->cli, rc, c->msg);
 	return 0;
 }
 
@@ -106,81 +89,42 @@ static int install_consent(install_ctx *c)
 static int install_execute(install_ctx *c)
 {
 	app_install_run run = {
-		.opts = c->opts, .pins = c->pins,
-		.platform_key = c->platform.key, .iopts = &c->iopts,
+		.opts = c->cli->opts, .pins = c->cli->pins,
+		.platform_key = c->cli->platform.key, .iopts = &c->iopts,
 		.plan = &c->plan, .reinstall_hint = "use --force to reinstall",
 	};
-	return app_exit_code(app_install_execute(&run, c->front,
+	return app_exit_code(app_install_execute(&run, c->cli->front,
 						 cli_cancel_flag()));
 }
 
-int cli_cmd_install(const app_request *opts)
+int cli_cmd_install(const cli_ctx *cli)
 {
 	install_ctx *c = calloc(1, sizeof *c);
 	if (!c) {
 		app_errorf("out of memory");
 		return app_exit_code(PYRT_E_NOMEM);
 	}
-	c->opts = opts;
-	int status;
-	if (opts->dry_run) {
-		free(c);
-		return cli_cmd_dry_run(opts);
-	}
-	c->front = cli_front_for(opts);
-	if (!c->front || cli_signals_install(!opts->quiet) != 0) {
-		app_errorf("cannot start: out of memory or no signal handlers");
-		status = app_exit_code(PYRT_E_INTERNAL);
-		goto cleanup;
-	}
-	status = install_prepare(c);
+	c->cli = cli;
+	int status = install_prepare(c);
 	if (status == 0)
 		status = install_consent(c);
 	if (status == 0)
 		status = install_execute(c);
-cleanup:
-	app_front_free(c->front);
-	pyrt_pins_free(c->pins);
 	free(c);
 	return status;
 }
 
-int cli_cmd_rollback(const app_request *opts)
+int cli_cmd_rollback(const cli_ctx *c)
 {
-	/* The pins and platform the target's quick checks need. */
-	pyrt_pins *pins = NULL;
-	pyrt_platform platform;
-	char msg[PYRT_ERROR_MSG_MAX];
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc == 0)
-		rc = app_detect_platform(&platform, msg, sizeof msg);
-	if (rc < 0) {
-		app_errorf("%s", msg);
-		pyrt_pins_free(pins);
-		return app_exit_code(rc);
-	}
-	app_front *front = cli_front_for(opts);
-	if (!front || cli_signals_install(!opts->quiet) != 0) {
-		app_front_free(front);
-		pyrt_pins_free(pins);
-		app_errorf("cannot start: out of memory or no signal handlers");
-		return app_exit_code(PYRT_E_INTERNAL);
-	}
-	rc = app_rollback_execute(opts, pins, platform.key, front,
-				  cli_cancel_flag());
-	app_front_free(front);
-	pyrt_pins_free(pins);
-	return app_exit_code(rc);
+	return app_exit_code(app_rollback_execute(c->opts, c->pins,
+						  c->platform.key, c->front,
+						  cli_cancel_flag()));
 }
 
-int cli_cmd_uninstall(const app_request *opts)
+int cli_cmd_uninstall(const cli_ctx *c)
 {
-	app_front *front = cli_front_for(opts);
-	if (!front || cli_signals_install(!opts->quiet) != 0) {
-		app_front_free(front);
-		app_errorf("cannot start: out of memory or no signal handlers");
-		return app_exit_code(PYRT_E_INTERNAL);
-	}
+	const app_request *opts = c->opts;
+	app_front *front = c->front;
 	char block[8192] = "pyrt is about to remove the managed Python runtime:\n";
 	size_t used = strlen(block);
 	char msg[PYRT_ERROR_MSG_MAX + 512];
@@ -194,6 +138,5 @@ int cli_cmd_uninstall(const app_request *opts)
 			rc = app_uninstall_execute(opts, front,
 						   cli_cancel_flag());
 	}
-	app_front_free(front);
 	return app_exit_code(rc);
 }

@@ -138,16 +138,26 @@ static int pylock_write(const app_request *opts, const pyrt_pins *pins,
 	return rc;
 }
 
-int cli_cmd_lock(const app_request *opts)
+/* --out may not be pylock.toml itself: said before the pins are read. */
+int cli_check_lock(const app_request *opts)
 {
 	char pylock[PATH_MAX];
 	char msg[PYRT_ERROR_MSG_MAX + 512];
-	pyrt_pins *pins = NULL;
+	int rc = pylock_path(opts, pylock, sizeof pylock, msg, sizeof msg);
+	if (rc)
+		app_errorf("lock: %s", msg);
+	return app_exit_code(rc);
+}
+
+int cli_cmd_lock(const cli_ctx *c)
+{
+	const app_request *opts = c->opts;
+	char pylock[PATH_MAX];
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	pyrt_pins *pins = c->pins;
 	char *text = NULL;
 	size_t len = 0, total = 0;
 	int rc = pylock_path(opts, pylock, sizeof pylock, msg, sizeof msg);
-	if (!rc)
-		rc = app_load_pins(opts, &pins, msg, sizeof msg);
 	if (!rc)
 		rc = lock_platforms(opts, pins, &total, msg, sizeof msg);
 	if (!rc)
@@ -167,6 +177,5 @@ int cli_cmd_lock(const app_request *opts)
 				"751), for uv, pip and other tools\n", pylock);
 	}
 	free(text);
-	pyrt_pins_free(pins);
 	return app_exit_code(rc);
 }

@@ -56,21 +56,14 @@ static void on_problem(const char *file, const char *what, void *payload)
 		app_text_printf(stdout, "%s: %s\n", file, what);
 }
 
-static int run_verify(const app_request *opts)
+static int run_verify(const app_request *opts, const pyrt_pins *pins)
 {
 	const char *dir = opts->positional[0];
 	verify_ctx v = { opts, opts->json ? json_array() : NULL };
 	size_t checked = 0, locked = 0;
 	pyrt_error err = PYRT_ERROR_INIT;
 	char msg[PYRT_ERROR_MSG_MAX + 256];
-	pyrt_pins *pins = NULL;
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc) {
-		json_decref(v.problems);
-		app_errorf("mirror: %s", msg);
-		return app_exit_code(rc);
-	}
-	rc = pyrt_mirror_verify(dir, on_problem, &v, &checked, &err);
+	int rc = pyrt_mirror_verify(dir, on_problem, &v, &checked, &err);
 	/* The index lives on the mirror: whoever changes a wheel can change
 	 * it too.  The pins' lock is the anchor they cannot edit. */
 	int lrc = rc >= 0 ? pyrt_mirror_verify_lock(dir, pins, on_problem, &v,
@@ -88,7 +81,6 @@ static int run_verify(const app_request *opts)
 		snprintf(against, sizeof against, "its index (the pins (%s) lock "
 			 "no wheel, so the wheels are checked against the index "
 			 "alone)", pyrt_pins_source(pins));
-	pyrt_pins_free(pins);
 	if (rc > 0 && locked)
 		snprintf(msg, sizeof msg, "%d problem(s) among the %zu files "
 			 "in %s, checked against %s", rc, checked, dir,
@@ -142,17 +134,24 @@ static void report(const app_request *opts, int rc, const pyrt_mirror_result *r,
 		app_text_printf(stdout, "mirror: %s\n", msg);
 }
 
-int cli_cmd_mirror(const app_request *opts)
+/* Pins that cannot be read: --verify words it as its other failures. */
+int cli_refuse_mirror(const cli_ctx *c, int code, const char *msg)
 {
-	if (opts->mirror_verify)
-		return run_verify(opts);
-	pyrt_pins *pins = NULL;
-	char msg[PYRT_ERROR_MSG_MAX + 512];
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc) {
+	if (c->opts->mirror_verify)
+		app_errorf("mirror: %s", msg);
+	else
 		app_errorf("%s", msg);
-		return app_exit_code(rc);
-	}
+	return app_exit_code(code);
+}
+
+int cli_cmd_mirror(const cli_ctx *c)
+{
+	const app_request *opts = c->opts;
+	const pyrt_pins *pins = c->pins;
+	if (opts->mirror_verify)
+		return run_verify(opts, pins);
+	char msg[PYRT_ERROR_MSG_MAX + 512];
+	int rc;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_mirror_result res;
 	memset(&res, 0, sizeof res);
@@ -187,6 +186,5 @@ int cli_cmd_mirror(const app_request *opts)
 			 opts->positional[0], res.fetched, res.kept, res.wheels,
 			 opts->positional[0], PYRT_MIRROR_INDEX);
 	report(opts, rc, &res, msg);
-	pyrt_pins_free(pins);
 	return app_exit_code(rc);
 }

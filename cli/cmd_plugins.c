@@ -33,11 +33,11 @@
 #include "core/runtime/status.h"
 #include "core/util/error.h"
 
-/* What both subcommands load first. */
+/* What both subcommands hold (the pins and the platform are
+ * cli/main.c's). */
 typedef struct plugins_ctx {
 	const app_request *opts;
-	pyrt_pins *pins;
-	pyrt_platform platform;
+	const cli_ctx *cli;
 	pyrt_status *status;
 	pyrt_plugins *plugins;
 	char msg[PYRT_ERROR_MSG_MAX + 512];
@@ -182,18 +182,13 @@ static void print_quiet(const plugins_ctx *c)
 			failing, n, pyrt_state_name(c->status->state));
 }
 
-/* Pins, platform, the runtime's status and the matrix into c.  Returns 0
- * or a negative code with c->msg filled. */
+/* The runtime's status and the matrix into c.  Returns 0 or a negative
+ * code with c->msg filled. */
 static int plugins_load(plugins_ctx *c)
 {
 	pyrt_plugins_free(c->plugins);
 	c->plugins = NULL;
 	int rc = 0;
-	if (!c->pins && (rc = app_load_pins(c->opts, &c->pins, c->msg,
-					    sizeof c->msg)) == 0)
-		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
-	if (rc < 0)
-		return rc;
 	if (!c->status && !(c->status = calloc(1, sizeof *c->status))) {
 		snprintf(c->msg, sizeof c->msg, "out of memory");
 		return PYRT_E_NOMEM;
@@ -203,11 +198,11 @@ static int plugins_load(plugins_ctx *c)
 	ev.on_log = matrix_log;
 	ev.payload = (void *)c->opts;
 	ev.cancel = cli_cancel_flag();
-	rc = pyrt_status_read_memo(c->opts->box_root, c->pins,
-				   c->platform.key, 0, c->status, &err);
+	rc = pyrt_status_read_memo(c->opts->box_root, c->cli->pins,
+				   c->cli->platform.key, 0, c->status, &err);
 	if (rc == 0)
 		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
-					     c->pins, c->platform.key,
+					     c->cli->pins, c->cli->platform.key,
 					     c->status, &ev, &err);
 	if (rc == 0 && app_fix_plugins(c->opts, c->plugins))
 		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
@@ -264,20 +259,14 @@ static int plugins_usage(const app_request *opts, const char *fmt, ...)
  * end the options ask for. */
 static int cmd_install(plugins_ctx *c, const char *name)
 {
-	int rc = app_load_pins(c->opts, &c->pins, c->msg, sizeof c->msg);
-	if (rc == 0)
-		rc = app_detect_platform(&c->platform, c->msg, sizeof c->msg);
-	if (rc < 0) {
-		app_errorf("%s", c->msg);
-		return app_exit_code(rc);
-	}
 	app_front *front = cli_front_for(c->opts);
 	if (!front) {
 		app_errorf("out of memory");
 		return app_exit_code(PYRT_E_NOMEM);
 	}
-	rc = app_plugin_install_execute(c->opts, c->pins, c->platform.key, name,
-					front, cli_cancel_flag());
+	int rc = app_plugin_install_execute(c->opts, c->cli->pins,
+					    c->cli->platform.key, name, front,
+					    cli_cancel_flag());
 	app_front_free(front);
 	return app_exit_code(rc);
 }
@@ -299,22 +288,19 @@ static int plugins_words(const app_request *opts, const char **install_name)
 	return 0;
 }
 
-int cli_cmd_plugins(const app_request *opts)
+int cli_check_plugins(const app_request *opts)
 {
 	const char *name;
-	int status = plugins_words(opts, &name);
-	if (status)
-		return status;
-	if (opts->dry_run && name)
-		return cli_cmd_dry_run(opts);
-	if (cli_signals_install(!opts->quiet) != 0) {
-		app_errorf("cannot start: no signal handlers");
-		return app_exit_code(PYRT_E_INTERNAL);
-	}
-	plugins_ctx c = { .opts = opts };
-	status = name ? cmd_install(&c, name) : cmd_matrix(&c);
+	return plugins_words(opts, &name);
+}
+
+int cli_cmd_plugins(const cli_ctx *cli)
+{
+	const app_request *opts = cli->opts;
+	const char *name = opts->npositional ? opts->positional[1] : NULL;
+	plugins_ctx c = { .opts = opts, .cli = cli };
+	int status = name ? cmd_install(&c, name) : cmd_matrix(&c);
 	pyrt_plugins_free(c.plugins);
 	free(c.status);
-	pyrt_pins_free(c.pins);
 	return status;
 }

@@ -15,7 +15,6 @@
 #include "app/fix.h"
 #include "app/text.h"
 #include "cli/commands.h"
-#include "cli/fronts.h"
 #include "cli/signals.h"
 #include "core/diagnose/smoke.h"
 #include "core/dist/pins.h"
@@ -64,34 +63,20 @@ static void print_human(const pyrt_smoke_result *res)
 				res->paragraph);
 }
 
-int cli_cmd_smoke(const app_request *opts)
+int cli_cmd_smoke(const cli_ctx *c)
 {
-	app_front *front = opts->json ? NULL : cli_front_lines_new(opts);
-	if ((!opts->json && !front) || cli_signals_install(!opts->quiet) != 0) {
-		app_front_free(front);
-		app_errorf("smoke: cannot set up the front end");
-		return app_exit_code(PYRT_E_INTERNAL);
-	}
+	const app_request *opts = c->opts;
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	if (front)
-		ev = app_front_events(front, cli_cancel_flag());
+	if (c->front)
+		ev = app_front_events(c->front, cli_cancel_flag());
 	else
 		ev.cancel = cli_cancel_flag();
 	/* The pins say where the interpreter is (layout.interpreter). */
-	pyrt_pins *pins = NULL;
-	char msg[PYRT_ERROR_MSG_MAX + 512];
-	int prc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (prc < 0) {
-		app_errorf("%s", msg);
-		app_front_free(front);
-		return app_exit_code(prc);
-	}
 	pyrt_smoke_result *res = calloc(1, sizeof *res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = res ? pyrt_smoke_run(opts->box_root, pins, opts->out, &ev, res,
-				      &err)
+	int rc = res ? pyrt_smoke_run(opts->box_root, c->pins, opts->out, &ev,
+				      res, &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
-	pyrt_pins_free(pins);
 	int status = app_exit_code(rc);
 	if (rc)
 		app_fix_in_place(opts, err.msg, sizeof err.msg);
@@ -105,6 +90,5 @@ int cli_cmd_smoke(const app_request *opts)
 		app_errorf("smoke: %s", err.msg[0] ? err.msg : pyrt_strerror(rc));
 	}
 	free(res);
-	app_front_free(front);
 	return status;
 }

@@ -176,11 +176,8 @@ static void print_human(const pyrt_status *st, int quiet)
 		field("wheel lock:", source);
 }
 
-int cli_cmd_status(const app_request *opts)
+int cli_check_status(const app_request *opts)
 {
-	char msg[PYRT_ERROR_MSG_MAX + 512];
-	pyrt_pins *pins = NULL;
-	pyrt_platform platform;
 	if (opts->format && strcmp(opts->format, "prometheus") != 0) {
 		app_errorf("status: --format %s: the one format is prometheus "
 			   "(--json for JSON)", opts->format);
@@ -190,19 +187,18 @@ int cli_cmd_status(const app_request *opts)
 		app_errorf("status: --format prometheus and --json: choose one");
 		return APP_EXIT_USAGE;
 	}
-	int rc = app_load_pins(opts, &pins, msg, sizeof msg);
-	if (rc == 0)
-		rc = app_detect_platform(&platform, msg, sizeof msg);
-	if (rc < 0) {
-		app_errorf("%s", msg);
-		pyrt_pins_free(pins);
-		return app_exit_code(rc);
-	}
+	return 0;
+}
+
+int cli_cmd_status(const cli_ctx *c)
+{
+	const app_request *opts = c->opts;
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	rc = st ? pyrt_status_read_memo(opts->box_root, pins, platform.key,
-					opts->deep, st, &err)
-		: pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
+	int rc = st ? pyrt_status_read_memo(opts->box_root, c->pins,
+					    c->platform.key, opts->deep, st,
+					    &err)
+		    : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
 	if (rc >= 0)
 		app_fix_status(opts, st);
@@ -223,6 +219,5 @@ int cli_cmd_status(const app_request *opts)
 			       : APP_EXIT_NOT_READY;
 	}
 	free(st);
-	pyrt_pins_free(pins);
 	return status;
 }

@@ -161,8 +161,9 @@ static void print_json(const verify_ctx *v, int rc, size_t entries)
 	json_decref(obj);
 }
 
-int cli_cmd_verify(const app_request *opts)
+int cli_cmd_verify(const cli_ctx *c)
 {
+	const app_request *opts = c->opts;
 	verify_ctx *v = calloc(1, sizeof *v);
 	if (!v) {
 		app_errorf("out of memory");

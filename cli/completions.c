@@ -39,7 +39,7 @@ static const char *value_kind(const cli_opt_row *r)
 /* Every command word, in the table's order, space separated. */
 static void print_commands(FILE *f)
 {
-	for (int c = 1; c < APP_CMD__COUNT; c++)
+	for (int c = 1; c < CLI_CMD__COUNT; c++)
 		fprintf(f, "%s%s", c > 1 ? " " : "", cli_commands[c].name);
 }
 
@@ -60,7 +60,7 @@ static void print_global_opts(FILE *f)
 }
 
 /* cmd's own options, space separated. */
-static void print_command_opts(FILE *f, app_command cmd)
+static void print_command_opts(FILE *f, cli_command cmd)
 {
 	int first = 1;
 	for (size_t i = 0; i < cli_opt_count(); i++) {
@@ -84,9 +84,9 @@ static void bash(FILE *f)
 	print_global_opts(f);
 	fputs("\"\n\n# The options one command takes besides the global ones.\n"
 	      "_pyrt_command_opts() {\n  case $1 in\n", f);
-	for (int c = 0; c < APP_CMD__COUNT; c++) {
+	for (int c = 0; c < CLI_CMD__COUNT; c++) {
 		fprintf(f, "    %s) REPLY=\"", c ? cli_commands[c].name : "\"\"");
-		print_command_opts(f, (app_command)c);
+		print_command_opts(f, (cli_command)c);
 		fputs("\" ;;\n", f);
 	}
 	fputs("    *) REPLY=\"\" ;;\n  esac\n}\n\n"
@@ -116,9 +116,9 @@ static void zsh(FILE *f)
 	      "# \"none\" is pyrt without a command (the wizard and dashboard).\n"
 	      "typeset -gA _pyrt_command_opts _pyrt_value_kind _pyrt_value_help\n"
 	      "_pyrt_command_opts=(\n", f);
-	for (int c = 0; c < APP_CMD__COUNT; c++) {
+	for (int c = 0; c < CLI_CMD__COUNT; c++) {
 		fprintf(f, "  %s '", c ? cli_commands[c].name : "none");
-		print_command_opts(f, (app_command)c);
+		print_command_opts(f, (cli_command)c);
 		fputs("'\n", f);
 	}
 	fputs(")\n_pyrt_value_kind=(\n", f);
@@ -176,7 +176,7 @@ static void fish(FILE *f)
 	      "# from its command and option tables: do not edit, regenerate.\n"
 	      "complete -c pyrt -f\n", f);
 	fwrite(cli_completion_fish, 1, cli_completion_fish_size - 1, f);
-	for (int c = 1; c < APP_CMD__COUNT; c++)
+	for (int c = 1; c < CLI_CMD__COUNT; c++)
 		fprintf(f, "complete -c pyrt -n __fish_use_subcommand -a %s -d '%s'\n",
 			cli_commands[c].name,
 			cli_commands[c].summary ? cli_commands[c].summary : "");
@@ -190,9 +190,9 @@ static void fish(FILE *f)
 			fish_opt(f, &r, NULL);
 			continue;
 		}
-		for (int c = 0; c < APP_CMD__COUNT; c++) {
+		for (int c = 0; c < CLI_CMD__COUNT; c++) {
 			char cond[160];
-			if (!cli_opt_for_command(i, (app_command)c))
+			if (!cli_opt_for_command(i, (cli_command)c))
 				continue;
 			if (c == 0)
 				snprintf(cond, sizeof cond, "__fish_use_subcommand");
@@ -205,8 +205,9 @@ static void fish(FILE *f)
 	}
 }
 
-int cli_cmd_completions(const app_request *opts)
+int cli_cmd_completions(const cli_ctx *ctx)
 {
+	const app_request *opts = ctx->opts;
 	const char *shell = opts->npositional ? opts->positional[0] : NULL;
 	if (!shell) {
 		app_errorf("pyrt completions: which shell? bash, zsh or fish (e.g. pyrt completions bash)");

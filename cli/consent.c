@@ -31,7 +31,7 @@ static int is_yes(char *answer)
 int cli_consent(const app_request *opts, const char *block, const char *question,
 		char *msg, size_t msglen)
 {
-	const char *cmd = cli_command_name(opts->command);
+	const char *cmd = cli_command_name(cli_command_of(opts));
 	if (opts->yes)
 		return 0;
 	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {

@@ -103,34 +103,6 @@ static const char manual_head[] =
 	"    Every path, URL and combination is checked before anything is\n"
 	"    written: a usage error (exit 2) leaves no box, lock or log behind.\n"
 	"\n"
-	"INSTALL OPTIONS\n"
-	"    --from-file ARCHIVE  verify and install a local archive (offline)\n"
-	"    --mirror URL         fetch from URL/<build>/<file> instead of upstream\n"
-	"                         (env PYRT_MIRROR_URL); a ?query stays at the end.\n"
-	"                         Credentials and query values in URL are sent,\n"
-	"                         never stored or shown\n"
-	"    --no-wait            fail (exit 7) if another installer holds the box\n"
-	"    --force              reinstall even when the pinned runtime is active\n"
-	"    --wheelhouse DIR     pip --no-index --find-links DIR for the baseline\n"
-	"    --requirements FILE  baseline requirements instead of the pinned list:\n"
-	"                         one PEP 508 requirement a line, no pip options,\n"
-	"                         paths, URLs or \"name @ URL\"\n"
-	"    --index-url URL      the package index pip uses (env PYRT_INDEX_URL);\n"
-	"                         https, or http to loopback; pip gets it in its\n"
-	"                         environment (PIP_INDEX_URL), never on its command\n"
-	"                         line; credentials, and a token in its path, are\n"
-	"                         never shown or logged\n"
-	"    --no-baseline        skip the doc-library baseline (not with\n"
-	"                         --requirements, --wheelhouse or --index-url)\n"
-	"    --dry-run            print (with --json: one object) what would be\n"
-	"                         downloaded (URL, pinned size), verified (SHA-256),\n"
-	"                         installed (runtime; each requirement, its wheel\n"
-	"                         and source), re-applied (plugins) and removed\n"
-	"                         (installs pruned); write, fetch and ask nothing\n"
-	"    --from-file and --mirror exclude each other.  The runtime stays\n"
-	"    active when only the baseline fails (exit 10).  Progress goes to\n"
-	"    stderr; the one-line result of a success to stdout.\n"
-	"\n"
 	"PIP AND ITS CONFIGURATION\n"
 	"    pip runs as the runtime's own (-I, a private HOME) with\n"
 	"    PIP_CONFIG_FILE=/dev/null: /etc/pip.conf and ~/.config/pip are NOT\n"
@@ -141,49 +113,6 @@ static const char manual_head[] =
 	"    FILE (pip gets it as --cert).  pip gives up on an unreachable index\n"
 	"    after one retry (--retries 1 --timeout 15), and the requirements are\n"
 	"    then not tried one by one: the message names the fixes.\n"
-	"\n"
-	"BASELINE OPTIONS\n"
-	"    --wheelhouse DIR     pip --no-index --find-links DIR (air-gapped)\n"
-	"    --requirements FILE  these requirements instead of the pinned list\n"
-	"    --index-url URL      pip's package index (env PYRT_INDEX_URL)\n"
-	"    --no-wait            fail (exit 7) if an installer holds the box\n"
-	"    --dry-run            what would be installed, as for install\n"
-	"\n"
-	"STATUS OPTIONS\n"
-	"    --deep           also start the interpreter and check its version\n"
-	"    --format FMT     prometheus: the state as Prometheus metrics, for\n"
-	"                     node_exporter's textfile collector\n"
-	"\n"
-	"DOCTOR OPTIONS\n"
-	"    --wheelhouse DIR check this wheelhouse, not an index: it exists,\n"
-	"                     passes the gate and holds the baseline's wheels.\n"
-	"                     Without it (or PYRT_WHEELHOUSE, --index-url) doctor\n"
-	"                     checks the source the box was installed from\n"
-	"    --bundle FILE    also write a support bundle (tar.gz, 0600, one\n"
-	"                     folder pyrt-bundle/): the checks, the marker, the\n"
-	"                     last install log, platform facts; URL credentials\n"
-	"                     and query values, tokens and passwords redacted.\n"
-	"                     FILE \"-\": to stdout (the table goes to stderr)\n"
-	"\n"
-	"SMOKE OPTIONS\n"
-	"    --out FILE       keep the checked .docx as FILE\n"
-	"\n"
-	"MIRROR OPTIONS\n"
-	"    --platform KEY         only this pinned platform (repeatable);\n"
-	"                           default: every pinned archive\n"
-	"    --wheelhouse-from DIR  also copy the wheels the baseline needs\n"
-	"                           (following their Requires-Dist) from the\n"
-	"                           local wheelhouse DIR into <mirror>/wheels\n"
-	"    --mirror URL           fetch from URL/<build>/<file> (another\n"
-	"                           mirror) instead of the pinned URLs (env\n"
-	"                           PYRT_MIRROR_URL)\n"
-	"    --verify               re-hash every file the index names; exit 5\n"
-	"                           naming each that differs\n"
-	"\n"
-	"PLUGINS OPTIONS\n"
-	"    --wheelhouse DIR pip --no-index --find-links DIR (plugins install)\n"
-	"    --index-url URL  pip's package index (plugins install)\n"
-	"    --dry-run        what plugins install NAME would install; nothing done\n"
 	"\n"
 	"ENVIRONMENT\n"
 	"    PYRT_BOX_ROOT    default for --box-root\n"
@@ -244,7 +173,94 @@ static const char manual_tail[] =
 	"    pyrt --box-root /opt/agent status  check another box root\n"
 	"    pyrt verify && echo intact         re-check the installed files\n";
 
-/* A command's option lines from its usage, as a manual section. */
+/* The option's left column: "-y, --yes" or "--out FILE". */
+static void option_head(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "--%s", name);
+	for (size_t i = 0; i < cli_opt_count(); i++) {
+		cli_opt_row r;
+		cli_opt_at(i, &r);
+		if (strcmp(r.name, name) != 0)
+			continue;
+		if (r.short_name)
+			snprintf(buf, len, "-%c, --%s", r.short_name, name);
+		if (r.metavar)
+			app_cat(buf, len, " %s", r.metavar);
+		return;
+	}
+}
+
+#define OPT_COLUMN_MAX 24 /* a wider head puts its help on the next line */
+#define HELP_WIDTH 78
+
+/* The help text wrapped at spaces to fit after column col. */
+static void print_wrapped(const char *help, const char *indent, int col,
+			  int first_col)
+{
+	int room = HELP_WIDTH - (int)strlen(indent) - col;
+	if (room < 20)
+		room = 20;
+	int at = first_col;
+	while (*help) {
+		while (*help == ' ')
+			help++;
+		int n = (int)strlen(help);
+		if (n > room) {
+			n = room;
+			while (n > 0 && help[n] != ' ')
+				n--;
+			if (n == 0)
+				n = (int)strcspn(help, " ");
+		}
+		int shown = n;
+		while (shown > 0 && help[shown - 1] == ' ')
+			shown--;
+		printf("%*s%.*s\n", col - at, "", shown, help);
+		help += n;
+		if (*help)
+			printf("%s", indent);
+		at = 0;
+	}
+}
+
+void cli_help_options(const cli_command_entry *e, const char *indent)
+{
+	char head[96];
+	int width = 0;
+	for (const cli_opt_help *h = e->options; h && h->name; h++) {
+		option_head(h->name, head, sizeof head);
+		int w = (int)strlen(head);
+		if (w <= OPT_COLUMN_MAX && w > width)
+			width = w;
+	}
+	/* two spaces of margin, the heads, two spaces, the help */
+	int col = 2 + width + 2;
+	for (const cli_opt_help *h = e->options; h && h->name; h++) {
+		option_head(h->name, head, sizeof head);
+		int w = 2 + (int)strlen(head);
+		printf("%s  %s", indent, head);
+		if (w + 1 > col) {
+			printf("\n%s", indent);
+			w = 0;
+		}
+		print_wrapped(h->help, indent, col, w);
+	}
+}
+
+/* Whether e takes options besides the global ones. */
+static int has_own_options(const cli_command_entry *e)
+{
+	for (const cli_opt_help *h = e->options; h && h->name; h++)
+		for (size_t i = 0; i < cli_opt_count(); i++) {
+			cli_opt_row r;
+			cli_opt_at(i, &r);
+			if (strcmp(r.name, h->name) == 0 && !r.every_command)
+				return 1;
+		}
+	return 0;
+}
+
+/* A command's option lines, as a manual section. */
 static void manual_options(const cli_command_entry *e)
 {
 	char title[32];
@@ -253,16 +269,7 @@ static void manual_options(const cli_command_entry *e)
 		title[n++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
 	title[n] = '\0';
 	printf("%s OPTIONS\n", title);
-	int in_option = 0;
-	for (const char *line = e->usage; *line;) {
-		size_t len = strcspn(line, "\n");
-		/* "  --opt ..." and the lines indented under it */
-		in_option = strncmp(line, "  -", 3) == 0 ||
-			    (in_option && strncmp(line, "    ", 4) == 0);
-		if (in_option)
-			printf("  %.*s\n", (int)len, line);
-		line += len + (line[len] == '\n');
-	}
+	cli_help_options(e, "  ");
 	fputs("\n", stdout);
 }
 
@@ -271,7 +278,7 @@ void cli_help_short(void)
 	fputs("usage: pyrt [OPTIONS] [COMMAND] [OPTIONS]\n"
 	      "On a terminal, pyrt alone opens the dashboard (or the install\n"
 	      "wizard); otherwise it is `pyrt status`.\n\nCommands:\n", stdout);
-	for (int c = 0; c < APP_CMD__COUNT; c++)
+	for (int c = 0; c < CLI_CMD__COUNT; c++)
 		if (cli_commands[c].name && cli_commands[c].summary)
 			printf("  %-10s %s\n", cli_commands[c].name,
 			       cli_commands[c].summary);
@@ -283,23 +290,29 @@ void cli_help_manual(void)
 {
 	const char *env = strstr(manual_head, "ENVIRONMENT\n");
 	fwrite(manual_head, 1, (size_t)(env - manual_head), stdout);
-	for (int c = 0; c < APP_CMD__COUNT; c++)
-		if (cli_commands[c].manual_options)
+	/* Each command's options, printed from its row as its usage
+	 * prints them. */
+	for (int c = 1; c < CLI_CMD__COUNT; c++)
+		if (has_own_options(&cli_commands[c]))
 			manual_options(&cli_commands[c]);
 	fputs(env, stdout);
 	app_exit_table_print(stdout, "    ");
 	fputs(manual_tail, stdout);
 }
 
-void cli_help_command(app_command cmd)
+void cli_help_command(cli_command cmd)
 {
-	const char *usage = cmd < APP_CMD__COUNT ? cli_commands[cmd].usage : NULL;
-	if (!usage) {
+	const cli_command_entry *e = cmd < CLI_CMD__COUNT ? &cli_commands[cmd]
+							  : NULL;
+	if (!e || !e->usage) {
 		printf("usage: pyrt %s\nnot available in this build yet; see pyrt --help.\n",
 		       cli_command_name(cmd));
 		return;
 	}
-	fputs(usage, stdout);
+	fputs(e->usage, stdout);
+	cli_help_options(e, "");
+	if (e->usage_tail)
+		fputs(e->usage_tail, stdout);
 	fputs("Options of every command: see pyrt --help.\n", stdout);
 }
 

@@ -14,6 +14,7 @@
 #include "app/exitcodes.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
 #include "core/util/clock.h"
 #include "core/util/error.h"
@@ -153,7 +154,7 @@ app_front *cli_front_json_new(const app_request *opts)
 		return NULL;
 	s->out = stdout;
 	s->verbose = opts->verbose;
-	if (opts->command == APP_CMD_PLUGINS)
+	if (cli_command_of(opts) == CLI_CMD_PLUGINS)
 		s->plugin_install = 1;
 	s->start = pyrt_now();
 	s->last_progress = -1.0;

@@ -17,6 +17,7 @@
 
 #include "app/common.h"
 #include "app/text.h"
+#include "cli/commands.h"
 #include "cli/fronts.h"
 #include "core/util/clock.h"
 #include "core/util/error.h"
@@ -221,7 +222,7 @@ app_front *cli_front_lines_new(const app_request *opts)
 	s->tty = app_is_terminal(STDERR_FILENO);
 	s->quiet = opts->quiet;
 	s->verbose = opts->verbose;
-	if (opts->command == APP_CMD_PLUGINS)
+	if (cli_command_of(opts) == CLI_CMD_PLUGINS)
 		s->plugin_step = "plugin install";
 	s->last_progress = pyrt_now();
 	return app_front_wrap(&lines_ops, s);

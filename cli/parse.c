@@ -30,83 +30,57 @@ enum opt_id {
 	O__COUNT
 };
 
-#define CMD_BIT(c) (1u << (c))
-#define ALL_COMMANDS 0u
-
 typedef struct opt_spec {
 	enum opt_id id;
 	const char *name;    /* long name without "--" */
 	char short_name;     /* 0: none */
 	const char *metavar; /* NULL: a flag without value */
-	unsigned commands;   /* CMD_BIT mask; ALL_COMMANDS: every command */
+	int global;          /* every command takes it; the others are each
+			      * command's own, listed in its row's options
+			      * (cli/commands.c) */
 	cli_path_kind path;  /* what pyrt does with a path it names: the
 			      * gate (validate.c) follows this column, and
 			      * e2e_gate_table walks it */
 } opt_spec;
 
+#define GLOBAL 1
+#define OWN 0
+
 static const opt_spec opt_table[] = {
-	{ O_BOX_ROOT, "box-root", 0, "DIR", ALL_COMMANDS, CLI_PATH_BOX },
-	{ O_PINS, "pins", 0, "FILE", ALL_COMMANDS, CLI_PATH_GATED },
-	{ O_CACERT, "cacert", 0, "FILE", ALL_COMMANDS, CLI_PATH_GATED },
-	{ O_JSON, "json", 0, NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_YES, "yes", 'y', NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_NO_COLOR, "no-color", 0, NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_THEME, "theme", 0, "NAME", ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_VERBOSE, "verbose", 'v', NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_QUIET, "quiet", 'q', NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_HELP, "help", 'h', NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	{ O_VERSION, "version", 'V', NULL, ALL_COMMANDS, CLI_PATH_NONE },
-	/* APP_CMD_NONE: `pyrt` on a terminal runs the wizard and the
-	 * dashboard's baseline and plugin installs with these.  serve: its
-	 * jobs do, never a request field (the API cannot choose code). */
-	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
-	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_LOCK) | CMD_BIT(APP_CMD_SERVE) |
-	  CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_GATED_DIR },
-	{ O_REQUIREMENTS, "requirements", 0, "FILE",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
-	  CMD_BIT(APP_CMD_NONE) | CMD_BIT(APP_CMD_SERVE), CLI_PATH_GATED },
-	{ O_FROM_FILE, "from-file", 0, "ARCHIVE",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE), CLI_PATH_HASHED },
-	/* mirror: where `pyrt mirror DIR` fetches from. */
-	{ O_MIRROR, "mirror", 0, "URL",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_SERVE) |
-	  CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_NONE },
-	{ O_INDEX_URL, "index-url", 0, "URL",
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_PLUGINS) |
-	  CMD_BIT(APP_CMD_BASELINE) | CMD_BIT(APP_CMD_NONE) |
-	  CMD_BIT(APP_CMD_SERVE) | CMD_BIT(APP_CMD_DOCTOR), CLI_PATH_NONE },
-	{ O_NO_BASELINE, "no-baseline", 0, NULL,
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
-	{ O_NO_WAIT, "no-wait", 0, NULL,
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
-	  CMD_BIT(APP_CMD_UNINSTALL) | CMD_BIT(APP_CMD_BASELINE) |
-	  CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
-	{ O_FORCE, "force", 0, NULL,
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_ROLLBACK) |
-	  CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
-	{ O_DEEP, "deep", 0, NULL,
-	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
-	{ O_OUT, "out", 0, "FILE", CMD_BIT(APP_CMD_SMOKE) | CMD_BIT(APP_CMD_LOCK),
-	  CLI_PATH_WRITTEN },
-	{ O_BUNDLE, "bundle", 0, "FILE", CMD_BIT(APP_CMD_DOCTOR),
-	  CLI_PATH_WRITTEN },
-	{ O_LISTEN, "listen", 0, "ADDR", CMD_BIT(APP_CMD_SERVE),
-	  CLI_PATH_SOCKET },
-	{ O_TOKEN_FILE, "token-file", 0, "FILE", CMD_BIT(APP_CMD_SERVE),
-	  CLI_PATH_SECRET },
-	{ O_PLATFORM, "platform", 0, "KEY",
-	  CMD_BIT(APP_CMD_MIRROR) | CMD_BIT(APP_CMD_LOCK), CLI_PATH_NONE },
-	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR",
-	  CMD_BIT(APP_CMD_MIRROR), CLI_PATH_GATED_DIR },
-	{ O_VERIFY, "verify", 0, NULL, CMD_BIT(APP_CMD_MIRROR), CLI_PATH_NONE },
-	{ O_FORMAT, "format", 0, "FMT",
-	  CMD_BIT(APP_CMD_STATUS) | CMD_BIT(APP_CMD_NONE), CLI_PATH_NONE },
-	{ O_DRY_RUN, "dry-run", 0, NULL,
-	  CMD_BIT(APP_CMD_INSTALL) | CMD_BIT(APP_CMD_BASELINE) |
-	  CMD_BIT(APP_CMD_PLUGINS), CLI_PATH_NONE },
+	{ O_BOX_ROOT, "box-root", 0, "DIR", GLOBAL, CLI_PATH_BOX },
+	{ O_PINS, "pins", 0, "FILE", GLOBAL, CLI_PATH_GATED },
+	{ O_CACERT, "cacert", 0, "FILE", GLOBAL, CLI_PATH_GATED },
+	{ O_JSON, "json", 0, NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_YES, "yes", 'y', NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_NO_COLOR, "no-color", 0, NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_THEME, "theme", 0, "NAME", GLOBAL, CLI_PATH_NONE },
+	{ O_VERBOSE, "verbose", 'v', NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_QUIET, "quiet", 'q', NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_HELP, "help", 'h', NULL, GLOBAL, CLI_PATH_NONE },
+	{ O_VERSION, "version", 'V', NULL, GLOBAL, CLI_PATH_NONE },
+	/* Which commands take these: their rows.  `pyrt` on a terminal runs
+	 * the wizard and the dashboard's baseline and plugin installs with
+	 * the install ones; serve's jobs do, never a request field (the API
+	 * cannot choose code). */
+	{ O_WHEELHOUSE, "wheelhouse", 0, "DIR", OWN, CLI_PATH_GATED_DIR },
+	{ O_REQUIREMENTS, "requirements", 0, "FILE", OWN, CLI_PATH_GATED },
+	{ O_FROM_FILE, "from-file", 0, "ARCHIVE", OWN, CLI_PATH_HASHED },
+	{ O_MIRROR, "mirror", 0, "URL", OWN, CLI_PATH_NONE },
+	{ O_INDEX_URL, "index-url", 0, "URL", OWN, CLI_PATH_NONE },
+	{ O_NO_BASELINE, "no-baseline", 0, NULL, OWN, CLI_PATH_NONE },
+	{ O_NO_WAIT, "no-wait", 0, NULL, OWN, CLI_PATH_NONE },
+	{ O_FORCE, "force", 0, NULL, OWN, CLI_PATH_NONE },
+	{ O_DEEP, "deep", 0, NULL, OWN, CLI_PATH_NONE },
+	{ O_OUT, "out", 0, "FILE", OWN, CLI_PATH_WRITTEN },
+	{ O_BUNDLE, "bundle", 0, "FILE", OWN, CLI_PATH_WRITTEN },
+	{ O_LISTEN, "listen", 0, "ADDR", OWN, CLI_PATH_SOCKET },
+	{ O_TOKEN_FILE, "token-file", 0, "FILE", OWN, CLI_PATH_SECRET },
+	{ O_PLATFORM, "platform", 0, "KEY", OWN, CLI_PATH_NONE },
+	{ O_WHEELHOUSE_FROM, "wheelhouse-from", 0, "DIR", OWN,
+	  CLI_PATH_GATED_DIR },
+	{ O_VERIFY, "verify", 0, NULL, OWN, CLI_PATH_NONE },
+	{ O_FORMAT, "format", 0, "FMT", OWN, CLI_PATH_NONE },
+	{ O_DRY_RUN, "dry-run", 0, NULL, OWN, CLI_PATH_NONE },
 };
 
 #define NOPTS (sizeof opt_table / sizeof opt_table[0])
@@ -123,13 +97,28 @@ void cli_opt_at(size_t i, cli_opt_row *row)
 	row->short_name = s->short_name;
 	row->metavar = s->metavar;
 	row->path = s->path;
-	row->every_command = s->commands == ALL_COMMANDS;
+	row->every_command = s->global;
 }
 
-int cli_opt_for_command(size_t i, app_command cmd)
+/* Whether cmd's row lists option name. */
+static int row_lists(cli_command cmd, const char *name)
 {
-	return opt_table[i].commands != ALL_COMMANDS &&
-	       (opt_table[i].commands & CMD_BIT(cmd)) != 0;
+	const cli_opt_help *h = cli_commands[cmd].options;
+	for (; h && h->name; h++)
+		if (strcmp(h->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int cli_opt_for_command(size_t i, cli_command cmd)
+{
+	return !opt_table[i].global && row_lists(cmd, opt_table[i].name);
+}
+
+/* Whether cmd takes option i: a global one, or one its row lists. */
+static int takes(cli_command cmd, size_t i)
+{
+	return opt_table[i].global || row_lists(cmd, opt_table[i].name);
 }
 
 cli_path_kind cli_opt_path_kind(const char *name)
@@ -156,39 +145,58 @@ void cli_opt_table_print(FILE *f)
 			continue;
 		fprintf(f, "--%s %s %s", s->name, s->metavar,
 			path_kind_names[s->path]);
-		for (int c = 0; c < APP_CMD__COUNT; c++)
-			if (s->commands == ALL_COMMANDS ||
-			    (s->commands & CMD_BIT(c)))
-				fprintf(f, " %s", c == APP_CMD_NONE ? "-"
-					: cli_command_name((app_command)c));
+		for (int c = 0; c < CLI_CMD__COUNT; c++)
+			if (takes((cli_command)c, i))
+				fprintf(f, " %s", c == CLI_CMD_NONE ? "-"
+					: cli_command_name((cli_command)c));
 		fputc('\n', f);
 	}
 }
 
 void cli_command_table_print(FILE *f)
 {
-	for (int c = 1; c < APP_CMD__COUNT; c++)
-		fprintf(f, "command %s\n", cli_command_name((app_command)c));
+	for (int c = 1; c < CLI_CMD__COUNT; c++)
+		fprintf(f, "command %s\n", cli_command_name((cli_command)c));
 	for (size_t i = 0; i < NOPTS; i++) {
 		fprintf(f, "option --%s", opt_table[i].name);
 		if (opt_table[i].short_name)
 			fprintf(f, " -%c", opt_table[i].short_name);
 		fputc('\n', f);
 	}
+	/* What a row holds, and what each option is: for the usage check. */
+	for (int c = 1; c < CLI_CMD__COUNT; c++) {
+		const cli_command_entry *e = &cli_commands[c];
+		fprintf(f, "row %s run=%d summary=%d usage=%d pins=%d\n",
+			e->name, e->run != NULL, e->summary != NULL,
+			e->usage != NULL, !!(e->needs & CLI_NEEDS_PINS));
+		for (const cli_opt_help *h = e->options; h && h->name; h++) {
+			size_t i = 0;
+			while (i < NOPTS && strcmp(opt_table[i].name, h->name))
+				i++;
+			if (i == NOPTS) /* a row naming no option: a typo */
+				fprintf(f, "unknown %s --%s\n", e->name,
+					h->name);
+		}
+	}
+	for (size_t i = 0; i < NOPTS; i++)
+		fprintf(f, "opt --%s %s %s\n", opt_table[i].name,
+			opt_table[i].metavar ? opt_table[i].metavar : "-",
+			opt_table[i].global ? "global" : "own");
 }
 
 /* Parser state: the options seen, so their command fit is checked once the
  * command word is known (it may come after them). */
 typedef struct parse_state {
 	app_request *opts;
+	cli_command cmd;     /* the command word's; CLI_CMD_NONE until one */
 	int seen[O__COUNT];
 	char *msg;
 	size_t msglen;
 } parse_state;
 
-const char *cli_command_name(app_command cmd)
+const char *cli_command_name(cli_command cmd)
 {
-	if ((unsigned)cmd >= APP_CMD__COUNT)
+	if ((unsigned)cmd >= CLI_CMD__COUNT)
 		return NULL;
 	return cli_commands[cmd].name;
 }
@@ -196,19 +204,27 @@ const char *cli_command_name(app_command cmd)
 const char *cli_command_suggest(const char *word)
 {
 	/* The table has no terminator: cli_suggest wants one. */
-	const char *names[APP_CMD__COUNT];
-	for (int i = 1; i < APP_CMD__COUNT; i++)
+	const char *names[CLI_CMD__COUNT];
+	for (int i = 1; i < CLI_CMD__COUNT; i++)
 		names[i - 1] = cli_commands[i].name;
-	names[APP_CMD__COUNT - 1] = NULL;
+	names[CLI_CMD__COUNT - 1] = NULL;
 	return cli_suggest(word, strlen(word), names);
 }
 
-app_command cli_command_lookup(const char *word)
+cli_command cli_command_lookup(const char *word)
 {
-	for (int i = 1; i < APP_CMD__COUNT; i++)
+	for (int i = 1; i < CLI_CMD__COUNT; i++)
 		if (strcmp(word, cli_commands[i].name) == 0)
-			return (app_command)i;
-	return APP_CMD__COUNT;
+			return (cli_command)i;
+	return CLI_CMD__COUNT;
+}
+
+cli_command cli_command_of(const app_request *opts)
+{
+	if (!opts->command_word)
+		return CLI_CMD_NONE;
+	cli_command cmd = cli_command_lookup(opts->command_word);
+	return cmd == CLI_CMD__COUNT ? CLI_CMD_NONE : cmd;
 }
 
 static int usage_error(parse_state *ps, const char *fmt, ...)
@@ -351,16 +367,16 @@ static int add_word(parse_state *ps, const char *word)
 {
 	app_request *o = ps->opts;
 	if (!o->command_word) {
-		app_command cmd = cli_command_lookup(word);
-		if (cmd == APP_CMD__COUNT) {
+		cli_command cmd = cli_command_lookup(word);
+		if (cmd == CLI_CMD__COUNT) {
 			const char *near = cli_command_suggest(word);
 			if (near)
 				return usage_error(ps, "unknown command '%s'; did you mean '%s'? (see pyrt --help)",
 						   word, near);
 			return usage_error(ps, "unknown command '%s'; see pyrt --help", word);
 		}
-		o->command = cmd;
-		o->command_word = word;
+		ps->cmd = cmd;
+		o->command_word = cli_commands[cmd].name;
 		return 0;
 	}
 	if (o->npositional >= APP_MAX_POSITIONAL)
@@ -372,17 +388,12 @@ static int add_word(parse_state *ps, const char *word)
 /* Options that do not apply to the command are refused by name. */
 static int check_fit(parse_state *ps)
 {
-	app_command cmd = ps->opts->command;
-	if (ps->opts->help || cmd == APP_CMD_HELP || cmd == APP_CMD_VERSION ||
-	    (cmd >= APP_CMD_DOCTOR && cmd != APP_CMD_DOCTOR &&
-	     cmd != APP_CMD_SMOKE && cmd != APP_CMD_PLUGINS &&
-	     cmd != APP_CMD_BASELINE && cmd != APP_CMD_SERVE &&
-	     cmd != APP_CMD_MIRROR && cmd != APP_CMD_LOCK))
+	cli_command cmd = ps->cmd;
+	if (ps->opts->help || cmd == CLI_CMD_HELP || cmd == CLI_CMD_VERSION)
 		return 0;
 	for (size_t i = 0; i < NOPTS; i++) {
 		const opt_spec *s = &opt_table[i];
-		if (!ps->seen[s->id] || s->commands == ALL_COMMANDS ||
-		    (s->commands & CMD_BIT(cmd)))
+		if (!ps->seen[s->id] || takes(cmd, i))
 			continue;
 		const char *name = cli_command_name(cmd);
 		if (!name)
@@ -400,7 +411,7 @@ static int check_positionals(parse_state *ps)
 {
 	app_request *o = ps->opts;
 	/* plugins: "install NAME", which cmd_plugins.c checks; mirror: DIR */
-	size_t allowed = (size_t)cli_commands[o->command].max_args;
+	size_t allowed = (size_t)cli_commands[ps->cmd].max_args;
 	if (o->npositional > allowed)
 		return usage_error(ps, "pyrt %s: unexpected argument '%s'; see pyrt --help",
 				   o->command_word, o->positional[allowed]);
@@ -414,9 +425,9 @@ static const char *env_nonempty(const char *name)
 }
 
 /* The command's row says whether it works on a box. */
-static int needs_box(app_command cmd)
+static int needs_box(cli_command cmd)
 {
-	return (unsigned)cmd < APP_CMD__COUNT &&
+	return (unsigned)cmd < CLI_CMD__COUNT &&
 	       (cli_commands[cmd].needs & CLI_NEEDS_BOX);
 }
 
@@ -446,7 +457,7 @@ static int resolve_box(parse_state *ps)
 		o->box_root_from = "PYRT_BOX_ROOT";
 	}
 	if (!o->box_root) {
-		if (!needs_box(o->command) || o->help || o->version)
+		if (!needs_box(ps->cmd) || o->help || o->version)
 			return 0;
 		char buf[4096];
 		pyrt_error err = PYRT_ERROR_INIT;
@@ -469,14 +480,14 @@ static int resolve_box(parse_state *ps)
 static int check_cacert(parse_state *ps)
 {
 	app_request *o = ps->opts;
+	cli_command cmd = ps->cmd;
 	/* doctor reports an unreadable bundle as a failed check instead. */
-	if (o->command == APP_CMD_DOCTOR)
+	if (cmd == CLI_CMD_DOCTOR)
 		return 0;
 	if (!o->cacert) {
 		/* Only commands that download care about the environment's
 		 * bundle; a stale variable must not break status. */
-		if (o->command != APP_CMD_INSTALL &&
-		    o->command != APP_CMD_MIRROR)
+		if (cmd != CLI_CMD_INSTALL && cmd != CLI_CMD_MIRROR)
 			return 0;
 		if ((o->cacert = env_nonempty("CURL_CA_BUNDLE")))
 			o->cacert_from = "CURL_CA_BUNDLE";
@@ -494,7 +505,7 @@ static int check_cacert(parse_state *ps)
 }
 
 /* The environment fills what the command line left open. */
-static void apply_env(app_request *o)
+static void apply_env(app_request *o, cli_command cmd)
 {
 	if (!o->pins_path && env_nonempty("PYRT_PINS")) {
 		o->pins_path = getenv("PYRT_PINS");
@@ -507,10 +518,10 @@ static void apply_env(app_request *o)
 	 * --index-url on the command line beats it. */
 	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
 	    env_nonempty("PYRT_WHEELHOUSE") &&
-	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
-	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
-	     o->command == APP_CMD_DOCTOR ||
-	     (o->command == APP_CMD_PLUGINS && o->npositional > 0)))
+	    (cmd == CLI_CMD_INSTALL || cmd == CLI_CMD_BASELINE ||
+	     cmd == CLI_CMD_NONE || cmd == CLI_CMD_SERVE ||
+	     cmd == CLI_CMD_DOCTOR ||
+	     (cmd == CLI_CMD_PLUGINS && o->npositional > 0)))
 		o->wheelhouse = getenv("PYRT_WHEELHOUSE");
 	/* The index is for the commands that run pip; elsewhere the
 	 * variable is ignored, as --index-url would be refused, and a
@@ -518,10 +529,10 @@ static void apply_env(app_request *o)
 	 * beats it. */
 	if (!o->index_url && !o->wheelhouse && !o->no_baseline &&
 	    env_nonempty("PYRT_INDEX_URL") &&
-	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_BASELINE ||
-	     o->command == APP_CMD_NONE || o->command == APP_CMD_SERVE ||
-	     o->command == APP_CMD_DOCTOR ||
-	     (o->command == APP_CMD_PLUGINS && o->npositional > 0))) {
+	    (cmd == CLI_CMD_INSTALL || cmd == CLI_CMD_BASELINE ||
+	     cmd == CLI_CMD_NONE || cmd == CLI_CMD_SERVE ||
+	     cmd == CLI_CMD_DOCTOR ||
+	     (cmd == CLI_CMD_PLUGINS && o->npositional > 0))) {
 		o->index_url = getenv("PYRT_INDEX_URL");
 		o->index_url_from = "PYRT_INDEX_URL";
 	}
@@ -531,8 +542,8 @@ static void apply_env(app_request *o)
 	 * and `mirror --verify` (nothing is fetched) ignore it. */
 	if (!o->mirror && !o->from_file && !o->mirror_verify &&
 	    env_nonempty("PYRT_MIRROR_URL") &&
-	    (o->command == APP_CMD_INSTALL || o->command == APP_CMD_NONE ||
-	     o->command == APP_CMD_MIRROR || o->command == APP_CMD_DOCTOR)) {
+	    (cmd == CLI_CMD_INSTALL || cmd == CLI_CMD_NONE ||
+	     cmd == CLI_CMD_MIRROR || cmd == CLI_CMD_DOCTOR)) {
 		o->mirror = getenv("PYRT_MIRROR_URL");
 		o->mirror_from = "PYRT_MIRROR_URL";
 	}
@@ -564,13 +575,13 @@ int cli_args_parse(int argc, char **argv, app_request *opts, char *msg,
 	if (rc == 0)
 		rc = check_fit(&ps);
 	if (rc == 0) {
-		apply_env(opts);
+		apply_env(opts, ps.cmd);
 		rc = resolve_box(&ps);
 	}
 	if (rc == 0 && !opts->help && !opts->version)
 		rc = check_cacert(&ps);
 	if (rc == 0 && !opts->help && !opts->version &&
-	    opts->command != APP_CMD_HELP && opts->command != APP_CMD_VERSION)
+	    ps.cmd != CLI_CMD_HELP && ps.cmd != CLI_CMD_VERSION)
 		rc = cli_args_validate(opts, msg, msglen);
 	return rc;
 }

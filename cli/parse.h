@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "app/args.h"
+#include "cli/commands.h"
 
 /**
  * What pyrt does with the path an option names: the option table's column
@@ -43,7 +44,7 @@ size_t cli_opt_count(void);
 /** Row i of the option table into row. */
 void cli_opt_at(size_t i, cli_opt_row *row);
 /** Whether row i is cmd's own option (global ones are not). */
-int cli_opt_for_command(size_t i, app_command cmd);
+int cli_opt_for_command(size_t i, cli_command cmd);
 
 /** The path column of option name (without "--"). */
 cli_path_kind cli_opt_path_kind(const char *name);
@@ -67,11 +68,11 @@ int cli_args_parse(int argc, char **argv, app_request *opts, char *msg,
 
 void cli_args_clear(app_request *opts);
 
-/** The command's name ("install") or NULL for APP_CMD_NONE. */
-const char *cli_command_name(app_command cmd);
+/** The command's name ("install") or NULL for CLI_CMD_NONE. */
+const char *cli_command_name(cli_command cmd);
 
-/** Look up a command word; APP_CMD__COUNT when unknown. */
-app_command cli_command_lookup(const char *word);
+/** Look up a command word; CLI_CMD__COUNT when unknown. */
+cli_command cli_command_lookup(const char *word);
 
 /** The command closest to a mistyped word, or NULL. */
 const char *cli_command_suggest(const char *word);

@@ -182,7 +182,7 @@ static int normalise_all(app_request *o, char *msg, size_t msglen)
 		{ &o->bundle, "--bundle", "bundle" },
 		{ &o->wheelhouse_from, "--wheelhouse-from",
 		  "wheelhouse-from" },
-		{ o->command == APP_CMD_MIRROR && o->npositional
+		{ cli_command_of(o) == CLI_CMD_MIRROR && o->npositional
 		  ? &o->positional[0] : NULL, "pyrt mirror DIR", NULL },
 	};
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
@@ -273,7 +273,7 @@ static int check_conflicts(const app_request *o, char *msg, size_t msglen)
 		return fail(msg, msglen, "--wheelhouse and %s conflict: with a "
 			    "wheelhouse pip reads no index; drop one",
 			    o->index_url_from);
-	if (o->command != APP_CMD_INSTALL || !o->no_baseline)
+	if (cli_command_of(o) != CLI_CMD_INSTALL || !o->no_baseline)
 		return 0;
 	const char *with = o->requirements ? "--requirements"
 			 : o->wheelhouse ? "--wheelhouse"
@@ -290,7 +290,7 @@ static int check_conflicts(const app_request *o, char *msg, size_t msglen)
  * there. */
 static int check_mirror(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != APP_CMD_MIRROR)
+	if (cli_command_of(o) != CLI_CMD_MIRROR)
 		return 0;
 	if (o->npositional != 1)
 		return fail(msg, msglen, "pyrt mirror needs the mirror "
@@ -332,7 +332,7 @@ static int check_mirror(const app_request *o, char *msg, size_t msglen)
 /* lock: the wheelhouse it hashes is required; the output is a new file. */
 static int check_lock(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != APP_CMD_LOCK)
+	if (cli_command_of(o) != CLI_CMD_LOCK)
 		return 0;
 	if (!o->wheelhouse)
 		return fail(msg, msglen, "pyrt lock needs the wheelhouse to lock: "
@@ -347,7 +347,7 @@ static int check_lock(const app_request *o, char *msg, size_t msglen)
 /* plugins: --wheelhouse and --index-url are for `plugins install NAME`. */
 static int check_plugins_words(const app_request *o, char *msg, size_t msglen)
 {
-	if (o->command != APP_CMD_PLUGINS || o->npositional > 0)
+	if (cli_command_of(o) != CLI_CMD_PLUGINS || o->npositional > 0)
 		return 0;
 	const char *opt = o->wheelhouse ? "--wheelhouse"
 			: o->index_url ? "--index-url" : NULL;
@@ -378,7 +378,7 @@ static int check_values(const app_request *o, char *msg, size_t msglen)
 		if (brc == PYRT_E_UNTRUSTED)
 			rc = brc;
 	}
-	if (!rc && o->out && o->command != APP_CMD_LOCK)
+	if (!rc && o->out && cli_command_of(o) != CLI_CMD_LOCK)
 		rc = check_output_file(o->out, "--out", "smoke.docx", msg,
 				       msglen);
 	if (!rc && o->bundle && strcmp(o->bundle, "-") != 0)

@@ -382,7 +382,7 @@ srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
 	/* Worded as `pyrt status --box-root B --pins P` words it (the API's
 	 * answer is that command's): the box and pins, not the server's
 	 * sources. */
-	app_request as_status = { .command = APP_CMD_STATUS,
+	app_request as_status = { .command_word = "status",
 				  .box_root = ctx->opts->box_root,
 				  .box_root_from = ctx->opts->box_root_from,
 				  .pins_path = ctx->opts->pins_path,

@@ -69,6 +69,13 @@ while IFS= read -r hit; do
 	echo "$hit: read the monotonic clock through core/util/clock.h (pyrt_now, pyrt_monotonic_after)"
 	bad=1
 done < <(grep -n 'clock_gettime[[:space:]]*([[:space:]]*CLOCK_MONOTONIC' core/*/*.c app/*.c cli/*.c tui/*.c serve/*.c 2>/dev/null | grep -v '^core/util/clock\.c:')
+# The command list and its table are the CLI's (cli/commands.h): app/
+# and the other fronts speak of a command's word (app_request.command_word)
+# or their own use cases, never the CLI's table index.
+while IFS= read -r hit; do
+	echo "$hit: the CLI's command table (cli/commands.h) is cli/'s; say the command's word"
+	bad=1
+done < <(grep -nE '\<(CLI_CMD_[A-Z_]+|APP_CMD_[A-Z_]+|cli_command|app_command)\>' core/*/*.[ch] app/*.[ch] tui/*.[ch] serve/*.[ch] 2>/dev/null)
 if [[ $bad == 0 ]]; then
 	echo "layers: every include names its folder and respects the layers and core's floors"
 fi

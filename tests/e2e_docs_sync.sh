@@ -26,8 +26,8 @@ check "the manual lists commands" [ -s "$h/commands" ]
 
 # -h is the short usage, --help the manual: both from the one command
 # table (cli/commands.c), so -h lists every command the manual lists, and
-# the manual has an options section for serve, rollback, uninstall and lock
-# made from their usages.
+# the manual has an options section for every command with options of its
+# own, printed from its row as its usage prints them.
 "$pyrt" -h >"$h/short" 2>&1
 check "pyrt -h is short (under 30 lines), the manual is not" \
   eval '[ "$(wc -l <"$h/short")" -lt 30 ] && [ "$(wc -l <"$h/manual")" -gt 100 ]'

@@ -55,6 +55,14 @@ printf '#include "app/front.h"\n' >> "$work/t/core/diagnose/smoke.c"
 expect 1 "core/ includes app/"
 
 fresh
+printf '#include "cli/commands.h"\n' >> "$work/t/app/fix.c"
+expect 1 "app/ includes cli/"
+
+fresh
+printf 'static int f(void) { return APP_CMD_INSTALL; }\n' >> "$work/t/app/fix.c"
+expect 1 "app/ names the CLI's command table"
+
+fresh
 printf 'static void f(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); }\n' >> "$work/t/serve/guard.c"
 expect 1 "a second reader of the monotonic clock"
 

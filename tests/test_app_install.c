@@ -45,7 +45,7 @@ TestSuite(app_install, .init = setup, .fini = teardown, .timeout = 300);
 /* The request `pyrt install --from-file ARCHIVE --no-baseline` makes. */
 static app_request request(void)
 {
-	app_request req = { .command = APP_CMD_INSTALL };
+	app_request req = { .command_word = "install" };
 	req.box_root = box;
 	req.from_file = archive;
 	req.no_baseline = 1;
@@ -238,7 +238,7 @@ Test(app_install, consent_facts_are_whole_and_in_order)
  * every front end. */
 Test(app_install, baseline_without_a_runtime_is_refused)
 {
-	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
+	app_request req = { .command_word = "baseline", .box_root = box };
 	app_rec rec = { .cancel_step = -1 };
 	app_front *front = app_rec_front(&rec);
 	int rc = app_baseline_execute(&req, pins, NULL, front, NULL);
@@ -252,7 +252,7 @@ Test(app_install, baseline_without_a_runtime_is_refused)
 
 Test(app_install, baseline_cancelled_before_it_starts)
 {
-	app_request req = { .command = APP_CMD_BASELINE, .box_root = box };
+	app_request req = { .command_word = "baseline", .box_root = box };
 	atomic_int cancel = 1;
 	app_rec rec = { .cancel_step = -1 };
 	app_front *front = app_rec_front(&rec);

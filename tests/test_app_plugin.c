@@ -61,7 +61,7 @@ static void runtime(void)
 /* The request `pyrt plugins install NAME --wheelhouse W` makes. */
 static app_request request(void)
 {
-	app_request req = { .command = APP_CMD_PLUGINS };
+	app_request req = { .command_word = "plugins" };
 	req.box_root = box;
 	req.wheelhouse = wheelhouse;
 	return req;
