@@ -974,7 +974,7 @@ Test(extract, without_hashing_records_dash)
 /* ---- the manifest written as extraction goes (issue 28) ---- */
 
 /*
- * Enough files that the manifest passes its 256 KiB buffer many times:
+ * Enough files that the manifest passes its 128 KiB buffer many times:
  * each digest, given by the inflating worker after its line, and a
  * directory re-moded long after its line was written land where they
  * belong, in the buffer or in the file.

@@ -440,7 +440,7 @@ cleanup:
  * pwrite.  A line is at most MANIFEST_MAX_LINE, so one always fits after
  * a flush.
  */
-#define MANIFEST_WBUF (256 * 1024)
+#define MANIFEST_WBUF (128 * 1024)
 #define MANIFEST_WKEEP (64 * 1024)
 #define MANIFEST_PENDING '?'
 
