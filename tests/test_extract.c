@@ -1042,6 +1042,27 @@ Test(extract, files_beside_the_top_folder_are_not_members)
 		       "python-build-standalone install_only archive");
 }
 
+/* With no top folder, what dest held at the start is still no member's,
+ * while a file a member made there is one. */
+Test(extract, without_a_top_folder_what_dest_held_is_not_a_member)
+{
+	pt_write(DEST(".owner"), "12345\n");
+	struct archive *a = ar_open();
+	ar_file(a, "f", 0644, "x\n");
+	ar_hardlink(a, "h", "f");
+	ar_hardlink(a, "h2", ".owner");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	expect_refused(&o, "h2: hardlink target is not an earlier file "
+		       "member");
+	struct stat s1, s2;
+	cr_assert_eq(stat(DEST("f"), &s1), 0);
+	cr_assert_eq(stat(DEST("h"), &s2), 0);
+	cr_assert_eq(s1.st_ino, s2.st_ino, "the member's own hardlink");
+	cr_assert_eq(stat(DEST(".owner"), &s1), 0);
+	cr_assert_eq(s1.st_nlink, 1, "what dest held gained a link");
+}
+
 /* A run killed half way leaves its manifest under the temp name only. */
 static int kill_at_tenth(pyrt_step step, const pyrt_progress *p, void *pl)
 {

@@ -28,6 +28,7 @@
  */
 #include "core/dist/extract.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -68,6 +69,9 @@ typedef struct xstate {
 	uint64_t *dir_at;  /* with mw: each directory's line (dirs' order) */
 	size_t dir_cap;
 	uint64_t records;  /* entries recorded */
+	/* What dest held before (its top level): never a member's. */
+	struct { uint64_t dev, ino; } *before;
+	size_t nbefore;
 	pyrt_gunzip *gz;   /* the inflating worker, for gzip archives */
 	char *top;         /* first component of required_file, or NULL */
 	uint64_t declared, written, entries;
@@ -739,14 +743,60 @@ static int x_in_top(const xstate *st, const char *path)
 	       (path[n] == '\0' || path[n] == '/');
 }
 
+/* Whether sb is something dest held before extraction began. */
+static int x_was_there(const xstate *st, const struct stat *sb)
+{
+	for (size_t i = 0; i < st->nbefore; i++)
+		if (st->before[i].dev == (uint64_t)sb->st_dev &&
+		    st->before[i].ino == (uint64_t)sb->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * Remember what dest holds at the start (install's owner record; nothing,
+ * for an empty dest), so that x_probe never takes it for a member's file
+ * when there is no top folder to tell them apart.
+ */
+static int x_note_before(xstate *st)
+{
+	int fd = openat(st->destfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return x_io(st, errno, "cannot read the destination");
+	}
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d))) {
+		struct stat sb;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(st->destfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+			continue;
+		void *v = realloc(st->before, (st->nbefore + 1) *
+						 sizeof *st->before);
+		if (!v) {
+			rc = x_nomem(st);
+			break;
+		}
+		st->before = v;
+		st->before[st->nbefore].dev = (uint64_t)sb.st_dev;
+		st->before[st->nbefore].ino = (uint64_t)sb.st_ino;
+		st->nbefore++;
+	}
+	closedir(d);
+	return rc;
+}
+
 /*
  * What this extraction made at path (relative to dest), from the tree:
  * lstat of it with every parent opened without following a link, and a
  * symlink's target into link (NULL: not wanted).  Only in a directory
  * this extraction created (the table), so nothing dest held before counts
  * (a caller's files, install's owner record beside the top folder), nor
- * our manifest's temp file; with no top folder, dest itself is taken as
- * ours too.  Nobody else writes into dest while it runs (install's
+ * our manifest's temp file; with no top folder, dest itself is searched
+ * too, less what it held at the start.  Nobody else writes into dest while it runs (install's
  * staging is private), so a regular file there is a member's.  0 when
  * found; -1 when not (no error set).
  */
@@ -777,7 +827,8 @@ static int x_probe(xstate *st, char *path, struct stat *sb, char *link,
 		*slash = '/';
 	if (!rc && fstatat(fd, leaf, sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !pyrt_manifest_writer_is_file(st->mw, (uint64_t)sb->st_dev,
-					  (uint64_t)sb->st_ino))
+					  (uint64_t)sb->st_ino) &&
+	    !x_was_there(st, sb))
 		found = 0;
 	if (!found && link && S_ISLNK(sb->st_mode)) {
 		ssize_t n = readlinkat(fd, leaf, link, linklen - 1);
@@ -1237,6 +1288,8 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 					  "cannot open %s", dest_dir);
 		goto cleanup;
 	}
+	if (!st.top && (rc = x_note_before(&st)) != 0)
+		goto cleanup;
 	if ((rc = x_open_archive(&st, archive_path)) != 0)
 		goto cleanup;
 	/* Hash on the inflating worker when there is one (issue 28). */
@@ -1272,6 +1325,7 @@ cleanup:
 	pyrt_manifest_writer_free(st.mw); /* uncommitted: removed */
 	pyrt_manifest_free(st.dirs);
 	free(st.dir_at);
+	free(st.before);
 	free(st.top);
 	pyrt_sha256_free(st.sha);
 	return rc;
