@@ -3,8 +3,10 @@
 # End to end: the disk fails under `pyrt install` — no space (a small tmpfs
 # this test mounts and fills; needs root, else those cases are skipped) and
 # a file size limit (RLIMIT_FSIZE via prlimit) — during the download, the
-# extraction and the manifest write (paused at the before-marker crash
-# point, a build with -DPYRT_TEST_HOOKS=ON).  Each must exit 9 with a
+# extraction (which writes the manifest as it goes, issue 28; its own
+# write failures: test_manifest writer_write_failure_is_an_io_error) and
+# the marker write (paused at the before-marker crash point, a build with
+# -DPYRT_TEST_HOOKS=ON).  Each must exit 9 with a
 # message naming the file and the cause, leave the old runtime current and
 # verifying and staging empty, and not kill pyrt (SIGXFSZ); the next run
 # with room must succeed.  The tmpfs holds current, the rollback target,
@@ -56,22 +58,28 @@ recovered() {
     eval 'staging_empty && [ -z "$(ls -A "$rt/downloads")" ]'
   old=$(readlink "$current") kept=$(installs)
 }
-# at_marker ACTION: an install paused just before the manifest and marker
-# are written; ACTION (a shell command, $pid is the installer) runs there.
+# at_marker ACTION: an install paused just before the marker is written
+# (the manifest is complete); ACTION (a shell command, $pid is the
+# installer) runs there.
+# Its stderr is a pipe: a file size limit would cut a file's.
 at_marker() {
-  rm -f "$hookfile"
+  rm -f "$hookfile" "$work/errpipe"
+  mkfifo "$work/errpipe"
+  cat "$work/errpipe" >"$work/err" &
+  local catpid=$!
   PYRT_TEST_HOOK=before-marker:pause PYRT_TEST_HOOK_FILE=$hookfile \
-    "$pyrt" "${inst[@]}" </dev/null >"$work/out" 2>"$work/err" &
+    "$pyrt" "${inst[@]}" </dev/null >"$work/out" 2>"$work/errpipe" &
   local pid=$! i
   for ((i = 0; i < 300; i++)); do [ -s "$hookfile" ] && break; sleep 0.1; done
   if [ ! -s "$hookfile" ]; then
     bad "the install never reached before-marker (built without -DPYRT_TEST_HOOKS=ON?)"
-    kill "$pid"; wait "$pid"; rc=255; return
+    kill "$pid"; wait "$pid"; wait "$catpid"; rc=255; return
   fi
   eval "$1"
   rm -f "$hookfile"
   wait "$pid"
   rc=$?
+  wait "$catpid"
 }
 # fill LEAVE: take all but LEAVE bytes of the small filesystem.
 fill() {
@@ -99,9 +107,9 @@ run_limited 2000000
 failed "fsize, extraction" 'python/bin/python3[.0-9]*: .*File too large'
 recovered "fsize, extraction"
 
-at_marker 'prlimit --pid $pid --fsize=100000'
-failed "fsize, manifest" 'manifest\.tsv.*File too large'
-recovered "fsize, manifest"
+at_marker 'prlimit --pid $pid --fsize=100'
+failed "fsize, marker" 'marker\.json.*File too large'
+recovered "fsize, marker"
 
 # --- no space: a small tmpfs (root only) ----------------------------------
 if [ "$(id -u)" -ne 0 ] || ! { mkdir -p "$small" && mount -t tmpfs -o size=128m,mode=0700 tmpfs "$small"; }; then
@@ -128,8 +136,8 @@ rm -f "$small/filler"
 recovered "no space, extraction"
 
 at_marker 'fill 0'
-failed "no space, manifest" 'manifest\.tsv.*No space left on device'
+failed "no space, marker" 'marker\.json.*No space left on device'
 rm -f "$small/filler"
-recovered "no space, manifest"
+recovered "no space, marker"
 
 e2e_finish

@@ -14,12 +14,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/dist/extract.h"
@@ -179,18 +181,42 @@ static void assert_nothing_outside(void)
 	cr_assert_eq(n, 2, "something was written into %s", outside);
 }
 
+/*
+ * Extract with opts, the manifest written to outside/manifest.tsv; on
+ * success *m is what it holds (read back), on failure there is no file
+ * there (nor its temp file: assert_nothing_outside).
+ */
+static int extract_m(const pyrt_extract_opts *o, const pyrt_events *ev,
+		     pyrt_manifest **m, pyrt_extract_result *res,
+		     pyrt_error *err)
+{
+	char *mpath = pt_join(outside, "manifest.tsv");
+	int rc = pyrt_extract(archive_path, dest, o, ev, mpath, res, err);
+	*m = NULL;
+	if (rc == 0) {
+		pyrt_error rerr = PYRT_ERROR_INIT;
+		cr_assert_eq(pyrt_manifest_read(m, mpath, &rerr), 0, "%s",
+			     rerr.msg);
+		cr_assert(unlink(mpath) == 0);
+	} else {
+		cr_assert_neq(access(mpath, F_OK), 0, "a failed extraction "
+			      "left a manifest");
+	}
+	free(mpath);
+	return rc;
+}
+
 /* Extract with opts and expect PYRT_E_UNSAFE with exactly msg. */
 static void expect_refused(const pyrt_extract_opts *o, const char *msg)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_manifest *m = pyrt_manifest_new();
-	int rc = pyrt_extract(archive_path, dest, o, NULL, m, NULL, &err);
+	pyrt_manifest *m = NULL;
+	int rc = extract_m(o, NULL, &m, NULL, &err);
 	cr_assert_eq(rc, PYRT_E_UNSAFE, "rc %d: %s", rc, err.msg);
 	cr_assert_eq(err.code, PYRT_E_UNSAFE);
 	cr_assert_str_eq(err.msg, msg);
-	/* A refused extraction fills no manifest. */
-	cr_assert_eq(pyrt_manifest_count(m), 0);
-	pyrt_manifest_free(m);
+	/* A refused extraction leaves no manifest, not even half of one. */
+	cr_assert_null(m);
 	assert_nothing_outside();
 }
 
@@ -810,11 +836,16 @@ Test(extract, realistic_tree_is_sanitised)
 {
 	build_realistic();
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_manifest *m = pyrt_manifest_new();
+	pyrt_manifest *m = NULL;
 	pyrt_extract_result res = { 0 };
-	int rc = pyrt_extract(archive_path, dest, NULL, NULL, m, &res, &err);
+	/* Where install writes it: in dest, beside the top folder. */
+	char *streamed = pt_join(dest, "manifest.tsv");
+	int rc = pyrt_extract(archive_path, dest, NULL, NULL, streamed, &res,
+			      &err);
 	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(pyrt_manifest_read(&m, streamed, &err), 0, "%s", err.msg);
 	cr_assert_eq(res.entries, 13);
+	cr_assert_eq(res.records, 16);
 
 	assert_mode("python", 0755, S_IFDIR);
 	assert_mode("python/bin", 0755, S_IFDIR);       /* 0777 */
@@ -871,12 +902,18 @@ Test(extract, realistic_tree_is_sanitised)
 	e = find_entry(m, "python/ro/f");
 	cr_assert_eq(e->mode, 0600);
 
-	/* Round trip through the file. */
+	/* Readable like the tree it lists: other users of a shared box
+	 * verify.  The only other thing beside python/. */
+	cr_assert_eq(stat(streamed, &s1), 0);
+	cr_assert_eq(s1.st_mode & 07777, 0644);
+	cr_assert_eq(pt_sh("test \"$(ls -A '%s' | tr '\\n' ' ')\" = "
+			   "'manifest.tsv python '", dest), 0);
+
+	/* Round trip through the file: the streamed bytes are exactly what
+	 * writing the whole manifest at once gives. */
 	char *mpath = pt_join(tmp, "outside/manifest.tsv");
 	cr_assert_eq(pyrt_manifest_write(m, mpath, &err), 0, "%s", err.msg);
-	cr_assert_eq(stat(mpath, &s1), 0);
-	/* Readable like the tree it lists: other users of a shared box verify. */
-	cr_assert_eq(s1.st_mode & 07777, 0644);
+	cr_assert_eq(pt_sh("cmp '%s' '%s'", streamed, mpath), 0);
 	pyrt_manifest *back = NULL;
 	cr_assert_eq(pyrt_manifest_read(&back, mpath, &err), 0, "%s", err.msg);
 	cr_assert_eq(pyrt_manifest_count(back), pyrt_manifest_count(m));
@@ -916,6 +953,7 @@ Test(extract, realistic_tree_is_sanitised)
 	pyrt_manifest_free(back);
 	pyrt_manifest_free(m);
 	free(mpath);
+	free(streamed);
 }
 
 Test(extract, without_hashing_records_dash)
@@ -924,14 +962,149 @@ Test(extract, without_hashing_records_dash)
 	pyrt_extract_opts o = PYRT_EXTRACT_OPTS_INIT;
 	o.hash_files = 0;
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_manifest *m = pyrt_manifest_new();
-	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, m, NULL, &err),
-		     0, "%s", err.msg);
+	pyrt_manifest *m = NULL;
+	cr_assert_eq(extract_m(&o, NULL, &m, NULL, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(find_entry(m, "python/lib/big.bin")->extra, "-");
 	problems pr = { 0 };
 	cr_assert_eq(pyrt_manifest_verify(m, dest, collect, &pr, &err), 0,
 		     "%s", pr.text);
 	pyrt_manifest_free(m);
+}
+
+/* ---- the manifest written as extraction goes (issue 28) ---- */
+
+/*
+ * Enough files that the manifest passes its 128 KiB buffer many times:
+ * each digest, given by the inflating worker after its line, and a
+ * directory re-moded long after its line was written land where they
+ * belong, in the buffer or in the file.
+ */
+Test(extract, streamed_manifest_holds_every_digest_and_late_mode)
+{
+	struct archive *a = ar_open();
+	ar_file(a, "python/bin/python3", 0755, "#!/fake\n");
+	ar_file(a, "python/late/f", 0644, "early content\n");
+	char name[256], text[64];
+	for (int i = 0; i < 4000; i++) {
+		snprintf(name, sizeof name, "python/many/d%02d/a-long-name-to-"
+			 "make-the-manifest-lines-long-%05d.py", i / 100, i);
+		snprintf(text, sizeof text, "file %d\n", i);
+		ar_file(a, name, 0644, text);
+	}
+	ar_dir(a, "python/late", 0750);
+	ar_close(a);
+	pyrt_manifest *m = NULL;
+	pyrt_extract_result res = { 0 };
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(extract_m(NULL, NULL, &m, &res, &err), 0, "%s", err.msg);
+	/* 4002 files, python/, bin, late, many and its 40 folders. */
+	cr_assert_eq(pyrt_manifest_count(m), 4002 + 44);
+	cr_assert_eq(res.records, pyrt_manifest_count(m));
+	const pyrt_manifest_entry *e = find_entry(m, "python/late");
+	cr_assert_not_null(e);
+	cr_assert_eq(e->mode, 0750);
+	char hex[65];
+	sha256sum_of(DEST("python/many/d39/a-long-name-to-make-the-manifest-"
+			  "lines-long-03999.py"), hex);
+	cr_assert_str_eq(find_entry(m, "python/many/d39/a-long-name-to-make-"
+				    "the-manifest-lines-long-03999.py")->extra,
+			 hex);
+	problems pr = { 0 };
+	cr_assert_eq(pyrt_manifest_verify(m, dest, collect, &pr, &err), 0,
+		     "%s", pr.text);
+	pyrt_manifest_free(m);
+}
+
+/*
+ * "An earlier file member" is asked of the tree, in the folders this
+ * extraction made: a file dest held beside the top folder (install's
+ * owner record is one) is none, for a hardlink or the layout check.
+ */
+Test(extract, files_beside_the_top_folder_are_not_members)
+{
+	pt_write(DEST(".owner"), "12345\n");
+	struct archive *a = ar_open();
+	ar_file(a, "python/bin/python3", 0755, "#!/fake\n");
+	ar_hardlink(a, "python/h", ".owner");
+	ar_close(a);
+	expect_refused(NULL, "python/h: hardlink target is not an earlier "
+		       "file member");
+	struct stat sb;
+	cr_assert_eq(stat(DEST(".owner"), &sb), 0);
+	cr_assert_eq(sb.st_nlink, 1, "the owner record gained a link");
+	pt_rmtree(dest);
+	cr_assert_eq(mkdir(dest, 0700), 0);
+	pt_write(DEST(".owner"), "12345\n");
+	a = ar_open();
+	ar_symlink(a, "python/bin/python3", "../../.owner");
+	ar_close(a);
+	expect_refused(NULL, "layout: python/bin/python3 missing; not a "
+		       "python-build-standalone install_only archive");
+}
+
+/* With no top folder, what dest held at the start is still no member's,
+ * while a file a member made there is one. */
+Test(extract, without_a_top_folder_what_dest_held_is_not_a_member)
+{
+	pt_write(DEST(".owner"), "12345\n");
+	struct archive *a = ar_open();
+	ar_file(a, "f", 0644, "x\n");
+	ar_hardlink(a, "h", "f");
+	ar_hardlink(a, "h2", ".owner");
+	ar_close(a);
+	pyrt_extract_opts o = opts_no_layout();
+	expect_refused(&o, "h2: hardlink target is not an earlier file "
+		       "member");
+	struct stat s1, s2;
+	cr_assert_eq(stat(DEST("f"), &s1), 0);
+	cr_assert_eq(stat(DEST("h"), &s2), 0);
+	cr_assert_eq(s1.st_ino, s2.st_ino, "the member's own hardlink");
+	cr_assert_eq(stat(DEST(".owner"), &s1), 0);
+	cr_assert_eq(s1.st_nlink, 1, "what dest held gained a link");
+}
+
+/* A run killed half way leaves its manifest under the temp name only. */
+static int kill_at_tenth(pyrt_step step, const pyrt_progress *p, void *pl)
+{
+	(void)step;
+	(void)p;
+	int *calls = pl;
+	if (++*calls == 10)
+		raise(SIGKILL);
+	return 0;
+}
+
+Test(extract, killed_half_way_leaves_no_manifest)
+{
+	struct archive *a = ar_open();
+	for (int i = 0; i < 2000; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "python/f%04d", i);
+		ar_file(a, name, 0644, "x\n");
+	}
+	ar_close(a);
+	char *mpath = pt_join(outside, "manifest.tsv");
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int calls = 0;
+		pyrt_events ev = PYRT_EVENTS_INIT;
+		ev.on_progress = kill_at_tenth;
+		ev.payload = &calls;
+		pyrt_extract_opts o = opts_no_layout();
+		o.progress_interval_s = 0;
+		pyrt_error err = PYRT_ERROR_INIT;
+		pyrt_extract(archive_path, dest, &o, &ev, mpath, NULL, &err);
+		_exit(3);
+	}
+	int status = 0;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		  "the child was not killed half way (status %d)", status);
+	cr_assert_neq(access(mpath, F_OK), 0, "a killed run left a manifest");
+	cr_assert_eq(pt_sh("ls -A '%s' | grep -qx '.manifest.tsv.tmp-.*'",
+			   outside), 0, "no temp file: nothing was streamed");
+	free(mpath);
 }
 
 /* ---- progress, cancel, corrupt input ---- */
@@ -1034,9 +1207,8 @@ Test(extract, closes_every_descriptor)
 	pt_rmtree(dest);
 	cr_assert_eq(mkdir(dest, 0700), 0);
 	build_realistic();
-	pyrt_manifest *m = pyrt_manifest_new();
-	cr_assert_eq(pyrt_extract(archive_path, dest, NULL, NULL, m, NULL,
-				  &err), 0, "%s", err.msg);
+	pyrt_manifest *m = NULL;
+	cr_assert_eq(extract_m(NULL, NULL, &m, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(open_fds(), before);
 	cr_assert_eq(pyrt_manifest_verify(m, dest, NULL, NULL, &err), 0);
 	cr_assert_eq(open_fds(), before);
@@ -1071,11 +1243,10 @@ Test(extract, sparse_file_keeps_its_length_and_digest)
 	ar_put(a, e, buf, n); /* the writer keeps only the listed region */
 	ar_close(a);
 	pyrt_extract_opts o = opts_no_layout();
-	pyrt_manifest *m = pyrt_manifest_new();
+	pyrt_manifest *m = NULL;
 	pyrt_extract_result res = { 0 };
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_extract(archive_path, dest, &o, NULL, m, &res, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(extract_m(&o, NULL, &m, &res, &err), 0, "%s", err.msg);
 	cr_assert_eq(res.bytes, n);
 	char *text = pt_read(DEST("python/sparse"));
 	cr_assert_str_eq(text + at, "middle"); /* followed by a zero byte */

@@ -8,10 +8,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/dist/manifest.h"
@@ -129,6 +134,180 @@ Test(manifest, write_into_missing_directory_fails)
 		     PYRT_E_IO);
 	cr_assert(strstr(err.msg, "nope"), "%s", err.msg);
 	pyrt_manifest_free(m);
+}
+
+/* ---- the writer: a manifest written as extraction goes (issue 28) ---- */
+
+static void digest_n(unsigned char d[32], int i)
+{
+	for (int k = 0; k < 32; k++)
+		d[k] = (unsigned char)(i * 31 + k);
+}
+
+/*
+ * Lines streamed with their digests (and one mode) given later, many
+ * buffers later for the first ones: the file is byte for byte what
+ * pyrt_manifest_write gives for the same entries, and 0644.
+ */
+Test(manifest, writer_patches_late_fields_and_matches_write)
+{
+	enum { N = 6000 };
+	char *path = TMP("streamed.tsv");
+	pyrt_manifest_writer *w = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_writer_open(&w, path, &err), 0, "%s",
+		     err.msg);
+	pyrt_manifest *m = pyrt_manifest_new();
+	uint64_t dir_at = 0, *at = calloc(N, sizeof *at);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'd', 0755, 0, "-", "python",
+					      &dir_at), 0);
+	cr_assert_eq(pyrt_manifest_add(m, 'd', 0700, 0, "-", "python"), 0);
+	char name[128], hex[65];
+	unsigned char d[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof name, "python/lib/a-long-enough-name-%05d"
+			 ".py", i);
+		cr_assert_eq(pyrt_manifest_writer_tell(w),
+			     (uint64_t)(i ? at[i - 1] : dir_at) +
+			     (i ? 1u + 1 + 4 + 1 + 5 + 1 + 64 + 1 + 38 + 1
+				: 1u + 1 + 4 + 1 + 1 + 1 + 1 + 1 + 6 + 1));
+		cr_assert_eq(pyrt_manifest_writer_add(w, 'f', 0644, 10000 + i,
+						      NULL, name, &at[i]), 0);
+		digest_n(d, i);
+		for (int k = 0; k < 32; k++)
+			snprintf(hex + 2 * k, 3, "%02x", d[k]);
+		cr_assert_eq(pyrt_manifest_add(m, 'f', 0644, 10000 + i, hex,
+					       name), 0);
+		/* The worker's lag: each digest 300 files late. */
+		if (i >= 300) {
+			digest_n(d, i - 300);
+			cr_assert_eq(pyrt_manifest_writer_set_digest(
+					     w, at[i - 300], d), 0);
+		}
+	}
+	for (int i = N - 300; i < N; i++) {
+		digest_n(d, i);
+		cr_assert_eq(pyrt_manifest_writer_set_digest(w, at[i], d), 0);
+	}
+	/* Long written out: the patch goes to the file. */
+	cr_assert_eq(pyrt_manifest_writer_set_mode(w, dir_at, 0700), 0);
+	/* A digest is given once; a directory has none. */
+	cr_assert_eq(pyrt_manifest_writer_set_digest(w, at[0], d),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_writer_set_digest(w, dir_at, d),
+		     PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_writer_count(w), N + 1);
+	cr_assert_neq(access(path, F_OK), 0, "named before commit");
+	cr_assert_eq(pyrt_manifest_writer_commit(w, &err), 0, "%s", err.msg);
+	pyrt_manifest_writer_free(w);
+	struct stat sb;
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq(sb.st_mode & 07777, 0644);
+	cr_assert_gt(sb.st_size, 4 * 128 * 1024, "the buffer never filled");
+	cr_assert_eq(pyrt_manifest_write(m, TMP("whole.tsv"), &err), 0);
+	cr_assert_eq(pt_sh("cmp '%s' '%s'", path, TMP("whole.tsv")), 0);
+	cr_assert_eq(pt_sh("test $(ls -A '%s' | wc -l) -eq 3", tmp), 0,
+		     "a temp file was left behind");
+	pyrt_manifest_free(m);
+	free(at);
+}
+
+/* Until every digest came, nothing gets the name; what was written goes. */
+Test(manifest, writer_commits_nothing_with_a_digest_missing)
+{
+	char *path = TMP("m.tsv");
+	pyrt_manifest_writer *w = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_writer_open(&w, path, &err), 0);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'f', 0644, 1, NULL, "a",
+					      NULL), 0);
+	cr_assert_eq(pyrt_manifest_writer_commit(w, &err), PYRT_E_INTERNAL);
+	cr_assert(strstr(err.msg, "1 file digests never came"), "%s", err.msg);
+	cr_assert_neq(access(path, F_OK), 0);
+	pyrt_manifest_writer_free(w);
+	cr_assert_eq(pt_sh("test $(ls -A '%s' | wc -l) -eq 1", tmp), 0,
+		     "the temp file outlived its writer");
+	/* Bad fields are refused as pyrt_manifest_add refuses them. */
+	cr_assert_eq(pyrt_manifest_writer_open(&w, path, &err), 0);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'f', 0644, 1, "-", "a\tb",
+					      NULL), PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'f', 0644, 1, "abc", "a",
+					      NULL), PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'l', 0777, 1, NULL, "a",
+					      NULL), PYRT_E_INTERNAL);
+	cr_assert_eq(pyrt_manifest_writer_add(w, 'd', 010000, 0, "-", "a",
+					      NULL), PYRT_E_INTERNAL);
+	pyrt_manifest_writer_free(w);
+}
+
+/*
+ * A writer killed half way (the install killed in extraction): nothing at
+ * the name, and the temp file it leaves is no manifest anyone can load —
+ * a file whose digest had not come holds '?'s where it goes.
+ */
+Test(manifest, writer_killed_half_way_leaves_nothing_trusted)
+{
+	char *path = TMP("m.tsv");
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		pyrt_manifest_writer *w = NULL;
+		pyrt_error err = PYRT_ERROR_INIT;
+		if (pyrt_manifest_writer_open(&w, path, &err) != 0)
+			_exit(2);
+		char name[64];
+		for (int i = 0; i < 20000; i++) {
+			snprintf(name, sizeof name, "python/f%05d", i);
+			if (pyrt_manifest_writer_add(w, 'f', 0644, 1, NULL,
+						     name, NULL) != 0)
+				_exit(2);
+		}
+		raise(SIGKILL);
+		_exit(3);
+	}
+	int status = 0;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		  "status %d", status);
+	cr_assert_neq(access(path, F_OK), 0, "a killed writer named its file");
+	glob_t g;
+	cr_assert_eq(glob(TMP(".m.tsv.tmp-*"), 0, NULL, &g), 0);
+	cr_assert_eq(g.gl_pathc, 1);
+	struct stat sb;
+	cr_assert_eq(stat(g.gl_pathv[0], &sb), 0);
+	cr_assert_eq(sb.st_mode & 07777, 0600);
+	cr_assert_gt(sb.st_size, 0, "nothing was written before the kill");
+	pyrt_manifest *m = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_read(&m, g.gl_pathv[0], &err), PYRT_E_IO);
+	cr_assert(strstr(err.msg, "bad digest"), "%s", err.msg);
+	globfree(&g);
+}
+
+/* The file system refuses a write (here a file size limit): an I/O error
+ * with errno, and nothing named. */
+Test(manifest, writer_write_failure_is_an_io_error)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl = { 100000, 100000 };
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	char *path = TMP("m.tsv");
+	pyrt_manifest_writer *w = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_manifest_writer_open(&w, path, &err), 0);
+	int rc = 0, i;
+	char name[64];
+	for (i = 0; i < 100000 && !rc; i++) {
+		snprintf(name, sizeof name, "python/f%06d", i);
+		rc = pyrt_manifest_writer_add(w, 'd', 0755, 0, "-", name, NULL);
+	}
+	cr_assert_eq(rc, PYRT_E_IO, "%d after %d lines", rc, i);
+	cr_assert_eq(errno, EFBIG);
+	cr_assert_eq(pyrt_manifest_writer_commit(w, &err), PYRT_E_IO);
+	cr_assert(strstr(err.msg, "File too large"), "%s", err.msg);
+	pyrt_manifest_writer_free(w);
+	cr_assert_neq(access(path, F_OK), 0);
+	cr_assert_eq(pt_sh("test $(ls -A '%s' | wc -l) -eq 1", tmp), 0);
 }
 
 static void expect_malformed(const char *text, const char *needle)

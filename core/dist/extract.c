@@ -12,11 +12,15 @@
  * xattrs, ACLs, file flags and capabilities in the archive are simply never
  * applied: files are owned by whoever runs pyrt.
  *
- * Created entries are kept in a manifest of our own (compact: each path
- * once, digests as raw bytes) that answers "was this an earlier file
- * member?" for hardlinks and the layout check, and is handed to the caller
- * at the end, when everything succeeded (a directory's mode can change when
- * its own member arrives after its contents).
+ * Created entries go to the manifest file as they are made (issue 28: a
+ * table of 250,000 entries in memory was most of the peak), with a file's
+ * digest and a re-moded directory's mode patched in later
+ * (manifest.h's writer); it gets its name only when everything
+ * succeeded.  Only directories are remembered (a directory member may
+ * come after its contents and re-mode it).  "Was this an earlier file
+ * member?" (hardlinks, the layout check) is asked of the tree itself:
+ * dest holds nothing but what this extraction made below the top folder,
+ * so a regular file there is one.
  *
  * A gzip archive (the usual case) is inflated on a worker thread (gunzip.c)
  * and libarchive reads the plain tar from it: inflating overlaps with
@@ -24,8 +28,10 @@
  */
 #include "core/dist/extract.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +64,14 @@ typedef struct xstate {
 	pyrt_error *err;
 	char *cache_dir;   /* last parent directory opened, relative */
 	int cache_fd;
-	pyrt_manifest *made; /* every entry created, paths relative to dest */
-	char hex[PYRT_SHA256_HEX_LEN + 1]; /* scratch for lookups */
+	pyrt_manifest_writer *mw; /* the manifest being written, or NULL */
+	pyrt_manifest *dirs; /* every directory created, relative to dest */
+	uint64_t *dir_at;  /* with mw: each directory's line (dirs' order) */
+	size_t dir_cap;
+	uint64_t records;  /* entries recorded */
+	/* What dest held before (its top level): never a member's. */
+	struct { uint64_t dev, ino; } *before;
+	size_t nbefore;
 	pyrt_gunzip *gz;   /* the inflating worker, for gzip archives */
 	char *top;         /* first component of required_file, or NULL */
 	uint64_t declared, written, entries;
@@ -130,34 +142,61 @@ static int x_archive_error(xstate *st)
 			      msg ? msg : "unknown error");
 }
 
-/* ---- the table of created entries ---- */
+/* ---- the record of created entries ---- */
 
-/*
- * The entry this extraction created at path: 1 with *idx and *e (strings
- * valid until the next record), 0 when there is none, or an error code.
- */
-static int x_find(xstate *st, const char *path, size_t *idx,
-		  pyrt_manifest_entry *e)
+/* Remember a directory created at path, whose line is at `at`. */
+static int x_remember_dir(xstate *st, unsigned int mode, const char *path,
+			  uint64_t at)
 {
-	int found = pyrt_manifest_find(st->made, path, idx);
-	if (found < 0)
-		return x_nomem(st);
-	if (found)
-		pyrt_manifest_get(st->made, *idx, e, st->hex);
-	return found;
-}
-
-/* Remember a created entry (its path must not be in the table yet). */
-static int x_record(xstate *st, char type, unsigned int mode, uint64_t size,
-		    const char *extra, const char *path)
-{
-	int rc = pyrt_manifest_add(st->made, type, mode, size, extra, path);
+	size_t n = pyrt_manifest_count(st->dirs);
+	if (st->mw && n == st->dir_cap) {
+		size_t cap = st->dir_cap ? st->dir_cap * 2 : 256;
+		uint64_t *v = realloc(st->dir_at, cap * sizeof *v);
+		if (!v)
+			return x_nomem(st);
+		st->dir_at = v;
+		st->dir_cap = cap;
+	}
+	int rc = pyrt_manifest_add(st->dirs, 'd', mode, 0, "-", path);
 	if (rc == PYRT_E_NOMEM)
 		return x_nomem(st);
 	if (rc)
 		return pyrt_error_set(st->err, rc, "%s: cannot record the "
 				      "entry", st->label);
+	if (st->mw)
+		st->dir_at[n] = at;
 	return 0;
+}
+
+/*
+ * Record a created entry (its path must not be recorded yet): a line of
+ * the manifest when one is written (*at, may be NULL: where), and a
+ * directory in the table.  extra NULL on a file: its digest comes later.
+ */
+static int x_record_at(xstate *st, char type, unsigned int mode,
+		       uint64_t size, const char *extra, const char *path,
+		       uint64_t *at)
+{
+	uint64_t pos = 0;
+	if (st->mw) {
+		int rc = pyrt_manifest_writer_add(st->mw, type, mode, size,
+						  extra, path, &pos);
+		if (rc == PYRT_E_IO)
+			return x_io(st, errno, "cannot write the manifest");
+		if (rc)
+			return pyrt_error_set(st->err, rc, "%s: cannot record "
+					      "the entry", st->label);
+	}
+	if (at)
+		*at = pos;
+	st->records++;
+	return type == 'd' ? x_remember_dir(st, mode, path, pos) : 0;
+}
+
+static int x_record(xstate *st, char type, unsigned int mode, uint64_t size,
+		    const char *extra, const char *path)
+{
+	return x_record_at(st, type, mode, size, extra, path, NULL);
 }
 
 /* ---- names ---- */
@@ -417,13 +456,18 @@ static int x_dir(xstate *st, struct archive_entry *e, const char *path)
 		if (errno != EEXIST)
 			return x_io(st, errno, "cannot create directory");
 		size_t i = 0;
-		pyrt_manifest_entry r;
-		int found = x_find(st, path, &i, &r);
+		int found = pyrt_manifest_find(st->dirs, path, &i);
 		if (found < 0)
-			return found;
-		if (!found || r.type != 'd')
+			return x_nomem(st);
+		if (!found)
 			return x_refuse(st, "duplicate member");
-		pyrt_manifest_set_mode(st->made, i, mode);
+		pyrt_manifest_set_mode(st->dirs, i, mode);
+		if (st->mw && (rc = pyrt_manifest_writer_set_mode(
+				       st->mw, st->dir_at[i], mode)) != 0)
+			return rc == PYRT_E_IO
+			       ? x_io(st, errno, "cannot write the manifest")
+			       : pyrt_error_set(st->err, rc, "%s: cannot "
+						"record the entry", st->label);
 	} else if ((rc = x_record(st, 'd', mode, 0, "-", path)) != 0) {
 		return rc;
 	}
@@ -586,11 +630,12 @@ static int x_hash_failed(xstate *st, int rc)
 			      st->label);
 }
 
-/* A file's digest from the worker: into its record (made by x_file). */
+/* A file's digest from the worker: into its line (tag: where x_file
+ * wrote it). */
 static int x_digest(void *ctx, size_t tag, const unsigned char *digest)
 {
 	xstate *st = ctx;
-	return pyrt_manifest_set_digest(st->made, tag, digest);
+	return pyrt_manifest_writer_set_digest(st->mw, (uint64_t)tag, digest);
 }
 
 /* Set the archive's mtime (pyc caches compare it) and the exact mode. */
@@ -629,8 +674,10 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 	}
 	uint64_t size = 0;
 	char hex[PYRT_SHA256_HEX_LEN + 1] = "-";
-	/* The worker's digest lands in this file's record, the next one. */
-	size_t tag = pyrt_manifest_count(st->made);
+	/* The worker's digest lands in this file's line, the next one: no
+	 * other entry is recorded before it, and the worker gives a file's
+	 * digest only in a call made after the file's end, so after that. */
+	size_t tag = (size_t)pyrt_manifest_writer_tell(st->mw);
 	if (st->gz_hash && (rc = pyrt_gunzip_hash_begin(st->gz, tag)) != 0) {
 		close(fd);
 		return x_hash_failed(st, rc);
@@ -644,13 +691,19 @@ static int x_file(xstate *st, struct archive_entry *e, const char *path)
 		rc = x_io(st, errno, "cannot write file");
 	if (rc)
 		return rc;
-	if (st->gz_hash)
-		/* A digest's place, filled when the worker gives it. */
-		memset(hex, '0', PYRT_SHA256_HEX_LEN);
-	else if (st->sha && pyrt_sha256_final_hex(st->sha, hex) != 0)
+	if (!st->gz_hash && st->sha &&
+	    pyrt_sha256_final_hex(st->sha, hex) != 0)
 		return pyrt_error_set(st->err, PYRT_E_INTERNAL,
 				      "%s: SHA-256 failed", st->label);
-	return x_record(st, 'f', mode, size, hex, path);
+	uint64_t at = 0;
+	/* With the worker hashing, the digest's place is filled later. */
+	rc = x_record_at(st, 'f', mode, size, st->gz_hash ? NULL : hex, path,
+			 &at);
+	if (!rc && st->gz_hash && at != (uint64_t)tag)
+		rc = pyrt_error_set(st->err, PYRT_E_INTERNAL, "%s: the "
+				    "manifest moved under a file's digest",
+				    st->label);
+	return rc;
 }
 
 /* ---- links ---- */
@@ -680,6 +733,115 @@ static int x_symlink(xstate *st, struct archive_entry *e, const char *path,
 			(uint64_t)sb.st_size, target, path);
 }
 
+/* Every member must lie under the top folder of the required file. */
+static int x_in_top(const xstate *st, const char *path)
+{
+	if (!st->top)
+		return 1;
+	size_t n = strlen(st->top);
+	return strncmp(path, st->top, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether sb is something dest held before extraction began. */
+static int x_was_there(const xstate *st, const struct stat *sb)
+{
+	for (size_t i = 0; i < st->nbefore; i++)
+		if (st->before[i].dev == (uint64_t)sb->st_dev &&
+		    st->before[i].ino == (uint64_t)sb->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * Remember what dest holds at the start (install's owner record; nothing,
+ * for an empty dest), so that x_probe never takes it for a member's file
+ * when there is no top folder to tell them apart.
+ */
+static int x_note_before(xstate *st)
+{
+	int fd = openat(st->destfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return x_io(st, errno, "cannot read the destination");
+	}
+	struct dirent *de;
+	int rc = 0;
+	while (!rc && (de = readdir(d))) {
+		struct stat sb;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(st->destfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+			continue;
+		void *v = realloc(st->before, (st->nbefore + 1) *
+						 sizeof *st->before);
+		if (!v) {
+			rc = x_nomem(st);
+			break;
+		}
+		st->before = v;
+		st->before[st->nbefore].dev = (uint64_t)sb.st_dev;
+		st->before[st->nbefore].ino = (uint64_t)sb.st_ino;
+		st->nbefore++;
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * What this extraction made at path (relative to dest), from the tree:
+ * lstat of it with every parent opened without following a link, and a
+ * symlink's target into link (NULL: not wanted).  Only in a directory
+ * this extraction created (the table), so nothing dest held before counts
+ * (a caller's files, install's owner record beside the top folder), nor
+ * our manifest's temp file; with no top folder, dest itself is searched
+ * too, less what it held at the start.  Nobody else writes into dest while it runs (install's
+ * staging is private), so a regular file there is a member's.  0 when
+ * found; -1 when not (no error set).
+ */
+static int x_probe(xstate *st, char *path, struct stat *sb, char *link,
+		   size_t linklen)
+{
+	if (!x_in_top(st, path))
+		return -1;
+	char *slash = strrchr(path, '/');
+	const char *leaf = slash ? slash + 1 : path;
+	int fd = -1, found = -1;
+	if (!slash && st->top)
+		return -1; /* the top folder itself: no file */
+	if (slash)
+		*slash = '\0';
+	size_t di = 0;
+	if (slash && pyrt_manifest_find(st->dirs, path, &di) != 1) {
+		*slash = '/';
+		return -1;
+	}
+	pyrt_error quiet = PYRT_ERROR_INIT;
+	pyrt_error *saved = st->err;
+	st->err = &quiet; /* a failed walk here means "missing", not an error */
+	char none[1] = "";
+	int rc = x_walk(st, st->destfd, slash ? path : none, 0, 0, &fd);
+	st->err = saved;
+	if (slash)
+		*slash = '/';
+	if (!rc && fstatat(fd, leaf, sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !pyrt_manifest_writer_is_file(st->mw, (uint64_t)sb->st_dev,
+					  (uint64_t)sb->st_ino) &&
+	    !x_was_there(st, sb))
+		found = 0;
+	if (!found && link && S_ISLNK(sb->st_mode)) {
+		ssize_t n = readlinkat(fd, leaf, link, linklen - 1);
+		if (n < 0 || (size_t)n >= linklen - 1)
+			found = -1;
+		else
+			link[n] = '\0';
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 /* A hardlink member: only to a regular file this extraction created. */
 static int x_hardlink(xstate *st, const char *raw_target, const char *path)
 {
@@ -691,20 +853,15 @@ static int x_hardlink(xstate *st, const char *raw_target, const char *path)
 	if (!target)
 		return rule ? x_refuse(st, not_member) : x_nomem(st);
 	int rc = 0, tfd = -1;
-	size_t ti = 0;
-	pyrt_manifest_entry r;
-	int found = x_find(st, target, &ti, &r);
-	if (found < 0) {
-		rc = found;
-		goto cleanup;
-	}
-	if (!found || (r.type != 'f' && r.type != 'h')) {
+	struct stat tsb;
+	if (x_probe(st, target, &tsb, NULL, 0) != 0 ||
+	    !S_ISREG(tsb.st_mode)) {
 		rc = x_refuse(st, not_member);
 		goto cleanup;
 	}
-	/* Copy now: creating parents below may move the table. */
-	unsigned int mode = r.mode;
-	uint64_t size = r.size;
+	/* As x_file set them: its mode exactly, its bytes. */
+	unsigned int mode = (unsigned int)(tsb.st_mode & 07777);
+	uint64_t size = (uint64_t)tsb.st_size;
 	const char *leaf;
 	int pfd;
 	if ((rc = x_parent(st, path, &leaf, &pfd)) != 0)
@@ -739,16 +896,6 @@ static int x_refuse_cap_entries(xstate *st)
 {
 	return x_refuse_cap(st, st->opts->max_entries,
 			    st->opts->pinned_entries, "entries", "");
-}
-
-/* Every member must lie under the top folder of the required file. */
-static int x_in_top(const xstate *st, const char *path)
-{
-	if (!st->top)
-		return 1;
-	size_t n = strlen(st->top);
-	return strncmp(path, st->top, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
 }
 
 /* Dispatch one member on its type after the name and cap checks. */
@@ -856,30 +1003,6 @@ static char *x_resolve(const char *linkpath, const char *target)
 	return out;
 }
 
-/* Non-zero when path is a regular file on disk (checked without following). */
-static int x_is_regular(xstate *st, char *path)
-{
-	char *slash = strrchr(path, '/');
-	const char *leaf = slash ? slash + 1 : path;
-	int fd = -1, ok = 0;
-	if (slash)
-		*slash = '\0';
-	pyrt_error quiet = PYRT_ERROR_INIT;
-	pyrt_error *saved = st->err;
-	st->err = &quiet; /* a failed walk here means "missing", not an error */
-	char none[1] = "";
-	int rc = x_walk(st, st->destfd, slash ? path : none, 0, 0, &fd);
-	st->err = saved;
-	if (slash)
-		*slash = '/';
-	struct stat sb;
-	if (!rc && fstatat(fd, leaf, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-		ok = S_ISREG(sb.st_mode);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /*
  * The required file must be a regular file we created, or a symlink (chain)
  * to one that resolves inside dest.
@@ -892,24 +1015,25 @@ static int x_layout(xstate *st)
 	size_t n = 0;
 	const char *rule = NULL;
 	char *path = x_normalize(req, &n, &rule);
-	int ok = 0, found = 0;
+	if (!path && !rule)
+		return x_nomem(st);
+	int ok = 0;
+	char link[PATH_MAX];
 	for (int hop = 0; path && hop <= X_LINK_HOPS; hop++) {
-		size_t i = 0;
-		pyrt_manifest_entry r;
-		found = x_find(st, path, &i, &r);
-		if (found <= 0 || r.type == 'd')
+		struct stat sb;
+		if (x_probe(st, path, &sb, link, sizeof link) != 0)
 			break;
-		if (r.type == 'f' || r.type == 'h') {
-			ok = x_is_regular(st, path);
+		if (S_ISREG(sb.st_mode)) {
+			ok = 1;
 			break;
 		}
-		char *next = x_resolve(path, r.extra);
+		if (!S_ISLNK(sb.st_mode))
+			break;
+		char *next = x_resolve(path, link);
 		free(path);
 		path = next;
 	}
 	free(path);
-	if (found < 0)
-		return found;
 	if (ok)
 		return 0;
 	return pyrt_error_set(st->err, PYRT_E_UNSAFE, "layout: %s missing; "
@@ -1099,16 +1223,6 @@ static int x_run(xstate *st)
 	return rc;
 }
 
-/* Hand the records to the caller's manifest, once everything succeeded. */
-static int x_fill_manifest(xstate *st, pyrt_manifest *m)
-{
-	int rc = m ? pyrt_manifest_move(m, st->made) : 0;
-	if (rc)
-		return pyrt_error_set(st->err, rc, "cannot fill the manifest: "
-				      "out of memory");
-	return 0;
-}
-
 /* n times the pinned number, saturating; the default when not pinned. */
 static uint64_t x_cap(uint64_t pinned, uint64_t fallback)
 {
@@ -1131,7 +1245,7 @@ void pyrt_extract_caps_from_pin(pyrt_extract_opts *opts,
 
 int pyrt_extract(const char *archive_path, const char *dest_dir,
 		 const pyrt_extract_opts *opts, const pyrt_events *ev,
-		 pyrt_manifest *manifest, pyrt_extract_result *result,
+		 const char *manifest_path, pyrt_extract_result *result,
 		 pyrt_error *err)
 {
 	pyrt_extract_opts defaults = PYRT_EXTRACT_OPTS_INIT;
@@ -1153,13 +1267,18 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 	st.last_tick = st.start;
 	if ((rc = x_set_top(&st)) != 0)
 		goto cleanup;
-	if (!(st.made = pyrt_manifest_new())) {
+	if (!(st.dirs = pyrt_manifest_new())) {
 		rc = x_nomem(&st);
 		goto cleanup;
 	}
-	if (st.opts->hash_files && (rc = pyrt_sha256_ready(err)) != 0)
+	if (manifest_path &&
+	    (rc = pyrt_manifest_writer_open(&st.mw, manifest_path, err)) != 0)
 		goto cleanup;
-	if (st.opts->hash_files && !(st.sha = pyrt_sha256_new())) {
+	/* Digests only go to a manifest: without one there is no hashing. */
+	int hash = st.opts->hash_files && st.mw;
+	if (hash && (rc = pyrt_sha256_ready(err)) != 0)
+		goto cleanup;
+	if (hash && !(st.sha = pyrt_sha256_new())) {
 		rc = x_nomem(&st);
 		goto cleanup;
 	}
@@ -1169,6 +1288,8 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 					  "cannot open %s", dest_dir);
 		goto cleanup;
 	}
+	if (!st.top && (rc = x_note_before(&st)) != 0)
+		goto cleanup;
 	if ((rc = x_open_archive(&st, archive_path)) != 0)
 		goto cleanup;
 	/* Hash on the inflating worker when there is one (issue 28). */
@@ -1187,11 +1308,13 @@ int pyrt_extract(const char *archive_path, const char *dest_dir,
 		rc = x_hash_failed(&st, rc);
 		goto cleanup;
 	}
-	rc = x_fill_manifest(&st, manifest);
+	if (st.mw)
+		rc = pyrt_manifest_writer_commit(st.mw, err);
 cleanup:
 	if (result) {
 		result->entries = st.entries;
 		result->bytes = st.written;
+		result->records = st.records;
 	}
 	if (st.a)
 		archive_read_free(st.a);
@@ -1199,7 +1322,10 @@ cleanup:
 	x_set_cache(&st, NULL, -1);
 	if (st.destfd >= 0)
 		close(st.destfd);
-	pyrt_manifest_free(st.made);
+	pyrt_manifest_writer_free(st.mw); /* uncommitted: removed */
+	pyrt_manifest_free(st.dirs);
+	free(st.dir_at);
+	free(st.before);
 	free(st.top);
 	pyrt_sha256_free(st.sha);
 	return rc;

@@ -8,7 +8,9 @@
  *    ".." components and must then hold only plain names (no ".." after a
  *    name), and must stay inside the destination when resolved from the
  *    link's directory;
- *  - hardlinks: target must be an earlier regular-file member, inside;
+ *  - hardlinks: target must be an earlier regular-file member, inside
+ *    (asked of the tree: dest must hold nothing else under the top folder,
+ *    or, with no required_file, at all);
  *  - nothing is ever written through a symlink (openat with O_NOFOLLOW on
  *    every component; existing entries are never replaced);
  *  - character/block devices, FIFOs and sockets: refused;
@@ -43,7 +45,7 @@ typedef struct pyrt_extract_opts {
 	uint64_t max_total_bytes;  /**< sum of member sizes */
 	uint64_t max_entries;
 	const char *required_file; /**< e.g. "python/bin/python3"; NULL: no check */
-	int hash_files;            /**< fill file digests into the manifest */
+	int hash_files;            /**< write file digests into the manifest */
 	double progress_interval_s;
 	/** What the pin says the tree holds (0: it does not say), for the
 	 * refusal message; set by pyrt_extract_caps_from_pin. */
@@ -83,18 +85,24 @@ void pyrt_extract_caps_from_pin(pyrt_extract_opts *opts,
 typedef struct pyrt_extract_result {
 	uint64_t entries;
 	uint64_t bytes;
+	uint64_t records;  /**< entries the manifest lists (created ones) */
 } pyrt_extract_result;
 
 /**
  * Extract archive_path into dest_dir (an existing, empty directory).
- * manifest may be NULL; when given, every created entry is added to it with
- * its path relative to dest_dir.  Progress counts compressed bytes read of
- * the archive file.  Returns 0, PYRT_E_UNSAFE (message: "<member>: <rule>"),
- * PYRT_E_IO, PYRT_E_CANCELLED or PYRT_E_NOMEM.
+ * manifest_path may be NULL; when given, every created entry is written
+ * there (manifest.h's format, paths relative to dest_dir) as it is made,
+ * through a temp file beside it that gets the name only when everything
+ * succeeded: a refusal, an error or a kill leaves nothing at
+ * manifest_path.  It may lie in dest_dir only beside the top folder of
+ * required_file.  Memory does not grow with the number of files.
+ * Progress counts compressed bytes read of the archive file.  Returns 0,
+ * PYRT_E_UNSAFE (message: "<member>: <rule>"), PYRT_E_IO,
+ * PYRT_E_CANCELLED or PYRT_E_NOMEM.
  */
 int pyrt_extract(const char *archive_path, const char *dest_dir,
 		 const pyrt_extract_opts *opts, const pyrt_events *ev,
-		 pyrt_manifest *manifest, pyrt_extract_result *result,
+		 const char *manifest_path, pyrt_extract_result *result,
 		 pyrt_error *err);
 
 #endif

@@ -256,17 +256,6 @@ int pyrt_manifest_add(pyrt_manifest *m, char type, unsigned int mode,
 	return 0;
 }
 
-int pyrt_manifest_set_digest(pyrt_manifest *m, size_t i,
-			     const unsigned char *digest)
-{
-	if (!m || i >= m->n || m->v[i].type != 'f' ||
-	    m->v[i].kind != EXTRA_DIGEST)
-		return PYRT_E_INTERNAL;
-	manifest_view_drop(m);
-	memcpy(m->arena + m->v[i].extra, digest, MANIFEST_DIGEST_LEN);
-	return 0;
-}
-
 size_t pyrt_manifest_count(const pyrt_manifest *m)
 {
 	return m ? m->n : 0;
@@ -329,45 +318,6 @@ int pyrt_manifest_set_mode(pyrt_manifest *m, size_t i, unsigned int mode)
 	m->v[i].mode = (uint16_t)mode;
 	if (m->view)
 		m->view[i].mode = mode;
-	return 0;
-}
-
-/* Take every entry of src into dst (emptied first), leaving src empty. */
-static void manifest_swap_into(pyrt_manifest *dst, pyrt_manifest *src)
-{
-	manifest_clear(dst);
-	manifest_view_drop(src);
-	*dst = *src;
-	memset(src, 0, sizeof *src);
-}
-
-int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src)
-{
-	if (!dst || !src || dst == src)
-		return dst && src ? 0 : PYRT_E_INTERNAL;
-	if (dst->n == 0) {
-		manifest_swap_into(dst, src);
-		return 0;
-	}
-	size_t n0 = dst->n, alen0 = dst->alen;
-	for (size_t i = 0; i < src->n; i++) {
-		pyrt_manifest_entry e;
-		char hex[PYRT_SHA256_HEX_LEN + 1];
-		pyrt_manifest_get(src, i, &e, hex);
-		int rc = pyrt_manifest_add(dst, e.type, e.mode, e.size, e.extra,
-					   e.path);
-		if (rc) {
-			/* Undo: the index may list the rolled-back entries. */
-			dst->n = n0;
-			dst->alen = alen0;
-			free(dst->index);
-			dst->index = NULL;
-			dst->icap = 0;
-			manifest_view_drop(dst);
-			return rc;
-		}
-	}
-	manifest_clear(src);
 	return 0;
 }
 
@@ -479,6 +429,308 @@ cleanup:
 	}
 	free(dir);
 	return rc;
+}
+
+/* ---- writing as entries are made ---- */
+
+/*
+ * The buffer keeps its last MANIFEST_WKEEP bytes when it flushes: digests
+ * come from the hashing worker a few hundred small files behind, so their
+ * lines are nearly always still here and a patch is a memcpy, not a
+ * pwrite.  A line is at most MANIFEST_MAX_LINE, so one always fits after
+ * a flush.
+ */
+#define MANIFEST_WBUF (128 * 1024)
+#define MANIFEST_WKEEP (64 * 1024)
+#define MANIFEST_PENDING '?'
+
+struct pyrt_manifest_writer {
+	int fd;
+	char *path;        /* where commit puts it */
+	char *tmp;         /* NULL once renamed */
+	char *buf;         /* MANIFEST_WBUF */
+	size_t blen;
+	uint64_t flushed;  /* bytes in the file before buf[0] */
+	size_t count;
+	size_t pending;    /* files whose digest has not been given */
+	uint64_t dev, ino; /* of the temp file */
+};
+
+uint64_t pyrt_manifest_writer_tell(const pyrt_manifest_writer *w)
+{
+	return w ? w->flushed + w->blen : 0;
+}
+
+size_t pyrt_manifest_writer_count(const pyrt_manifest_writer *w)
+{
+	return w ? w->count : 0;
+}
+
+int pyrt_manifest_writer_is_file(const pyrt_manifest_writer *w,
+				 uint64_t dev, uint64_t ino)
+{
+	return w && w->dev == dev && w->ino == ino;
+}
+
+static int mw_write_all(int fd, const char *p, size_t len, uint64_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (errno = EIO, -1);
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Write all but the last keep bytes of the buffer; -1 with errno. */
+static int mw_flush(pyrt_manifest_writer *w, size_t keep)
+{
+	if (w->blen <= keep)
+		return 0;
+	size_t out = w->blen - keep;
+	if (mw_write_all(w->fd, w->buf, out, w->flushed) != 0)
+		return -1;
+	memmove(w->buf, w->buf + out, keep);
+	w->blen = keep;
+	w->flushed += out;
+	return 0;
+}
+
+/* Copy len bytes at file position off out of the buffer or the file. */
+static int mw_read_at(pyrt_manifest_writer *w, uint64_t off, char *out,
+		      size_t len)
+{
+	uint64_t end = w->flushed + w->blen;
+	if (off > end || len > end - off)
+		return errno = EINVAL, -1;
+	while (len > 0 && off < w->flushed) {
+		size_t k = (size_t)(w->flushed - off) < len
+			   ? (size_t)(w->flushed - off) : len;
+		ssize_t n = pread(w->fd, out, k, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (errno = EIO, -1);
+		out += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	if (len > 0)
+		memcpy(out, w->buf + (off - w->flushed), len);
+	return 0;
+}
+
+/* Overwrite len bytes at file position off, in the buffer or the file. */
+static int mw_patch(pyrt_manifest_writer *w, uint64_t off, const char *p,
+		    size_t len)
+{
+	if (off < w->flushed) {
+		size_t k = (size_t)(w->flushed - off) < len
+			   ? (size_t)(w->flushed - off) : len;
+		if (mw_write_all(w->fd, p, k, off) != 0)
+			return -1;
+		p += k;
+		off += k;
+		len -= k;
+	}
+	if (len > 0)
+		memcpy(w->buf + (off - w->flushed), p, len);
+	return 0;
+}
+
+int pyrt_manifest_writer_open(pyrt_manifest_writer **out, const char *path,
+			      pyrt_error *err)
+{
+	const char *base = NULL;
+	struct stat st;
+	*out = NULL;
+	if (!path || !*path)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "manifest writer: no path");
+	pyrt_manifest_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	w->fd = -1;
+	char *dir = manifest_dirname(path, &base);
+	char *tmp = NULL;
+	if (!dir || asprintf(&tmp, "%s/.%s.tmp-XXXXXX", dir, base) < 0)
+		tmp = NULL;
+	free(dir);
+	w->path = strdup(path);
+	w->buf = malloc(MANIFEST_WBUF);
+	if (!tmp || !w->path || !w->buf) {
+		free(tmp);
+		pyrt_manifest_writer_free(w);
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	}
+	w->fd = mkostemp(tmp, O_CLOEXEC);
+	if (w->fd < 0) {
+		int rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					      "cannot create a temp file "
+					      "beside %s", path);
+		free(tmp);
+		pyrt_manifest_writer_free(w);
+		return rc;
+	}
+	w->tmp = tmp;
+	if (fstat(w->fd, &st) != 0) {
+		int rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					      "cannot stat %s", tmp);
+		pyrt_manifest_writer_free(w);
+		return rc;
+	}
+	w->dev = (uint64_t)st.st_dev;
+	w->ino = (uint64_t)st.st_ino;
+	*out = w;
+	return 0;
+}
+
+/* Decimal digits of v into p (at most 20); their count. */
+static size_t mw_u64(char *p, uint64_t v)
+{
+	char t[20];
+	size_t n = 0;
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = t[n - 1 - i];
+	return n;
+}
+
+int pyrt_manifest_writer_add(pyrt_manifest_writer *w, char type,
+			     unsigned int mode, uint64_t size,
+			     const char *extra, const char *path,
+			     uint64_t *at)
+{
+	int later = type == 'f' && !extra;
+	if (!w || !type || !strchr("fdlh", type) || mode > 07777 ||
+	    (!later && !manifest_field_ok(extra)) ||
+	    !manifest_field_ok(path) ||
+	    (type == 'f' && extra && strcmp(extra, "-") != 0 &&
+	     !pyrt_sha256_hex_valid(extra)))
+		return PYRT_E_INTERNAL;
+	size_t plen = strlen(path);
+	size_t elen = later ? PYRT_SHA256_HEX_LEN : strlen(extra);
+	/* type, mode, size, extra, path; four tabs and a newline. */
+	size_t len = 1 + 4 + 20 + elen + plen + 5;
+	if (len >= MANIFEST_MAX_LINE)
+		return PYRT_E_INTERNAL;
+	if (MANIFEST_WBUF - w->blen < len && mw_flush(w, MANIFEST_WKEEP) != 0)
+		return PYRT_E_IO;
+	if (at)
+		*at = w->flushed + w->blen;
+	char *p = w->buf + w->blen;
+	*p++ = type;
+	*p++ = '\t';
+	for (int i = 3; i >= 0; i--)
+		*p++ = (char)('0' + ((mode >> (3 * i)) & 7));
+	*p++ = '\t';
+	p += mw_u64(p, size);
+	*p++ = '\t';
+	if (later)
+		memset(p, MANIFEST_PENDING, elen);
+	else
+		memcpy(p, extra, elen);
+	p += elen;
+	*p++ = '\t';
+	memcpy(p, path, plen);
+	p += plen;
+	*p++ = '\n';
+	w->blen = (size_t)(p - w->buf);
+	w->count++;
+	w->pending += (size_t)later;
+	return 0;
+}
+
+int pyrt_manifest_writer_set_digest(pyrt_manifest_writer *w, uint64_t at,
+				    const unsigned char *digest)
+{
+	/* "f\t0644\t<size>\t": at most 28 bytes, then the digest. */
+	char head[28 + PYRT_SHA256_HEX_LEN + 1];
+	if (!w || !digest)
+		return PYRT_E_INTERNAL;
+	uint64_t end = w->flushed + w->blen;
+	size_t len = at < end && end - at < sizeof head ? (size_t)(end - at)
+							: sizeof head;
+	if (at >= end || mw_read_at(w, at, head, len) != 0)
+		return PYRT_E_INTERNAL;
+	char *f = len > 7 && head[0] == 'f' ? memchr(head + 7, '\t', len - 7)
+					    : NULL;
+	if (!f || (size_t)(head + len - f) < PYRT_SHA256_HEX_LEN + 2 ||
+	    f[1 + PYRT_SHA256_HEX_LEN] != '\t')
+		return PYRT_E_INTERNAL;
+	for (size_t i = 1; i <= PYRT_SHA256_HEX_LEN; i++)
+		if (f[i] != MANIFEST_PENDING)
+			return PYRT_E_INTERNAL; /* given already */
+	char hex[PYRT_SHA256_HEX_LEN + 1];
+	manifest_tohex(digest, hex);
+	if (mw_patch(w, at + (uint64_t)(f + 1 - head), hex,
+		     PYRT_SHA256_HEX_LEN) != 0)
+		return PYRT_E_IO;
+	w->pending--;
+	return 0;
+}
+
+int pyrt_manifest_writer_set_mode(pyrt_manifest_writer *w, uint64_t at,
+				  unsigned int mode)
+{
+	char head[7];
+	if (!w || mode > 07777 || mw_read_at(w, at, head, sizeof head) != 0 ||
+	    !strchr("fdlh", head[0]) || !head[0] || head[1] != '\t' ||
+	    head[6] != '\t')
+		return PYRT_E_INTERNAL;
+	char digits[4];
+	for (int i = 3; i >= 0; i--)
+		digits[3 - i] = (char)('0' + ((mode >> (3 * i)) & 7));
+	return mw_patch(w, at + 2, digits, sizeof digits) == 0 ? 0 : PYRT_E_IO;
+}
+
+int pyrt_manifest_writer_commit(pyrt_manifest_writer *w, pyrt_error *err)
+{
+	if (!w || !w->tmp)
+		return pyrt_error_set(err, PYRT_E_INTERNAL,
+				      "manifest writer: nothing to commit");
+	if (w->pending)
+		return pyrt_error_set(err, PYRT_E_INTERNAL, "manifest %s: "
+				      "%zu file digests never came", w->path,
+				      w->pending);
+	/* 0644 like the tree it lists: every user of a shared box verifies. */
+	if (mw_flush(w, 0) != 0 || fchmod(w->fd, 0644) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot write %s", w->tmp);
+	int fd = w->fd;
+	w->fd = -1;
+	if (close(fd) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot write %s", w->tmp);
+	if (rename(w->tmp, w->path) != 0)
+		return pyrt_error_set_errno(err, PYRT_E_IO, errno,
+					    "cannot rename %s to %s", w->tmp,
+					    w->path);
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
+}
+
+void pyrt_manifest_writer_free(pyrt_manifest_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->path);
+	free(w->buf);
+	free(w);
 }
 
 /* Parse an unsigned number in base; the whole string must be digits. */

@@ -74,14 +74,66 @@ int pyrt_manifest_find(pyrt_manifest *m, const char *path, size_t *index);
  * contents).  Returns 0 or PYRT_E_INTERNAL. */
 int pyrt_manifest_set_mode(pyrt_manifest *m, size_t i, unsigned int mode);
 
-/** The 32-byte SHA-256 of file entry i (recorded with a digest in its
- *  place: extraction's worker gives it later).  0, or PYRT_E_INTERNAL. */
-int pyrt_manifest_set_digest(pyrt_manifest *m, size_t i,
-			     const unsigned char *digest);
+/*
+ * Writing a manifest as it is made (issue 28): an extraction of 250,000
+ * files would otherwise hold every entry in memory until the end.  Lines
+ * go to a temp file beside path (".<name>.tmp-XXXXXX", 0600) through a
+ * bounded buffer; a field learnt later (a file's digest, given by the
+ * hashing worker after the line; a directory's mode, when its own member
+ * comes after its contents) is patched in place, in the buffer or in the
+ * file: the digest is 64 characters and the mode 4 octal digits whatever
+ * they hold.  Until commit the file has the temp name and a file whose
+ * digest is still to come holds 64 '?' (a line pyrt_manifest_load
+ * refuses), so a run killed half way leaves nothing at path, and no half
+ * manifest anyone trusts.  Memory is the buffer, whatever the count.
+ */
+typedef struct pyrt_manifest_writer pyrt_manifest_writer;
 
-/** Move every entry of src to the end of dst, leaving src empty (when dst
- * is empty, without copying).  Returns 0 or PYRT_E_NOMEM (both unchanged). */
-int pyrt_manifest_move(pyrt_manifest *dst, pyrt_manifest *src);
+/** Start writing toward path.  PYRT_E_IO / PYRT_E_NOMEM with a message. */
+int pyrt_manifest_writer_open(pyrt_manifest_writer **out, const char *path,
+			      pyrt_error *err);
+
+/** Where the next line will start: its position for the patches below. */
+uint64_t pyrt_manifest_writer_tell(const pyrt_manifest_writer *w);
+
+/**
+ * Append an entry, as pyrt_manifest_add takes it; extra NULL on a file:
+ * its digest comes later (pyrt_manifest_writer_set_digest).  *at (may be
+ * NULL) gets the line's position.  0, PYRT_E_INTERNAL (a bad field or a
+ * line over 64 KiB) or PYRT_E_IO (errno set).
+ */
+int pyrt_manifest_writer_add(pyrt_manifest_writer *w, char type,
+			     unsigned int mode, uint64_t size,
+			     const char *extra, const char *path,
+			     uint64_t *at);
+
+/** The digest of the file whose line is at `at` (added with extra NULL,
+ * not given yet).  0, PYRT_E_INTERNAL or PYRT_E_IO (errno set). */
+int pyrt_manifest_writer_set_digest(pyrt_manifest_writer *w, uint64_t at,
+				    const unsigned char *digest);
+
+/** A new mode for the entry whose line is at `at`.  Same returns. */
+int pyrt_manifest_writer_set_mode(pyrt_manifest_writer *w, uint64_t at,
+				  unsigned int mode);
+
+/** Entries appended so far. */
+size_t pyrt_manifest_writer_count(const pyrt_manifest_writer *w);
+
+/** The temp file's identity, so a caller can tell it from its own files. */
+int pyrt_manifest_writer_is_file(const pyrt_manifest_writer *w,
+				 uint64_t dev, uint64_t ino);
+
+/**
+ * Write what is buffered, make it 0644 and rename it to path (refused
+ * while a digest is missing).  No fsync: the caller syncs the file system
+ * before anything trusts the tree (install's syncfs); a crash before that
+ * loses a staging directory, never a published manifest.  0, or
+ * PYRT_E_INTERNAL / PYRT_E_IO with a message.
+ */
+int pyrt_manifest_writer_commit(pyrt_manifest_writer *w, pyrt_error *err);
+
+/** Close; an uncommitted temp file is removed.  NULL is a no-op. */
+void pyrt_manifest_writer_free(pyrt_manifest_writer *w);
 
 /** Write to path (created 0600, replaced atomically). */
 int pyrt_manifest_write(const pyrt_manifest *m, const char *path,

@@ -1,9 +1,10 @@
 /*
  * The install pipeline.  Order matters for the guarantees:
  *   lock → sweep stale staging → download (resumable) → verify the digest
- *   → guarded extract into private staging → start the staged interpreter
- *   → marker + manifest → syncfs → move into installs/ → atomic swap of
- *   `current` → previous install kept as the single rollback target.
+ *   → guarded extract into private staging (the manifest written as it
+ *   goes) → start the staged interpreter → marker (with the manifest's
+ *   digest) → syncfs → move into installs/ → atomic swap of `current`
+ *   → previous install kept as the single rollback target.
  * Until the swap nothing visible changes; any failure or cancel before it
  * removes only what this run created (staging) and keeps the first error.
  */
@@ -51,7 +52,7 @@ typedef struct install_run {
 	const pyrt_pin_archive *pin;
 	pyrt_box *box;
 	pyrt_lock *lock;
-	pyrt_manifest *manifest;
+	uint64_t files;               /* entries manifest.tsv lists */
 	char archive_path[PATH_MAX];  /* the verified archive on disk */
 	int archive_is_download;      /* ours to delete */
 	int archive_is_copy;          /* --from-file's private copy */
@@ -497,9 +498,13 @@ static int install_extract(install_run *r, pyrt_error *err)
 	rc = pyrt_staging_mark_owner(r->staging, err);
 	if (rc)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
-	r->manifest = pyrt_manifest_new();
-	if (!r->manifest)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	/* Written as extraction goes (memory stays flat in the number of
+	 * files); beside python/, named only once everything succeeded. */
+	char mpath[PATH_MAX];
+	rc = pyrt_fmt_path(mpath, sizeof mpath, err, "%s/manifest.tsv",
+			   r->staging);
+	if (rc)
+		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
 	pyrt_extract_opts xo = PYRT_EXTRACT_OPTS_INIT;
 	pyrt_extract_caps_from_pin(&xo, r->pin->unpacked_size,
 				   r->pin->entries);
@@ -508,12 +513,13 @@ static int install_extract(install_run *r, pyrt_error *err)
 	memset(&xr, 0, sizeof xr);
 	/* Members all lie under python/ (layout rule), so the owner marker
 	 * beside them cannot collide with the archive. */
-	rc = pyrt_extract(r->archive_path, r->staging, &xo, r->ev, r->manifest,
-			  &xr, err);
+	rc = pyrt_extract(r->archive_path, r->staging, &xo, r->ev, mpath, &xr,
+			  err);
 	if (rc == PYRT_E_UNSAFE && err)
 		install_prefix_message(err, "archive refused: ");
 	if (rc)
 		return step_fail(r, PYRT_STEP_EXTRACT, rc, err);
+	r->files = xr.records;
 	char detail[64];
 	pyrt_fmt_text(detail, sizeof detail, "%llu entries",
 		      (unsigned long long)xr.entries);
@@ -670,7 +676,7 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	pyrt_fs_now_rfc3339(m.installed_at, sizeof m.installed_at);
 	pyrt_fmt_text(m.pins, sizeof m.pins, "%s", pyrt_pins_source(r->opts->pins));
 	m.archive_bytes = r->archive_bytes;
-	m.files = pyrt_manifest_count(r->manifest);
+	m.files = r->files;
 	strcpy(m.baseline_state, "none");
 	m.search_path_known = r->search_known;
 	m.search_path_count = r->search_count;
@@ -678,9 +684,8 @@ static int install_write_marker(install_run *r, pyrt_error *err)
 	char path[PATH_MAX];
 	int rc = pyrt_fmt_path(path, sizeof path, err, "%s/manifest.tsv",
 			       r->staging);
-	if (!rc)
-		rc = pyrt_manifest_write(r->manifest, path, err);
-	/* The digest of the bytes on disk, read back as verify will. */
+	/* Extraction wrote it; its digest is of the bytes on disk, read
+	 * back as verify will. */
 	if (!rc)
 		rc = pyrt_manifest_load(NULL, path, m.manifest_sha256, err);
 	if (!rc)
@@ -978,7 +983,6 @@ static void install_cleanup(install_run *r, int rc)
 	/* The private copy of --from-file never outlives its run. */
 	if (r->archive_is_copy)
 		unlink(r->archive_path);
-	pyrt_manifest_free(r->manifest);
 	pyrt_lock_release(r->lock);
 	pyrt_box_free(r->box);
 }
@@ -1050,7 +1054,7 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 		memcpy(res->sha256, r.sha256[0] ? r.sha256 : r.pin->sha256,
 		       sizeof res->sha256);
 		res->archive_bytes = r.archive_bytes;
-		res->files = r.manifest ? pyrt_manifest_count(r.manifest) : 0;
+		res->files = r.files;
 	}
 	install_cleanup(&r, rc);
 	return rc;

@@ -81,8 +81,9 @@ static int check_one(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-/* The private directory holds in, out and side, and side stays empty. */
-static void check_nothing_beside(const char *dir, const char *side)
+/* The private directory holds in, out and side (and the manifest when
+ * extraction succeeded: never a half one), and side stays empty. */
+static void check_nothing_beside(const char *dir, const char *side, int ok)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -91,7 +92,8 @@ static void check_nothing_beside(const char *dir, const char *side)
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 		if (strcmp(n, ".") && strcmp(n, "..") && strcmp(n, "in") &&
-		    strcmp(n, "out") && strcmp(n, "side"))
+		    strcmp(n, "out") && strcmp(n, "side") &&
+		    (!ok || strcmp(n, "manifest.tsv")))
 			fuzz_fail("%s/%s was created outside the destination",
 				  dir, n);
 	}
@@ -103,13 +105,14 @@ static void check_nothing_beside(const char *dir, const char *side)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char dir[PATH_MAX], in[PATH_MAX + 8], out[PATH_MAX + 8];
-	char side[PATH_MAX + 8];
+	char side[PATH_MAX + 8], mpath[PATH_MAX + 16];
 	int n = snprintf(dir, sizeof dir, "%s/x", fuzz_scratch());
 	if (n < 0 || (size_t)n >= sizeof dir)
 		fuzz_fail("the scratch path %s is too long", fuzz_scratch());
 	snprintf(in, sizeof in, "%s/in", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	snprintf(side, sizeof side, "%s/side", dir);
+	snprintf(mpath, sizeof mpath, "%s/manifest.tsv", dir);
 	fuzz_rmtree(dir);
 	if (mkdir(dir, 0700) || mkdir(out, 0700) || mkdir(side, 0700))
 		fuzz_fail("cannot make %s", dir);
@@ -120,12 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.max_entries = 4096;
 	opts.required_file = size && (data[size - 1] & 1)
 			     ? "python/bin/python3" : NULL;
-	pyrt_manifest *made = pyrt_manifest_new();
-	pyrt_extract_result res = { 0, 0 };
+	pyrt_extract_result res = { 0, 0, 0 };
 	pyrt_error err = { 0 };
-	if (!made)
-		fuzz_fail("out of memory");
-	int rc = pyrt_extract(in, out, &opts, NULL, made, &res, &err);
+	int rc = pyrt_extract(in, out, &opts, NULL, mpath, &res, &err);
 	if (getenv("PYRT_FUZZ_VERBOSE")) /* what each seed reaches */
 		fprintf(stderr, "extract: %d %s (%llu entries)\n", rc,
 			rc ? err.msg : "ok", (unsigned long long)res.entries);
@@ -137,10 +137,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && res.entries > opts.max_entries)
 		fuzz_fail("%llu entries extracted past the cap",
 			  (unsigned long long)res.entries);
-	check_nothing_beside(dir, side);
+	check_nothing_beside(dir, side, rc == 0);
+	if (rc == 0) {
+		/* What was streamed reads back whole, and the fresh tree
+		 * passes the check against it. */
+		pyrt_manifest *made = NULL;
+		if (pyrt_manifest_read(&made, mpath, &err) != 0)
+			fuzz_fail("the streamed manifest does not read: %s",
+				  err.msg);
+		if (pyrt_manifest_count(made) != res.records)
+			fuzz_fail("the manifest lists %zu of %llu entries",
+				  pyrt_manifest_count(made),
+				  (unsigned long long)res.records);
+		int bad = pyrt_manifest_verify(made, out, NULL, NULL, &err);
+		if (bad != 0)
+			fuzz_fail("the fresh tree fails its manifest (%d)", bad);
+		pyrt_manifest_free(made);
+	}
 	dest_len = strlen(out);
 	nftw(out, check_one, 16, FTW_PHYS);
-	pyrt_manifest_free(made);
 	fuzz_rmtree(dir);
 	return 0;
 }
