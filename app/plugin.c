@@ -92,15 +92,16 @@ int app_plugin_works(const pyrt_plugin *pl)
 /* pip under the lock: the batch, then each requirement alone.  The pins'
  * wheel lock binds plugins too: a locked fleet installs no unlocked code
  * as root (wheellock.h). */
-static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
-		      const char *name, const char *const *reqs, size_t nreqs,
+static int plugin_pip(const app_request *opts, const pyrt_box *box,
+		      const pyrt_pins *pins, const char *name,
+		      const char *const *reqs, size_t nreqs,
 		      int lock_fd, const pyrt_events *ev, pyrt_pip_result *last,
 		      pyrt_error *err)
 {
 	char purpose[320];
 	snprintf(purpose, sizeof purpose, "plugin %s", name);
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	po.box_root = opts->box_root;
+	po.box = box;
 	po.requirements = reqs;
 	po.requirement_count = nreqs;
 	po.wheelhouse = opts->wheelhouse;
@@ -230,7 +231,7 @@ static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
 	if (!rc && locked)
 		*locked = 1;
 	if (!rc)
-		rc = plugin_pip(opts, pins, name, reqs, nreqs,
+		rc = plugin_pip(opts, box, pins, name, reqs, nreqs,
 				pyrt_lock_fd(lock), ev, last, err);
 	/* Declared while the lock is held: a baseline that starts between
 	 * this pip run and the write would otherwise read the file before

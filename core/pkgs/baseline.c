@@ -289,7 +289,7 @@ static void baseline_missing(baseline_run *r, const char *req,
 static pyrt_pip_opts baseline_pip_opts(const baseline_run *r)
 {
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	po.box_root = r->opts->box_root;
+	po.box = r->box;
 	po.requirements = r->reqs;
 	po.requirement_count = r->nreqs;
 	po.cacert = r->opts->cacert;
