@@ -403,7 +403,7 @@ static int plan_install(dry *x, const pyrt_box *box, pyrt_error *err)
 	if (x->req->no_baseline)
 		json_object_set_new(x->plan, "baseline_skipped",
 				    app_text_json("--no-baseline"));
-	else if (!x->new_install && app_baseline_complete(x->req->box_root) &&
+	else if (!x->new_install && app_baseline_complete(box) &&
 		 !x->req->requirements)
 		json_object_set_new(x->plan, "baseline_skipped",
 				    app_text_json("the baseline is complete"));

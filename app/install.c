@@ -166,17 +166,18 @@ static app_front *install_log(const app_install_run *r, const app_front *front)
  * runtime whose marker does not say complete (or when --requirements names
  * something new to install).  Skipped with --no-baseline.
  */
-static int run_baseline(const app_install_run *r,
+static int run_baseline(const app_install_run *r, const pyrt_box *box,
 			const pyrt_install_result *res, const pyrt_events *ev,
 			app_baseline_report *rep, int *ran, pyrt_error *err)
 {
-	int skipped = app_baseline_skip(r->opts, res->already_current, ev, err);
+	int skipped = app_baseline_skip(r->opts, box, res->already_current, ev,
+					err);
 	/* A cancel that lands after the swap finds nothing left to stop
 	 * when the baseline is skipped: the install stands as a success. */
 	if (skipped)
 		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
 	*ran = 1;
-	return app_baseline_run(r->opts, r->pins, ev, rep, err);
+	return app_baseline_run(r->opts, box, r->pins, ev, rep, err);
 }
 
 /*
@@ -260,8 +261,11 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: pyrt_install_run(r->iopts, &ev, &res, &err);
 	int active = rc == 0;
+	pyrt_box *box = NULL;
 	if (active)
-		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
+		rc = pyrt_box_open(&box, r->opts->box_root, 0, &err);
+	if (active && !rc)
+		rc = run_baseline(r, box, &res, &ev, &rep, &baseline_ran, &err);
 	/* A stop here is the re-apply's, not the baseline's: say which. */
 	int in_reapply = 0;
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
@@ -288,7 +292,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
 		o.already_current = res.already_current;
-		app_baseline_report_fill(&rep, r->opts->box_root, &o);
+		app_baseline_report_fill(&rep, box, &o);
 		if (rc != PYRT_E_CANCELLED)
 			app_baseline_ready_plugins(&rep, front, r->opts, r->pins,
 						   r->platform_key, &ev, &o);
@@ -335,6 +339,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	}
 	app_front_result(front, &o);
 	app_baseline_report_clear(&rep);
+	pyrt_box_free(box);
 	app_front_free(logged);
 	return rc;
 }

@@ -132,7 +132,7 @@ static int run_baseline(const pyrt_pins *pins, const char *req_file,
 			pyrt_baseline_result *res, pyrt_error *err)
 {
 	pyrt_baseline_opts o = PYRT_BASELINE_OPTS_INIT;
-	o.box_root = box;
+	o.box = hbox;
 	o.pins = pins;
 	o.requirements_file = req_file;
 	o.wheelhouse = wh;
@@ -289,7 +289,11 @@ Test(pip, no_runtime_says_how_to_get_one)
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/pins.yaml", pt_fixtures());
 	pyrt_pins *pins = load_pins(path);
-	o.box_root = empty;
+	pyrt_error perr_open = PYRT_ERROR_INIT;
+	pyrt_box *ebox = NULL;
+	cr_assert_eq(pyrt_box_open(&ebox, empty, 0, &perr_open), 0, "%s",
+		     perr_open.msg);
+	o.box = ebox;
 	o.pins = pins;
 	pyrt_baseline_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -300,10 +304,6 @@ Test(pip, no_runtime_says_how_to_get_one)
 
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "python-docx";
-	pyrt_error perr_open = PYRT_ERROR_INIT;
-	pyrt_box *ebox = NULL;
-	cr_assert_eq(pyrt_box_open(&ebox, empty, 0, &perr_open), 0, "%s",
-		     perr_open.msg);
 	po.box = ebox;
 	po.requirements = &req;
 	po.requirement_count = 1;
