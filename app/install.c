@@ -44,7 +44,6 @@ int app_install_prepare(const app_request *req, const pyrt_pins *pins,
 	}
 	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
 	*iopts = init;
-	iopts->box_root = req->box_root;
 	iopts->pins = pins;
 	iopts->platform_key = platform_key;
 	iopts->mirror = req->mirror;
@@ -52,7 +51,13 @@ int app_install_prepare(const app_request *req, const pyrt_pins *pins,
 	iopts->from_file = req->from_file;
 	iopts->no_wait = req->no_wait;
 	iopts->force = req->force;
-	rc = pyrt_install_plan_make(iopts, plan, err);
+	/* Opened without creating: nothing is written before the consent.
+	 * app_install_execute opens it again, in its own call. */
+	pyrt_box *box = NULL;
+	rc = pyrt_box_open(&box, req->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_install_plan_make(box, iopts, plan, err);
+	pyrt_box_free(box);
 	if (rc < 0 && !err->msg[0])
 		pyrt_error_set(err, rc, "%s", pyrt_strerror(rc));
 	return rc < 0 ? rc : 0;
@@ -137,14 +142,14 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 /* Tee the run into an install log under the box, created now (after
  * consent: nothing is written to the box before the operator agreed);
  * nothing to do is not worth a log.  NULL: report to front as it is. */
-static app_front *install_log(const app_install_run *r, const app_front *front)
+static app_front *install_log(const app_install_run *r, const pyrt_box *box,
+			       const app_front *front)
 {
 	if (r->log_path && r->log_path_len)
 		r->log_path[0] = '\0';
 	if (r->plan->already_current && !r->iopts->force)
 		return NULL;
-	pyrt_box *box = NULL;
-	if (pyrt_box_open(&box, r->iopts->box_root, 1, NULL) != 0)
+	if (!box || pyrt_box_create(box, NULL) != 0)
 		return NULL; /* core reports the same failure in a moment */
 	char path[4096];
 	app_front *borrowed = app_front_borrow(front);
@@ -152,7 +157,6 @@ static app_front *install_log(const app_install_run *r, const app_front *front)
 		? app_front_with_log(borrowed, pyrt_box_logs_dir(box), "install",
 				     path, sizeof path)
 		: NULL;
-	pyrt_box_free(box);
 	if (!logged || !path[0])
 		return logged;
 	app_front_log(logged, PYRT_LOG_INFO, "install log: %s", path);
@@ -237,13 +241,17 @@ static void network_fix(const app_request *req, char *buf, size_t len)
 int app_install_execute(const app_install_run *r, const app_front *caller,
 			const atomic_int *cancel)
 {
-	app_front *logged = install_log(r, caller);
+	/* The box, opened once for the install, its baseline and their
+	 * reports (the trust gate runs here); core opens nothing by path. */
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_box *box = NULL;
+	int orc = pyrt_box_open(&box, r->opts->box_root, 0, &err);
+	app_front *logged = install_log(r, box, caller);
 	const app_front *front = logged ? logged : caller;
 	int had_current = path_exists(r->plan->destination);
 	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_install_result res;
 	memset(&res, 0, sizeof res);
-	pyrt_error err = PYRT_ERROR_INIT;
 	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
@@ -259,12 +267,9 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		app_plugins_keep_declare(keep, r->opts->box_root);
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
-		: pyrt_install_run(r->iopts, &ev, &res, &err);
+		: orc ? orc : pyrt_install_run(box, r->iopts, &ev, &res, &err);
 	int active = rc == 0;
-	pyrt_box *box = NULL;
 	if (active)
-		rc = pyrt_box_open(&box, r->opts->box_root, 0, &err);
-	if (active && !rc)
 		rc = run_baseline(r, box, &res, &ev, &rep, &baseline_ran, &err);
 	/* A stop here is the re-apply's, not the baseline's: say which. */
 	int in_reapply = 0;
