@@ -116,12 +116,16 @@ void app_baseline_report_fill(app_baseline_report *rep, const pyrt_box *box,
 
 void app_baseline_ready_plugins(app_baseline_report *rep,
 				const app_front *front, const app_request *opts,
-				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, app_outcome *o)
+				const pyrt_box *box, const pyrt_pins *pins,
+				const char *platform_key, const pyrt_events *ev,
+				app_outcome *o)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&rep->plugins, opts->box_root, pins,
-			       platform_key, ev, &err) != 0) {
+	int rc = box ? pyrt_plugins_check(&rep->plugins, box, pins,
+					  platform_key, ev, &err)
+		     : app_plugins_check(&rep->plugins, opts->box_root, pins,
+					 platform_key, 0, NULL, ev, &err);
+	if (rc != 0) {
 		app_front_log(front, PYRT_LOG_WARN,
 			      "could not check the plugins: %s",
 			      err.msg[0] ? err.msg : pyrt_strerror(err.code));
@@ -219,8 +223,8 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	}
 	app_baseline_report_fill(&rep, box, &o);
 	if (platform_key && rc != PYRT_E_CANCELLED)
-		app_baseline_ready_plugins(&rep, front, req, pins, platform_key,
-					   &ev, &o);
+		app_baseline_ready_plugins(&rep, front, req, box, pins,
+					   platform_key, &ev, &o);
 	app_front_result(front, &o);
 	app_baseline_report_clear(&rep);
 	pyrt_box_free(box);

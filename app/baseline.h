@@ -60,8 +60,9 @@ void app_baseline_report_fill(app_baseline_report *rep, const pyrt_box *box,
 /** Check the plugins, put the ready ones into o (and one log line). */
 void app_baseline_ready_plugins(app_baseline_report *rep,
 				const app_front *front, const app_request *opts,
-				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, app_outcome *o);
+				const pyrt_box *box, const pyrt_pins *pins,
+				const char *platform_key, const pyrt_events *ev,
+				app_outcome *o);
 
 void app_baseline_report_clear(app_baseline_report *rep);
 

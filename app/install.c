@@ -299,8 +299,9 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		o.already_current = res.already_current;
 		app_baseline_report_fill(&rep, box, &o);
 		if (rc != PYRT_E_CANCELLED)
-			app_baseline_ready_plugins(&rep, front, r->opts, r->pins,
-						   r->platform_key, &ev, &o);
+			app_baseline_ready_plugins(&rep, front, r->opts, box,
+						   r->pins, r->platform_key,
+						   &ev, &o);
 	}
 	if (rc == 0) {
 		summary(r, &res, baseline_ran, text, sizeof text);

@@ -82,6 +82,23 @@ void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
 }
 
+int app_plugins_check(pyrt_plugins **out, const char *box_root,
+		      const pyrt_pins *pins, const char *platform_key,
+		      int memo, const pyrt_status *st, const pyrt_events *ev,
+		      pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, box_root, 0, err);
+	if (!rc && memo)
+		rc = pyrt_plugins_check_memo(out, box, pins, platform_key, st,
+					     ev, err);
+	else if (!rc)
+		rc = pyrt_plugins_check(out, box, pins, platform_key, ev, err);
+	pyrt_box_free(box);
+	return rc;
+}
+
 int app_plugin_works(const pyrt_plugin *pl)
 {
 	return pl->verdict == PYRT_VERDICT_READY ||
@@ -274,9 +291,9 @@ static int read_row(plugin_run *r, pyrt_error *err)
 	int rc = pyrt_status_read_memo(r->req->box_root, r->pins,
 				       r->platform_key, 0, &r->status, err);
 	if (!rc)
-		rc = pyrt_plugins_check_memo(&r->plugins, r->req->box_root,
-					     r->pins, r->platform_key,
-					     &r->status, &r->ev, err);
+		rc = app_plugins_check(&r->plugins, r->req->box_root,
+				       r->pins, r->platform_key, 1,
+				       &r->status, &r->ev, err);
 	if (!rc && app_fix_plugins(r->req, r->plugins))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc) {
@@ -487,8 +504,8 @@ app_plugins_keep *app_plugins_keep_before(const app_request *opts,
 {
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&p, opts->box_root, pins, platform_key, ev,
-			       &err) != 0)
+	if (app_plugins_check(&p, opts->box_root, pins, platform_key, 0,
+			      NULL, ev, &err) != 0)
 		return NULL;
 	size_t any = 0;
 	for (size_t i = 0; pyrt_plugins_runtime_ready(p) &&
@@ -575,8 +592,8 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 		return 0;
 	pyrt_plugins *now = NULL;
 	pyrt_error cerr = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&now, opts->box_root, pins, platform_key, ev,
-			       &cerr) != 0)
+	if (app_plugins_check(&now, opts->box_root, pins, platform_key, 0,
+			      NULL, ev, &cerr) != 0)
 		return pyrt_events_log(ev, PYRT_LOG_WARN, "could not check "
 				       "the plugins after the install: %s",
 				       cerr.msg)

@@ -37,6 +37,16 @@ void app_plugin_deps_long(const pyrt_plugin *pl, int runtime_ready, char *buf,
 void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			 size_t len);
 
+/**
+ * The readiness matrix of the box at box_root, opened here once, for a
+ * front or a step that has no box open: pyrt_plugins_check, or with memo
+ * pyrt_plugins_check_memo (st as it says).  Returns its code.
+ */
+int app_plugins_check(pyrt_plugins **out, const char *box_root,
+		      const pyrt_pins *pins, const char *platform_key,
+		      int memo, const pyrt_status *st, const pyrt_events *ev,
+		      pyrt_error *err);
+
 /** Whether the plugin works now, or is off: ready, disabled, or needing
  * no runtime (nothing for anyone to fix). */
 int app_plugin_works(const pyrt_plugin *pl);

@@ -838,7 +838,7 @@ static int check_plugins(doctor_ctx *x)
 {
 	pyrt_plugins *ps = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_plugins_check(&ps, x->d->box_root, x->o->pins,
+	int rc = pyrt_plugins_check(&ps, x->box, x->o->pins,
 				    x->o->platform_key, x->ev, &err);
 	if (rc == PYRT_E_CANCELLED || rc == PYRT_E_NOMEM)
 		return rc;
