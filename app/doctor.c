@@ -58,3 +58,16 @@ int app_doctor_run(const app_request *given, const pyrt_pins *pins,
 	}
 	return rc;
 }
+
+int app_smoke_run(const app_request *req, const pyrt_pins *pins,
+		  const char *out_path, const pyrt_events *ev,
+		  pyrt_smoke_result *result, pyrt_error *err)
+{
+	memset(result, 0, sizeof *result);
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, req->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_smoke_run(box, pins, out_path, ev, result, err);
+	pyrt_box_free(box);
+	return rc;
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/doctor.h"
 #include "app/exitcodes.h"
 #include "app/fix.h"
 #include "app/text.h"
@@ -88,8 +89,7 @@ int cli_cmd_smoke(const app_request *opts)
 	}
 	pyrt_smoke_result *res = calloc(1, sizeof *res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = res ? pyrt_smoke_run(opts->box_root, pins, opts->out, &ev, res,
-				      &err)
+	int rc = res ? app_smoke_run(opts, pins, opts->out, &ev, res, &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	pyrt_pins_free(pins);
 	int status = app_exit_code(rc);

@@ -157,8 +157,8 @@ static void job_smoke(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_smoke_run(j->opts->box_root, j->pins, NULL, &ev,
-				&j->smoke, &err);
+	int rc = app_smoke_run(j->opts, j->pins, NULL, &ev, &j->smoke,
+			       &err);
 	if (rc)
 		result_fail(j->opts, &j->result, rc, &err, NULL);
 }
