@@ -199,7 +199,8 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 		rc = app_baseline_run(req, box, pins, &ev, &rep, &err);
 	if (rc == 0 || rc == PYRT_E_BASELINE) {
 		pyrt_error perr = PYRT_ERROR_INIT;
-		if (app_plugins_finish_pending(req, pins, &ev, NULL, &perr) &&
+		if (app_plugins_finish_pending(req, box, pins, &ev, NULL,
+					       &perr) &&
 		    rc == 0)
 			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
 	}

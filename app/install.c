@@ -190,15 +190,15 @@ static int run_baseline(const app_install_run *r, const pyrt_box *box,
  * toolchain's components.  Only after a switch to a new install: an
  * install already current dropped nothing.
  */
-static int keep_plugins(const app_install_run *r,
+static int keep_plugins(const app_install_run *r, const pyrt_box *box,
 			const pyrt_install_result *res,
 			const app_plugins_keep *keep, const pyrt_events *ev,
 			size_t *reapplied, pyrt_error *err)
 {
 	if (!keep || res->already_current)
 		return 0;
-	return app_plugins_keep_reapply(keep, r->opts, r->pins, r->platform_key,
-					ev, reapplied, err);
+	return app_plugins_keep_reapply(keep, r->opts, box, r->pins,
+					r->platform_key, ev, reapplied, err);
 }
 
 /* The success sentence: what is active, and what the baseline did. */
@@ -257,14 +257,14 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	int baseline_ran = 0;
 	size_t reapplied = 0;
 	app_plugins_keep *keep = had_current && !(cancel && atomic_load(cancel))
-		? app_plugins_keep_before(r->opts, r->pins, r->platform_key,
+		? app_plugins_keep_before(box, r->pins, r->platform_key,
 					  &ev)
 		: NULL;
 	/* Declared before the switch: a run stopped after it leaves the
 	 * re-apply pending for the next install, baseline or plugins
 	 * install to finish. */
 	if (keep && (!r->plan->already_current || r->iopts->force))
-		app_plugins_keep_declare(keep, r->opts->box_root);
+		app_plugins_keep_declare(keep, box);
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
 		: orc ? orc : pyrt_install_run(box, r->iopts, &ev, &res, &err);
@@ -275,7 +275,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	int in_reapply = 0;
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error kerr = PYRT_ERROR_INIT;
-		if (keep_plugins(r, &res, keep, &ev, &reapplied, &kerr) &&
+		if (keep_plugins(r, box, &res, keep, &ev, &reapplied, &kerr) &&
 		    rc == 0) {
 			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
 			in_reapply = 1;
@@ -283,7 +283,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	}
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error perr = PYRT_ERROR_INIT;
-		if (app_plugins_finish_pending(r->opts, r->pins, &ev,
+		if (app_plugins_finish_pending(r->opts, box, r->pins, &ev,
 					       &reapplied, &perr) && rc == 0) {
 			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
 			in_reapply = 1;
@@ -320,8 +320,8 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 			o.fix = netfix;
 		}
 		if (active && in_reapply) {
-			size_t n = app_plugins_pending_names(r->opts->box_root,
-							     text, sizeof text);
+			size_t n = app_plugins_pending_names(box, text,
+							     sizeof text);
 			pyrt_fmt_text(pending, sizeof pending, "the runtime "
 				      "is installed and active with its "
 				      "baseline; re-applying the requirements "

@@ -87,7 +87,7 @@ int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
  */
 typedef struct app_plugins_keep app_plugins_keep;
 
-app_plugins_keep *app_plugins_keep_before(const app_request *opts,
+app_plugins_keep *app_plugins_keep_before(const pyrt_box *box,
 					  const pyrt_pins *pins,
 					  const char *platform_key,
 					  const pyrt_events *ev);
@@ -100,14 +100,15 @@ app_plugins_keep *app_plugins_keep_before(const app_request *opts,
  * PYRT_E_CANCELLED.  *reapplied (may be NULL) counts the plugins redone.
  */
 int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
-			     const pyrt_pins *pins, const char *platform_key,
+			     const pyrt_box *box, const pyrt_pins *pins,
+			     const char *platform_key,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err);
 
 /** Before a switch: each kept plugin's requirements declared in the box
  *  (declared.h) with its re-apply pending, so a run stopped before the
  *  re-apply is done leaves the work for the next to finish. */
-void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
+void app_plugins_keep_declare(const app_plugins_keep *k, const pyrt_box *box);
 
 /** Finish the plugin re-applies a stopped run left pending (declared.h):
  *  each plugin's declared requirements installed, its pending work cleared
@@ -115,13 +116,13 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
  *  install again the declared requirements of every other declared plugin
  *  that the active install lacks (uninstalled or broken since).  *done
  *  (may be NULL) counts the plugins finished.  0 or PYRT_E_CANCELLED. */
-int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
-			       const pyrt_events *ev, size_t *done,
-			       pyrt_error *err);
+int app_plugins_finish_pending(const app_request *opts, const pyrt_box *box,
+			       const pyrt_pins *pins, const pyrt_events *ev,
+			       size_t *done, pyrt_error *err);
 
 /** The plugins whose re-apply is pending in the box (declared.h), as
  *  "a, b" in buf (cut with "..." when long); how many. */
-size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len);
+size_t app_plugins_pending_names(const pyrt_box *box, char *buf, size_t len);
 
 void app_plugins_keep_free(app_plugins_keep *k);
 
