@@ -494,12 +494,9 @@ static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
  * answer (then nothing is judged). */
 static int baseline_imports(baseline_run *r, char *out, size_t len)
 {
-	const char *layout = r->opts->pins
-		? pyrt_pins_layout_interpreter(r->opts->pins)
-		: "python/bin/python3";
 	char python[PATH_MAX];
-	if (!layout || pyrt_fmt_path(python, sizeof python, NULL, "%s/%s",
-				     r->install_dir, layout))
+	if (pyrt_box_interpreter(r->install_dir, r->opts->pins, python,
+				 sizeof python, NULL))
 		return -1;
 	pyrt_interp_report *rep = malloc(sizeof *rep);
 	if (!rep)
