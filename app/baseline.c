@@ -17,15 +17,15 @@
 #include "core/runtime/status.h"
 #include "core/util/error.h"
 
-int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
-		     const pyrt_events *ev, app_baseline_report *rep,
-		     pyrt_error *err)
+int app_baseline_run(const app_request *opts, const pyrt_box *box,
+		     const pyrt_pins *pins, const pyrt_events *ev,
+		     app_baseline_report *rep, pyrt_error *err)
 {
 	app_request with;
 	char source[4096];
 	opts = app_with_source(opts, &with, source, sizeof source);
 	pyrt_baseline_opts bo = PYRT_BASELINE_OPTS_INIT;
-	bo.box_root = opts->box_root;
+	bo.box = box;
 	bo.pins = pins;
 	bo.requirements_file = opts->requirements;
 	bo.wheelhouse = opts->wheelhouse;
@@ -40,11 +40,10 @@ int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
  * verdict says it (status.h: the declared baseline against what is
  * installed), and how many installed distributions are not whole; 0 or -1.
  */
-static int active_marker(const char *box_root, pyrt_marker *m, int *broken)
+static int active_marker(const pyrt_box *box, pyrt_marker *m, int *broken)
 {
-	pyrt_box *box = NULL;
 	char dir[4096], path[4200];
-	int rc = pyrt_box_open(&box, box_root, 0, NULL);
+	int rc = !box;
 	if (!rc)
 		rc = pyrt_box_link_install(box, pyrt_box_current(box), dir,
 					   sizeof dir, NULL);
@@ -57,18 +56,17 @@ static int active_marker(const char *box_root, pyrt_marker *m, int *broken)
 						      dir, m, NULL, 0);
 	if (broken)
 		*broken = n;
-	pyrt_box_free(box);
 	return rc ? -1 : 0;
 }
 
-int app_baseline_complete(const char *box_root)
+int app_baseline_complete(const pyrt_box *box)
 {
 	pyrt_marker m;
 	int broken = 0;
 	/* A package whose files went away since, or that the declared
 	 * baseline names and is not installed, is not complete: the
 	 * baseline runs, and repairs it. */
-	return active_marker(box_root, &m, &broken) == 0 &&
+	return active_marker(box, &m, &broken) == 0 &&
 	       strcmp(m.baseline_state, "complete") == 0 && broken == 0;
 }
 
@@ -99,12 +97,12 @@ void app_baseline_summary(const pyrt_baseline_result *r, char *buf,
 
 /* The marker's word, not the run's: a refusal leaves the marker as it was,
  * and the result must not claim more than the marker says. */
-void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
+void app_baseline_report_fill(app_baseline_report *rep, const pyrt_box *box,
 			      app_outcome *o)
 {
 	if (rep->result.log_path[0])
 		o->pip_log = rep->result.log_path;
-	rep->have_marker = active_marker(box_root, &rep->marker, NULL) == 0;
+	rep->have_marker = active_marker(box, &rep->marker, NULL) == 0;
 	if (!rep->have_marker)
 		return;
 	const pyrt_marker *m = &rep->marker;
@@ -118,12 +116,16 @@ void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
 
 void app_baseline_ready_plugins(app_baseline_report *rep,
 				const app_front *front, const app_request *opts,
-				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, app_outcome *o)
+				const pyrt_box *box, const pyrt_pins *pins,
+				const char *platform_key, const pyrt_events *ev,
+				app_outcome *o)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&rep->plugins, opts->box_root, pins,
-			       platform_key, ev, &err) != 0) {
+	int rc = box ? pyrt_plugins_check(&rep->plugins, box, pins,
+					  platform_key, ev, &err)
+		     : app_plugins_check(&rep->plugins, opts->box_root, pins,
+					 platform_key, 0, NULL, ev, &err);
+	if (rc != 0) {
 		app_front_log(front, PYRT_LOG_WARN,
 			      "could not check the plugins: %s",
 			      err.msg[0] ? err.msg : pyrt_strerror(err.code));
@@ -162,14 +164,15 @@ void app_baseline_report_clear(app_baseline_report *rep)
 	memset(rep, 0, sizeof *rep);
 }
 
-int app_baseline_skip(const app_request *opts, int already_current,
-		      const pyrt_events *ev, pyrt_error *err)
+int app_baseline_skip(const app_request *opts, const pyrt_box *box,
+		      int already_current, const pyrt_events *ev,
+		      pyrt_error *err)
 {
 	const char *skip = NULL;
 	if (opts->no_baseline)
 		skip = "--no-baseline";
 	else if (already_current && !opts->requirements &&
-		 app_baseline_complete(opts->box_root))
+		 app_baseline_complete(box))
 		skip = "already complete";
 	if (!skip)
 		return 0;
@@ -186,12 +189,18 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 	memset(&rep, 0, sizeof rep);
 	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_error err = PYRT_ERROR_INIT;
+	/* The box, opened once for the whole use case: the trust gate and
+	 * the shared-box rule run here; core opens nothing by path. */
+	pyrt_box *box = NULL;
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
-		: app_baseline_run(req, pins, &ev, &rep, &err);
+		: pyrt_box_open(&box, req->box_root, 0, &err);
+	if (!rc)
+		rc = app_baseline_run(req, box, pins, &ev, &rep, &err);
 	if (rc == 0 || rc == PYRT_E_BASELINE) {
 		pyrt_error perr = PYRT_ERROR_INIT;
-		if (app_plugins_finish_pending(req, pins, &ev, NULL, &perr) &&
+		if (app_plugins_finish_pending(req, box, pins, &ev, NULL,
+					       &perr) &&
 		    rc == 0)
 			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
 	}
@@ -213,11 +222,12 @@ int app_baseline_execute(const app_request *req, const pyrt_pins *pins,
 		else if (rc != PYRT_E_NOT_READY && rc != PYRT_E_USAGE)
 			o.unchanged = "the runtime itself stays active (a baseline failure never deactivates it)";
 	}
-	app_baseline_report_fill(&rep, req->box_root, &o);
+	app_baseline_report_fill(&rep, box, &o);
 	if (platform_key && rc != PYRT_E_CANCELLED)
-		app_baseline_ready_plugins(&rep, front, req, pins, platform_key,
-					   &ev, &o);
+		app_baseline_ready_plugins(&rep, front, req, box, pins,
+					   platform_key, &ev, &o);
 	app_front_result(front, &o);
 	app_baseline_report_clear(&rep);
+	pyrt_box_free(box);
 	return rc;
 }

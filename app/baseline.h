@@ -29,9 +29,9 @@ typedef struct app_baseline_report {
 
 /** Run the baseline the options ask for (--requirements, --wheelhouse,
  * --no-wait) against the active runtime; returns a pyrt_code. */
-int app_baseline_run(const app_request *opts, const pyrt_pins *pins,
-		     const pyrt_events *ev, app_baseline_report *rep,
-		     pyrt_error *err);
+int app_baseline_run(const app_request *opts, const pyrt_box *box,
+		     const pyrt_pins *pins, const pyrt_events *ev,
+		     app_baseline_report *rep, pyrt_error *err);
 
 /** The one line a complete baseline ends with: how many requirements pip
  * installed and how many were already present (never "installed" for
@@ -41,7 +41,7 @@ void app_baseline_summary(const pyrt_baseline_result *r, char *buf,
 
 /** Whether the active install's marker says the baseline is complete and
  * no distribution in it lacks its files (dists.h). */
-int app_baseline_complete(const char *box_root);
+int app_baseline_complete(const pyrt_box *box);
 
 /**
  * After an install: skip the baseline with --no-baseline, or when the pin
@@ -49,18 +49,20 @@ int app_baseline_complete(const char *box_root);
  * asks for something new).  Emits the SKIP step; returns 1 when skipped, 0
  * when the baseline should run, or PYRT_E_CANCELLED (recorded in err).
  */
-int app_baseline_skip(const app_request *opts, int already_current,
-		      const pyrt_events *ev, pyrt_error *err);
+int app_baseline_skip(const app_request *opts, const pyrt_box *box,
+		      int already_current, const pyrt_events *ev,
+		      pyrt_error *err);
 
 /** Read the active marker and put its baseline (and the pip log) into o. */
-void app_baseline_report_fill(app_baseline_report *rep, const char *box_root,
+void app_baseline_report_fill(app_baseline_report *rep, const pyrt_box *box,
 			      app_outcome *o);
 
 /** Check the plugins, put the ready ones into o (and one log line). */
 void app_baseline_ready_plugins(app_baseline_report *rep,
 				const app_front *front, const app_request *opts,
-				const pyrt_pins *pins, const char *platform_key,
-				const pyrt_events *ev, app_outcome *o);
+				const pyrt_box *box, const pyrt_pins *pins,
+				const char *platform_key, const pyrt_events *ev,
+				app_outcome *o);
 
 void app_baseline_report_clear(app_baseline_report *rep);
 

@@ -8,6 +8,7 @@
 
 #include "app/args.h"
 #include "core/diagnose/doctor.h"
+#include "core/diagnose/smoke.h"
 #include "core/dist/pins.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
@@ -26,5 +27,15 @@
 int app_doctor_run(const app_request *req, const pyrt_pins *pins,
 		   const char *platform_key, const pyrt_events *ev,
 		   pyrt_doctor **out, pyrt_error *err);
+
+/**
+ * `pyrt smoke` as every front end runs it: the box at req's box root,
+ * opened here once (the trust gate runs here), and pyrt_smoke_run on it
+ * (pins say where the interpreter is; out_path: where to copy the .docx,
+ * NULL: not kept).  result is filled in every case; returns its code.
+ */
+int app_smoke_run(const app_request *req, const pyrt_pins *pins,
+		  const char *out_path, const pyrt_events *ev,
+		  pyrt_smoke_result *result, pyrt_error *err);
 
 #endif

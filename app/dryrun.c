@@ -403,7 +403,7 @@ static int plan_install(dry *x, const pyrt_box *box, pyrt_error *err)
 	if (x->req->no_baseline)
 		json_object_set_new(x->plan, "baseline_skipped",
 				    app_text_json("--no-baseline"));
-	else if (!x->new_install && app_baseline_complete(x->req->box_root) &&
+	else if (!x->new_install && app_baseline_complete(box) &&
 		 !x->req->requirements)
 		json_object_set_new(x->plan, "baseline_skipped",
 				    app_text_json("the baseline is complete"));
@@ -420,12 +420,13 @@ static int plan_install(dry *x, const pyrt_box *box, pyrt_error *err)
 
 /* plugins install NAME --dry-run: its requirements, against the runtime
  * (the check doctor runs; it writes nothing). */
-static int plan_plugin(dry *x, const char *name, pyrt_error *err)
+static int plan_plugin(dry *x, const pyrt_box *box, const char *name,
+		       pyrt_error *err)
 {
 	pyrt_plugins *ps = NULL;
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	int rc = pyrt_plugins_check(&ps, x->req->box_root, x->pins,
-				    x->platform_key, &ev, err);
+	int rc = pyrt_plugins_check(&ps, box, x->pins, x->platform_key, &ev,
+				    err);
 	const pyrt_plugin *pl = NULL;
 	if (!rc)
 		rc = app_plugin_lookup(ps, x->req->box_root, name, &pl, err);
@@ -509,7 +510,7 @@ json_t *app_dry_run(const app_request *given, const pyrt_pins *pins,
 	else if (!rc && is_command(req, "baseline"))
 		rc = plan_baseline_cmd(&x, box, err);
 	else if (!rc)
-		rc = plan_plugin(&x, req->npositional > 1 ? req->positional[1]
+		rc = plan_plugin(&x, box, req->npositional > 1 ? req->positional[1]
 							  : "", err);
 	pyrt_dists_free(x.dists);
 	pyrt_box_free(box);

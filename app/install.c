@@ -44,7 +44,6 @@ int app_install_prepare(const app_request *req, const pyrt_pins *pins,
 	}
 	pyrt_install_opts init = PYRT_INSTALL_OPTS_INIT;
 	*iopts = init;
-	iopts->box_root = req->box_root;
 	iopts->pins = pins;
 	iopts->platform_key = platform_key;
 	iopts->mirror = req->mirror;
@@ -52,7 +51,13 @@ int app_install_prepare(const app_request *req, const pyrt_pins *pins,
 	iopts->from_file = req->from_file;
 	iopts->no_wait = req->no_wait;
 	iopts->force = req->force;
-	rc = pyrt_install_plan_make(iopts, plan, err);
+	/* Opened without creating: nothing is written before the consent.
+	 * app_install_execute opens it again, in its own call. */
+	pyrt_box *box = NULL;
+	rc = pyrt_box_open(&box, req->box_root, 0, err);
+	if (!rc)
+		rc = pyrt_install_plan_make(box, iopts, plan, err);
+	pyrt_box_free(box);
 	if (rc < 0 && !err->msg[0])
 		pyrt_error_set(err, rc, "%s", pyrt_strerror(rc));
 	return rc < 0 ? rc : 0;
@@ -137,14 +142,14 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 /* Tee the run into an install log under the box, created now (after
  * consent: nothing is written to the box before the operator agreed);
  * nothing to do is not worth a log.  NULL: report to front as it is. */
-static app_front *install_log(const app_install_run *r, const app_front *front)
+static app_front *install_log(const app_install_run *r, const pyrt_box *box,
+			       const app_front *front)
 {
 	if (r->log_path && r->log_path_len)
 		r->log_path[0] = '\0';
 	if (r->plan->already_current && !r->iopts->force)
 		return NULL;
-	pyrt_box *box = NULL;
-	if (pyrt_box_open(&box, r->iopts->box_root, 1, NULL) != 0)
+	if (!box || pyrt_box_create(box, NULL) != 0)
 		return NULL; /* core reports the same failure in a moment */
 	char path[4096];
 	app_front *borrowed = app_front_borrow(front);
@@ -152,7 +157,6 @@ static app_front *install_log(const app_install_run *r, const app_front *front)
 		? app_front_with_log(borrowed, pyrt_box_logs_dir(box), "install",
 				     path, sizeof path)
 		: NULL;
-	pyrt_box_free(box);
 	if (!logged || !path[0])
 		return logged;
 	app_front_log(logged, PYRT_LOG_INFO, "install log: %s", path);
@@ -166,17 +170,18 @@ static app_front *install_log(const app_install_run *r, const app_front *front)
  * runtime whose marker does not say complete (or when --requirements names
  * something new to install).  Skipped with --no-baseline.
  */
-static int run_baseline(const app_install_run *r,
+static int run_baseline(const app_install_run *r, const pyrt_box *box,
 			const pyrt_install_result *res, const pyrt_events *ev,
 			app_baseline_report *rep, int *ran, pyrt_error *err)
 {
-	int skipped = app_baseline_skip(r->opts, res->already_current, ev, err);
+	int skipped = app_baseline_skip(r->opts, box, res->already_current, ev,
+					err);
 	/* A cancel that lands after the swap finds nothing left to stop
 	 * when the baseline is skipped: the install stands as a success. */
 	if (skipped)
 		return skipped < 0 && skipped != PYRT_E_CANCELLED ? skipped : 0;
 	*ran = 1;
-	return app_baseline_run(r->opts, r->pins, ev, rep, err);
+	return app_baseline_run(r->opts, box, r->pins, ev, rep, err);
 }
 
 /*
@@ -185,15 +190,15 @@ static int run_baseline(const app_install_run *r,
  * toolchain's components.  Only after a switch to a new install: an
  * install already current dropped nothing.
  */
-static int keep_plugins(const app_install_run *r,
+static int keep_plugins(const app_install_run *r, const pyrt_box *box,
 			const pyrt_install_result *res,
 			const app_plugins_keep *keep, const pyrt_events *ev,
 			size_t *reapplied, pyrt_error *err)
 {
 	if (!keep || res->already_current)
 		return 0;
-	return app_plugins_keep_reapply(keep, r->opts, r->pins, r->platform_key,
-					ev, reapplied, err);
+	return app_plugins_keep_reapply(keep, r->opts, box, r->pins,
+					r->platform_key, ev, reapplied, err);
 }
 
 /* The success sentence: what is active, and what the baseline did. */
@@ -236,37 +241,41 @@ static void network_fix(const app_request *req, char *buf, size_t len)
 int app_install_execute(const app_install_run *r, const app_front *caller,
 			const atomic_int *cancel)
 {
-	app_front *logged = install_log(r, caller);
+	/* The box, opened once for the install, its baseline and their
+	 * reports (the trust gate runs here); core opens nothing by path. */
+	pyrt_error err = PYRT_ERROR_INIT;
+	pyrt_box *box = NULL;
+	int orc = pyrt_box_open(&box, r->opts->box_root, 0, &err);
+	app_front *logged = install_log(r, box, caller);
 	const app_front *front = logged ? logged : caller;
 	int had_current = path_exists(r->plan->destination);
 	pyrt_events ev = app_front_events(front, cancel);
 	pyrt_install_result res;
 	memset(&res, 0, sizeof res);
-	pyrt_error err = PYRT_ERROR_INIT;
 	app_baseline_report rep;
 	memset(&rep, 0, sizeof rep);
 	int baseline_ran = 0;
 	size_t reapplied = 0;
 	app_plugins_keep *keep = had_current && !(cancel && atomic_load(cancel))
-		? app_plugins_keep_before(r->opts, r->pins, r->platform_key,
+		? app_plugins_keep_before(box, r->pins, r->platform_key,
 					  &ev)
 		: NULL;
 	/* Declared before the switch: a run stopped after it leaves the
 	 * re-apply pending for the next install, baseline or plugins
 	 * install to finish. */
 	if (keep && (!r->plan->already_current || r->iopts->force))
-		app_plugins_keep_declare(keep, r->opts->box_root);
+		app_plugins_keep_declare(keep, box);
 	int rc = cancel && atomic_load(cancel)
 		? pyrt_error_set(&err, PYRT_E_CANCELLED, "cancelled")
-		: pyrt_install_run(r->iopts, &ev, &res, &err);
+		: orc ? orc : pyrt_install_run(box, r->iopts, &ev, &res, &err);
 	int active = rc == 0;
 	if (active)
-		rc = run_baseline(r, &res, &ev, &rep, &baseline_ran, &err);
+		rc = run_baseline(r, box, &res, &ev, &rep, &baseline_ran, &err);
 	/* A stop here is the re-apply's, not the baseline's: say which. */
 	int in_reapply = 0;
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error kerr = PYRT_ERROR_INIT;
-		if (keep_plugins(r, &res, keep, &ev, &reapplied, &kerr) &&
+		if (keep_plugins(r, box, &res, keep, &ev, &reapplied, &kerr) &&
 		    rc == 0) {
 			rc = pyrt_error_set(&err, kerr.code, "%s", kerr.msg);
 			in_reapply = 1;
@@ -274,7 +283,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	}
 	if (active && (rc == 0 || rc == PYRT_E_BASELINE)) {
 		pyrt_error perr = PYRT_ERROR_INIT;
-		if (app_plugins_finish_pending(r->opts, r->pins, &ev,
+		if (app_plugins_finish_pending(r->opts, box, r->pins, &ev,
 					       &reapplied, &perr) && rc == 0) {
 			rc = pyrt_error_set(&err, perr.code, "%s", perr.msg);
 			in_reapply = 1;
@@ -288,10 +297,11 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 		o.install_dir = res.install_dir;
 		o.sha256 = res.sha256;
 		o.already_current = res.already_current;
-		app_baseline_report_fill(&rep, r->opts->box_root, &o);
+		app_baseline_report_fill(&rep, box, &o);
 		if (rc != PYRT_E_CANCELLED)
-			app_baseline_ready_plugins(&rep, front, r->opts, r->pins,
-						   r->platform_key, &ev, &o);
+			app_baseline_ready_plugins(&rep, front, r->opts, box,
+						   r->pins, r->platform_key,
+						   &ev, &o);
 	}
 	if (rc == 0) {
 		summary(r, &res, baseline_ran, text, sizeof text);
@@ -310,8 +320,8 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 			o.fix = netfix;
 		}
 		if (active && in_reapply) {
-			size_t n = app_plugins_pending_names(r->opts->box_root,
-							     text, sizeof text);
+			size_t n = app_plugins_pending_names(box, text,
+							     sizeof text);
 			pyrt_fmt_text(pending, sizeof pending, "the runtime "
 				      "is installed and active with its "
 				      "baseline; re-applying the requirements "
@@ -335,6 +345,7 @@ int app_install_execute(const app_install_run *r, const app_front *caller,
 	}
 	app_front_result(front, &o);
 	app_baseline_report_clear(&rep);
+	pyrt_box_free(box);
 	app_front_free(logged);
 	return rc;
 }

@@ -82,6 +82,23 @@ void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
 		 pl->fix ? " — fix: " : "", pl->fix ? pl->fix : "");
 }
 
+int app_plugins_check(pyrt_plugins **out, const char *box_root,
+		      const pyrt_pins *pins, const char *platform_key,
+		      int memo, const pyrt_status *st, const pyrt_events *ev,
+		      pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, box_root, 0, err);
+	if (!rc && memo)
+		rc = pyrt_plugins_check_memo(out, box, pins, platform_key, st,
+					     ev, err);
+	else if (!rc)
+		rc = pyrt_plugins_check(out, box, pins, platform_key, ev, err);
+	pyrt_box_free(box);
+	return rc;
+}
+
 int app_plugin_works(const pyrt_plugin *pl)
 {
 	return pl->verdict == PYRT_VERDICT_READY ||
@@ -92,15 +109,16 @@ int app_plugin_works(const pyrt_plugin *pl)
 /* pip under the lock: the batch, then each requirement alone.  The pins'
  * wheel lock binds plugins too: a locked fleet installs no unlocked code
  * as root (wheellock.h). */
-static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
-		      const char *name, const char *const *reqs, size_t nreqs,
+static int plugin_pip(const app_request *opts, const pyrt_box *box,
+		      const pyrt_pins *pins, const char *name,
+		      const char *const *reqs, size_t nreqs,
 		      int lock_fd, const pyrt_events *ev, pyrt_pip_result *last,
 		      pyrt_error *err)
 {
 	char purpose[320];
 	snprintf(purpose, sizeof purpose, "plugin %s", name);
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	po.box_root = opts->box_root;
+	po.box = box;
 	po.requirements = reqs;
 	po.requirement_count = nreqs;
 	po.wheelhouse = opts->wheelhouse;
@@ -122,18 +140,16 @@ static int plugin_pip(const app_request *opts, const pyrt_pins *pins,
 /* The box's declared state (declared.h), read for a change: *d and its
  * path; 0 or -1 (then nothing is declared by this run: an older box
  * without the file gets one). */
-static int declared_open(const char *box_root, pyrt_declared **d,
+static int declared_open(const pyrt_box *box, pyrt_declared **d,
 			 char *path, size_t len)
 {
-	pyrt_box *box = NULL;
 	int found = 0, rc = -1;
 	*d = pyrt_declared_new();
-	if (*d && pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
+	if (*d && box &&
 	    pyrt_declared_path(pyrt_box_runtime_dir(box), path, len,
 			       NULL) == 0 &&
 	    pyrt_declared_read(*d, path, &found, NULL) == 0)
 		rc = 0;
-	pyrt_box_free(box);
 	if (rc) {
 		pyrt_declared_free(*d);
 		*d = NULL;
@@ -144,14 +160,14 @@ static int declared_open(const char *box_root, pyrt_declared **d,
 /* A plugin's requirements declared (with its re-apply pending or done);
  * the caller holds the box lock: the file is read, changed and written
  * back, and a baseline writes what it read under the lock when it ends. */
-static void declare_plugin_locked(const char *box_root, const char *name,
+static void declare_plugin_locked(const pyrt_box *box, const char *name,
 				  const char *const *reqs, size_t n,
 				  int pending)
 {
 	pyrt_declared *d = NULL;
 	char path[4096];
 	pyrt_testhook("plugin-declare");
-	if (declared_open(box_root, &d, path, sizeof path) != 0)
+	if (declared_open(box, &d, path, sizeof path) != 0)
 		return;
 	if (reqs)
 		pyrt_declared_set_plugin(d, name, reqs, n);
@@ -165,17 +181,14 @@ static void declare_plugin_locked(const char *box_root, const char *name,
 
 /* The same, taking the box lock for it (waiting while another run holds
  * it); without the lock nothing is written. */
-static void declare_plugin(const char *box_root, const char *name,
+static void declare_plugin(const pyrt_box *box, const char *name,
 			   const char *const *reqs, size_t n, int pending)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
-	if (pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
-	    pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, NULL,
-			      NULL) == 0)
-		declare_plugin_locked(box_root, name, reqs, n, pending);
+	if (box && pyrt_lock_acquire(&lock, pyrt_box_lock_path(box), 1, NULL,
+				     NULL) == 0)
+		declare_plugin_locked(box, name, reqs, n, pending);
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 }
 
 /* What plugin_install_specs declares, under its lock, once pip succeeded. */
@@ -185,14 +198,14 @@ typedef enum declare_after {
 	DECLARE_DONE,     /* its pending re-apply done */
 } declare_after;
 
-size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
+size_t app_plugins_pending_names(const pyrt_box *box, char *buf, size_t len)
 {
 	pyrt_declared *d = NULL;
 	char path[4096];
 	size_t count = 0;
 	if (len)
 		buf[0] = '\0';
-	if (declared_open(box_root, &d, path, sizeof path) != 0)
+	if (declared_open(box, &d, path, sizeof path) != 0)
 		return 0;
 	for (size_t i = 0; i < pyrt_declared_pending_count(d); i++) {
 		const char *plugin = "";
@@ -208,40 +221,37 @@ size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len)
 	return count;
 }
 
-static int plugin_install_specs(const app_request *opts, const pyrt_pins *pins,
-				const char *name, const char *const *reqs,
-				size_t nreqs, declare_after declare,
-				const pyrt_events *ev, pyrt_pip_result *last,
-				int *locked, pyrt_error *err)
+static int plugin_install_specs(const app_request *opts, const pyrt_box *box,
+				const pyrt_pins *pins, const char *name,
+				const char *const *reqs, size_t nreqs,
+				declare_after declare, const pyrt_events *ev,
+				pyrt_pip_result *last, int *locked,
+				pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	pyrt_lock *lock = NULL;
 	char command[320];
 	app_request with;
 	char source[4096];
 	opts = app_with_source(opts, &with, source, sizeof source);
 	snprintf(command, sizeof command, "plugins install %s", name);
-	int rc = pyrt_box_open(&box, opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(box, command, err);
+	int rc = pyrt_box_check_change(box, command, err);
 	if (!rc)
 		rc = pyrt_lock_acquire(&lock, pyrt_box_lock_path(box),
 				       !opts->no_wait, ev, err);
 	if (!rc && locked)
 		*locked = 1;
 	if (!rc)
-		rc = plugin_pip(opts, pins, name, reqs, nreqs,
+		rc = plugin_pip(opts, box, pins, name, reqs, nreqs,
 				pyrt_lock_fd(lock), ev, last, err);
 	/* Declared while the lock is held: a baseline that starts between
 	 * this pip run and the write would otherwise read the file before
 	 * it and write its copy back after, and the plugin's requirements
 	 * would be lost from the declared state. */
 	if (!rc && declare != DECLARE_NOTHING)
-		declare_plugin_locked(opts->box_root, name,
+		declare_plugin_locked(box, name,
 				      declare == DECLARE_REQS ? reqs : NULL,
 				      nreqs, 0);
 	pyrt_lock_release(lock);
-	pyrt_box_free(box);
 	return rc;
 }
 
@@ -252,6 +262,7 @@ typedef struct plugin_run {
 	const char *platform_key;
 	const char *name;
 	const app_front *front;
+	pyrt_box *box;              /* opened once, at the matrix's first read */
 	pyrt_events ev;
 	pyrt_status status;
 	pyrt_plugins *plugins;
@@ -272,10 +283,14 @@ static int read_row(plugin_run *r, pyrt_error *err)
 	r->pl = NULL;
 	int rc = pyrt_status_read_memo(r->req->box_root, r->pins,
 				       r->platform_key, 0, &r->status, err);
+	/* Opened where the check opened it, so a box that does not open
+	 * is reported as before, after the status. */
+	if (!rc && !r->box)
+		rc = pyrt_box_open(&r->box, r->req->box_root, 0, err);
 	if (!rc)
-		rc = pyrt_plugins_check_memo(&r->plugins, r->req->box_root,
-					     r->pins, r->platform_key,
-					     &r->status, &r->ev, err);
+		rc = pyrt_plugins_check_memo(&r->plugins, r->box, r->pins,
+					     r->platform_key, &r->status,
+					     &r->ev, err);
 	if (!rc && app_fix_plugins(r->req, r->plugins))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc) {
@@ -338,14 +353,9 @@ static int plugin_refusal(plugin_run *r)
 	/* Another user of root's box is told before a step begins, not
 	 * after "begin … failed after 0.0 s" (plugin_install_specs asks
 	 * again under the lock). */
-	pyrt_box *box = NULL;
 	char command[320];
 	snprintf(command, sizeof command, "plugins install %s", r->name);
-	rc = pyrt_box_open(&box, r->req->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(box, command, err);
-	pyrt_box_free(box);
-	return rc;
+	return pyrt_box_check_change(r->box, command, err);
 }
 
 /* The requirements as one step (pip's own runs folded into it, as the
@@ -368,7 +378,7 @@ static int plugin_pip_step(plugin_run *r)
 	pyrt_events inner = pyrt_events_fold_steps(&r->ev);
 	/* What the runtime should hold from now on, whatever install
 	 * `current` points at (a re-apply after a switch reads it). */
-	int rc = plugin_install_specs(r->req, r->pins, pl->name, reqs,
+	int rc = plugin_install_specs(r->req, r->box, r->pins, pl->name, reqs,
 				      pl->require_count, DECLARE_REQS, &inner,
 				      &r->last, &r->locked, &r->err);
 	free(reqs);
@@ -452,12 +462,13 @@ int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
 	/* What a stopped run left pending first: the runtime converges to
 	 * what the box declares before this plugin adds to it. */
 	if (!rc)
-		rc = app_plugins_finish_pending(req, pins, &r->ev, NULL,
-						&r->err);
+		rc = app_plugins_finish_pending(req, r->box, pins, &r->ev,
+						NULL, &r->err);
 	if (!rc && r->pl->require_count)
 		rc = plugin_pip_step(r);
 	rc = plugin_outcome(r, rc);
 	pyrt_plugins_free(r->plugins);
+	pyrt_box_free(r->box);
 	free(r);
 	return rc;
 }
@@ -479,15 +490,15 @@ static int keeps(const pyrt_plugin *pl)
 	       pl->verdict != PYRT_VERDICT_INVALID;
 }
 
-app_plugins_keep *app_plugins_keep_before(const app_request *opts,
+app_plugins_keep *app_plugins_keep_before(const pyrt_box *box,
 					  const pyrt_pins *pins,
 					  const char *platform_key,
 					  const pyrt_events *ev)
 {
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&p, opts->box_root, pins, platform_key, ev,
-			       &err) != 0)
+	if (!box || pyrt_plugins_check(&p, box, pins, platform_key, ev,
+				       &err) != 0)
 		return NULL;
 	size_t any = 0;
 	for (size_t i = 0; pyrt_plugins_runtime_ready(p) &&
@@ -517,7 +528,8 @@ static const pyrt_requirement *find_spec(const pyrt_plugin *pl,
 
 /* One plugin: what it had and lost, installed again. */
 static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
-		       const app_request *opts, const pyrt_pins *pins,
+		       const app_request *opts, const pyrt_box *box,
+		       const pyrt_pins *pins,
 		       const pyrt_events *ev, size_t *reapplied,
 		       pyrt_error *err)
 {
@@ -543,7 +555,7 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 	if (n && !rc) {
 		pyrt_testhook("plugin-reapply");
 		pyrt_error perr = PYRT_ERROR_INIT;
-		int prc = plugin_install_specs(opts, pins, was->name, specs,
+		int prc = plugin_install_specs(opts, box, pins, was->name, specs,
 					       n, DECLARE_DONE, ev, NULL, NULL,
 					       &perr);
 		if (prc == PYRT_E_CANCELLED)
@@ -558,13 +570,14 @@ static int reapply_one(const pyrt_plugin *was, const pyrt_plugins *now,
 			(*reapplied)++;
 	}
 	if (!n && !rc)
-		declare_plugin(opts->box_root, was->name, NULL, 0, 0);
+		declare_plugin(box, was->name, NULL, 0, 0);
 	free(specs);
 	return rc ? pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled") : 0;
 }
 
 int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
-			     const pyrt_pins *pins, const char *platform_key,
+			     const pyrt_box *box, const pyrt_pins *pins,
+			     const char *platform_key,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err)
 {
@@ -574,8 +587,7 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 		return 0;
 	pyrt_plugins *now = NULL;
 	pyrt_error cerr = PYRT_ERROR_INIT;
-	if (pyrt_plugins_check(&now, opts->box_root, pins, platform_key, ev,
-			       &cerr) != 0)
+	if (pyrt_plugins_check(&now, box, pins, platform_key, ev, &cerr) != 0)
 		return pyrt_events_log(ev, PYRT_LOG_WARN, "could not check "
 				       "the plugins after the install: %s",
 				       cerr.msg)
@@ -586,14 +598,14 @@ int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
 	     i < pyrt_plugins_count(k->before); i++) {
 		const pyrt_plugin *was = pyrt_plugins_at(k->before, i);
 		if (keeps(was))
-			rc = reapply_one(was, now, opts, pins, ev, reapplied,
+			rc = reapply_one(was, now, opts, box, pins, ev, reapplied,
 					 err);
 	}
 	pyrt_plugins_free(now);
 	return rc;
 }
 
-void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
+void app_plugins_keep_declare(const app_plugins_keep *k, const pyrt_box *box)
 {
 	for (size_t i = 0; k && i < pyrt_plugins_count(k->before); i++) {
 		const pyrt_plugin *was = pyrt_plugins_at(k->before, i);
@@ -606,7 +618,7 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
 			if (kept(&was->requires[j]))
 				specs[n++] = was->requires[j].spec;
 		if (n)
-			declare_plugin(box_root, was->name, specs, n, 1);
+			declare_plugin(box, was->name, specs, n, 1);
 		free(specs);
 	}
 }
@@ -616,15 +628,13 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root)
  * installed whole, outside its specifier, or what they require missing);
  * 0 when that cannot be read (the run that finds out says why).
  */
-static int active_gaps(const char *box_root, const char *const *reqs,
+static int active_gaps(const pyrt_box *box, const char *const *reqs,
 		       size_t n)
 {
-	pyrt_box *box = NULL;
 	pyrt_marker *m = malloc(sizeof *m);
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	int gaps = 0;
-	if (m && pyrt_box_open(&box, box_root, 0, NULL) == 0 &&
-	    pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
+	if (m && pyrt_box_link_install(box, pyrt_box_current(box), dir, sizeof dir,
 				  NULL) == 0 &&
 	    pyrt_fmt_path(path, sizeof path, NULL, "%s/marker.json", dir) == 0 &&
 	    pyrt_marker_read(path, m, NULL) == 0) {
@@ -634,7 +644,6 @@ static int active_gaps(const char *box_root, const char *const *reqs,
 						       NULL);
 		pyrt_dists_free(d);
 	}
-	pyrt_box_free(box);
 	free(m);
 	return gaps;
 }
@@ -643,7 +652,8 @@ static int active_gaps(const char *box_root, const char *const *reqs,
  * stopped run left pending, or (pending 0) requirements that went missing
  * since its install. */
 static int finish_one(const pyrt_declared *d, const char *name, int pending,
-		      const app_request *opts, const pyrt_pins *pins,
+		      const app_request *opts, const pyrt_box *box,
+		      const pyrt_pins *pins,
 		      const pyrt_events *ev, size_t *done)
 {
 	long at = pyrt_declared_plugin_find(d, name);
@@ -652,10 +662,10 @@ static int finish_one(const pyrt_declared *d, const char *name, int pending,
 		? pyrt_declared_plugin_reqs(d, (size_t)at, &n) : NULL;
 	if (!n) {
 		if (pending)
-			declare_plugin(opts->box_root, name, NULL, 0, 0);
+			declare_plugin(box, name, NULL, 0, 0);
 		return 0;
 	}
-	if (!pending && active_gaps(opts->box_root, reqs, n) == 0)
+	if (!pending && active_gaps(box, reqs, n) == 0)
 		return 0;
 	char list[1024];
 	app_join((const char **)reqs, n, list, sizeof list);
@@ -666,7 +676,7 @@ static int finish_one(const pyrt_declared *d, const char *name, int pending,
 			      "and the runtime lacks: %s", name, list))
 		return PYRT_E_CANCELLED;
 	pyrt_error perr = PYRT_ERROR_INIT;
-	int rc = plugin_install_specs(opts, pins, name, reqs, n,
+	int rc = plugin_install_specs(opts, box, pins, name, reqs, n,
 				      pending ? DECLARE_DONE : DECLARE_NOTHING,
 				      ev, NULL, NULL, &perr);
 	if (rc == PYRT_E_CANCELLED)
@@ -682,20 +692,21 @@ static int finish_one(const pyrt_declared *d, const char *name, int pending,
 	return 0;
 }
 
-int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
-			       const pyrt_events *ev, size_t *done,
-			       pyrt_error *err)
+int app_plugins_finish_pending(const app_request *opts, const pyrt_box *box,
+			       const pyrt_pins *pins, const pyrt_events *ev,
+			       size_t *done, pyrt_error *err)
 {
 	pyrt_declared *d = NULL;
 	char path[4096];
-	if (declared_open(opts->box_root, &d, path, sizeof path) != 0)
+	if (declared_open(box, &d, path, sizeof path) != 0)
 		return 0;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < pyrt_declared_pending_count(d); i++) {
 		const char *plugin = "";
 		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
 		if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0 && plugin[0])
-			rc = finish_one(d, plugin, 1, opts, pins, ev, done);
+			rc = finish_one(d, plugin, 1, opts, box, pins, ev,
+					done);
 	}
 	/* Then every declared plugin whose requirements went missing since
 	 * (uninstalled, files deleted): the reconcile installs exactly what
@@ -711,7 +722,8 @@ int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
 					       0 && strcmp(plugin, name) == 0;
 		}
 		if (!was_pending)
-			rc = finish_one(d, name, 0, opts, pins, ev, done);
+			rc = finish_one(d, name, 0, opts, box, pins, ev,
+					done);
 	}
 	pyrt_declared_free(d);
 	return rc ? pyrt_error_set(err, rc, "cancelled") : 0;

@@ -37,6 +37,16 @@ void app_plugin_deps_long(const pyrt_plugin *pl, int runtime_ready, char *buf,
 void app_plugin_sentence(const pyrt_plugin *pl, int runtime_ready, char *buf,
 			 size_t len);
 
+/**
+ * The readiness matrix of the box at box_root, opened here once, for a
+ * front or a step that has no box open: pyrt_plugins_check, or with memo
+ * pyrt_plugins_check_memo (st as it says).  Returns its code.
+ */
+int app_plugins_check(pyrt_plugins **out, const char *box_root,
+		      const pyrt_pins *pins, const char *platform_key,
+		      int memo, const pyrt_status *st, const pyrt_events *ev,
+		      pyrt_error *err);
+
 /** Whether the plugin works now, or is off: ready, disabled, or needing
  * no runtime (nothing for anyone to fix). */
 int app_plugin_works(const pyrt_plugin *pl);
@@ -77,7 +87,7 @@ int app_plugin_install_execute(const app_request *req, const pyrt_pins *pins,
  */
 typedef struct app_plugins_keep app_plugins_keep;
 
-app_plugins_keep *app_plugins_keep_before(const app_request *opts,
+app_plugins_keep *app_plugins_keep_before(const pyrt_box *box,
 					  const pyrt_pins *pins,
 					  const char *platform_key,
 					  const pyrt_events *ev);
@@ -90,14 +100,15 @@ app_plugins_keep *app_plugins_keep_before(const app_request *opts,
  * PYRT_E_CANCELLED.  *reapplied (may be NULL) counts the plugins redone.
  */
 int app_plugins_keep_reapply(const app_plugins_keep *k, const app_request *opts,
-			     const pyrt_pins *pins, const char *platform_key,
+			     const pyrt_box *box, const pyrt_pins *pins,
+			     const char *platform_key,
 			     const pyrt_events *ev, size_t *reapplied,
 			     pyrt_error *err);
 
 /** Before a switch: each kept plugin's requirements declared in the box
  *  (declared.h) with its re-apply pending, so a run stopped before the
  *  re-apply is done leaves the work for the next to finish. */
-void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
+void app_plugins_keep_declare(const app_plugins_keep *k, const pyrt_box *box);
 
 /** Finish the plugin re-applies a stopped run left pending (declared.h):
  *  each plugin's declared requirements installed, its pending work cleared
@@ -105,13 +116,13 @@ void app_plugins_keep_declare(const app_plugins_keep *k, const char *box_root);
  *  install again the declared requirements of every other declared plugin
  *  that the active install lacks (uninstalled or broken since).  *done
  *  (may be NULL) counts the plugins finished.  0 or PYRT_E_CANCELLED. */
-int app_plugins_finish_pending(const app_request *opts, const pyrt_pins *pins,
-			       const pyrt_events *ev, size_t *done,
-			       pyrt_error *err);
+int app_plugins_finish_pending(const app_request *opts, const pyrt_box *box,
+			       const pyrt_pins *pins, const pyrt_events *ev,
+			       size_t *done, pyrt_error *err);
 
 /** The plugins whose re-apply is pending in the box (declared.h), as
  *  "a, b" in buf (cut with "..." when long); how many. */
-size_t app_plugins_pending_names(const char *box_root, char *buf, size_t len);
+size_t app_plugins_pending_names(const pyrt_box *box, char *buf, size_t len);
 
 void app_plugins_keep_free(app_plugins_keep *k);
 

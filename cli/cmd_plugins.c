@@ -201,9 +201,9 @@ static int plugins_load(plugins_ctx *c)
 	rc = pyrt_status_read_memo(c->opts->box_root, c->cli->pins,
 				   c->cli->platform.key, 0, c->status, &err);
 	if (rc == 0)
-		rc = pyrt_plugins_check_memo(&c->plugins, c->opts->box_root,
-					     c->cli->pins, c->cli->platform.key,
-					     c->status, &ev, &err);
+		rc = app_plugins_check(&c->plugins, c->opts->box_root,
+				       c->cli->pins, c->cli->platform.key, 1,
+				       c->status, &ev, &err);
 	if (rc == 0 && app_fix_plugins(c->opts, c->plugins))
 		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	if (rc == 0)

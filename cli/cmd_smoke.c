@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/common.h"
+#include "app/doctor.h"
 #include "app/exitcodes.h"
 #include "app/fix.h"
 #include "app/text.h"
@@ -74,8 +75,7 @@ int cli_cmd_smoke(const cli_ctx *c)
 	/* The pins say where the interpreter is (layout.interpreter). */
 	pyrt_smoke_result *res = calloc(1, sizeof *res);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = res ? pyrt_smoke_run(opts->box_root, c->pins, opts->out, &ev,
-				      res, &err)
+	int rc = res ? app_smoke_run(opts, c->pins, opts->out, &ev, res, &err)
 		     : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status = app_exit_code(rc);
 	if (rc)

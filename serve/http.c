@@ -358,8 +358,9 @@ static enum MHD_Result plugin_refusal(srv_http *h, struct MHD_Connection *c,
 	pyrt_plugins *plugins = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root,
-				    h->ctx->pins, h->ctx->platform_key, &ev, &err);
+	int rc = app_plugins_check(&plugins, h->ctx->opts->box_root,
+				   h->ctx->pins, h->ctx->platform_key, 0, NULL,
+				   &ev, &err);
 	const pyrt_plugin *pl = NULL;
 	int lrc = rc == 0 ? app_plugin_lookup(plugins, h->ctx->opts->box_root,
 					      name, &pl, &err) : 0;
@@ -439,8 +440,9 @@ static enum MHD_Result get_plugins(srv_http *h, struct MHD_Connection *c)
 	pyrt_plugins *plugins = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
 	pyrt_events ev = PYRT_EVENTS_INIT;
-	int rc = pyrt_plugins_check(&plugins, h->ctx->opts->box_root, h->ctx->pins,
-				    h->ctx->platform_key, &ev, &err);
+	int rc = app_plugins_check(&plugins, h->ctx->opts->box_root,
+				   h->ctx->pins, h->ctx->platform_key, 0, NULL,
+				   &ev, &err);
 	if (rc == 0 && app_fix_plugins(h->ctx->opts, plugins))
 		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	json_t *obj = rc == 0 ? app_plugins_json(plugins) : NULL;

@@ -237,13 +237,16 @@ int pt_install_fixture(const char *box, const pyrt_pins *pins, char *msg,
 		     pt_fixtures()) >= (int)sizeof archive)
 		abort(); /* a fixtures path past PATH_MAX */
 	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
 	o.pins = pins;
 	o.platform_key = pt_host_key();
 	o.from_file = archive;
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_run(&o, NULL, &res, &err);
+	pyrt_box *b = NULL;
+	int rc = pyrt_box_open(&b, box, 0, &err);
+	if (!rc)
+		rc = pyrt_install_run(b, &o, NULL, &res, &err);
+	pyrt_box_free(b);
 	snprintf(msg, msglen, "%s", err.msg);
 	return rc;
 }

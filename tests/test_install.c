@@ -66,7 +66,6 @@ static pyrt_install_opts opts_for(const pyrt_pins *pins)
 	static char ca[PATH_MAX];
 	snprintf(ca, sizeof ca, "%s/ca.pem", pt_fixtures());
 	pyrt_install_opts o = PYRT_INSTALL_OPTS_INIT;
-	o.box_root = box;
 	o.pins = pins;
 	o.platform_key = pt_host_key();
 	o.cacert = ca;
@@ -88,13 +87,26 @@ static int staging_entries(void)
 		     box) == 0 ? 0 : 1;
 }
 
+/* pyrt_install_run as app/ calls it: on the box opened once, here. */
+static int install_at(const char *root, const pyrt_install_opts *o,
+		      const pyrt_events *ev, pyrt_install_result *res,
+		      pyrt_error *err)
+{
+	pyrt_box *b = NULL;
+	int rc = pyrt_box_open(&b, root, 0, err);
+	if (!rc)
+		rc = pyrt_install_run(b, o, ev, res, err);
+	pyrt_box_free(b);
+	return rc;
+}
+
 static void install_ok(const pyrt_install_opts *o, pyrt_install_result *res)
 {
 	pyrt_error err = PYRT_ERROR_INIT;
 	pt_recorder rec;
 	memset(&rec, 0, sizeof rec);
 	pyrt_events ev = pt_recorder_events(&rec);
-	cr_assert_eq(pyrt_install_run(o, &ev, res, &err), 0, "%s", err.msg);
+	cr_assert_eq(install_at(box, o, &ev, res, &err), 0, "%s", err.msg);
 }
 
 TestSuite(install, .init = setup, .fini = teardown, .timeout = 300);
@@ -108,7 +120,7 @@ Test(install, fresh_install_activates_a_working_interpreter)
 	memset(&rec, 0, sizeof rec);
 	pyrt_events ev = pt_recorder_events(&rec);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, &ev, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(install_at(box, &o, &ev, &res, &err), 0, "%s", err.msg);
 	cr_assert_not(res.already_current);
 	for (int s = PYRT_STEP_LOCK; s <= PYRT_STEP_ACTIVATE; s++)
 		cr_assert_eq(rec.steps_ended[s], 1, "step %d", s);
@@ -170,7 +182,7 @@ Test(install, tampered_archive_is_refused_and_current_unchanged)
 	o = opts_for(bad);
 	o.force = 1;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_VERIFY);
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_VERIFY);
 	cr_assert(strstr(err.msg, "expected"), "%s", err.msg);
 	cr_assert(strstr(err.msg, pyrt_pins_archive_at(bad, 0)->sha256), "%s",
 		  err.msg);
@@ -189,7 +201,7 @@ Test(install, wrong_interpreter_version_is_never_activated)
 	pyrt_install_opts o = opts_for(pins);
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_INTERPRETER);
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_INTERPRETER);
 	cr_assert(strstr(err.msg, "3.12.99"), "%s", err.msg);
 	char target[PATH_MAX];
 	current_target(target, sizeof target);
@@ -254,7 +266,7 @@ Test(install, resumed_download_with_a_bad_head_is_fetched_again)
 	memset(&rec, 0, sizeof rec);
 	pyrt_events ev = pt_recorder_events(&rec);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, &ev, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(install_at(box, &o, &ev, &res, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(res.sha256, pin->sha256);
 	cr_assert_eq(count_in(mirror.log, "range=bytes=3000-"), 1);
 	cr_assert_eq(count_in(mirror.log, "GET "), 2);
@@ -280,7 +292,7 @@ Test(install, resumed_mismatch_is_retried_once_then_refused)
 	pyrt_install_opts o = opts_for(pins);
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_VERIFY,
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_VERIFY,
 		     "%s", err.msg);
 	cr_assert(strstr(err.msg, wrong), "%s", err.msg);
 	cr_assert_eq(count_in(mirror.log, "GET "), 2);
@@ -292,7 +304,7 @@ Test(install, resumed_mismatch_is_retried_once_then_refused)
 	/* Not resumed: a mismatch is final at once. */
 	pt_write(mirror.log, "");
 	pyrt_error_clear(&err);
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_VERIFY,
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_VERIFY,
 		     "%s", err.msg);
 	cr_assert_eq(count_in(mirror.log, "GET "), 1);
 	pyrt_pins_free(pins);
@@ -307,7 +319,7 @@ Test(install, captive_portal_leaves_nothing_to_resume)
 	pyrt_install_opts o = opts_for(portal);
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_NETWORK,
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_NETWORK,
 		     "%s", err.msg);
 	cr_assert(strstr(err.msg, "not the archive"), "%s", err.msg);
 	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/downloads')\"",
@@ -333,7 +345,7 @@ Test(install, cancel_mid_download_keeps_partial_and_current)
 	rec.cancel_after_progress = 3;
 	pyrt_events ev = pt_recorder_events(&rec);
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, &ev, &res, &err), PYRT_E_CANCELLED,
+	cr_assert_eq(install_at(box, &o, &ev, &res, &err), PYRT_E_CANCELLED,
 		     "%s", err.msg);
 	char target[PATH_MAX];
 	current_target(target, sizeof target);
@@ -393,7 +405,7 @@ Test(install, unpinned_platform_and_busy_box_are_refused)
 	o.platform_key = "linux-sparc64-gnu";
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_UNSUPPORTED);
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_UNSUPPORTED);
 	cr_assert(strstr(err.msg, pt_host_key()), "%s", err.msg);
 
 	o = opts_for(pins);
@@ -405,7 +417,7 @@ Test(install, unpinned_platform_and_busy_box_are_refused)
 	 * process conflicts just like another process would. */
 	cr_assert_eq(pyrt_lock_acquire(&lock, lockpath, 0, NULL, NULL), 0);
 	pyrt_error_clear(&err);
-	cr_assert_eq(pyrt_install_run(&o, NULL, &res, &err), PYRT_E_BUSY);
+	cr_assert_eq(install_at(box, &o, NULL, &res, &err), PYRT_E_BUSY);
 	char pid[32];
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	cr_assert(strstr(err.msg, pid), "%s", err.msg);
@@ -440,7 +452,7 @@ Test(install, unsafe_archive_is_refused_and_staging_removed)
 	o.from_file = archive;
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_run(&o, NULL, &res, &err);
+	int rc = install_at(box, &o, NULL, &res, &err);
 	cr_assert_eq(rc, PYRT_E_VERIFY, "size is checked too: %s", err.msg);
 
 	char *path = pt_fixture_pins(work, "evil.yaml", "https://x.invalid/a/b",
@@ -450,7 +462,7 @@ Test(install, unsafe_archive_is_refused_and_staging_removed)
 	o = opts_for(pins2);
 	o.from_file = archive;
 	pyrt_error_clear(&err);
-	rc = pyrt_install_run(&o, NULL, &res, &err);
+	rc = install_at(box, &o, NULL, &res, &err);
 	cr_assert_eq(rc, PYRT_E_UNSAFE, "%s", err.msg);
 	cr_assert(strncmp(err.msg, "archive refused: ", 17) == 0, "%s", err.msg);
 	cr_assert(strstr(err.msg, "escape.txt"), "%s", err.msg);
@@ -497,11 +509,10 @@ Test(install, staging_path_too_long_is_refused_not_cut)
 	/* "/runtime/python/staging/" + an id of 40 bytes or more */
 	char *root = deep_box(PATH_MAX - 1 - 24 - 40);
 	pyrt_install_opts o = opts_for(pins);
-	o.box_root = root;
 	o.from_file = archive;
 	pyrt_install_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_install_run(&o, NULL, &res, &err);
+	int rc = install_at(root, &o, NULL, &res, &err);
 	cr_assert_eq(rc, PYRT_E_USAGE, "%d: %s", rc, err.msg);
 	cr_assert(strstr(err.msg, "path too long"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "/runtime/python/staging/"), "%s", err.msg);

@@ -23,6 +23,7 @@
 #include "support.h"
 
 static char *work, *box;
+static pyrt_box *hbox;            /* box, opened once as app/ opens it */
 static char wheelhouse[PATH_MAX]; /* the fixture wheelhouse */
 static char site[PATH_MAX];       /* the runtime's site-packages */
 static char current[PATH_MAX];
@@ -48,6 +49,8 @@ static void setup(void)
 	cr_assert_eq(pt_install_fixture(box, pins, msg, sizeof msg), 0, "%s",
 		     msg);
 	pyrt_pins_free(pins);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_box_open(&hbox, box, 0, &err), 0, "%s", err.msg);
 	snprintf(current, sizeof current, "%s/runtime/python/current", box);
 	int n = snprintf(site, sizeof site,
 			 "%s/local/lib/python3.11/dist-packages", current);
@@ -56,6 +59,8 @@ static void setup(void)
 
 static void teardown(void)
 {
+	pyrt_box_free(hbox);
+	hbox = NULL;
 	pt_rmtree(work);
 	free(work);
 	free(box);
@@ -127,7 +132,7 @@ static int run_baseline(const pyrt_pins *pins, const char *req_file,
 			pyrt_baseline_result *res, pyrt_error *err)
 {
 	pyrt_baseline_opts o = PYRT_BASELINE_OPTS_INIT;
-	o.box_root = box;
+	o.box = hbox;
 	o.pins = pins;
 	o.requirements_file = req_file;
 	o.wheelhouse = wh;
@@ -284,7 +289,11 @@ Test(pip, no_runtime_says_how_to_get_one)
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/pins.yaml", pt_fixtures());
 	pyrt_pins *pins = load_pins(path);
-	o.box_root = empty;
+	pyrt_error perr_open = PYRT_ERROR_INIT;
+	pyrt_box *ebox = NULL;
+	cr_assert_eq(pyrt_box_open(&ebox, empty, 0, &perr_open), 0, "%s",
+		     perr_open.msg);
+	o.box = ebox;
 	o.pins = pins;
 	pyrt_baseline_result res;
 	pyrt_error err = PYRT_ERROR_INIT;
@@ -295,7 +304,7 @@ Test(pip, no_runtime_says_how_to_get_one)
 
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "python-docx";
-	po.box_root = empty;
+	po.box = ebox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	pyrt_pip_result pres;
@@ -303,6 +312,7 @@ Test(pip, no_runtime_says_how_to_get_one)
 	cr_assert_eq(pyrt_pip_install(&po, NULL, &pres, &perr), PYRT_E_NOT_READY);
 	cr_assert(strstr(perr.msg, "pyrt install"), "%s", perr.msg);
 	cr_assert_eq(pres.exit_code, -1);
+	pyrt_box_free(ebox);
 	pyrt_pins_free(pins);
 }
 
@@ -331,7 +341,7 @@ Test(pip, direct_install_names_the_failed_requirement)
 {
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *reqs[] = { "openpyxl", "python-pptx" };
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = reqs;
 	po.requirement_count = 2;
 	po.wheelhouse = wheelhouse;
@@ -457,7 +467,7 @@ Test(pip, a_list_entry_that_is_not_a_requirement_never_reaches_pip)
 				   { direct, "python-docx" } };
 	for (size_t i = 0; i < 2; i++) {
 		pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-		po.box_root = box;
+		po.box = hbox;
 		po.requirements = cases[i];
 		po.requirement_count = 2;
 		po.wheelhouse = wheelhouse;
@@ -497,7 +507,7 @@ Test(pip, argv_ends_options_before_requirements_and_carries_the_cacert)
 	snprintf(rel_ca, sizeof rel_ca, "ca.pem");
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "pyrt-alpha[x]";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -536,7 +546,7 @@ Test(pip, pip_installs_with_umask_022_under_umask_000)
 	tiny_wheels(wh, "pyrt-alpha:1.0");
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "pyrt-alpha";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -589,7 +599,7 @@ Test(pip, child_environment_is_scrubbed_and_private)
 	setenv("PYTHONPATH", "/nonexistent", 1);
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "pyrt-alpha[x]";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -634,7 +644,7 @@ Test(pip, a_private_home_that_is_not_private_is_refused)
 	chmod(home, 0755);
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "python-docx";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wheelhouse;
@@ -680,7 +690,7 @@ Test(pip, shown_output_is_capped_and_the_log_has_everything)
 	/* The extra makes it pip's: the wheelhouse installer runs with
 	 * -S, so no sitecustomize speaks for it. */
 	const char *req = "pyrt-alpha[x]";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -713,7 +723,7 @@ Test(pip, the_pip_log_holds_no_terminal_controls_or_secrets)
 	/* The extra makes it pip's: the wheelhouse installer runs with
 	 * -S, so no sitecustomize speaks for it. */
 	const char *req = "pyrt-alpha[x]";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -742,7 +752,7 @@ Test(pip, a_pip_that_hangs_is_stopped_at_the_timeout)
 	/* The extra makes it pip's: the wheelhouse installer runs with
 	 * -S, so no sitecustomize speaks for it. */
 	const char *req = "pyrt-alpha[x]";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	po.wheelhouse = wh;
@@ -765,7 +775,7 @@ Test(pip, an_unreachable_index_is_named_with_the_fix)
 	setenv("http_proxy", "http://127.0.0.1:9", 1);
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
 	const char *req = "python-docx";
-	po.box_root = box;
+	po.box = hbox;
 	po.requirements = &req;
 	po.requirement_count = 1;
 	pyrt_pip_result pres;

@@ -53,12 +53,26 @@ static void manifest(const char *name, const char *text)
 	pt_write(path, text);
 }
 
+/* The check on the box opened once, as app/ opens it. */
+static int check_at(pyrt_plugins **p, int memo, const pyrt_events *ev,
+		    pyrt_error *err)
+{
+	pyrt_box *b = NULL;
+	int rc = pyrt_box_open(&b, box, 0, err);
+	if (!rc && memo)
+		rc = pyrt_plugins_check_memo(p, b, pins, pt_host_key(), NULL,
+					     ev, err);
+	else if (!rc)
+		rc = pyrt_plugins_check(p, b, pins, pt_host_key(), ev, err);
+	pyrt_box_free(b);
+	return rc;
+}
+
 static pyrt_plugins *check(void)
 {
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_plugins_check(&p, box, pins, pt_host_key(), NULL,
-					&err), 0, "%s", err.msg);
+	cr_assert_eq(check_at(&p, 0, NULL, &err), 0, "%s", err.msg);
 	cr_assert_not_null(p);
 	return p;
 }
@@ -297,8 +311,7 @@ Test(plugins, cancel_flag_stops_the_check)
 	ev.cancel = &flag;
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_plugins_check(&p, box, pins, pt_host_key(), &ev, &err),
-		     PYRT_E_CANCELLED);
+	cr_assert_eq(check_at(&p, 0, &ev, &err), PYRT_E_CANCELLED);
 	cr_assert_null(p);
 }
 
@@ -758,8 +771,7 @@ static pyrt_plugins *check_memo(void)
 {
 	pyrt_plugins *p = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_plugins_check_memo(&p, box, pins, pt_host_key(),
-					     NULL, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(check_at(&p, 1, NULL, &err), 0, "%s", err.msg);
 	cr_assert_not_null(p);
 	return p;
 }

@@ -115,9 +115,9 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 				       j->platform_key, j->opts->deep,
 				       j->status, &err);
 	if (rc == 0)
-		rc = pyrt_plugins_check_memo(&j->plugins, j->opts->box_root,
-					     j->pins, j->platform_key,
-					     j->status, ev, &err);
+		rc = app_plugins_check(&j->plugins, j->opts->box_root,
+				       j->pins, j->platform_key, 1,
+				       j->status, ev, &err);
 	if (rc == 0 && app_fix_plugins(j->opts, j->plugins))
 		rc = pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	if (rc == 0)
@@ -157,8 +157,8 @@ static void job_smoke(tui_job *j)
 {
 	pyrt_events ev = tui_model_events(j->model);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_smoke_run(j->opts->box_root, j->pins, NULL, &ev,
-				&j->smoke, &err);
+	int rc = app_smoke_run(j->opts, j->pins, NULL, &ev, &j->smoke,
+			       &err);
 	if (rc)
 		result_fail(j->opts, &j->result, rc, &err, NULL);
 }

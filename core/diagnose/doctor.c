@@ -75,7 +75,7 @@ typedef struct doctor_ctx {
 	pyrt_doctor *d;
 	const pyrt_doctor_opts *o;
 	const pyrt_events *ev;
-	pyrt_box *box;
+	const pyrt_box *box;   /* the caller's (opts->box) */
 	const pyrt_pin_archive *pin;
 	pyrt_status st;
 	int have_status;
@@ -838,7 +838,7 @@ static int check_plugins(doctor_ctx *x)
 {
 	pyrt_plugins *ps = NULL;
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = pyrt_plugins_check(&ps, x->d->box_root, x->o->pins,
+	int rc = pyrt_plugins_check(&ps, x->box, x->o->pins,
 				    x->o->platform_key, x->ev, &err);
 	if (rc == PYRT_E_CANCELLED || rc == PYRT_E_NOMEM)
 		return rc;
@@ -1294,7 +1294,7 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 {
 	*out = NULL;
 	if (!opts || opts->version != PYRT_DOCTOR_OPTS_VERSION ||
-	    !opts->box_root || !opts->pins || !opts->platform_key)
+	    !opts->box || !opts->pins || !opts->platform_key)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "doctor: options missing or of another "
 				      "version");
@@ -1308,26 +1308,7 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	x->d = d;
 	x->o = opts;
 	x->ev = ev;
-	pyrt_error berr = PYRT_ERROR_INIT;
-	rc = pyrt_box_open(&x->box, opts->box_root, 0, &berr);
-	if (rc == PYRT_E_UNTRUSTED) {
-		/* One finding, and nothing in the box is read or run. */
-		pyrt_fmt_text(d->box_root, sizeof d->box_root, "%s", opts->box_root);
-		char title[64], fix[PATH_MAX + 256];
-		untrusted_words(opts->box_root, title, sizeof title, fix,
-				sizeof fix);
-		rc = check_add(d, "box_root", title, PYRT_CHECK_FAIL, fix,
-			       "%s", berr.msg);
-		if (rc)
-			goto cleanup;
-		*out = d;
-		d = NULL;
-		goto cleanup;
-	}
-	if (rc) {
-		rc = pyrt_error_set(err, rc, "%s", berr.msg);
-		goto cleanup;
-	}
+	x->box = opts->box;
 	pyrt_fmt_text(d->box_root, sizeof d->box_root, "%s", pyrt_box_root(x->box));
 	pyrt_fmt_text(d->logs_dir, sizeof d->logs_dir, "%s",
 		      pyrt_box_logs_dir(x->box));
@@ -1342,11 +1323,30 @@ int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 	*out = d;
 	d = NULL;
 cleanup:
-	if (x)
-		pyrt_box_free(x->box);
 	free(x);
 	pyrt_doctor_free(d);
 	return rc;
+}
+
+int pyrt_doctor_refused(pyrt_doctor **out, const char *box_root,
+			const pyrt_error *refusal, pyrt_error *err)
+{
+	*out = NULL;
+	pyrt_doctor *d = calloc(1, sizeof *d);
+	if (!d)
+		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
+	/* One finding, and nothing in the box is read or run. */
+	pyrt_fmt_text(d->box_root, sizeof d->box_root, "%s", box_root);
+	char title[64], fix[PATH_MAX + 256];
+	untrusted_words(box_root, title, sizeof title, fix, sizeof fix);
+	int rc = check_add(d, "box_root", title, PYRT_CHECK_FAIL, fix, "%s",
+			   refusal->msg);
+	if (rc) {
+		pyrt_doctor_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
 }
 
 void pyrt_doctor_free(pyrt_doctor *d)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 
@@ -35,7 +36,9 @@ typedef struct pyrt_doctor pyrt_doctor;
 
 typedef struct pyrt_doctor_opts {
 	unsigned int version;
-	const char *box_root;
+	/** the box, opened by the caller (app_doctor_run) once; a root
+	 *  pyrt_box_open refuses as untrusted goes to pyrt_doctor_refused */
+	const pyrt_box *box;
 	const pyrt_pins *pins;
 	const char *platform_key;
 	const char *cacert;     /**< the CA bundle install would use, or NULL */
@@ -60,6 +63,14 @@ typedef struct pyrt_doctor_opts {
 
 int pyrt_doctor_run(pyrt_doctor **out, const pyrt_doctor_opts *opts,
 		    const pyrt_events *ev, pyrt_error *err);
+
+/**
+ * doctor's answer for a box root pyrt_box_open refused as PYRT_E_UNTRUSTED
+ * (refusal: its error): one failed "box_root" check naming what to do,
+ * and nothing in the box is read or run.  0 with *out, or PYRT_E_NOMEM.
+ */
+int pyrt_doctor_refused(pyrt_doctor **out, const char *box_root,
+			const pyrt_error *refusal, pyrt_error *err);
 void pyrt_doctor_free(pyrt_doctor *d);
 
 /**

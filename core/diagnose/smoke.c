@@ -40,7 +40,7 @@
 /* Everything one run holds, so that one cleanup releases it on every path. */
 typedef struct smoke_run {
 	const pyrt_events *ev;
-	pyrt_box *box;
+	const pyrt_box *box;   /* the caller's */
 	char install_dir[PATH_MAX];
 	const pyrt_pins *pins;    /* where the interpreter is */
 	char python[PATH_MAX];
@@ -80,12 +80,8 @@ static int random_hex(char *hex, size_t n, pyrt_error *err)
 }
 
 /* The active install and its interpreter; every failure names the fix. */
-static int smoke_find_runtime(smoke_run *r, const char *box_root,
-			      pyrt_error *err)
+static int smoke_find_runtime(smoke_run *r, pyrt_error *err)
 {
-	int rc = pyrt_box_open(&r->box, box_root, 0, err);
-	if (rc)
-		return rc;
 	return pyrt_box_active_interpreter(r->box, r->pins, r->install_dir,
 					   sizeof r->install_dir, r->python,
 					   sizeof r->python, err);
@@ -370,12 +366,11 @@ static int smoke_copy_out(const smoke_run *r, const char *out_path,
 }
 
 /* The checks in order; the caller cleans up. */
-static int smoke_steps(smoke_run *r, const char *box_root,
-		       const char *out_path, pyrt_smoke_result *res,
-		       pyrt_error *err)
+static int smoke_steps(smoke_run *r, const char *out_path,
+		       pyrt_smoke_result *res, pyrt_error *err)
 {
 	char nonce[17];
-	int rc = smoke_find_runtime(r, box_root, err);
+	int rc = smoke_find_runtime(r, err);
 	if (!rc)
 		rc = random_hex(nonce, 8, err);
 	if (!rc)
@@ -409,7 +404,7 @@ static int smoke_steps(smoke_run *r, const char *box_root,
 			       res->paragraph);
 }
 
-int pyrt_smoke_run(const char *box_root, const pyrt_pins *pins,
+int pyrt_smoke_run(const pyrt_box *box, const pyrt_pins *pins,
 		   const char *out_path, const pyrt_events *ev,
 		   pyrt_smoke_result *result, pyrt_error *err)
 {
@@ -422,13 +417,13 @@ int pyrt_smoke_run(const char *box_root, const pyrt_pins *pins,
 	memset(&r, 0, sizeof r);
 	r.ev = ev;
 	r.pins = pins;
-	int rc = smoke_steps(&r, box_root, out_path, result, err);
+	r.box = box;
+	int rc = smoke_steps(&r, out_path, result, err);
 	if (r.have_workspace) {
 		int rrc = pyrt_fs_remove_tree(r.workspace, NULL, err);
 		if (!rc)
 			rc = rrc;
 	}
-	pyrt_box_free(r.box);
 	result->seconds = pyrt_now() - start;
 	return rc;
 }

@@ -8,6 +8,7 @@
 #define PYRT_SMOKE_H
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 
@@ -23,9 +24,10 @@ typedef struct pyrt_smoke_result {
  * Returns 0, PYRT_E_NOT_READY (no runtime, or python-docx missing: the
  * message names the fix), PYRT_E_INTERPRETER (the script failed: its last
  * output line), PYRT_E_VERIFY (the document does not hold the paragraph),
- * PYRT_E_IO, PYRT_E_CANCELLED.
+ * PYRT_E_IO, PYRT_E_CANCELLED.  box is the caller's (app_smoke_run opens
+ * it once).
  */
-int pyrt_smoke_run(const char *box_root, const pyrt_pins *pins,
+int pyrt_smoke_run(const pyrt_box *box, const pyrt_pins *pins,
 		   const char *out_path, const pyrt_events *ev,
 		   pyrt_smoke_result *result, pyrt_error *err);
 

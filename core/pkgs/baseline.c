@@ -48,7 +48,7 @@ typedef struct baseline_run {
 	const pyrt_events *ev;
 	pyrt_events inner;      /* pip's events: its own steps are folded in */
 	pyrt_baseline_result *res;
-	pyrt_box *box;
+	const pyrt_box *box;    /* the caller's (opts->box) */
 	pyrt_lock *lock;
 	char install_dir[PATH_MAX];
 	char marker_path[PATH_MAX];
@@ -77,9 +77,9 @@ static int baseline_check_opts(const pyrt_baseline_opts *o, pyrt_error *err)
 	if (!o || o->version != PYRT_BASELINE_OPTS_VERSION)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "baseline options of an unknown version");
-	if (!o->box_root || (!o->pins && !o->requirements_file))
+	if (!o->box || (!o->pins && !o->requirements_file))
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
-				      "baseline options lack box root, or pins "
+				      "baseline options lack the box, or pins "
 				      "and requirements file");
 	return 0;
 }
@@ -234,9 +234,8 @@ static int baseline_declared_done(baseline_run *r, pyrt_error *err)
  */
 static int baseline_open(baseline_run *r, pyrt_error *err)
 {
-	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(r->box, "baseline", err);
+	r->box = r->opts->box;
+	int rc = pyrt_box_check_change(r->box, "baseline", err);
 	if (rc)
 		return rc;
 	if (access(pyrt_box_runtime_dir(r->box), F_OK) != 0)
@@ -289,7 +288,7 @@ static void baseline_missing(baseline_run *r, const char *req,
 static pyrt_pip_opts baseline_pip_opts(const baseline_run *r)
 {
 	pyrt_pip_opts po = PYRT_PIP_OPTS_INIT;
-	po.box_root = r->opts->box_root;
+	po.box = r->box;
 	po.requirements = r->reqs;
 	po.requirement_count = r->nreqs;
 	po.cacert = r->opts->cacert;
@@ -495,12 +494,9 @@ static int repair_run(baseline_run *r, repair_list *l, pyrt_error *err)
  * answer (then nothing is judged). */
 static int baseline_imports(baseline_run *r, char *out, size_t len)
 {
-	const char *layout = r->opts->pins
-		? pyrt_pins_layout_interpreter(r->opts->pins)
-		: "python/bin/python3";
 	char python[PATH_MAX];
-	if (!layout || pyrt_fmt_path(python, sizeof python, NULL, "%s/%s",
-				     r->install_dir, layout))
+	if (pyrt_box_interpreter(r->install_dir, r->opts->pins, python,
+				 sizeof python, NULL))
 		return -1;
 	pyrt_interp_report *rep = malloc(sizeof *rep);
 	if (!rep)
@@ -739,7 +735,6 @@ static void baseline_cleanup(baseline_run *r)
 {
 	baseline_stamps_free(r->stamps, r->nreqs);
 	pyrt_lock_release(r->lock);
-	pyrt_box_free(r->box);
 	pyrt_declared_free(r->decl);
 	free(r->reqs);
 	free(r->file_text);

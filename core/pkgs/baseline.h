@@ -12,6 +12,7 @@
 #define PYRT_BASELINE_H
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/runtime/marker.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
@@ -20,7 +21,7 @@
 
 typedef struct pyrt_baseline_opts {
 	unsigned int version;
-	const char *box_root;
+	const pyrt_box *box;            /**< the caller's: opened once, by app/ */
 	const pyrt_pins *pins;          /**< its baseline list is installed... */
 	const char *requirements_file;  /**< ...unless this file is given */
 	const char *wheelhouse;         /**< pip --no-index --find-links DIR */

@@ -76,7 +76,7 @@ typedef struct pip_run {
 	const pyrt_pip_opts *opts;
 	const pyrt_events *ev;
 	pyrt_pip_result *res;
-	pyrt_box *box;
+	const pyrt_box *box;   /* the caller's */
 	char install_dir[PATH_MAX];
 	char python[PATH_MAX];
 	char home[PATH_MAX];
@@ -109,9 +109,9 @@ static int pip_check_opts(const pyrt_pip_opts *o, pyrt_error *err)
 	if (!o || o->version != PYRT_PIP_OPTS_VERSION)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip options of an unknown version");
-	if (!o->box_root)
+	if (!o->box)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
-				      "pip options lack the box root");
+				      "pip options lack the box");
 	if (o->requirement_count == 0 || !o->requirements)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "pip called with nothing to install");
@@ -143,9 +143,7 @@ static void pip_detail(const pyrt_pip_opts *o, char *buf, size_t len)
 /* The active install and its interpreter, or the fix when there is none. */
 static int pip_locate(pip_run *r, pyrt_error *err)
 {
-	int rc = pyrt_box_open(&r->box, r->opts->box_root, 0, err);
-	if (rc)
-		return rc;
+	r->box = r->opts->box;
 	return pyrt_box_active_interpreter(r->box, r->opts->pins,
 					   r->install_dir,
 					   sizeof r->install_dir, r->python,
@@ -1020,7 +1018,6 @@ static void pip_cleanup(pip_run *r)
 	free(r->argv);
 	free(r->extra_index);
 	pyrt_proc_env_free(r->envp);
-	pyrt_box_free(r->box);
 }
 
 int pyrt_pip_install(const pyrt_pip_opts *opts, const pyrt_events *ev,

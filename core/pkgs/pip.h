@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
 
@@ -38,7 +39,9 @@
 
 typedef struct pyrt_pip_opts {
 	unsigned int version;
-	const char *box_root;
+	/** the box the caller opened (and holds the lock of): pip runs its
+	 *  active install; core never reopens it from a path */
+	const pyrt_box *box;
 	/** PEP 508 requirements (requirement.h), given to pip after "--" */
 	const char *const *requirements;
 	size_t requirement_count;

@@ -1750,25 +1750,21 @@ static int plugins_scan_memo(pyrt_plugins *p, const pyrt_box *box, int memo,
 	return rc;
 }
 
-static int plugins_check(pyrt_plugins **out, const char *box_root,
+static int plugins_check(pyrt_plugins **out, const pyrt_box *box,
 			 const pyrt_pins *pins, const char *platform_key,
 			 int memo, const pyrt_status *known,
 			 const pyrt_events *ev, pyrt_error *err)
 {
 	*out = NULL;
 	pyrt_plugins *p = calloc(1, sizeof *p);
-	pyrt_box *box = NULL;
 	if (!p)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_box_open(&box, box_root, 0, err);
-	if (!rc)
-		rc = plugins_scan_memo(p, box, memo, ev, err);
+	int rc = plugins_scan_memo(p, box, memo, ev, err);
 	if (!rc && pyrt_events_cancelled(ev))
 		rc = pyrt_error_set(err, PYRT_E_CANCELLED, "cancelled");
 	if (!rc)
 		rc = plugins_judge(p, box, pins, platform_key, memo, known, ev,
 				   err);
-	pyrt_box_free(box);
 	if (rc) {
 		pyrt_plugins_free(p);
 		return rc;
@@ -1777,19 +1773,19 @@ static int plugins_check(pyrt_plugins **out, const char *box_root,
 	return 0;
 }
 
-int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
+int pyrt_plugins_check(pyrt_plugins **out, const pyrt_box *box,
 		       const pyrt_pins *pins, const char *platform_key,
 		       const pyrt_events *ev, pyrt_error *err)
 {
-	return plugins_check(out, box_root, pins, platform_key, 0, NULL, ev,
+	return plugins_check(out, box, pins, platform_key, 0, NULL, ev,
 			     err);
 }
 
-int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
+int pyrt_plugins_check_memo(pyrt_plugins **out, const pyrt_box *box,
 			    const pyrt_pins *pins, const char *platform_key,
 			    const pyrt_status *st, const pyrt_events *ev,
 			    pyrt_error *err)
 {
-	return plugins_check(out, box_root, pins, platform_key, 1, st, ev,
+	return plugins_check(out, box, pins, platform_key, 1, st, ev,
 			     err);
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "core/dist/pins.h"
+#include "core/runtime/box.h"
 #include "core/runtime/status.h"
 #include "core/util/error.h"
 #include "core/util/events.h"
@@ -62,9 +63,10 @@ typedef struct pyrt_plugins pyrt_plugins;
 /**
  * Read every manifest under <box>/plugins and, when the runtime is ready,
  * check all requirements in one interpreter run.  Returns 0 (whatever the
- * verdicts), or a negative code when the box cannot be read at all.
+ * verdicts), or a negative code when the box cannot be read at all.  box
+ * is the caller's (app/ opens it once per use case).
  */
-int pyrt_plugins_check(pyrt_plugins **out, const char *box_root,
+int pyrt_plugins_check(pyrt_plugins **out, const pyrt_box *box,
 		       const pyrt_pins *pins, const char *platform_key,
 		       const pyrt_events *ev, pyrt_error *err);
 void pyrt_plugins_free(pyrt_plugins *p);
@@ -86,7 +88,7 @@ int pyrt_plugins_map_fix(pyrt_plugins *p,
  * st: the box's status as the caller just read it (same box, pins and
  * platform), so it is not read twice; NULL to have it read here.
  */
-int pyrt_plugins_check_memo(pyrt_plugins **out, const char *box_root,
+int pyrt_plugins_check_memo(pyrt_plugins **out, const pyrt_box *box,
 			    const pyrt_pins *pins, const char *platform_key,
 			    const pyrt_status *st, const pyrt_events *ev,
 			    pyrt_error *err);

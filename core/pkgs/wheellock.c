@@ -141,21 +141,16 @@ static int private_dir(const char *path, pyrt_error *err)
 	return pyrt_fs_check_private_dir(path, &missing, err);
 }
 
-static int stage_dirs(stage_run *s, const char *box_root, pyrt_error *err)
+static int stage_dirs(stage_run *s, const pyrt_box *box, pyrt_error *err)
 {
-	pyrt_box *box = NULL;
-	int rc = pyrt_box_open(&box, box_root, 0, err);
-	if (rc)
-		return rc;
 	pyrt_wheellock *wl = s->wl;
 	char install[PATH_MAX];
-	rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
+	int rc = pyrt_fmt_path(wl->dir, sizeof wl->dir, err, "%s/%s",
 			   pyrt_box_runtime_dir(box), PYRT_WHEELLOCK_DIR);
 	if (!rc)
 		rc = pyrt_box_active_interpreter(box, s->pins, install,
 						 sizeof install, s->python,
 						 sizeof s->python, err);
-	pyrt_box_free(box);
 	if (!rc)
 		rc = pyrt_fmt_path(wl->files, sizeof wl->files, err, "%s/files",
 				   wl->dir);
@@ -718,7 +713,7 @@ static int stage_lock(stage_run *s, pyrt_error *err)
 			      s->platform);
 }
 
-int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,
+int pyrt_wheellock_stage(pyrt_wheellock **out, const pyrt_box *box,
 			 const pyrt_pins *pins, const char *platform,
 			 const char *wheelhouse, const char *const *reqs,
 			 size_t nreqs, const pyrt_events *ev,
@@ -744,7 +739,7 @@ int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,
 		pyrt_wheellock_free(s.wl);
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	}
-	rc = stage_dirs(&s, box_root, err);
+	rc = stage_dirs(&s, box, err);
 	if (!rc && wheelhouse)
 		rc = stage_wheelhouse(&s, err);
 	for (size_t i = 0; !rc && wheelhouse && i < s.n; i++)
@@ -797,15 +792,11 @@ void pyrt_wheellock_free(pyrt_wheellock *wl)
 }
 
 /* The active install's platform key, from its marker. */
-static int active_platform(const char *box_root, char *out, size_t len,
+static int active_platform(const pyrt_box *box, char *out, size_t len,
 			   pyrt_error *err)
 {
-	pyrt_box *box = NULL;
 	char dir[PATH_MAX], path[PATH_MAX + 16];
-	int rc = pyrt_box_open(&box, box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_active_install(box, dir, sizeof dir, err);
-	pyrt_box_free(box);
+	int rc = pyrt_box_active_install(box, dir, sizeof dir, err);
 	if (!rc)
 		rc = pyrt_fmt_path(path, sizeof path, err, "%s/marker.json",
 				   dir);
@@ -831,10 +822,9 @@ int pyrt_wheellock_pip_install(const pyrt_pip_opts *opts,
 	result->batch.exit_code = result->last.exit_code = -1;
 	char platform[64];
 	pyrt_wheellock *wl = NULL;
-	int rc = active_platform(opts->box_root, platform, sizeof platform,
-				 err);
+	int rc = active_platform(opts->box, platform, sizeof platform, err);
 	if (!rc)
-		rc = pyrt_wheellock_stage(&wl, opts->box_root, pins, platform,
+		rc = pyrt_wheellock_stage(&wl, opts->box, pins, platform,
 					  opts->wheelhouse, opts->requirements,
 					  opts->requirement_count, ev, err);
 	if (rc)

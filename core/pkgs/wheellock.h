@@ -50,9 +50,10 @@ typedef struct pyrt_wheellock pyrt_wheellock;
  * digest or size; a requirement outside the lock, or one the locked
  * version does not satisfy; pins that lock other platforms only),
  * PYRT_E_INTERPRETER (the check above did not answer), PYRT_E_USAGE (an unreadable wheelhouse), PYRT_E_IO,
- * PYRT_E_UNTRUSTED or PYRT_E_CANCELLED.  Nothing is installed here.
+ * PYRT_E_UNTRUSTED or PYRT_E_CANCELLED.  Nothing is installed here.  box
+ * is the caller's (opened once, lock held); the copy goes under it.
  */
-int pyrt_wheellock_stage(pyrt_wheellock **out, const char *box_root,
+int pyrt_wheellock_stage(pyrt_wheellock **out, const pyrt_box *box,
 			 const pyrt_pins *pins, const char *platform,
 			 const char *wheelhouse, const char *const *reqs,
 			 size_t nreqs, const pyrt_events *ev,

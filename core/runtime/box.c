@@ -208,22 +208,30 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	if (!rc) rc = box_check_trust(box, err);
 	if (!rc)
 		box_note_owner(box);
-	/* Nothing is ours to create in a shared box; its changes refuse
-	 * through pyrt_box_check_change. */
-	if (!rc && create && !box->shared) {
-		const char *dirs[] = { box->installs, box->staging,
-				       box->downloads, box->logs };
-		for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
-			rc = pyrt_fs_mkdirs(dirs[i], err);
-		if (!rc) rc = box_share(box, err);
-		if (!rc) rc = box_check_trust(box, err);
-	}
+	if (!rc && create)
+		rc = pyrt_box_create(box, err);
 	if (rc) {
 		pyrt_box_free(box);
 		return rc;
 	}
 	*out = box;
 	return 0;
+}
+
+int pyrt_box_create(const pyrt_box *box, pyrt_error *err)
+{
+	/* Nothing is ours to create in a shared box; its changes refuse
+	 * through pyrt_box_check_change. */
+	if (box->shared)
+		return 0;
+	const char *dirs[] = { box->installs, box->staging, box->downloads,
+			       box->logs };
+	int rc = 0;
+	for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
+		rc = pyrt_fs_mkdirs(dirs[i], err);
+	if (!rc) rc = box_share(box, err);
+	if (!rc) rc = box_check_trust(box, err);
+	return rc;
 }
 
 void pyrt_box_free(pyrt_box *box)

@@ -33,6 +33,13 @@ typedef struct pyrt_box pyrt_box;
  */
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err);
+
+/**
+ * What create=1 makes, for a box opened with create=0 (a plan is made
+ * before the consent, the change after it, on the same handle): the
+ * directories, then the trust check again.  Nothing in a shared box.
+ */
+int pyrt_box_create(const pyrt_box *box, pyrt_error *err);
 void pyrt_box_free(pyrt_box *box);
 
 const char *pyrt_box_root(const pyrt_box *box);

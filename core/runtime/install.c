@@ -50,7 +50,7 @@ typedef struct install_run {
 	const pyrt_install_opts *opts;
 	const pyrt_events *ev;
 	const pyrt_pin_archive *pin;
-	pyrt_box *box;
+	const pyrt_box *box;  /* the caller's */
 	pyrt_lock *lock;
 	uint64_t files;               /* entries manifest.tsv lists */
 	char archive_path[PATH_MAX];  /* the verified archive on disk */
@@ -98,9 +98,9 @@ static int install_check_opts(const pyrt_install_opts *opts, pyrt_error *err)
 	if (!opts || opts->version != PYRT_INSTALL_OPTS_VERSION)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
 				      "install options of an unknown version");
-	if (!opts->box_root || !opts->pins || !opts->platform_key)
+	if (!opts->pins || !opts->platform_key)
 		return pyrt_error_set(err, PYRT_E_INTERNAL,
-				      "install options lack box root, pins or platform");
+				      "install options lack pins or platform");
 	return 0;
 }
 
@@ -150,7 +150,7 @@ static int install_is_current(const pyrt_box *box, const pyrt_pins *pins,
 	       pyrt_sha256_hex_equal(m.sha256, pin->sha256);
 }
 
-int pyrt_install_plan_make(const pyrt_install_opts *opts,
+int pyrt_install_plan_make(const pyrt_box *box, const pyrt_install_opts *opts,
 			   pyrt_install_plan *plan, pyrt_error *err)
 {
 	memset(plan, 0, sizeof *plan);
@@ -180,14 +180,9 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 		if (stat(opts->from_file, &st) == 0)
 			plan->size = (uint64_t)st.st_size;
 	}
-	pyrt_box *box = NULL;
-	rc = pyrt_box_open(&box, opts->box_root, 0, err);
-	if (!rc)
-		rc = pyrt_box_check_change(box, "install", err);
-	if (rc) {
-		pyrt_box_free(box);
+	rc = pyrt_box_check_change(box, "install", err);
+	if (rc)
 		return rc;
-	}
 	pyrt_fmt_text(plan->destination, sizeof plan->destination, "%s",
 		      pyrt_box_current(box));
 	/* The box may not exist yet: measure the nearest existing ancestor. */
@@ -199,7 +194,6 @@ int pyrt_install_plan_make(const pyrt_install_opts *opts,
 	plan->free_bytes = pyrt_fs_free_bytes(probe);
 	plan->already_current =
 		install_is_current(box, opts->pins, pin, opts->platform_key);
-	pyrt_box_free(box);
 	return 0;
 }
 
@@ -984,7 +978,6 @@ static void install_cleanup(install_run *r, int rc)
 	if (r->archive_is_copy)
 		unlink(r->archive_path);
 	pyrt_lock_release(r->lock);
-	pyrt_box_free(r->box);
 }
 
 /* A box on a read-only file system cannot be locked, and needs no lock
@@ -1026,8 +1019,9 @@ static int install_pipeline(install_run *r, pyrt_install_result *res,
 	return rc;
 }
 
-int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
-		     pyrt_install_result *res, pyrt_error *err)
+int pyrt_install_run(const pyrt_box *box, const pyrt_install_opts *opts,
+		     const pyrt_events *ev, pyrt_install_result *res,
+		     pyrt_error *err)
 {
 	memset(res, 0, sizeof *res);
 	int rc = install_check_opts(opts, err);
@@ -1040,13 +1034,12 @@ int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
 	r.pin = install_pin(opts, err);
 	if (!r.pin)
 		return err ? err->code : PYRT_E_UNSUPPORTED;
-	rc = pyrt_box_open(&r.box, opts->box_root, 1, err);
+	r.box = box;
+	rc = pyrt_box_create(box, err);
 	if (!rc)
-		rc = pyrt_box_check_change(r.box, "install", err);
-	if (rc) {
-		pyrt_box_free(r.box);
+		rc = pyrt_box_check_change(box, "install", err);
+	if (rc)
 		return rc;
-	}
 	rc = install_pipeline(&r, res, err);
 	if (rc == 0) {
 		pyrt_fmt_text(res->current, sizeof res->current, "%s",

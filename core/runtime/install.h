@@ -18,7 +18,6 @@
 
 typedef struct pyrt_install_opts {
 	unsigned int version;
-	const char *box_root;
 	const pyrt_pins *pins;
 	const char *platform_key;  /**< the detected key */
 	const char *mirror;        /**< NULL: the pin's URL */
@@ -31,7 +30,7 @@ typedef struct pyrt_install_opts {
 	double check_timeout_s;       /**< interpreter check; 0: default */
 } pyrt_install_opts;
 
-#define PYRT_INSTALL_OPTS_INIT { PYRT_INSTALL_OPTS_VERSION, NULL, NULL, NULL, \
+#define PYRT_INSTALL_OPTS_INIT { PYRT_INSTALL_OPTS_VERSION, NULL, NULL, \
 	NULL, NULL, NULL, 0, 0, 0, 0, 0 }
 
 typedef struct pyrt_install_result {
@@ -60,15 +59,25 @@ typedef struct pyrt_install_plan {
 	int already_current;
 } pyrt_install_plan;
 
-int pyrt_install_plan_make(const pyrt_install_opts *opts,
+/**
+ * The plan for box (opened by the caller with create=0: nothing is
+ * written before the consent).  PYRT_E_READONLY for another user on
+ * root's shared box (pyrt_box_check_change).
+ */
+int pyrt_install_plan_make(const pyrt_box *box, const pyrt_install_opts *opts,
 			   pyrt_install_plan *plan, pyrt_error *err);
 
-int pyrt_install_run(const pyrt_install_opts *opts, const pyrt_events *ev,
-		     pyrt_install_result *result, pyrt_error *err);
+/**
+ * Install into box (the caller's handle, opened once; this makes its
+ * directories, pyrt_box_create, then asks pyrt_box_check_change).
+ */
+int pyrt_install_run(const pyrt_box *box, const pyrt_install_opts *opts,
+		     const pyrt_events *ev, pyrt_install_result *result,
+		     pyrt_error *err);
 
 /**
  * Swap current and previous in box (opts: pins, platform_key, no_wait,
- * force; opts->box_root is not read: the caller opened the box once).
+ * force; the caller opened the box once).
  * The target first passes the quick checks status runs
  * (pyrt_status_check_link): a broken one is refused with PYRT_E_NOT_READY
  * naming what is broken, current untouched, unless opts->force.
