@@ -49,6 +49,7 @@ typedef struct site_dir {
 
 struct pyrt_dists {
 	char *prefix;
+	int prefix_fd;  /* prefix, opened at the first folder read */
 	site_dir *dirs;
 	size_t n;
 	pyrt_dists_memo *memo;
@@ -60,6 +61,7 @@ pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
 	pyrt_dists *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
+	d->prefix_fd = -1;
 	d->prefix = strdup(prefix);
 	d->dirs = calloc(n ? n : 1, sizeof *d->dirs);
 	if (!d->prefix || !d->dirs) {
@@ -110,6 +112,8 @@ void pyrt_dists_free(pyrt_dists *d)
 	}
 	free(d->dirs);
 	free(d->prefix);
+	if (d->prefix_fd >= 0)
+		close(d->prefix_fd);
 	free(d);
 }
 
@@ -197,7 +201,12 @@ static void dir_read(pyrt_dists *d, site_dir *s)
 	/* An *.egg directory on the path is searched for EGG-INFO: Python's. */
 	if (ends_with_ci(s->rel, n, ".egg"))
 		return;
-	s->fd = pyrt_fs_open_dir_nofollow(d->prefix, s->rel, &absent);
+	/* Every folder from the one prefix descriptor: opened once, not
+	 * once per folder on the path. */
+	if (d->prefix_fd < 0)
+		d->prefix_fd = pyrt_fs_open_dir_nofollow(d->prefix, "", &absent);
+	s->fd = d->prefix_fd < 0 ? -1
+		: pyrt_fs_open_dir_nofollow_at(d->prefix_fd, s->rel, &absent);
 	if (s->fd < 0) {
 		s->state = absent ? DIR_ABSENT : DIR_BAD;
 		return;

@@ -843,17 +843,36 @@ int pyrt_fs_path_inside(const char *path, const char *dir)
 	return strncmp(path, real, n) == 0 && path[n] == '/';
 }
 
+static int open_dir_walk(int fd, int own, const char *rel, int *absent);
+
 int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 			      int *absent)
 {
 	if (absent)
 		*absent = 0;
-	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return open_dir_walk(open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				  O_CLOEXEC), 1, rel, absent);
+}
+
+int pyrt_fs_open_dir_nofollow_at(int dirfd, const char *rel, int *absent)
+{
+	if (absent)
+		*absent = 0;
+	if (dirfd >= 0 && !*rel)
+		return fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	return open_dir_walk(dirfd, 0, rel, absent);
+}
+
+/* rel opened one component at a time from fd, closed on the way when own
+ * (the caller's otherwise). */
+static int open_dir_walk(int fd, int own, const char *rel, int *absent)
+{
 	char part[NAME_MAX + 1];
 	while (fd >= 0 && *rel) {
 		size_t n = strcspn(rel, "/");
 		if (!n || n >= sizeof part) {
-			close(fd);
+			if (own)
+				close(fd);
 			errno = n ? ENAMETOOLONG : EINVAL;
 			return -1;
 		}
@@ -863,7 +882,9 @@ int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
 		int e = errno;
-		close(fd);
+		if (own)
+			close(fd);
+		own = 1;
 		fd = next;
 		if (fd < 0)
 			errno = e;

@@ -109,6 +109,10 @@ uint64_t pyrt_fs_free_bytes(const char *path);
 int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 			      int *absent);
 
+/** pyrt_fs_open_dir_nofollow from the folder dirfd (left open), for a
+ *  reader that opens several folders under one prefix. */
+int pyrt_fs_open_dir_nofollow_at(int dirfd, const char *rel, int *absent);
+
 /** Current time as RFC 3339 UTC ("2026-11-29T17:40:21Z"). */
 void pyrt_fs_now_rfc3339(char *buf, size_t len);
 
