@@ -62,7 +62,8 @@ int pyrt_fs_read_state_stat(const char *path, size_t max_len, char **out,
  * log) the one safe way: never through a symlink, never blocking on a FIFO
  * or device, and only a regular file owned by the effective user.  flags
  * are open(2)'s (O_CREAT with mode allowed); O_NOFOLLOW, O_NONBLOCK (cleared
- * again once the file is known to be regular) and O_CLOEXEC are added.
+ * again for a writer once the file is known to be regular; a reader keeps
+ * it, a no-op on a regular file) and O_CLOEXEC are added.
  * Returns the descriptor, or a negative pyrt_code with the message set.
  */
 int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
