@@ -32,6 +32,9 @@ typedef struct entry {
 	char *raw;   /* the directory entry */
 	int egg;     /* .egg-info: not read here */
 	int known_whole; /* with a memo: found whole by this reader */
+	char *meta;      /* with a memo: its METADATA, read once */
+	size_t meta_len;
+	int meta_exact;  /* meta is the whole file fstat measured */
 } entry;
 
 typedef struct site_dir {
@@ -46,6 +49,7 @@ typedef struct site_dir {
 
 struct pyrt_dists {
 	char *prefix;
+	int prefix_fd;  /* prefix, opened at the first folder read */
 	site_dir *dirs;
 	size_t n;
 	pyrt_dists_memo *memo;
@@ -57,6 +61,7 @@ pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
 	pyrt_dists *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
+	d->prefix_fd = -1;
 	d->prefix = strdup(prefix);
 	d->dirs = calloc(n ? n : 1, sizeof *d->dirs);
 	if (!d->prefix || !d->dirs) {
@@ -98,6 +103,7 @@ void pyrt_dists_free(pyrt_dists *d)
 		for (size_t j = 0; j < s->n; j++) {
 			free(s->e[j].norm);
 			free(s->e[j].raw);
+			free(s->e[j].meta);
 		}
 		free(s->e);
 		free(s->rel);
@@ -106,6 +112,8 @@ void pyrt_dists_free(pyrt_dists *d)
 	}
 	free(d->dirs);
 	free(d->prefix);
+	if (d->prefix_fd >= 0)
+		close(d->prefix_fd);
 	free(d);
 }
 
@@ -169,6 +177,9 @@ static int dir_add(site_dir *s, const char *name)
 	entry *e = &s->e[s->n];
 	e->egg = egg;
 	e->known_whole = 0;
+	e->meta = NULL;
+	e->meta_len = 0;
+	e->meta_exact = 0;
 	e->norm = normalize(name, stem);
 	e->raw = strdup(name);
 	if (!e->norm || !e->raw) {
@@ -190,7 +201,12 @@ static void dir_read(pyrt_dists *d, site_dir *s)
 	/* An *.egg directory on the path is searched for EGG-INFO: Python's. */
 	if (ends_with_ci(s->rel, n, ".egg"))
 		return;
-	s->fd = pyrt_fs_open_dir_nofollow(d->prefix, s->rel, &absent);
+	/* Every folder from the one prefix descriptor: opened once, not
+	 * once per folder on the path. */
+	if (d->prefix_fd < 0)
+		d->prefix_fd = pyrt_fs_open_dir_nofollow(d->prefix, "", &absent);
+	s->fd = d->prefix_fd < 0 ? -1
+		: pyrt_fs_open_dir_nofollow_at(d->prefix_fd, s->rel, &absent);
 	if (s->fd < 0) {
 		s->state = absent ? DIR_ABSENT : DIR_BAD;
 		return;
@@ -291,8 +307,10 @@ static int header_version(const char *text, size_t len, char *version,
 	return found ? 0 : -1;
 }
 
-/* The Version of dist-info entry name in directory fd; 0 or -1. */
-static int dist_version(int fd, const char *name, char *version, size_t len)
+/* METADATA of dist-info name in directory fd: the bytes, NUL-ended and
+ * at most the size fstat gave, or NULL.  *exact when they are exactly that
+ * size: a file changing under us is Python's to judge. */
+static char *metadata_load(int fd, const char *name, size_t *len, int *exact)
 {
 	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				   O_CLOEXEC);
@@ -302,11 +320,13 @@ static int dist_version(int fd, const char *name, char *version, size_t len)
 		close(dfd);
 	struct stat sb;
 	char *buf = NULL;
-	int rc = -1;
 	if (mfd < 0 || fstat(mfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > METADATA_MAX ||
-	    !(buf = malloc((size_t)sb.st_size + 1)))
-		goto done;
+	    !(buf = malloc((size_t)sb.st_size + 1))) {
+		if (mfd >= 0)
+			close(mfd);
+		return NULL;
+	}
 	size_t used = 0;
 	for (;;) {
 		ssize_t got = read(mfd, buf + used, (size_t)sb.st_size + 1 - used);
@@ -315,15 +335,51 @@ static int dist_version(int fd, const char *name, char *version, size_t len)
 		if (got <= 0 || (used += (size_t)got) > (size_t)sb.st_size)
 			break;
 	}
-	/* Exactly the size stat gave: a file changing under us is Python's. */
-	if (used == (size_t)sb.st_size &&
-	    utf8_ok((const unsigned char *)buf, used) &&
+	close(mfd);
+	*exact = used == (size_t)sb.st_size;
+	if (used > (size_t)sb.st_size)
+		used = (size_t)sb.st_size;
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/* METADATA of entry e in s: read once per reader that keeps a memo (it
+ * reads, never installs: status asks for a distribution's version and its
+ * Requires-Dist), else afresh into *owned for the caller to free. */
+static const char *entry_metadata(const site_dir *s, entry *e, size_t *len,
+				  int *exact, char **owned)
+{
+	*owned = NULL;
+	if (s->memo && e->meta) {
+		*len = e->meta_len;
+		*exact = e->meta_exact;
+		return e->meta;
+	}
+	char *buf = metadata_load(s->fd, e->raw, len, exact);
+	if (buf && s->memo) {
+		e->meta = buf;
+		e->meta_len = *len;
+		e->meta_exact = *exact;
+	} else {
+		*owned = buf;
+	}
+	return buf;
+}
+
+/* The Version of entry e in s; 0 or -1. */
+static int entry_version(const site_dir *s, entry *e, char *version,
+			 size_t len)
+{
+	size_t used = 0;
+	int exact = 0;
+	char *owned;
+	const char *buf = entry_metadata(s, e, &used, &exact, &owned);
+	int rc = -1;
+	if (buf && exact && utf8_ok((const unsigned char *)buf, used) &&
 	    !memchr(buf, '\0', used))
 		rc = header_version(buf, used, version, len);
-done:
-	free(buf);
-	if (mfd >= 0)
-		close(mfd);
+	free(owned);
 	return rc;
 }
 
@@ -349,9 +405,10 @@ static char *distinfo_read_sb(int fd, const char *name, const char *file,
 		close(dfd);
 	struct stat sb;
 	char *buf = NULL;
-	if (rfd >= 0 && fstat(rfd, &sb) == 0 && S_ISDIR(sb.st_mode) && absent)
+	int stat_rc = rfd >= 0 ? fstat(rfd, &sb) : -1;
+	if (stat_rc == 0 && S_ISDIR(sb.st_mode) && absent)
 		*absent = 1;
-	if (rfd < 0 || fstat(rfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	if (rfd < 0 || stat_rc != 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > max || !(buf = malloc((size_t)sb.st_size + 1))) {
 		if (rfd >= 0)
 			close(rfd);
@@ -379,13 +436,6 @@ static char *distinfo_read(int fd, const char *name, const char *file,
 			   off_t max, size_t *len, int *absent)
 {
 	return distinfo_read_sb(fd, name, file, max, len, absent, NULL);
-}
-
-/* METADATA of dist-info name in directory fd, whole: the buffer (NUL
- * ended) or NULL. */
-static char *metadata_read(int fd, const char *name, size_t *len)
-{
-	return distinfo_read(fd, name, "METADATA", METADATA_MAX, len, NULL);
 }
 
 /* The next RECORD row's path (CSV's first field, "" quoting undone) into
@@ -668,8 +718,8 @@ int pyrt_dists_each_broken(pyrt_dists *d, pyrt_dists_broken_fn fn, void *ctx)
 			for (char *c = name; *c; c++)
 				if (*c == '_')
 					*c = '-';
-			if (dist_version(s->fd, s->e[j].raw, version,
-					 sizeof version) != 0)
+			if (entry_version(s, &s->e[j], version,
+					  sizeof version) != 0)
 				version[0] = '\0';
 			count++;
 			if (fn)
@@ -720,7 +770,7 @@ int pyrt_dists_stamp(pyrt_dists *d, const char *req, char *out, size_t len)
 	if (rc != 1)
 		return rc;
 	if (dist_intact(s, hit->raw, why, sizeof why) != 1 ||
-	    dist_version(s->fd, hit->raw, version, sizeof version) != 0 ||
+	    entry_version(s, (entry *)hit, version, sizeof version) != 0 ||
 	    fstatat(s->fd, hit->raw, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 		return 0;
 	pyrt_fmt_text(out, len, "%s %s %llu %lld.%09ld", hit->raw, version,
@@ -751,7 +801,7 @@ int pyrt_dists_version(pyrt_dists *d, const char *name, char *version,
 	int intact = entry_intact(s, (entry *)hit, why, sizeof why);
 	if (intact <= 0)
 		return intact;
-	return dist_version(s->fd, hit->raw, version, len) == 0 ? 1 : -1;
+	return entry_version(s, (entry *)hit, version, len) == 0 ? 1 : -1;
 }
 
 int pyrt_dists_have_packaging(pyrt_dists *d)
@@ -825,13 +875,15 @@ int pyrt_dists_requires(pyrt_dists *d, const char *name,
 	if (rc != 1)
 		return -1;
 	size_t len = 0;
-	char *buf = metadata_read(s->fd, hit->raw, &len);
+	int exact = 0;
+	char *owned;
+	const char *buf = entry_metadata(s, (entry *)hit, &len, &exact, &owned);
 	if (!buf)
 		return -1;
 	int count = 0;
 	char req[PYRT_REQUIREMENT_MAX];
-	for (char *l = buf; l < buf + len;) {
-		char *end = memchr(l, '\n', (size_t)(buf + len - l));
+	for (const char *l = buf; l < buf + len;) {
+		const char *end = memchr(l, '\n', (size_t)(buf + len - l));
 		size_t n = end ? (size_t)(end - l) : (size_t)(buf + len - l);
 		if (!n || (n == 1 && l[0] == '\r'))
 			break; /* the headers end at the first empty line */
@@ -854,6 +906,6 @@ int pyrt_dists_requires(pyrt_dists *d, const char *name,
 		}
 		l += n + 1;
 	}
-	free(buf);
+	free(owned);
 	return count;
 }

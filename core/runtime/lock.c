@@ -386,10 +386,12 @@ int pyrt_lock_probe(const char *lock_path, pyrt_lock_holder *holder,
 		memset(holder, 0, sizeof *holder);
 	/* EACCES: root's private lock, seen by another user: what it
 	 * publishes says whether an install runs. */
-	if (access(lock_path, R_OK) != 0 && errno == EACCES)
-		return probe_state(lock_path, holder);
-	if (access(lock_path, R_OK) != 0 && errno == ENOENT)
-		return 0;
+	if (access(lock_path, R_OK) != 0) {
+		if (errno == EACCES)
+			return probe_state(lock_path, holder);
+		if (errno == ENOENT)
+			return 0;
+	}
 	int fd = pyrt_fs_open_state(lock_path, O_RDONLY, 0, err);
 	if (fd < 0) {
 		if (errno == ENOENT)

@@ -238,11 +238,26 @@ static void verdict_declared(pyrt_marker *m, const pyrt_declared *decl,
 	*m = seen;
 }
 
-/* The verdict, with the box's memo of distributions found whole when
- * keep_memo (dists_memo.h). */
+/* The box's declared.json (declared.h), read once for all status asks
+ * of it: NULL when there is none or it cannot be read. */
+static pyrt_declared *declared_load(const char *runtime_dir)
+{
+	char path[PATH_MAX];
+	pyrt_declared *decl = pyrt_declared_new();
+	int found = 0;
+	if (decl && runtime_dir &&
+	    pyrt_declared_path(runtime_dir, path, sizeof path, NULL) == 0 &&
+	    pyrt_declared_read(decl, path, &found, NULL) == 0 && found)
+		return decl;
+	pyrt_declared_free(decl);
+	return NULL;
+}
+
+/* The verdict against decl (NULL: nothing declared), with the box's memo
+ * of distributions found whole when keep_memo (dists_memo.h). */
 static int baseline_verdict(const char *runtime_dir, const char *install_dir,
-			    pyrt_marker *m, char *why, size_t whylen,
-			    int keep_memo)
+			    const pyrt_declared *decl, pyrt_marker *m,
+			    char *why, size_t whylen, int keep_memo)
 {
 	pyrt_dists *d = pyrt_dists_for_install(install_dir, m);
 	if (!d)
@@ -252,17 +267,11 @@ static int baseline_verdict(const char *runtime_dir, const char *install_dir,
 	    pyrt_fmt_path(cache, sizeof cache, NULL, "%s/%s", runtime_dir,
 			  PYRT_BOX_CACHE_DIR) == 0)
 		pyrt_dists_keep_memo(d, cache);
-	char path[PATH_MAX];
-	pyrt_declared *decl = pyrt_declared_new();
-	int found = 0, declared = 0;
-	if (decl && runtime_dir &&
-	    pyrt_declared_path(runtime_dir, path, sizeof path, NULL) == 0 &&
-	    pyrt_declared_read(decl, path, &found, NULL) == 0 && found &&
-	    pyrt_declared_baseline_known(decl)) {
+	int declared = 0;
+	if (decl && pyrt_declared_baseline_known(decl)) {
 		verdict_declared(m, decl, d);
 		declared = 1;
 	}
-	pyrt_declared_free(decl);
 	verdict_ctx v = { m, 0, why, whylen };
 	const char *b = m->baseline_state;
 	if (declared || strcmp(b, "complete") == 0 ||
@@ -276,7 +285,11 @@ int pyrt_status_baseline_verdict(const char *runtime_dir,
 				 const char *install_dir, pyrt_marker *m,
 				 char *why, size_t whylen)
 {
-	return baseline_verdict(runtime_dir, install_dir, m, why, whylen, 0);
+	pyrt_declared *decl = declared_load(runtime_dir);
+	int rc = baseline_verdict(runtime_dir, install_dir, decl, m, why,
+				  whylen, 0);
+	pyrt_declared_free(decl);
+	return rc;
 }
 
 /*
@@ -290,46 +303,37 @@ int pyrt_status_baseline_verdict(const char *runtime_dir,
  * --deep, doctor and every installer stat each listed file.
  */
 static void status_baseline_files(pyrt_status *st, const pyrt_box *box,
-				  int keep_memo)
+				  const pyrt_declared *decl, int keep_memo)
 {
 	st->baseline_broken = baseline_verdict(
-		pyrt_box_runtime_dir(box), st->install_dir, &st->marker,
+		pyrt_box_runtime_dir(box), st->install_dir, decl, &st->marker,
 		st->baseline_broken_why, sizeof st->baseline_broken_why,
 		keep_memo);
 }
 
 /* The plugin re-applies a stopped run left pending, and whether the lock
  * the box declares is the one the pins in effect carry (declared.h). */
-static void status_pending(pyrt_status *st, const pyrt_box *box,
+static void status_pending(pyrt_status *st, const pyrt_declared *d,
 			   const pyrt_pins *pins)
 {
-	char path[PATH_MAX];
-	pyrt_declared *d = pyrt_declared_new();
-	int found = 0;
-	if (d && pyrt_declared_path(pyrt_box_runtime_dir(box), path,
-				    sizeof path, NULL) == 0 &&
-	    pyrt_declared_read(d, path, &found, NULL) == 0 && found) {
-		if (pyrt_declared_baseline_known(d) &&
-		    pyrt_pins_lock_digest(pins, st->platform,
-					  st->lock_in_effect) >= 0) {
-			pyrt_fmt_text(st->lock_declared,
-				      sizeof st->lock_declared, "%s",
-				      pyrt_declared_lock(d));
-			st->lock_differs = strcmp(st->lock_declared,
-						  st->lock_in_effect) != 0;
-		}
-		for (size_t i = 0; i < pyrt_declared_pending_count(d) &&
-		     st->pending_count < 4; i++) {
-			const char *plugin = "";
-			const char *kind = pyrt_declared_pending_at(d, i,
-								    &plugin);
-			if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0)
-				pyrt_fmt_text(st->pending[st->pending_count++],
-					      sizeof st->pending[0], "%s",
-					      plugin);
-		}
+	if (!d)
+		return;
+	if (pyrt_declared_baseline_known(d) &&
+	    pyrt_pins_lock_digest(pins, st->platform,
+				  st->lock_in_effect) >= 0) {
+		pyrt_fmt_text(st->lock_declared, sizeof st->lock_declared,
+			      "%s", pyrt_declared_lock(d));
+		st->lock_differs = strcmp(st->lock_declared,
+					  st->lock_in_effect) != 0;
 	}
-	pyrt_declared_free(d);
+	for (size_t i = 0; i < pyrt_declared_pending_count(d) &&
+	     st->pending_count < 4; i++) {
+		const char *plugin = "";
+		const char *kind = pyrt_declared_pending_at(d, i, &plugin);
+		if (strcmp(kind, PYRT_DECLARED_REAPPLY) == 0)
+			pyrt_fmt_text(st->pending[st->pending_count++],
+				      sizeof st->pending[0], "%s", plugin);
+	}
 }
 
 static void status_ready(pyrt_status *st, const pyrt_pins *pins,
@@ -535,8 +539,12 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 		return 0;
 	if (st->state == PYRT_STATE_BROKEN)
 		return 0;
-	status_baseline_files(st, box, memo != NULL && !deep);
-	status_pending(st, box, pins);
+	/* One read for the verdict and the pending work: both see the same
+	 * declared state. */
+	pyrt_declared *decl = declared_load(pyrt_box_runtime_dir(box));
+	status_baseline_files(st, box, decl, memo != NULL && !deep);
+	status_pending(st, decl, pins);
+	pyrt_declared_free(decl);
 	status_ready(st, pins, pin);
 	return 0;
 }

@@ -654,7 +654,7 @@ static int fs_state_refuse(const char *path, const struct stat *st,
 				      "regular files there — remove it", path);
 	/* Root's files are trusted by everyone (a shared box): whoever is
 	 * root could change ours too. */
-	if (st->st_uid != geteuid() && st->st_uid != 0) {
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		pyrt_fs_owner_name(st->st_uid, owner, sizeof owner);
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
@@ -684,7 +684,12 @@ int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
 					  "cannot stat %s", path);
 	if (!rc)
 		rc = fs_state_refuse(path, &st, err);
-	if (!rc && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+	/* O_NONBLOCK kept a FIFO from hanging the open; on the regular file
+	 * fs_state_refuse let through it changes nothing (open(2)), so a
+	 * reader keeps it and saves two calls.  A writer's descriptor may be
+	 * handed to a child: cleared there. */
+	if (!rc && (flags & O_ACCMODE) != O_RDONLY &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot use %s", path);
 	if (rc) {
@@ -721,7 +726,7 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 				      "refusing %s: it is not a directory — "
 				      "remove it", path);
 	/* OpenSSH's rule: root's directories are trusted by every user. */
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
 		pyrt_fs_owner_name(st.st_uid, owner, sizeof owner);
 		pyrt_fs_owner_name(geteuid(), me, sizeof me);
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
@@ -843,17 +848,36 @@ int pyrt_fs_path_inside(const char *path, const char *dir)
 	return strncmp(path, real, n) == 0 && path[n] == '/';
 }
 
+static int open_dir_walk(int fd, int own, const char *rel, int *absent);
+
 int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 			      int *absent)
 {
 	if (absent)
 		*absent = 0;
-	int fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return open_dir_walk(open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				  O_CLOEXEC), 1, rel, absent);
+}
+
+int pyrt_fs_open_dir_nofollow_at(int dirfd, const char *rel, int *absent)
+{
+	if (absent)
+		*absent = 0;
+	if (dirfd >= 0 && !*rel)
+		return fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	return open_dir_walk(dirfd, 0, rel, absent);
+}
+
+/* rel opened one component at a time from fd, closed on the way when own
+ * (the caller's otherwise). */
+static int open_dir_walk(int fd, int own, const char *rel, int *absent)
+{
 	char part[NAME_MAX + 1];
 	while (fd >= 0 && *rel) {
 		size_t n = strcspn(rel, "/");
 		if (!n || n >= sizeof part) {
-			close(fd);
+			if (own)
+				close(fd);
 			errno = n ? ENAMETOOLONG : EINVAL;
 			return -1;
 		}
@@ -863,7 +887,9 @@ int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
 		int e = errno;
-		close(fd);
+		if (own)
+			close(fd);
+		own = 1;
 		fd = next;
 		if (fd < 0)
 			errno = e;

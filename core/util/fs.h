@@ -62,7 +62,8 @@ int pyrt_fs_read_state_stat(const char *path, size_t max_len, char **out,
  * log) the one safe way: never through a symlink, never blocking on a FIFO
  * or device, and only a regular file owned by the effective user.  flags
  * are open(2)'s (O_CREAT with mode allowed); O_NOFOLLOW, O_NONBLOCK (cleared
- * again once the file is known to be regular) and O_CLOEXEC are added.
+ * again for a writer once the file is known to be regular; a reader keeps
+ * it, a no-op on a regular file) and O_CLOEXEC are added.
  * Returns the descriptor, or a negative pyrt_code with the message set.
  */
 int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
@@ -108,6 +109,10 @@ uint64_t pyrt_fs_free_bytes(const char *path);
  *  set when some component does not exist. */
 int pyrt_fs_open_dir_nofollow(const char *prefix, const char *rel,
 			      int *absent);
+
+/** pyrt_fs_open_dir_nofollow from the folder dirfd (left open), for a
+ *  reader that opens several folders under one prefix. */
+int pyrt_fs_open_dir_nofollow_at(int dirfd, const char *rel, int *absent);
 
 /** Current time as RFC 3339 UTC ("2026-11-29T17:40:21Z"). */
 void pyrt_fs_now_rfc3339(char *buf, size_t len);

@@ -27,6 +27,8 @@ typedef struct walk {
 	const char *given;
 	char cur[PATH_MAX];  /* resolved so far: absolute, no links */
 	int cur_checked;     /* cur passed the folder rule */
+	int cur_known;       /* cur_st is the lstat of cur this walk made */
+	struct stat cur_st;
 	pyrt_error *err;
 } walk;
 
@@ -55,7 +57,11 @@ static int check_folder(walk *w)
 		return 0;
 	struct stat st;
 	char owner[128];
-	if (lstat(w->cur, &st) != 0)
+	/* The step that reached cur lstat'ed it just now: judge that, not a
+	 * second lstat of the same name. */
+	if (w->cur_known)
+		st = w->cur_st;
+	else if (lstat(w->cur, &st) != 0)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
@@ -111,7 +117,9 @@ static int judge(walk *w, const struct stat *st, const char *it,
 static int check_final(walk *w)
 {
 	struct stat st;
-	if (lstat(w->cur, &st) != 0)
+	if (w->cur_known)
+		st = w->cur_st;
+	else if (lstat(w->cur, &st) != 0)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
@@ -137,12 +145,14 @@ static void cur_parent(walk *w)
 	else
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_checked = 0;
+	w->cur_known = 0;
 }
 
 /* The part that does not exist yet, appended as typed: no "." or "..",
  * which would climb out of what was checked. */
 static int append_missing(walk *w, const char *name, const char *rest)
 {
+	w->cur_known = 0;
 	if (cur_append(w, name) != 0)
 		goto too_long;
 	for (const char *c = rest; *c;) {
@@ -199,6 +209,7 @@ static int follow_link(walk *w, const char *at, const struct stat *st,
 	if (target[0] == '/') {
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 		w->cur_checked = 0;
+		w->cur_known = 0;
 	}
 	return 0;
 }
@@ -238,6 +249,8 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 	}
 	memcpy(w->cur, at, (size_t)k + 1);
 	w->cur_checked = 0;
+	w->cur_known = 1;
+	w->cur_st = st;
 	memmove(rest, after, strlen(after) + 1);
 	return 0;
 }
@@ -247,6 +260,7 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 	char rest[2 * PATH_MAX];
 	pyrt_fmt_text(rest, sizeof rest, "%s", abs);
 	pyrt_fmt_text(w->cur, sizeof w->cur, "/");
+	w->cur_known = 0;
 	int links = 0, done = 0;
 	while (!done) {
 		const char *p = rest + strspn(rest, "/");
