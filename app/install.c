@@ -13,6 +13,7 @@
 #include "app/common.h"
 #include "app/fix.h"
 #include "app/plugin.h"
+#include "app/status.h"
 #include "core/pkgs/baseline.h"
 #include "core/runtime/box.h"
 #include "core/runtime/status.h"
@@ -97,8 +98,9 @@ void app_install_facts_fill(const app_request *req, const pyrt_pins *pins,
 	 * repaired, a ready one updated or reinstalled. */
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	pyrt_state state = st && pyrt_status_read(req->box_root, pins,
-						  p->platform, 0, st, &err) == 0
+	pyrt_state state = st && app_status_read(req->box_root, pins,
+						 p->platform, 0, NULL, st,
+						 &err) == 0
 		? st->state : PYRT_STATE_NOT_PROVISIONED;
 	free(st);
 	const char *verb = state == PYRT_STATE_BROKEN ? "repair"

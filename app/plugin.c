@@ -14,6 +14,7 @@
 
 #include "app/common.h"
 #include "app/fix.h"
+#include "app/status.h"
 #include "core/diagnose/doctor.h"
 #include "core/pkgs/pip.h"
 #include "core/pkgs/wheellock.h"
@@ -281,7 +282,7 @@ static int read_row(plugin_run *r, pyrt_error *err)
 	pyrt_plugins_free(r->plugins);
 	r->plugins = NULL;
 	r->pl = NULL;
-	int rc = pyrt_status_read_memo(r->req->box_root, r->pins,
+	int rc = app_status_read_memo(r->req->box_root, r->pins,
 				       r->platform_key, 0, &r->status, err);
 	/* Opened where the check opened it, so a box that does not open
 	 * is reported as before, after the status. */

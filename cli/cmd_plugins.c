@@ -23,6 +23,7 @@
 #include "app/plugin.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "app/status.h"
 #include "cli/commands.h"
 #include "cli/fronts.h"
 #include "cli/signals.h"
@@ -198,7 +199,7 @@ static int plugins_load(plugins_ctx *c)
 	ev.on_log = matrix_log;
 	ev.payload = (void *)c->opts;
 	ev.cancel = cli_cancel_flag();
-	rc = pyrt_status_read_memo(c->opts->box_root, c->cli->pins,
+	rc = app_status_read_memo(c->opts->box_root, c->cli->pins,
 				   c->cli->platform.key, 0, c->status, &err);
 	if (rc == 0)
 		rc = app_plugins_check(&c->plugins, c->opts->box_root,

@@ -15,6 +15,7 @@
 #include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "app/status.h"
 #include "cli/commands.h"
 #include "core/dist/pins.h"
 #include "core/dist/platform.h"
@@ -195,7 +196,7 @@ int cli_cmd_status(const cli_ctx *c)
 	const app_request *opts = c->opts;
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = st ? pyrt_status_read_memo(opts->box_root, c->pins,
+	int rc = st ? app_status_read_memo(opts->box_root, c->pins,
 					    c->platform.key, opts->deep, st,
 					    &err)
 		    : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");

@@ -45,6 +45,7 @@
 #include "app/fix.h"
 #include "app/status_json.h"
 #include "app/text.h"
+#include "app/status.h"
 #include "core/runtime/marker.h"
 #include "core/util/os.h"
 
@@ -375,7 +376,7 @@ srv_status_answer *srv_status_read_answer(const srv_ctx *ctx, int deep,
 					  pyrt_error *err)
 {
 	pyrt_status *st = calloc(1, sizeof *st);
-	int rc = st ? pyrt_status_read_cached(ctx->opts->box_root, ctx->pins,
+	int rc = st ? app_status_read(ctx->opts->box_root, ctx->pins,
 					      ctx->platform_key, deep,
 					      ctx->status_cache, st, err)
 		    : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");

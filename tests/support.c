@@ -4,6 +4,7 @@
 #include "core/dist/manifest.h"
 #include "core/runtime/install.h"
 #include "core/runtime/marker.h"
+#include "core/runtime/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,6 +203,18 @@ void pt_mirror_stop(pt_mirror *m)
 		waitpid(m->pid, NULL, 0);
 	}
 	m->pid = 0;
+}
+
+int pt_status_read(const char *root, const pyrt_pins *pins, const char *key,
+		   int deep, pyrt_status *st, pyrt_error *err)
+{
+	pyrt_box *box = NULL;
+	int rc = pyrt_box_open(&box, root, 0, err);
+	if (rc)
+		return rc;
+	rc = pyrt_status_read(box, pins, key, deep, NULL, st, err);
+	pyrt_box_free(box);
+	return rc;
 }
 
 const char *pt_host_key(void)

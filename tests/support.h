@@ -66,6 +66,14 @@ void pt_lay_record(const char *install_dir, struct pyrt_marker *m);
 const char *pt_host_key(void);
 
 struct pyrt_pins;
+struct pyrt_status;
+struct pyrt_error;
+/** Open the box at root and read its status (no memo); 0, or the open's
+ *  or the read's code with err filled. */
+int pt_status_read(const char *root, const struct pyrt_pins *pins,
+		   const char *key, int deep, struct pyrt_status *st,
+		   struct pyrt_error *err);
+
 /** The fixture pins (pt_fixture_pins with an unreachable URL: tests
  *  install --from-file) written in dir and loaded; 0, or pyrt's code with
  *  msg filled. */

@@ -132,7 +132,7 @@ Test(install, fresh_install_activates_a_working_interpreter)
 			   "assert sys.prefix.startswith(\"%s\"), sys.prefix'",
 			   box, box), 0);
 	pyrt_status st;
-	cr_assert_eq(pyrt_status_read(box, pins, pt_host_key(), 1, &st, &err), 0);
+	cr_assert_eq(pt_status_read(box, pins, pt_host_key(), 1, &st, &err), 0);
 	cr_assert_eq(st.state, PYRT_STATE_READY, "%s", st.message);
 	cr_assert_str_eq(st.marker.sha256, res.sha256);
 	cr_assert_gt(st.marker.files, 1000);
@@ -391,7 +391,7 @@ Test(install, local_archive_force_rollback_and_uninstall)
 		     err.msg);
 	pyrt_box_free(bx);
 	pyrt_status st;
-	cr_assert_eq(pyrt_status_read(box, pins, pt_host_key(), 0, &st, &err), 0);
+	cr_assert_eq(pt_status_read(box, pins, pt_host_key(), 0, &st, &err), 0);
 	cr_assert_eq(st.state, PYRT_STATE_NOT_PROVISIONED);
 	cr_assert_eq(pt_sh("test -z \"$(ls -A '%s/runtime/python/installs' "
 			   "2>/dev/null)\"", box), 0);

@@ -77,7 +77,7 @@ static pyrt_status read_status(const char *key, int deep)
 {
 	pyrt_status st;
 	pyrt_error err = PYRT_ERROR_INIT;
-	cr_assert_eq(pyrt_status_read(box, pins, key, deep, &st, &err), 0, "%s",
+	cr_assert_eq(pt_status_read(box, pins, key, deep, &st, &err), 0, "%s",
 		     err.msg);
 	return st;
 }
@@ -140,7 +140,7 @@ static void expect_update(const char *version, const char *build,
 	cr_assert_eq(pyrt_pins_parse(&moved, doc, strlen(doc), "moved", &err),
 		     0, "%s", err.msg);
 	pyrt_status st;
-	cr_assert_eq(pyrt_status_read(box, moved, KEY, 0, &st, &err), 0, "%s",
+	cr_assert_eq(pt_status_read(box, moved, KEY, 0, &st, &err), 0, "%s",
 		     err.msg);
 	pyrt_pins_free(moved);
 	cr_assert_eq(st.state, PYRT_STATE_READY, "%s", st.message);

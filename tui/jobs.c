@@ -23,6 +23,7 @@
 #include "app/front.h"
 #include "app/install.h"
 #include "app/plugin.h"
+#include "app/status.h"
 #include "core/runtime/box.h"
 #include "core/util/testhook.h"
 
@@ -111,7 +112,7 @@ static int read_state(tui_job *j, const pyrt_events *ev)
 		snprintf(j->refresh_error, sizeof j->refresh_error, "out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int rc = pyrt_status_read_memo(j->opts->box_root, j->pins,
+	int rc = app_status_read_memo(j->opts->box_root, j->pins,
 				       j->platform_key, j->opts->deep,
 				       j->status, &err);
 	if (rc == 0)

@@ -373,7 +373,7 @@ static int check_runtime(doctor_ctx *x)
 {
 	const char *title = "Runtime present";
 	pyrt_error err = PYRT_ERROR_INIT;
-	if (pyrt_status_read(x->d->box_root, x->o->pins, x->o->platform_key, 0,
+	if (pyrt_status_read(x->box, x->o->pins, x->o->platform_key, 0, NULL,
 			     &x->st, &err) != 0)
 		return check_add(x->d, "runtime", title, PYRT_CHECK_FAIL,
 				 "pyrt install", "cannot read the box: %s",

@@ -1523,8 +1523,8 @@ static int plugins_judge(pyrt_plugins *p, const pyrt_box *box,
 	const pyrt_status *st = known ? known : own;
 	if (!st)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = known ? 0 : pyrt_status_read(pyrt_box_root(box), pins,
-					      platform_key, 0, own, err);
+	int rc = known ? 0 : pyrt_status_read(box, pins, platform_key, 0,
+					      NULL, own, err);
 	char why[PYRT_ERROR_MSG_MAX] = "", check_error[PYRT_ERROR_MSG_MAX + 64];
 	const char *fix = NULL;
 	if (rc)

@@ -549,6 +549,16 @@ static int status_installed(pyrt_status *st, const pyrt_box *box,
 	return 0;
 }
 
+/* What every answer carries, whatever the box holds. */
+static void status_begin(pyrt_status *st, const pyrt_pins *pins,
+			 const char *platform_key)
+{
+	memset(st, 0, sizeof *st);
+	pyrt_fmt_text(st->platform, sizeof st->platform, "%s", platform_key);
+	pyrt_fmt_text(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
+	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
+}
+
 /* The link checked and the interpreter inside it: the layout path minus
  * "python/". */
 static void status_paths(pyrt_status *st, const char *link,
@@ -568,10 +578,7 @@ void pyrt_status_check_link(const pyrt_box *box, const char *link,
 			    const pyrt_pins *pins, const char *platform_key,
 			    pyrt_status *st)
 {
-	memset(st, 0, sizeof *st);
-	pyrt_fmt_text(st->platform, sizeof st->platform, "%s", platform_key);
-	pyrt_fmt_text(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
-	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
+	status_begin(st, pins, platform_key);
 	status_paths(st, link, pins);
 	pyrt_error err = PYRT_ERROR_INIT;
 	if (status_installed(st, box, pins, pyrt_pins_find(pins, platform_key),
@@ -622,47 +629,20 @@ static pyrt_digest_memo *status_memo(const pyrt_box *box,
 	return pyrt_digest_memo_new(dir);
 }
 
-int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
-		     const char *platform_key, int deep, pyrt_status *st,
-		     pyrt_error *err)
+void pyrt_status_untrusted(pyrt_status *st, const pyrt_pins *pins,
+			   const char *platform_key, const char *why)
 {
-	return pyrt_status_read_cached(box_root, pins, platform_key, deep, NULL,
-				       st, err);
+	status_begin(st, pins, platform_key);
+	st->state = PYRT_STATE_UNTRUSTED;
+	pyrt_fmt_text(st->message, sizeof st->message, "%s", why);
 }
 
-int pyrt_status_read_memo(const char *box_root, const pyrt_pins *pins,
-			  const char *platform_key, int deep,
-			  pyrt_status *st, pyrt_error *err)
+int pyrt_status_read(const pyrt_box *box, const pyrt_pins *pins,
+		     const char *platform_key, int deep,
+		     pyrt_status_cache *cache, pyrt_status *st, pyrt_error *err)
 {
-	pyrt_status_cache *c = pyrt_status_cache_new_in_box();
-	if (!c)
-		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	int rc = pyrt_status_read_cached(box_root, pins, platform_key, deep, c,
-					 st, err);
-	pyrt_status_cache_free(c);
-	return rc;
-}
-
-int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
-			    const char *platform_key, int deep,
-			    pyrt_status_cache *cache, pyrt_status *st,
-			    pyrt_error *err)
-{
-	memset(st, 0, sizeof *st);
-	pyrt_fmt_text(st->platform, sizeof st->platform, "%s", platform_key);
-	pyrt_fmt_text(st->pins, sizeof st->pins, "%s", pyrt_pins_source(pins));
-	pyrt_pins_lock_find(pins, platform_key, &st->baseline_locked_wheels);
-	pyrt_box *box = NULL;
-	pyrt_error berr = PYRT_ERROR_INIT;
-	int rc = pyrt_box_open(&box, box_root, 0, &berr);
-	if (rc == PYRT_E_UNTRUSTED) {
-		/* An answer, not a failure: nothing in the box is read or run. */
-		st->state = PYRT_STATE_UNTRUSTED;
-		pyrt_fmt_text(st->message, sizeof st->message, "%s", berr.msg);
-		return 0;
-	}
-	if (rc)
-		return pyrt_error_set(err, rc, "%s", berr.msg);
+	int rc = 0;
+	status_begin(st, pins, platform_key);
 	status_paths(st, pyrt_box_current(box), pins);
 
 	const pyrt_pin_archive *pin = pyrt_pins_find(pins, platform_key);
@@ -684,6 +664,5 @@ int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
 		if (busy && rc >= 0)
 			status_busy(st, &holder);
 	}
-	pyrt_box_free(box);
 	return rc < 0 ? rc : 0;
 }

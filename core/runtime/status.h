@@ -89,16 +89,6 @@ int pyrt_status_baseline_verdict(const char *runtime_dir,
 const char *pyrt_state_name(pyrt_state state);
 
 /**
- * Compute the status of the box at box_root for the given pins and platform
- * key.  deep=1 also starts the interpreter (scrubbed env, timeout) and checks
- * it reports the marker's version and runs from its own install.  Returns 0 when a status was computed
- * (whatever the state), negative only when it could not be.
- */
-int pyrt_status_read(const char *box_root, const pyrt_pins *pins,
-		     const char *platform_key, int deep, pyrt_status *out,
-		     pyrt_error *err);
-
-/**
  * A long-running reader (pyrt serve) answers status many times a second:
  * the manifest digest it checks is remembered per file identity (device,
  * inode, size, mtime and ctime), so an unchanged manifest is not hashed
@@ -116,18 +106,24 @@ pyrt_status_cache *pyrt_status_cache_new(void);
 pyrt_status_cache *pyrt_status_cache_new_in_box(void);
 void pyrt_status_cache_free(pyrt_status_cache *cache);
 
-/** pyrt_status_read with pyrt_status_cache_new_in_box's memo, for one
- *  read (pyrt status, pyrt plugins, the TUI's refresh; doctor and verify
- *  hash everything every time). */
-int pyrt_status_read_memo(const char *box_root, const pyrt_pins *pins,
-			  const char *platform_key, int deep,
-			  pyrt_status *out, pyrt_error *err);
+/**
+ * The status of the open box for the given pins and platform key; cache
+ * NULL: every digest checked afresh.  deep=1 also starts the interpreter
+ * (scrubbed env, timeout) and checks it reports the marker's version and
+ * runs from its own install.  Returns 0 when a status was computed
+ * (whatever the state), negative only when it could not be.  A box root
+ * pyrt_box_open refuses as untrusted is an answer too, not a failure: the
+ * caller that opened it says so with pyrt_status_untrusted.
+ */
+int pyrt_status_read(const pyrt_box *box, const pyrt_pins *pins,
+		     const char *platform_key, int deep,
+		     pyrt_status_cache *cache, pyrt_status *out,
+		     pyrt_error *err);
 
-/** pyrt_status_read with a digest cache (NULL: none). */
-int pyrt_status_read_cached(const char *box_root, const pyrt_pins *pins,
-			    const char *platform_key, int deep,
-			    pyrt_status_cache *cache, pyrt_status *out,
-			    pyrt_error *err);
+/** The answer for a box root that is not trusted (why: the gate's
+ *  refusal): nothing in the box is read or run. */
+void pyrt_status_untrusted(pyrt_status *out, const pyrt_pins *pins,
+			   const char *platform_key, const char *why);
 
 /**
  * The quick checks pyrt_status_read runs on current, run on the install
