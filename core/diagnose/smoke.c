@@ -289,20 +289,6 @@ cleanup:
 	return rc;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Copy src into an open fd; returns 0 or an errno value. */
 static int copy_into(const char *src, int dst)
 {
@@ -321,7 +307,7 @@ static int copy_into(const char *src, int dst)
 		}
 		if (k == 0)
 			break;
-		if (write_all(dst, buf, (size_t)k) != 0) {
+		if (pyrt_fs_write_all(dst, buf, (size_t)k) != 0) {
 			e = errno;
 			break;
 		}

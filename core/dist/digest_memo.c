@@ -165,20 +165,6 @@ void pyrt_digest_memo_put(pyrt_digest_memo *m, const char *path,
 	m->dirty = 1;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		off += (size_t)w;
-	}
-	return 0;
-}
-
 static void memo_save(const pyrt_digest_memo *m)
 {
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
@@ -197,7 +183,7 @@ static void memo_save(const pyrt_digest_memo *m)
 				    &err);
 	if (fd < 0)
 		return;
-	int bad = write_all(fd, MEMO_HEADER, strlen(MEMO_HEADER));
+	int bad = pyrt_fs_write_all(fd, MEMO_HEADER, strlen(MEMO_HEADER));
 	for (int i = 0; !bad && i < m->n; i++) {
 		const memo_entry *e = &m->e[i];
 		char line[PATH_MAX + 256], sum[PYRT_CACHE_SUM_LEN + 1];
@@ -209,10 +195,10 @@ static void memo_save(const pyrt_digest_memo *m)
 		if (bad)
 			break;
 		pyrt_cache_sum(line, (size_t)len, sum);
-		bad = write_all(fd, sum, PYRT_CACHE_SUM_LEN) != 0 ||
-		      write_all(fd, " ", 1) != 0 ||
-		      write_all(fd, line, (size_t)len) != 0 ||
-		      write_all(fd, "\n", 1) != 0;
+		bad = pyrt_fs_write_all(fd, sum, PYRT_CACHE_SUM_LEN) != 0 ||
+		      pyrt_fs_write_all(fd, " ", 1) != 0 ||
+		      pyrt_fs_write_all(fd, line, (size_t)len) != 0 ||
+		      pyrt_fs_write_all(fd, "\n", 1) != 0;
 	}
 	/* No fsync: a torn or empty file after a crash is only a miss. */
 	if (close(fd) != 0 || bad || rename(tmp, path) != 0)

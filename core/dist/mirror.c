@@ -685,21 +685,6 @@ int pyrt_mirror_wheels_needed(const char *dir,
 	return rc;
 }
 
-/* write(2) until done. */
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copy src to name in the folder wfd through a 0644 partial, hashing;
  * fsync, rename.  shown is name as the user sees it (wheels/<file>). */
 static int copy_hashed_at(const char *src, int wfd, const char *name,
@@ -896,7 +881,7 @@ static int index_write(int dfd, const char *dir, json_t *idx,
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot create %s/%s", dir,
 					  INDEX_TEMP);
-	if (!rc && (write_all(fd, text, len + 1) != 0 || fsync(fd) != 0))
+	if (!rc && (pyrt_fs_write_all(fd, text, len + 1) != 0 || fsync(fd) != 0))
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot write %s/%s", dir,
 					  INDEX_TEMP);

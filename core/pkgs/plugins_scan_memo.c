@@ -42,52 +42,27 @@ static int settled(const struct stat *sb, const struct timespec *started)
 
 /* ------------------------------------------------------------ writing */
 
-typedef struct out {
-	char *s;
-	size_t len, cap;
-	int failed;
-} out;
-
-static void out_raw(out *o, const char *p, size_t n)
-{
-	if (o->failed)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		char *s = realloc(o->s, cap);
-		if (!s) {
-			o->failed = 1;
-			return;
-		}
-		o->s = s;
-		o->cap = cap;
-	}
-	memcpy(o->s + o->len, p, n);
-	o->len += n;
-	o->s[o->len] = '\0';
-}
+typedef pyrt_cache_text out;
 
 static void out_num(out *o, long long v)
 {
 	char b[32];
 	int n = snprintf(b, sizeof b, " %lld", v);
-	out_raw(o, b, (size_t)n);
+	pyrt_cache_text_add(o, b, (size_t)n);
 }
 
 /* " <length>:<bytes>", or " -" for NULL. */
 static void out_str(out *o, const char *s)
 {
 	if (!s) {
-		out_raw(o, " -", 2);
+		pyrt_cache_text_add(o, " -", 2);
 		return;
 	}
 	char b[32];
 	size_t len = strlen(s);
 	int n = snprintf(b, sizeof b, " %zu:", len);
-	out_raw(o, b, (size_t)n);
-	out_raw(o, s, len);
+	pyrt_cache_text_add(o, b, (size_t)n);
+	pyrt_cache_text_add(o, s, len);
 }
 
 static void out_id(out *o, const struct stat *sb)
@@ -143,20 +118,20 @@ static int store_entry(out *o, int dfd, const char *name,
 	if (fstatat(dfd, rel, &ysb, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno != ENOENT || r)
 			return -1;
-		out_raw(o, "N", 1);
+		pyrt_cache_text_add(o, "N", 1);
 		out_str(o, name);
 		out_id(o, &fsb);
-		out_raw(o, "\n", 1);
+		pyrt_cache_text_add(o, "\n", 1);
 		return 0;
 	}
 	if (!r || !settled(&ysb, started))
 		return -1;
-	out_raw(o, "P", 1);
+	pyrt_cache_text_add(o, "P", 1);
 	out_str(o, name);
 	out_id(o, &fsb);
 	out_id(o, &ysb);
 	out_row(o, r);
-	out_raw(o, "\n", 1);
+	pyrt_cache_text_add(o, "\n", 1);
 	return 0;
 }
 
@@ -175,17 +150,17 @@ void pyrt_plugins_scan_memo_store(const char *dir, const char *plugins_dir,
 		return;
 	}
 	struct stat dsb;
-	out o = { 0 };
+	out o = { .max = SCAN_MAX };
 	size_t recorded = 0;
 	int ok = fstat(dfd, &dsb) == 0 && settled(&dsb, started);
 	if (ok) {
 		char head[64];
 		int hn = snprintf(head, sizeof head, SCAN_MAGIC " %d\nD",
 				  SCAN_SCHEMA);
-		out_raw(&o, head, (size_t)hn);
+		pyrt_cache_text_add(&o, head, (size_t)hn);
 		out_str(&o, plugins_dir);
 		out_id(&o, &dsb);
-		out_raw(&o, "\n", 1);
+		pyrt_cache_text_add(&o, "\n", 1);
 	}
 	struct dirent *de;
 	while (ok && (de = readdir(d))) {

@@ -387,45 +387,20 @@ void pyrt_dists_memo_put(pyrt_dists_memo *m, int idx, const char *name,
 
 /* ------------------------------------------------------------ writing */
 
-typedef struct out {
-	char *s;
-	size_t len, cap;
-	int failed;
-} out;
-
-static void out_raw(out *o, const char *p, size_t n)
-{
-	if (o->failed)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 65536;
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		char *s = cap <= MEMO_MAX ? realloc(o->s, cap) : NULL;
-		if (!s) {
-			o->failed = 1;
-			return;
-		}
-		o->s = s;
-		o->cap = cap;
-	}
-	memcpy(o->s + o->len, p, n);
-	o->len += n;
-	o->s[o->len] = '\0';
-}
+typedef pyrt_cache_text out;
 
 static void out_line(out *o, char kind, const char *s,
 		     const pyrt_cache_id *id)
 {
 	char b[32 * (PYRT_CACHE_ID_FIELDS + 1)];
 	int n = snprintf(b, sizeof b, "%c %zu:", kind, strlen(s));
-	out_raw(o, b, (size_t)n);
-	out_raw(o, s, strlen(s));
+	pyrt_cache_text_add(o, b, (size_t)n);
+	pyrt_cache_text_add(o, s, strlen(s));
 	n = 0;
 	for (int i = 0; id && i < PYRT_CACHE_ID_FIELDS; i++)
 		n += snprintf(b + n, sizeof b - (size_t)n, " %lld", id->f[i]);
 	b[n++] = '\n';
-	out_raw(o, b, (size_t)n);
+	pyrt_cache_text_add(o, b, (size_t)n);
 }
 
 /* One folder of a site whose verdicts changed, stat'ed now: recorded when
@@ -485,11 +460,11 @@ void pyrt_dists_memo_free(pyrt_dists_memo *m)
 	for (size_t i = 0; i < m->n; i++)
 		write |= m->s[i].fd >= 0 && m->s[i].dirty == 1;
 	if (write && m->dir[0]) {
-		out o = { 0 };
+		out o = { .max = MEMO_MAX };
 		char head[64];
 		int hn = snprintf(head, sizeof head, MEMO_MAGIC " %d\n",
 				  MEMO_SCHEMA);
-		out_raw(&o, head, (size_t)hn);
+		pyrt_cache_text_add(&o, head, (size_t)hn);
 		/* Only the sites read now: an older install's are dropped. */
 		for (size_t i = 0; i < m->n; i++)
 			if (m->s[i].fd >= 0 && m->s[i].dirty >= 0)

@@ -81,18 +81,25 @@ static int sealed_path(const char *dir, const char *name, char *path,
 	return pyrt_fmt_path(path, len, NULL, "%s/%s", dir, name) ? -1 : 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n)
 {
-	size_t off = 0;
-	while (off < n) {
-		ssize_t w = write(fd, p + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		off += (size_t)w;
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *s = cap <= t->max ? realloc(t->s, cap) : NULL;
+		if (!s) {
+			t->failed = 1;
+			return;
+		}
+		t->s = s;
+		t->cap = cap;
 	}
-	return 0;
+	memcpy(t->s + t->len, p, n);
+	t->len += n;
+	t->s[t->len] = '\0';
 }
 
 void pyrt_cache_write_sealed(const char *dir, const char *name,
@@ -112,8 +119,8 @@ void pyrt_cache_write_sealed(const char *dir, const char *name,
 				    &err);
 	if (fd < 0)
 		return;
-	int bad = write_all(fd, sum, PYRT_CACHE_SUM_LEN + 1) != 0 ||
-		  write_all(fd, body, len) != 0;
+	int bad = pyrt_fs_write_all(fd, sum, PYRT_CACHE_SUM_LEN + 1) != 0 ||
+		  pyrt_fs_write_all(fd, body, len) != 0;
 	/* No fsync: a torn file after a crash fails its checksum: a miss. */
 	if (close(fd) != 0 || bad || rename(tmp, path) != 0)
 		unlink(tmp);

@@ -68,6 +68,18 @@ int pyrt_cache_id_same(const pyrt_cache_id *a, const pyrt_cache_id *b);
  *  started (the start of the read an entry would vouch for). */
 int pyrt_cache_settled(const struct stat *sb, const struct timespec *started);
 
+/** A sealed file's body as it is built: text appended, grown by doubling
+ *  up to max bytes (the size its reader accepts; past it, failed is set
+ *  and the memo is not written: a miss, never a cut file).  Zero it, set
+ *  max, append, write s/len when !failed, free(s). */
+typedef struct pyrt_cache_text {
+	char *s;
+	size_t len, cap, max;
+	int failed;
+} pyrt_cache_text;
+
+void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n);
+
 /** Write body (len bytes) as dir/name, sealed: its checksum line, then
  *  body.  dir is created 0700 when missing; nothing is written when it is
  *  not private.  Best effort: nothing is an error. */

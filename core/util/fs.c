@@ -393,15 +393,16 @@ cleanup:
 	return rc;
 }
 
-/* write(2) until done: it may write less than asked. */
-static int write_all(int fd, const void *data, size_t len)
+int pyrt_fs_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len > 0) {
 		ssize_t k = write(fd, p, len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO; /* no progress: never loop on it */
 			return -1;
 		}
 		p += k;
@@ -480,7 +481,7 @@ int pyrt_fs_write_file_atomic_mode(const char *path, const void *data,
 	int rc = 0;
 	/* fchmod, not open's mode: the umask must not make a file every user
 	 * should read (the marker of a shared box) private by accident. */
-	if (write_all(fd, data, len) != 0 || fchmod(fd, (mode_t)mode) != 0 ||
+	if (pyrt_fs_write_all(fd, data, len) != 0 || fchmod(fd, (mode_t)mode) != 0 ||
 	    fsync(fd) != 0) {
 		rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 					  "cannot write %s", tmp);

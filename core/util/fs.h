@@ -30,6 +30,10 @@ typedef struct pyrt_fs_remove_limits {
 int pyrt_fs_remove_tree(const char *path, const pyrt_fs_remove_limits *limits,
 			pyrt_error *err);
 
+/** write(2) until all len bytes are written, across short writes and
+ *  EINTR; 0, or -1 with errno set. */
+int pyrt_fs_write_all(int fd, const void *data, size_t len);
+
 /**
  * Write data to path atomically: a 0600 temp file in the same directory,
  * fsync, rename over path.

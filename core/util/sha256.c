@@ -10,6 +10,7 @@
  * the CPU has it) with no initialisation.
  */
 #define OPENSSL_SUPPRESS_DEPRECATED
+#include "core/util/fs.h"
 #include "core/util/sha256.h"
 
 #include <errno.h>
@@ -129,20 +130,6 @@ cleanup:
 	return rc;
 }
 
-/* Write all n bytes, across short writes and EINTR. */
-static int write_all(int fd, const unsigned char *buf, size_t n)
-{
-	for (size_t off = 0; off < n;) {
-		ssize_t w = write(fd, buf + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		off += (size_t)w;
-	}
-	return 0;
-}
-
 int pyrt_sha256_copy(int in, int out, unsigned long long cap,
 		     const char *in_name, const char *out_name,
 		     const pyrt_events *ev,
@@ -177,7 +164,7 @@ int pyrt_sha256_copy(int in, int out, unsigned long long cap,
 			goto done;
 		}
 		pyrt_sha256_update(sha, buf, (size_t)n);
-		if (write_all(out, buf, (size_t)n) != 0) {
+		if (pyrt_fs_write_all(out, buf, (size_t)n) != 0) {
 			rc = pyrt_error_set_errno(err, PYRT_E_IO, errno,
 						  "cannot write %s", out_name);
 			goto done;
