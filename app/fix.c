@@ -52,7 +52,7 @@ fix_opts[F__COUNT] = {
 			  BIT(FC_SERVE) | BIT(FC_DOCTOR) },
 	[F_WHEELHOUSE] = { "--wheelhouse", 1, BIT(FC_INSTALL) |
 			   BIT(FC_PLUGINS) | BIT(FC_BASELINE) |
-			   BIT(FC_LOCK) | BIT(FC_SERVE) },
+			   BIT(FC_LOCK) | BIT(FC_SERVE) | BIT(FC_DOCTOR) },
 	[F_REQUIREMENTS] = { "--requirements", 1, BIT(FC_INSTALL) |
 			     BIT(FC_BASELINE) | BIT(FC_SERVE) },
 	[F_FROM_FILE] = { "--from-file", 1, BIT(FC_INSTALL) },
@@ -60,6 +60,18 @@ fix_opts[F__COUNT] = {
 		      BIT(FC_ROLLBACK) },
 	[F_NO_BASELINE] = { "--no-baseline", 0, BIT(FC_INSTALL) },
 };
+
+#ifdef PYRT_TEST_HOOKS
+void app_fix_table_print(FILE *out)
+{
+	for (int c = 0; c < FC__COUNT; c++)
+		for (int o = 0; o < F__COUNT; o++)
+			fprintf(out, "fix %s %s %d\n", fix_commands[c],
+				fix_opts[o].name,
+				fix_opts[o].cmds == EVERY ||
+					(fix_opts[o].cmds & BIT(c)) != 0);
+}
+#endif
 
 static int command_of(const char *word, enum fix_cmd *cmd)
 {

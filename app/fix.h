@@ -56,4 +56,11 @@ int app_fix_plugins(const app_request *req, struct pyrt_plugins *p);
 /** Render the commands in st's message and reasons under req. */
 void app_fix_status(const app_request *req, struct pyrt_status *st);
 
+#ifdef PYRT_TEST_HOOKS
+#include <stdio.h>
+/** e2e_command_table: "fix COMMAND OPTION 0|1", whether a fix for COMMAND
+ *  repeats OPTION, for every pair; the parser must agree with each. */
+void app_fix_table_print(FILE *out);
+#endif
+
 #endif

@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 	/* e2e_command_table: every command and option the tables hold. */
 	if (getenv("PYRT_TEST_COMMAND_TABLE")) {
 		cli_command_table_print(stdout);
+		app_fix_table_print(stdout);
 		return 0;
 	}
 #endif

@@ -103,4 +103,22 @@ while read -r kind c; do
   done <"$work/opts"
   [ "$fail" = "$before" ] && ok "pyrt $c: its usage lists exactly the options the parser takes"
 done <"$work/table"
+
+# --- the options a printed fix repeats (app/fix.c) == what the parser takes
+# app/ cannot read cli/'s rows, so it keeps its own short list of which
+# command takes which repeated option; a fix naming an option its command
+# refuses would be a usage error, and one dropping an option the command
+# takes would send the operator to another box or index.
+before=$fail
+grep "^fix " "$work/table" >"$work/fix" || true
+check "the fix table is printed (a test-hooks build)" \
+  eval '[ "$(wc -l <"$work/fix")" -ge 100 ]'
+while read -r _ c opt takes; do
+  value=; case $opt in --force | --no-baseline) ;; *) value=x ;; esac
+  out=$(PYRT_TEST_PARSE_ONLY=1 "$pyrt" "$c" "$opt" $value 2>&1)
+  if printf '%s\n' "$out" | grep -q "does not apply to"; then accepted=0; else accepted=1; fi
+  [ "$accepted" = "$takes" ] ||
+    bad "a fix for pyrt $c $([ "$takes" = 1 ] && echo repeats || echo drops) $opt, which the parser $([ $accepted = 1 ] && echo accepts || echo refuses)"
+done <"$work/fix"
+[ "$fail" = "$before" ] && ok "every fix repeats exactly the options its command takes"
 e2e_finish
