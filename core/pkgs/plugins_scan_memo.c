@@ -184,75 +184,19 @@ void pyrt_plugins_scan_memo_store(const char *dir, const char *plugins_dir,
 
 /* ------------------------------------------------------------ reading */
 
-typedef struct cursor {
-	const char *p, *end;
-	int bad;
-} cursor;
-
-static int cur_char(cursor *c, char ch)
-{
-	if (c->bad || c->p >= c->end || *c->p != ch) {
-		c->bad = 1;
-		return 0;
-	}
-	c->p++;
-	return 1;
-}
-
-static long long cur_num(cursor *c)
-{
-	if (!cur_char(c, ' '))
-		return 0;
-	long long v = 0;
-	int neg = 0, digits = 0;
-	if (c->p < c->end && *c->p == '-') {
-		neg = 1;
-		c->p++;
-	}
-	while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-		if (v > (LLONG_MAX - 9) / 10) {
-			c->bad = 1;
-			return 0;
-		}
-		v = v * 10 + (*c->p++ - '0');
-		digits++;
-	}
-	if (!digits)
-		c->bad = 1;
-	return neg ? -v : v;
-}
+typedef pyrt_cache_cursor cursor;
 
 /* A string, copied NUL-terminated into a buffer the caller frees (NULL
  * for "-"); *present says which. */
 static char *cur_str(cursor *c, int *present)
 {
 	*present = 0;
-	if (!cur_char(c, ' '))
-		return NULL;
-	if (c->p < c->end && *c->p == '-') {
-		c->p++;
+	if (!c->bad && c->end - c->p >= 2 && c->p[0] == ' ' && c->p[1] == '-') {
+		c->p += 2;
 		return NULL;
 	}
-	size_t len = 0;
-	int digits = 0;
-	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && len < SCAN_MAX) {
-		len = len * 10 + (size_t)(*c->p++ - '0');
-		digits++;
-	}
-	if (!digits || !cur_char(c, ':') || (size_t)(c->end - c->p) < len ||
-	    memchr(c->p, '\0', len)) {
-		c->bad = 1;
-		return NULL;
-	}
-	char *s = malloc(len + 1);
-	if (!s) {
-		c->bad = 1;
-		return NULL;
-	}
-	memcpy(s, c->p, len);
-	s[len] = '\0';
-	c->p += len;
-	*present = 1;
+	char *s = pyrt_cache_cur_str(c, SCAN_MAX);
+	*present = s != NULL;
 	return s;
 }
 
@@ -262,14 +206,14 @@ static int cur_id_matches(cursor *c, const struct stat *sb)
 	identity_of(sb, id);
 	int same = 1;
 	for (int i = 0; i < ID_FIELDS; i++)
-		same &= cur_num(c) == id[i];
+		same &= pyrt_cache_cur_num(c) == id[i];
 	return same && !c->bad;
 }
 
 static void cur_skip_id(cursor *c)
 {
 	for (int i = 0; i < ID_FIELDS; i++)
-		cur_num(c);
+		pyrt_cache_cur_num(c);
 }
 
 /* One parsed row and what it owns. */
@@ -297,10 +241,10 @@ static void parsed_clear(parsed *p)
 static int parse_row(cursor *c, parsed *p)
 {
 	int present;
-	p->row.enabled = (int)cur_num(c);
-	p->row.needs_runtime = (int)cur_num(c);
+	p->row.enabled = (int)pyrt_cache_cur_num(c);
+	p->row.needs_runtime = (int)pyrt_cache_cur_num(c);
 	p->error = cur_str(c, &present);
-	long long n = cur_num(c);
+	long long n = pyrt_cache_cur_num(c);
 	if (c->bad || n < 0 || n > SCAN_REQS_MAX)
 		return -1;
 	for (long long i = 0; i < n; i++) {
@@ -308,7 +252,7 @@ static int parse_row(cursor *c, parsed *p)
 		p->reqs[i].spec = cur_str(c, &has_spec);
 		p->reqs[i].name = cur_str(c, &has_name);
 		p->row.require_count = (size_t)i + 1;
-		long long line = cur_num(c);
+		long long line = pyrt_cache_cur_num(c);
 		if (c->bad || !has_spec || line < 0)
 			return -1;
 		p->lines[i] = (size_t)line;
@@ -317,7 +261,7 @@ static int parse_row(cursor *c, parsed *p)
 	p->row.error = p->error;
 	p->row.requires = p->reqs;
 	p->row.lines = p->lines;
-	return cur_char(c, '\n') ? 0 : -1;
+	return pyrt_cache_cur_char(c, '\n') ? 0 : -1;
 }
 
 /* Whether name (stored for plugins/) is a plain entry name that fits. */
@@ -349,14 +293,14 @@ static int walk_entry(cursor *c, int dfd, int check, pyrt_scan_row_fn fn,
 		if (kind == 'N')
 			/* Still no manifest in it. */
 			return yaml != 0 && errno == ENOENT &&
-			       cur_char(c, '\n');
+			       pyrt_cache_cur_char(c, '\n');
 		if (yaml != 0 || !cur_id_matches(c, &ysb))
 			return 0;
 		return parse_row(c, p) == 0;
 	}
 	cur_skip_id(c);
 	if (kind == 'N')
-		return cur_char(c, '\n');
+		return pyrt_cache_cur_char(c, '\n');
 	cur_skip_id(c);
 	if (parse_row(c, p) != 0)
 		return 0;
@@ -376,15 +320,15 @@ static int walk(const char *body, size_t len, const char *plugins_dir,
 	    memcmp(c.p, magic, sizeof magic - 1) != 0)
 		return 0;
 	c.p += sizeof magic - 1;
-	if (cur_num(&c) != SCAN_SCHEMA || !cur_char(&c, '\n') ||
-	    !cur_char(&c, 'D'))
+	if (pyrt_cache_cur_num(&c) != SCAN_SCHEMA || !pyrt_cache_cur_char(&c, '\n') ||
+	    !pyrt_cache_cur_char(&c, 'D'))
 		return 0;
 	char *pd = cur_str(&c, &present);
 	int same_dir = present && strcmp(pd, plugins_dir) == 0;
 	free(pd);
 	struct stat sb;
 	if (!same_dir || fstat(dfd, &sb) != 0 || !cur_id_matches(&c, &sb) ||
-	    !cur_char(&c, '\n'))
+	    !pyrt_cache_cur_char(&c, '\n'))
 		return 0;
 	for (size_t n = 0; rc == 1 && c.p < c.end; n++) {
 		rc = n < SCAN_ENTRIES_MAX

@@ -147,73 +147,25 @@ static void site_free(site *st)
 
 /* ------------------------------------------------------------ reading */
 
-typedef struct cursor {
-	const char *p, *end;
-	int bad;
-} cursor;
+typedef pyrt_cache_cursor cursor;
 
-static void cur_char(cursor *c, char ch)
-{
-	if (!c->bad && c->p < c->end && *c->p == ch)
-		c->p++;
-	else
-		c->bad = 1;
-}
-
-static long long cur_num(cursor *c)
-{
-	cur_char(c, ' ');
-	if (c->bad)
-		return 0;
-	const char *p = c->p;
-	int neg = p < c->end && *p == '-';
-	p += neg;
-	/* At most 19 digits: they fit unsigned 64 bits, checked after. */
-	const char *start = p, *stop = c->end - p > 19 ? p + 19 : c->end;
-	unsigned long long v = 0;
-	while (p < stop && (unsigned)(*p - '0') < 10)
-		v = v * 10 + (unsigned)(*p++ - '0');
-	if (p == start || v > (unsigned long long)LLONG_MAX ||
-	    (p < c->end && (unsigned)(*p - '0') < 10)) {
-		c->bad = 1;
-		return 0;
-	}
-	c->p = p;
-	return neg ? -(long long)v : (long long)v;
-}
-
-/* " <length>:<bytes>" copied (malloc'd), or NULL with c->bad set. */
+/* " <length>:<bytes>" copied (malloc'd), or NULL with c->bad set: a path
+ * is never empty. */
 static char *cur_str(cursor *c)
 {
-	cur_char(c, ' ');
-	size_t len = 0;
-	int digits = 0;
-	while (!c->bad && c->p < c->end && *c->p >= '0' && *c->p <= '9' &&
-	       len < PATH_MAX) {
-		len = len * 10 + (size_t)(*c->p++ - '0');
-		digits++;
-	}
-	cur_char(c, ':');
-	if (c->bad || !digits || !len || (size_t)(c->end - c->p) < len ||
-	    memchr(c->p, '\0', len)) {
+	char *s = pyrt_cache_cur_str(c, PATH_MAX);
+	if (s && !*s) {
+		free(s);
 		c->bad = 1;
 		return NULL;
 	}
-	char *s = malloc(len + 1);
-	if (!s) {
-		c->bad = 1;
-		return NULL;
-	}
-	memcpy(s, c->p, len);
-	s[len] = '\0';
-	c->p += len;
 	return s;
 }
 
 static void cur_id(cursor *c, pyrt_cache_id *id)
 {
 	for (int i = 0; i < PYRT_CACHE_ID_FIELDS; i++)
-		id->f[i] = cur_num(c);
+		id->f[i] = pyrt_cache_cur_num(c);
 }
 
 /* The whole body into m's sites, or nothing at all. */
@@ -224,9 +176,9 @@ static void memo_parse(pyrt_dists_memo *m, const char *body, size_t len)
 	if (len < sizeof magic || memcmp(body, magic, sizeof magic - 1) != 0)
 		return;
 	c.p += sizeof magic - 1;
-	if (cur_num(&c) != MEMO_SCHEMA)
+	if (pyrt_cache_cur_num(&c) != MEMO_SCHEMA)
 		return;
-	cur_char(&c, '\n');
+	pyrt_cache_cur_char(&c, '\n');
 	site *st = NULL;
 	while (!c.bad && c.p < c.end) {
 		char kind = *c.p++;
@@ -253,7 +205,7 @@ static void memo_parse(pyrt_dists_memo *m, const char *body, size_t len)
 			c.bad = 1;
 		}
 		free(s);
-		cur_char(&c, '\n');
+		pyrt_cache_cur_char(&c, '\n');
 	}
 	if (!c.bad)
 		return;

@@ -102,6 +102,63 @@ void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n)
 	t->s[t->len] = '\0';
 }
 
+int pyrt_cache_cur_char(pyrt_cache_cursor *c, char ch)
+{
+	if (c->bad || c->p >= c->end || *c->p != ch) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p++;
+	return 1;
+}
+
+long long pyrt_cache_cur_num(pyrt_cache_cursor *c)
+{
+	if (!pyrt_cache_cur_char(c, ' '))
+		return 0;
+	const char *p = c->p;
+	int neg = p < c->end && *p == '-';
+	p += neg;
+	/* At most 19 digits: they fit unsigned 64 bits, checked after. */
+	const char *start = p, *stop = c->end - p > 19 ? p + 19 : c->end;
+	unsigned long long v = 0;
+	while (p < stop && (unsigned)(*p - '0') < 10)
+		v = v * 10 + (unsigned)(*p++ - '0');
+	if (p == start || v > (unsigned long long)LLONG_MAX ||
+	    (p < c->end && (unsigned)(*p - '0') < 10)) {
+		c->bad = 1;
+		return 0;
+	}
+	c->p = p;
+	return neg ? -(long long)v : (long long)v;
+}
+
+char *pyrt_cache_cur_str(pyrt_cache_cursor *c, size_t max)
+{
+	if (!pyrt_cache_cur_char(c, ' '))
+		return NULL;
+	size_t len = 0;
+	int digits = 0;
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && len <= max) {
+		len = len * 10 + (size_t)(*c->p++ - '0');
+		digits++;
+	}
+	if (!digits || len > max || !pyrt_cache_cur_char(c, ':') ||
+	    (size_t)(c->end - c->p) < len || memchr(c->p, '\0', len)) {
+		c->bad = 1;
+		return NULL;
+	}
+	char *s = malloc(len + 1);
+	if (!s) {
+		c->bad = 1;
+		return NULL;
+	}
+	memcpy(s, c->p, len);
+	s[len] = '\0';
+	c->p += len;
+	return s;
+}
+
 void pyrt_cache_write_sealed(const char *dir, const char *name,
 			     const char *body, size_t len)
 {

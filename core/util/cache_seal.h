@@ -80,6 +80,23 @@ typedef struct pyrt_cache_text {
 
 void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n);
 
+/** Reading a sealed body back: a cursor over it that turns bad at the
+ *  first byte out of place and stays bad (every read after it is a
+ *  no-op), so a parser checks once, at the end. */
+typedef struct pyrt_cache_cursor {
+	const char *p, *end;
+	int bad;
+} pyrt_cache_cursor;
+
+/** The byte ch: 1, or 0 (the cursor is bad). */
+int pyrt_cache_cur_char(pyrt_cache_cursor *c, char ch);
+/** " <decimal>" (a leading '-' allowed, at most 19 digits, fits a long
+ *  long); 0 when bad. */
+long long pyrt_cache_cur_num(pyrt_cache_cursor *c);
+/** " <length>:<bytes>", length ≤ max, no NUL in the bytes: malloc'd and
+ *  NUL-terminated ("" for length 0), or NULL with the cursor bad. */
+char *pyrt_cache_cur_str(pyrt_cache_cursor *c, size_t max);
+
 /** Write body (len bytes) as dir/name, sealed: its checksum line, then
  *  body.  dir is created 0700 when missing; nothing is written when it is
  *  not private.  Best effort: nothing is an error. */
