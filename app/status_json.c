@@ -201,14 +201,28 @@ json_t *app_plugin_json(const pyrt_plugin *pl, int runtime_ready)
 		if (checked && q->conflict)
 			json_array_append_new(conflicts, app_text_json(q->name));
 	}
-	return json_pack("{s:o, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "name", app_text_json(pl->name), "enabled", pl->enabled,
-			 "needs_runtime", pl->needs_runtime,
-			 "verdict", pyrt_verdict_name(pl->verdict),
-			 "requires", requires, "installed", installed,
-			 "missing", missing, "conflicts", conflicts,
-			 "fix", str_or_null_any(pl->fix),
-			 "error", str_or_null_any(pl->error));
+	/* Set key by key, not json_pack: parsing its format string for each
+	 * of 1,000 plugins was most of this function's cost (issue 28).
+	 * The keys keep json_pack's order, so the dump is the same bytes. */
+	const char *keys[] = {"name", "enabled", "needs_runtime", "verdict",
+			      "requires", "installed", "missing", "conflicts",
+			      "fix", "error"};
+	json_t *vals[] = {app_text_json(pl->name),
+			  json_boolean(pl->enabled),
+			  json_boolean(pl->needs_runtime),
+			  json_string(pyrt_verdict_name(pl->verdict)),
+			  requires, installed, missing, conflicts,
+			  str_or_null_any(pl->fix), str_or_null_any(pl->error)};
+	json_t *obj = json_object();
+	int ok = obj != NULL;
+	/* json_object_set_new takes each value, even on failure. */
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		ok &= vals[i] && json_object_set_new_nocheck(obj, keys[i],
+							     vals[i]) == 0;
+	if (ok)
+		return obj;
+	json_decref(obj);
+	return NULL;
 }
 
 json_t *app_plugins_json(const pyrt_plugins *plugins)

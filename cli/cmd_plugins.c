@@ -55,16 +55,53 @@ static int matrix_log(pyrt_log_level level, const char *line, void *payload)
 	return 0;
 }
 
+/* json_dump_callback's pieces gathered into runs of up to 64 KiB before
+ * stdio sees them: json_dumpf makes an fwrite of every token, which at
+ * 1,000 plugins cost more than building the object, and json_dumps grows
+ * one buffer of the whole answer (a page fault per 4 KiB of it). */
+typedef struct json_out {
+	size_t used;
+	int failed;
+	char buf[65536];
+} json_out;
+
+static int json_out_flush(json_out *o)
+{
+	if (o->used && fwrite(o->buf, 1, o->used, stdout) != o->used)
+		o->failed = 1;
+	o->used = 0;
+	return o->failed ? -1 : 0;
+}
+
+static int json_out_piece(const char *piece, size_t len, void *data)
+{
+	json_out *o = data;
+	if (o->used + len > sizeof o->buf && json_out_flush(o) != 0)
+		return -1;
+	if (len > sizeof o->buf)
+		return fwrite(piece, 1, len, stdout) == len ? 0 : -1;
+	memcpy(o->buf + o->used, piece, len);
+	o->used += len;
+	return 0;
+}
+
 static int print_json(const plugins_ctx *c)
 {
 	json_t *obj = app_plugins_json(c->plugins);
-	if (!obj) {
+	json_out *o = malloc(sizeof *o);
+	if (!obj || !o) {
+		json_decref(obj);
+		free(o);
 		app_errorf("out of memory");
 		return PYRT_E_NOMEM;
 	}
-	int rc = json_dumpf(obj, stdout, JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
-	fputc('\n', stdout);
+	o->used = 0;
+	o->failed = 0;
+	int rc = json_dump_callback(obj, json_out_piece, o,
+				    JSON_INDENT(2) | APP_TEXT_JSON_FLAGS);
 	json_decref(obj);
+	rc |= json_out_piece("\n", 1, o) | json_out_flush(o);
+	free(o);
 	return rc == 0 ? 0 : PYRT_E_IO;
 }
 
