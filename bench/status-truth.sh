@@ -23,6 +23,31 @@ sleep 2.5
 echo "load before: $(cat /proc/loadavg)"
 hyperfine -N --warmup 20 --runs 300 \
   "true" \
+  "$pyrt --version" \
   "$pyrt status ${common[*]}" \
   "$pyrt status --json ${common[*]}"
 echo "load after: $(cat /proc/loadavg)"
+
+# Where the time goes, counted rather than timed: syscalls and pages
+# touched (one page fault costs microseconds in a VM: bench/pagefault.c).
+strace -o "$work/strace.txt" "$pyrt" status "${common[@]}" >/dev/null
+echo "status: $(grep -vc '^+++' "$work/strace.txt") syscalls," \
+  "$(grep -c '^newfstatat' "$work/strace.txt") of them newfstatat"
+if command -v perf >/dev/null; then
+  for cmd in "true" "$pyrt --version" "$pyrt status ${common[*]}"; do
+    faults=$(perf stat -x, -r 100 -e page-faults $cmd 2>&1 >/dev/null |
+      awk -F, '/page-faults/ {print $1}')
+    echo "page faults: $faults  $cmd"
+  done
+fi
+
+# The floor of a correct per-call check: the memo stats every folder that
+# holds a file some RECORD lists, relative to the site folder; this is what
+# those stats alone cost here, outside pyrt.
+site=$("$box/runtime/python/current/bin/python3" -I -c \
+  'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+sed -n 's/^newfstatat([0-9]\+, "\([^"]\+\)".*/\1/p' "$work/strace.txt" \
+  >"$work/folders"
+cc -O2 -o "$work/statcost" "$src/bench/statcost.c"
+echo "floor: status's relative stats (memo folders and RECORDs) alone:"
+"$work/statcost" "$site" 2000 <"$work/folders"
