@@ -29,8 +29,19 @@ typedef struct walk {
 	int cur_checked;     /* cur passed the folder rule */
 	int cur_known;       /* cur_st is the lstat of cur this walk made */
 	struct stat cur_st;
+	size_t depth;        /* components of cur */
+	pyrt_fs_seen *seen;  /* what was lstat'ed of cur's folders, or NULL */
 	pyrt_error *err;
 } walk;
+
+/* Remember st as the lstat of cur (depth components). */
+static void seen_note(walk *w, const struct stat *st)
+{
+	if (!w->seen || w->depth > PYRT_FS_SEEN_MAX)
+		return;
+	w->seen->st[w->depth] = *st;
+	w->seen->known[w->depth] = 1;
+}
 
 static int trusted_uid(uid_t uid)
 {
@@ -65,6 +76,8 @@ static int check_folder(walk *w)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
+	else
+		seen_note(w, &st);
 	int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) &&
 		     !(st.st_mode & S_ISVTX);
 	if (trusted_uid(st.st_uid) && !shared) {
@@ -146,6 +159,8 @@ static void cur_parent(walk *w)
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_checked = 0;
 	w->cur_known = 0;
+	if (w->depth)
+		w->depth--;
 }
 
 /* The part that does not exist yet, appended as typed: no "." or "..",
@@ -210,6 +225,7 @@ static int follow_link(walk *w, const char *at, const struct stat *st,
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 		w->cur_checked = 0;
 		w->cur_known = 0;
+		w->depth = 0;
 	}
 	return 0;
 }
@@ -251,6 +267,8 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 	w->cur_checked = 0;
 	w->cur_known = 1;
 	w->cur_st = st;
+	w->depth++;
+	seen_note(w, &st);
 	memmove(rest, after, strlen(after) + 1);
 	return 0;
 }
@@ -261,6 +279,7 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 	pyrt_fmt_text(rest, sizeof rest, "%s", abs);
 	pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_known = 0;
+	w->depth = 0;
 	int links = 0, done = 0;
 	while (!done) {
 		const char *p = rest + strspn(rest, "/");
@@ -286,6 +305,9 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 		if (rc)
 			return rc;
 	}
+	/* What exists of cur: a missing tail was appended past depth. */
+	if (w->seen)
+		w->seen->depth = w->depth;
 	if (done || (flags & (PYRT_TRUST_NO_FINAL | PYRT_TRUST_LINKS_ONLY)))
 		return 0;
 	return check_final(w);
@@ -294,7 +316,19 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err)
 {
-	walk w = { .label = label, .given = path, .err = err };
+	return pyrt_trust_path_seen(label, path, flags, resolved, len, NULL,
+				    err);
+}
+
+int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
+			 char *resolved, size_t len, pyrt_fs_seen *seen,
+			 pyrt_error *err)
+{
+	walk w = { .label = label, .given = path, .seen = seen, .err = err };
+	if (seen)
+		memset(seen->known, 0, sizeof seen->known);
+	if (seen)
+		seen->depth = 0;
 	char abs[PATH_MAX];
 	if (!path || !*path)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s: empty path",

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "core/util/error.h"
+#include "core/util/fs.h"
 
 /** A tail that does not exist yet is fine: pyrt creates it. */
 #define PYRT_TRUST_MISSING_OK 1u
@@ -44,6 +45,15 @@
  */
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err);
+
+/**
+ * pyrt_trust_path that also tells what its walk lstat()ed of the folders
+ * of resolved (fs.h's pyrt_fs_seen; resolved must not be NULL), so a
+ * caller judging them again (the box's ancestors) need not stat them.
+ */
+int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
+			 char *resolved, size_t len, pyrt_fs_seen *seen,
+			 pyrt_error *err);
 
 /** pyrt_trust_open: open a folder (O_DIRECTORY), not a file. */
 #define PYRT_TRUST_DIR 8u
