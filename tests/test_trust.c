@@ -258,3 +258,49 @@ Test(trust, the_walk_tells_what_it_saw_of_each_folder)
 	free(sub);
 	free(real);
 }
+
+/*
+ * The front end's gate opens the path its own walk resolved: it judges
+ * that walk's lstats (a folder forged as 0777 in the record is refused, in
+ * the words a real 0777 folder gets), and a record of another path is not
+ * used.
+ */
+Test(trust, the_gate_judges_the_walk_it_was_given)
+{
+	char *dir = pt_join(tmp, "conf");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	char *f = pt_join(dir, "pins.yaml");
+	pt_write(f, "x\n");
+	pyrt_fs_seen seen;
+	char out[PATH_MAX];
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_trust_path_seen("--pins", f, PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, out,
+					  sizeof out, &seen, &err), 0, "%s",
+		     err.msg);
+	cr_assert_str_eq(seen.path, out);
+	int fd = -1;
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &seen, &fd, &err),
+		     0, "%s", err.msg);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pyrt_fs_seen forged = seen;
+	cr_assert_geq(forged.depth, 2);
+	forged.st[forged.depth - 1].st_mode = S_IFDIR | 0777;
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &forged, &fd, &err),
+		     PYRT_E_UNTRUSTED);
+	char msg[PYRT_ERROR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", err.msg);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	cr_assert_eq(pyrt_trust_open("--pins", out, 0, &fd, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert_str_eq(msg, err.msg);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	/* the record of another path: walked afresh, and passes */
+	snprintf(forged.path, sizeof forged.path, "%s/other", tmp);
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &forged, &fd, &err),
+		     0, "%s", err.msg);
+	close(fd);
+	free(f);
+	free(dir);
+}

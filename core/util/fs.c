@@ -846,7 +846,7 @@ int pyrt_fs_check_ancestors_seen(const char *path, const pyrt_fs_seen *seen,
 				      path);
 	/* A resolved path is "/" and names: one component fewer a step.
 	 * Any other spelling would pair a folder with another's lstat. */
-	if (seen && !path_canonical(dir))
+	if (seen && (strcmp(seen->path, dir) != 0 || !path_canonical(dir)))
 		seen = NULL;
 	size_t depth = seen ? path_depth(dir) : 0;
 	for (;;) {

@@ -6,6 +6,7 @@
 #ifndef PYRT_FS_H
 #define PYRT_FS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -99,6 +100,7 @@ int pyrt_fs_check_private_dir_stat(const char *path, const struct stat *known,
  */
 #define PYRT_FS_SEEN_MAX 24
 typedef struct pyrt_fs_seen {
+	char path[PATH_MAX]; /* the resolved path the record is of */
 	size_t depth;
 	unsigned char known[PYRT_FS_SEEN_MAX + 1];
 	struct stat st[PYRT_FS_SEEN_MAX + 1];

@@ -31,8 +31,17 @@ typedef struct walk {
 	struct stat cur_st;
 	size_t depth;        /* components of cur */
 	pyrt_fs_seen *seen;  /* what was lstat'ed of cur's folders, or NULL */
+	/* An earlier walk's record of this very path: its lstats stand in
+	 * for this walk's own while the walk goes name by name down it. */
+	const pyrt_fs_seen *reuse;
 	pyrt_error *err;
 } walk;
+
+/* The earlier walk's lstat of cur's prefix of depth components. */
+static const struct stat *reused(const walk *w, size_t depth)
+{
+	return w->reuse ? pyrt_fs_seen_at(w->reuse, depth) : NULL;
+}
 
 /* Remember st as the lstat of cur (depth components). */
 static void seen_note(walk *w, const struct stat *st)
@@ -70,13 +79,16 @@ static int check_folder(walk *w)
 	char owner[128];
 	/* The step that reached cur lstat'ed it just now: judge that, not a
 	 * second lstat of the same name. */
+	const struct stat *before = w->cur_known ? NULL : reused(w, w->depth);
 	if (w->cur_known)
 		st = w->cur_st;
+	else if (before)
+		st = *before;
 	else if (lstat(w->cur, &st) != 0)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
-	else
+	if (!w->cur_known)
 		seen_note(w, &st);
 	int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) &&
 		     !(st.st_mode & S_ISVTX);
@@ -159,6 +171,7 @@ static void cur_parent(walk *w)
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_checked = 0;
 	w->cur_known = 0;
+	w->reuse = NULL; /* the record is of a path walked straight down */
 	if (w->depth)
 		w->depth--;
 }
@@ -246,7 +259,10 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 				      "%s %s: path too long", w->label,
 				      w->given);
 	struct stat st;
-	if (lstat(at, &st) != 0) {
+	const struct stat *before = reused(w, w->depth + 1);
+	if (before)
+		st = *before;
+	else if (lstat(at, &st) != 0) {
 		if (errno == ENOENT && (flags & PYRT_TRUST_MISSING_OK)) {
 			*done = 1;
 			return append_missing(w, name, after);
@@ -255,6 +271,7 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 					    "%s %s", w->label, w->given);
 	}
 	if (S_ISLNK(st.st_mode)) {
+		w->reuse = NULL; /* the record is of a path with no link */
 		if ((rc = check_folder(w)) != 0)
 			return rc;
 		if (++*links > TRUST_MAX_LINKS)
@@ -306,12 +323,19 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 			return rc;
 	}
 	/* What exists of cur: a missing tail was appended past depth. */
-	if (w->seen)
+	if (w->seen) {
 		w->seen->depth = w->depth;
+		pyrt_fmt_text(w->seen->path, sizeof w->seen->path, "%s",
+			      w->cur);
+	}
 	if (done || (flags & (PYRT_TRUST_NO_FINAL | PYRT_TRUST_LINKS_ONLY)))
 		return 0;
 	return check_final(w);
 }
+
+static int trust_walk(const char *label, const char *path, unsigned flags,
+		      char *resolved, size_t len, pyrt_fs_seen *seen,
+		      const pyrt_fs_seen *reuse, pyrt_error *err);
 
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err)
@@ -324,11 +348,19 @@ int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
 			 char *resolved, size_t len, pyrt_fs_seen *seen,
 			 pyrt_error *err)
 {
+	return trust_walk(label, path, flags, resolved, len, seen, NULL, err);
+}
+
+static int trust_walk(const char *label, const char *path, unsigned flags,
+		      char *resolved, size_t len, pyrt_fs_seen *seen,
+		      const pyrt_fs_seen *reuse, pyrt_error *err)
+{
 	walk w = { .label = label, .given = path, .seen = seen, .err = err };
-	if (seen)
+	if (seen) {
 		memset(seen->known, 0, sizeof seen->known);
-	if (seen)
 		seen->depth = 0;
+		seen->path[0] = '\0';
+	}
 	char abs[PATH_MAX];
 	if (!path || !*path)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s: empty path",
@@ -352,6 +384,9 @@ int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
 					      "%s %s: path too long", label,
 					      path);
 	}
+	/* Only a record of this very path, spelled as its walk resolved it. */
+	if (reuse && strcmp(reuse->path, abs) == 0)
+		w.reuse = reuse;
 	int rc = walk_all(&w, abs, flags);
 	if (rc)
 		return rc;
@@ -375,9 +410,15 @@ int pyrt_trust_fd(const char *label, int fd, const char *shown,
 int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err)
 {
+	return pyrt_trust_open_seen(label, path, flags, NULL, fd, err);
+}
+
+int pyrt_trust_open_seen(const char *label, const char *path, unsigned flags,
+			 const pyrt_fs_seen *seen, int *fd, pyrt_error *err)
+{
 	char real[PATH_MAX];
 	*fd = -1;
-	int rc = pyrt_trust_path(label, path, 0, real, sizeof real, err);
+	int rc = trust_walk(label, path, 0, real, sizeof real, NULL, seen, err);
 	if (rc)
 		return rc;
 	/* The folder first, then the name in it without following a link:

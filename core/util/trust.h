@@ -73,6 +73,15 @@ int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err);
 
 /**
+ * pyrt_trust_open of the path a walk just resolved (seen->path, from
+ * pyrt_trust_path_seen), judging what that walk lstat()ed of each folder
+ * instead of a second lstat: the same rule and messages.  seen of another
+ * path (or NULL) is not used.
+ */
+int pyrt_trust_open_seen(const char *label, const char *path, unsigned flags,
+			 const pyrt_fs_seen *seen, int *fd, pyrt_error *err);
+
+/**
  * The rule on a descriptor opened relative to a folder that passed the
  * gate (a plugin folder or its plugin.yaml, a wheel in a wheelhouse):
  * owned by root or the effective user, writable by no one else.  shown
