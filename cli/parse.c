@@ -595,4 +595,6 @@ void cli_args_clear(app_request *opts)
 	for (size_t i = 0; i < opts->nowned; i++)
 		free(opts->owned[i]);
 	opts->nowned = 0;
+	free(opts->pins_seen);
+	opts->pins_seen = NULL;
 }

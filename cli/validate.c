@@ -185,6 +185,13 @@ static int normalise_field(app_request *o, const char **field, const char *opt,
 		if (gated)
 			rc = gate(norm, opt, kind, seen, msg, msglen);
 	}
+	/* The pins loader walks pins_path again in core: it may judge what
+	 * this walk saw (app_request.pins_seen). */
+	if (!rc && seen && field == &o->pins_path) {
+		free(o->pins_seen);
+		o->pins_seen = seen;
+		seen = NULL;
+	}
 	free(seen);
 	return rc;
 }

@@ -48,7 +48,7 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 
 /**
  * pyrt_trust_path that also tells what its walk lstat()ed of the folders
- * of resolved (fs.h's pyrt_fs_seen; resolved must not be NULL), so a
+ * of the resolved path (fs.h's pyrt_fs_seen, whose path is that path), so a
  * caller judging them again (the box's ancestors) need not stat them.
  */
 int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
@@ -71,6 +71,16 @@ int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
  */
 int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err);
+
+/**
+ * pyrt_trust_path of the path an earlier walk resolved (reuse->path, from
+ * pyrt_trust_path_seen), judging that walk's lstat of each folder instead
+ * of its own: the same rule and messages.  reuse of another path (or NULL)
+ * is not used.
+ */
+int pyrt_trust_path_reuse(const char *label, const char *path, unsigned flags,
+			  char *resolved, size_t len,
+			  const pyrt_fs_seen *reuse, pyrt_error *err);
 
 /**
  * pyrt_trust_open of the path a walk just resolved (seen->path, from
