@@ -81,6 +81,8 @@ typedef struct app_request {
 	 * is parsed, so only for the load every front makes right after
 	 * (cli, tui and serve start-up); owned by the CLI. */
 	struct pyrt_fs_seen *pins_seen;
+	/* The same for box_root: pyrt status opens the box judging it. */
+	struct pyrt_fs_seen *box_seen;
 } app_request;
 
 #endif

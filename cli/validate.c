@@ -117,6 +117,13 @@ int cli_path_normalise_trusted(const char *given, const char *opt,
 	return normalise(given, opt, 1, NULL, out, msg, msglen);
 }
 
+int cli_path_normalise_trusted_seen(const char *given, const char *opt,
+				    pyrt_fs_seen *seen, char **out,
+				    char *msg, size_t msglen)
+{
+	return normalise(given, opt, 1, seen, out, msg, msglen);
+}
+
 /* The gate (trust.h) on what an option of kind names, once it exists
  * (a missing one is refused below, by what the command does with it): the
  * file, or the folder and each entry in it, owned by root or us and

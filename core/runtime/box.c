@@ -184,6 +184,12 @@ static const struct stat *root_seen(const char *root, const pyrt_fs_seen *seen)
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err)
 {
+	return pyrt_box_open_seen(out, root, create, NULL, err);
+}
+
+int pyrt_box_open_seen(pyrt_box **out, const char *root, int create,
+		       const pyrt_fs_seen *walked, pyrt_error *err)
+{
 	*out = NULL;
 	pyrt_box *box = calloc(1, sizeof *box);
 	if (!box)
@@ -196,10 +202,11 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		      : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	/* Walked as given: a link on the way decides which box this is.
 	 * The folders of the resolved path are checked just below. */
-	if (!rc) rc = pyrt_trust_path_seen("box root", given,
-					   PYRT_TRUST_MISSING_OK |
-					   PYRT_TRUST_LINKS_ONLY, resolved,
-					   sizeof resolved, seen, err);
+	if (!rc) rc = pyrt_trust_path_walked("box root", given,
+					     PYRT_TRUST_MISSING_OK |
+					     PYRT_TRUST_LINKS_ONLY, resolved,
+					     sizeof resolved, seen, walked,
+					     err);
 	if (!rc && !(box->root = strdup(resolved)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	if (!rc) rc = pyrt_fs_check_ancestors_seen(box->root, seen, err);

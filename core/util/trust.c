@@ -344,6 +344,14 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 				    err);
 }
 
+int pyrt_trust_path_walked(const char *label, const char *path,
+			   unsigned flags, char *resolved, size_t len,
+			   pyrt_fs_seen *seen, const pyrt_fs_seen *reuse,
+			   pyrt_error *err)
+{
+	return trust_walk(label, path, flags, resolved, len, seen, reuse, err);
+}
+
 int pyrt_trust_path_reuse(const char *label, const char *path, unsigned flags,
 			  char *resolved, size_t len,
 			  const pyrt_fs_seen *reuse, pyrt_error *err)

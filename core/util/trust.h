@@ -73,6 +73,16 @@ int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err);
 
 /**
+ * pyrt_trust_path_seen whose walk judges reuse (an earlier walk's record
+ * of the same resolved path, or NULL) as pyrt_trust_path_reuse does, and
+ * records into seen what it judged.
+ */
+int pyrt_trust_path_walked(const char *label, const char *path,
+			   unsigned flags, char *resolved, size_t len,
+			   pyrt_fs_seen *seen, const pyrt_fs_seen *reuse,
+			   pyrt_error *err);
+
+/**
  * pyrt_trust_path of the path an earlier walk resolved (reuse->path, from
  * pyrt_trust_path_seen), judging that walk's lstat of each folder instead
  * of its own: the same rule and messages.  reuse of another path (or NULL)
