@@ -75,6 +75,14 @@ typedef struct app_request {
 	/* the normalised copies of path options the fields above point at */
 	char *owned[APP_OWNED_MAX];
 	size_t nowned;
+	/* What the CLI's walk of pins_path lstat()ed of its folders (or
+	 * NULL; core/util/fs.h): the pins loader judges those instead of
+	 * walking the same path a second time.  Taken when the command line
+	 * is parsed, so only for the load every front makes right after
+	 * (cli, tui and serve start-up); owned by the CLI. */
+	struct pyrt_fs_seen *pins_seen;
+	/* The same for box_root: pyrt status opens the box judging it. */
+	struct pyrt_fs_seen *box_seen;
 } app_request;
 
 #endif

@@ -69,7 +69,8 @@ int app_load_pins(const app_request *opts, pyrt_pins **out, char *msg,
 		 : pyrt_pylock_is_name(opts->pins_path)
 		 ? pyrt_pylock_load_pins(out, opts->pins_path, opts->box_root,
 					 &err)
-		 : pyrt_pins_load_file(out, opts->pins_path, &err);
+		 : pyrt_pins_load_file_seen(out, opts->pins_path,
+					    opts->pins_seen, &err);
 	if (rc >= 0)
 		return rc;
 	const char *why = err.msg[0] ? err.msg : pyrt_strerror(rc);

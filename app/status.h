@@ -25,4 +25,13 @@ int app_status_read_memo(const char *box_root, const pyrt_pins *pins,
 			 const char *platform_key, int deep,
 			 pyrt_status *out, pyrt_error *err);
 
+struct pyrt_fs_seen;
+/** app_status_read_memo for a one-shot command whose front end just
+ *  walked box_root: that walk's record (app_request.box_seen) stands in
+ *  for the box's own walk (pyrt_box_open_seen). */
+int app_status_read_memo_seen(const char *box_root,
+			      const struct pyrt_fs_seen *walked,
+			      const pyrt_pins *pins, const char *platform_key,
+			      int deep, pyrt_status *out, pyrt_error *err);
+
 #endif

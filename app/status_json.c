@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/plugin.h"
@@ -126,8 +127,11 @@ int app_status_rollback(const pyrt_status *st, app_rollback_target *out)
 	char link[4200], dir[PATH_MAX], path[PATH_MAX + 16];
 	snprintf(link, sizeof link, "%.*s/previous",
 		 (int)(n - (sizeof cur - 1)), st->path);
-	/* previous → installs/<id>/python: the install is its parent. */
-	if (!realpath(link, dir))
+	/* previous → installs/<id>/python: the install is its parent.  Most
+	 * boxes keep none: one lstat says so, where realpath() would first
+	 * readlink every folder above it (the same failure either way). */
+	struct stat lst;
+	if (lstat(link, &lst) != 0 || !realpath(link, dir))
 		return 0;
 	char *slash = strrchr(dir, '/');
 	if (!slash || strcmp(slash, "/python") != 0)

@@ -196,9 +196,9 @@ int cli_cmd_status(const cli_ctx *c)
 	const app_request *opts = c->opts;
 	pyrt_status *st = calloc(1, sizeof *st);
 	pyrt_error err = PYRT_ERROR_INIT;
-	int rc = st ? app_status_read_memo(opts->box_root, c->pins,
-					    c->platform.key, opts->deep, st,
-					    &err)
+	int rc = st ? app_status_read_memo_seen(opts->box_root, opts->box_seen,
+						 c->pins, c->platform.key,
+						 opts->deep, st, &err)
 		    : pyrt_error_set(&err, PYRT_E_NOMEM, "out of memory");
 	int status;
 	if (rc >= 0)

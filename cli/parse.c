@@ -19,6 +19,7 @@
 #include "cli/validate.h"
 #include "core/runtime/box.h"
 #include "core/util/error.h"
+#include "core/util/fs.h"
 
 enum opt_id {
 	O_BOX_ROOT, O_PINS, O_CACERT, O_JSON, O_YES, O_NO_COLOR, O_THEME,
@@ -438,12 +439,20 @@ static int absolutize_box(parse_state *ps)
 {
 	app_request *o = ps->opts;
 	char *norm = NULL;
-	int rc = cli_path_normalise_trusted(o->box_root, o->box_root_from,
-					    &norm, ps->msg, ps->msglen);
-	if (rc)
+	pyrt_fs_seen *seen = malloc(sizeof *seen);
+	if (!seen)
+		return PYRT_E_NOMEM;
+	int rc = cli_path_normalise_trusted_seen(o->box_root, o->box_root_from,
+						 seen, &norm, ps->msg,
+						 ps->msglen);
+	if (rc) {
+		free(seen);
 		return rc;
+	}
 	free(o->box_root);
 	o->box_root = norm;
+	free(o->box_seen);
+	o->box_seen = seen;
 	return 0;
 }
 
@@ -595,4 +604,8 @@ void cli_args_clear(app_request *opts)
 	for (size_t i = 0; i < opts->nowned; i++)
 		free(opts->owned[i]);
 	opts->nowned = 0;
+	free(opts->pins_seen);
+	opts->pins_seen = NULL;
+	free(opts->box_seen);
+	opts->box_seen = NULL;
 }

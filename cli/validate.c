@@ -58,7 +58,7 @@ static int expand_home(const char *given, const char *opt, char *out,
 }
 
 static int normalise(const char *given, const char *opt, int trust,
-		     char **out, char *msg, size_t msglen)
+		     pyrt_fs_seen *seen, char **out, char *msg, size_t msglen)
 {
 	char expanded[PATH_MAX], abs[PATH_MAX], cwd[PATH_MAX], real[PATH_MAX];
 	*out = NULL;
@@ -85,9 +85,9 @@ static int normalise(const char *given, const char *opt, int trust,
 	if (trust) {
 		/* Walked as typed: a link in it is part of where it leads.
 		 * Core walks the resolved path in full where it uses it. */
-		rc = pyrt_trust_path(opt, abs, PYRT_TRUST_MISSING_OK |
-				     PYRT_TRUST_LINKS_ONLY, real, sizeof real,
-				     &err);
+		rc = pyrt_trust_path_seen(opt, abs, PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, real,
+					  sizeof real, seen, &err);
 		if (rc == PYRT_E_UNTRUSTED) {
 			snprintf(msg, msglen, "%s", err.msg);
 			return rc;
@@ -108,13 +108,20 @@ static int normalise(const char *given, const char *opt, int trust,
 int cli_path_normalise(const char *given, const char *opt, char **out,
 		       char *msg, size_t msglen)
 {
-	return normalise(given, opt, 0, out, msg, msglen);
+	return normalise(given, opt, 0, NULL, out, msg, msglen);
 }
 
 int cli_path_normalise_trusted(const char *given, const char *opt,
 			       char **out, char *msg, size_t msglen)
 {
-	return normalise(given, opt, 1, out, msg, msglen);
+	return normalise(given, opt, 1, NULL, out, msg, msglen);
+}
+
+int cli_path_normalise_trusted_seen(const char *given, const char *opt,
+				    pyrt_fs_seen *seen, char **out,
+				    char *msg, size_t msglen)
+{
+	return normalise(given, opt, 1, seen, out, msg, msglen);
 }
 
 /* The gate (trust.h) on what an option of kind names, once it exists
@@ -122,16 +129,31 @@ int cli_path_normalise_trusted(const char *given, const char *opt,
  * file, or the folder and each entry in it, owned by root or us and
  * writable by no one else, every folder on the way the same. */
 static int gate(const char *path, const char *opt, cli_path_kind kind,
-		char *msg, size_t msglen)
+		const pyrt_fs_seen *seen, char *msg, size_t msglen)
 {
+	/* normalise's walk lstat()ed every folder of path, and path itself
+	 * when it exists: no link is left in it, so that is its stat, and
+	 * the gate judges it rather than asking again. */
 	struct stat st;
-	if (stat(path, &st) != 0)
+	const struct stat *known = NULL;
+	size_t depth = 0;
+	for (const char *c = path; *c; c++)
+		depth += *c == '/' && c[1];
+	if (seen && strcmp(seen->path, path) == 0) {
+		if (depth > seen->depth)
+			return 0; /* missing: refused by what uses it */
+		known = pyrt_fs_seen_at(seen, depth);
+	}
+	if (known)
+		st = *known;
+	else if (stat(path, &st) != 0)
 		return 0;
 	pyrt_error err = PYRT_ERROR_INIT;
 	int rc = 0, fd = -1;
 	if (kind == CLI_PATH_GATED_DIR && S_ISDIR(st.st_mode))
 		rc = pyrt_trust_dir_entries(opt, path, &err);
-	else if ((rc = pyrt_trust_open(opt, path, 0, &fd, &err)) == 0)
+	else if ((rc = pyrt_trust_open_seen(opt, path, 0, seen, &fd,
+					    &err)) == 0)
 		close(fd);
 	if (rc == PYRT_E_UNTRUSTED) {
 		snprintf(msg, msglen, "%s", err.msg);
@@ -160,12 +182,25 @@ static int normalise_field(app_request *o, const char **field, const char *opt,
 			    ? "" : "; for an index use --index-url");
 	}
 	char *norm = NULL;
-	int rc = normalise(*field, opt, gated, &norm, msg, msglen);
-	if (rc)
-		return rc;
-	o->owned[o->nowned++] = norm;
-	*field = norm;
-	return gated ? gate(norm, opt, kind, msg, msglen) : 0;
+	pyrt_fs_seen *seen = gated ? malloc(sizeof *seen) : NULL;
+	if (gated && !seen)
+		return PYRT_E_NOMEM;
+	int rc = normalise(*field, opt, gated, seen, &norm, msg, msglen);
+	if (!rc) {
+		o->owned[o->nowned++] = norm;
+		*field = norm;
+		if (gated)
+			rc = gate(norm, opt, kind, seen, msg, msglen);
+	}
+	/* The pins loader walks pins_path again in core: it may judge what
+	 * this walk saw (app_request.pins_seen). */
+	if (!rc && seen && field == &o->pins_path) {
+		free(o->pins_seen);
+		o->pins_seen = seen;
+		seen = NULL;
+	}
+	free(seen);
+	return rc;
 }
 
 static int normalise_all(app_request *o, char *msg, size_t msglen)

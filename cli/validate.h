@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "app/args.h"
+#include "core/util/fs.h"
 
 /**
  * given as pyrt shows and uses it: "~" and "~/..." expanded from HOME
@@ -27,6 +28,12 @@ int cli_path_normalise(const char *given, const char *opt, char **out,
  */
 int cli_path_normalise_trusted(const char *given, const char *opt,
 			       char **out, char *msg, size_t msglen);
+
+/** cli_path_normalise_trusted keeping its walk's record in *seen (for a
+ *  second walk of *out to judge, core/util/trust.h). */
+int cli_path_normalise_trusted_seen(const char *given, const char *opt,
+				    pyrt_fs_seen *seen, char **out,
+				    char *msg, size_t msglen);
 
 /** Normalise every path option and check every path, URL and
  * combination for opts->command.  0 or PYRT_E_USAGE with msg. */

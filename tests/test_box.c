@@ -13,6 +13,7 @@
 
 #include "core/dist/pins.h"
 #include "core/runtime/box.h"
+#include "core/util/trust.h"
 #include "support.h"
 
 static char *work;
@@ -200,4 +201,58 @@ Test(box, active_interpreter_follows_the_pins_layout)
 	free(pins_path);
 	pyrt_box_free(box);
 	pyrt_pins_free(pins);
+}
+
+/*
+ * `pyrt status` opens the box judging what the command line's walk of the
+ * same root saw (app_request.box_seen) instead of lstat()ing each folder
+ * again: a parent seen as 0777 (not sticky) in that record is refused
+ * with the words a real one gets; with no record, or a record of another
+ * path, the box opens on what the file system says.
+ */
+Test(box, open_judges_the_walk_it_is_given)
+{
+	char *parent = pt_join(work, "p");
+	cr_assert_eq(mkdir(parent, 0755), 0);
+	char *root = pt_join(parent, "box");
+	char real_parent[PATH_MAX], root_real[PATH_MAX + 8];
+	cr_assert_not_null(realpath(parent, real_parent));
+	snprintf(root_real, sizeof root_real, "%s/box", real_parent);
+	pyrt_fs_seen *seen = malloc(sizeof *seen);
+	cr_assert_not_null(seen);
+	pyrt_error err = PYRT_ERROR_INIT;
+	char out[PATH_MAX];
+	cr_assert_eq(pyrt_trust_path_seen("--box-root", root_real,
+					  PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, out,
+					  sizeof out, seen, &err), 0, "%s",
+		     err.msg);
+	pyrt_box *box = NULL;
+	cr_assert_eq(pyrt_box_open_seen(&box, out, 0, seen, &err), 0, "%s",
+		     err.msg);
+	pyrt_box_free(box);
+	box = NULL;
+	/* the box does not exist: its parent is the deepest folder seen */
+	cr_assert_geq(seen->depth, 1);
+	seen->st[seen->depth].st_mode = S_IFDIR | 0777;
+	cr_assert_eq(pyrt_box_open_seen(&box, out, 0, seen, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert_null(box);
+	char msg[PYRT_ERROR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", err.msg);
+	cr_assert_eq(chmod(parent, 0777), 0);
+	cr_assert_eq(pyrt_box_open(&box, out, 0, &err), PYRT_E_UNTRUSTED);
+	cr_assert_str_eq(msg, err.msg);
+	cr_assert_eq(chmod(parent, 0755), 0);
+	cr_assert_eq(pyrt_box_open_seen(&box, out, 0, NULL, &err), 0, "%s",
+		     err.msg);
+	pyrt_box_free(box);
+	box = NULL;
+	snprintf(seen->path, sizeof seen->path, "%.4000s/other", real_parent);
+	cr_assert_eq(pyrt_box_open_seen(&box, out, 0, seen, &err), 0, "%s",
+		     err.msg);
+	pyrt_box_free(box);
+	free(seen);
+	free(root);
+	free(parent);
 }

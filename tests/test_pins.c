@@ -2,13 +2,16 @@
 /* pins: the compiled-in table, custom files, and every refusal's message. */
 #include <criterion/criterion.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/dist/pins.h"
 #include "core/dist/pins_table.h"
+#include "core/util/trust.h"
 #include "support.h"
 
 /* Generated at build time from tests/fixtures/pins_table_*.yaml. */
@@ -1082,4 +1085,44 @@ Test(pins, generator_refuses_a_wheel_lock)
 	free(out);
 	free(errf);
 	free(tool);
+}
+
+/*
+ * The loader's trust walk judges the front end's record of the same path
+ * (app_request.pins_seen) rather than lstat()ing each folder again: a
+ * folder seen as 0777 in the record is refused; no record, or one of
+ * another path, and the walk asks the file system.
+ */
+Test(pins, the_walk_judges_the_record_it_is_given)
+{
+	char *path = write_case("seen.yaml", HEAD ARCHIVES "baseline: []\n");
+	char real[PATH_MAX];
+	cr_assert_not_null(realpath(path, real));
+	pyrt_fs_seen *seen = malloc(sizeof *seen);
+	cr_assert_not_null(seen);
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_trust_path_seen("--pins", real, PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, NULL, 0, seen,
+					  &err), 0, "%s", err.msg);
+	pyrt_pins *p = NULL;
+	cr_assert_eq(pyrt_pins_load_file_seen(&p, real, seen, &err), 0, "%s",
+		     err.msg);
+	pyrt_pins_free(p);
+	p = NULL;
+	cr_assert_geq(seen->depth, 2);
+	seen->st[seen->depth - 1].st_mode = S_IFDIR | 0777;
+	cr_assert_eq(pyrt_pins_load_file_seen(&p, real, seen, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert_null(p);
+	cr_assert(strstr(err.msg, "refusing pins file"), "%s", err.msg);
+	cr_assert_eq(pyrt_pins_load_file_seen(&p, real, NULL, &err), 0, "%s",
+		     err.msg);
+	pyrt_pins_free(p);
+	p = NULL;
+	snprintf(seen->path, sizeof seen->path, "%s/other.yaml", tmp);
+	cr_assert_eq(pyrt_pins_load_file_seen(&p, real, seen, &err), 0, "%s",
+		     err.msg);
+	pyrt_pins_free(p);
+	free(seen);
+	free(path);
 }

@@ -259,6 +259,23 @@ Test(platform, real_binaries_name_their_loader)
 	free(arm);
 }
 
+/*
+ * The running process is named from memory (its mapped PT_INTERP and the
+ * loader's own DT_SONAME), with the same answer the file path gives: this
+ * test binary runs on glibc under glibc's loader.
+ */
+Test(platform, running_libc_read_from_memory)
+{
+	const char *from_file = NULL;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_platform_libc_of("/proc/self/exe", &from_file, &err), 0,
+		     "%s", err.msg);
+	const char *from_memory = pyrt_platform_libc_running();
+	cr_assert_not_null(from_memory, "the running loader was not recognised");
+	cr_assert_str_eq(from_memory, from_file);
+	cr_assert_str_eq(from_memory, "gnu");
+}
+
 Test(platform, static_program_asks_confstr)
 {
 	char *dir = pt_tmpdir("platform-static");

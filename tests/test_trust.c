@@ -171,3 +171,136 @@ Test(trust, a_wheelhouse_is_checked_entry_by_entry)
 	free(w);
 	free(wh);
 }
+
+/* Each folder of the resolved path with what an lstat of it says now. */
+static void expect_seen_matches(const char *resolved, const pyrt_fs_seen *seen)
+{
+	char prefix[PATH_MAX] = "/";
+	size_t depth = 0;
+	for (const char *c = resolved; ; depth++) {
+		const struct stat *st = pyrt_fs_seen_at(seen, depth);
+		struct stat now;
+		if (depth <= seen->depth) {
+			cr_assert_eq(lstat(prefix, &now), 0, "%s", prefix);
+			if (st) {
+				cr_assert_eq(st->st_ino, now.st_ino, "%s", prefix);
+				cr_assert_eq(st->st_dev, now.st_dev, "%s", prefix);
+			}
+		} else {
+			cr_assert_null(st, "%s beyond what exists", prefix);
+		}
+		c += strspn(c, "/");
+		size_t n = strcspn(c, "/");
+		if (!n)
+			break;
+		size_t used = strlen(prefix);
+		snprintf(prefix + used, sizeof prefix - used, "%s%.*s",
+			 used > 1 ? "/" : "", (int)n, c);
+		c += n;
+	}
+}
+
+/*
+ * The box's walk tells what it lstat()ed of the resolved path's folders
+ * (through a link and a ".." here, with a missing tail), and the ancestor
+ * rule judges that instead of a stat of its own: a folder's mode as seen
+ * decides, and the message is the one a stat gives.
+ */
+Test(trust, the_walk_tells_what_it_saw_of_each_folder)
+{
+	char *real = pt_join(tmp, "real");
+	char *sub = pt_join(tmp, "real/sub");
+	char *link = pt_join(tmp, "via");
+	cr_assert_eq(mkdir(real, 0755), 0);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(symlink(sub, link), 0);
+	char given[PATH_MAX], out[PATH_MAX];
+	snprintf(given, sizeof given, "%s/via/../sub/box/new", tmp);
+	pyrt_fs_seen seen;
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_trust_path_seen("box root", given,
+					  PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, out,
+					  sizeof out, &seen, &err), 0, "%s",
+		     err.msg);
+	char *want = realpath(sub, NULL);
+	cr_assert_not_null(want);
+	char *want_box = pt_join(want, "box/new");
+	cr_assert_str_eq(out, want_box);
+	expect_seen_matches(out, &seen);
+	/* real/sub exists, box/new does not */
+	cr_assert_not_null(pyrt_fs_seen_at(&seen, seen.depth));
+	cr_assert_null(pyrt_fs_seen_at(&seen, seen.depth + 1));
+	cr_assert_eq(pyrt_fs_check_ancestors_seen(out, &seen, &err), 0, "%s",
+		     err.msg);
+	/* What was seen is what is judged: real/sub seen as 0777. */
+	pyrt_fs_seen forged = seen;
+	forged.st[seen.depth].st_mode = S_IFDIR | 0777;
+	cr_assert_eq(pyrt_fs_check_ancestors_seen(out, &forged, &err),
+		     PYRT_E_UNTRUSTED);
+	char msg[PYRT_ERROR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", err.msg);
+	/* and the same words as a stat of a folder really 0777 */
+	cr_assert_eq(chmod(sub, 0777), 0);
+	cr_assert_eq(pyrt_fs_check_ancestors(out, &err), PYRT_E_UNTRUSTED);
+	cr_assert_str_eq(msg, err.msg);
+	/* a spelling other than the resolved one is never paired */
+	char odd[PATH_MAX + 2];
+	snprintf(odd, sizeof odd, "%s/", out);
+	cr_assert_eq(pyrt_fs_check_ancestors_seen(odd, &forged, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert_eq(chmod(sub, 0755), 0);
+	cr_assert_eq(pyrt_fs_check_ancestors_seen(odd, &forged, &err), 0,
+		     "%s", err.msg);
+	free(want_box);
+	free(want);
+	free(link);
+	free(sub);
+	free(real);
+}
+
+/*
+ * The front end's gate opens the path its own walk resolved: it judges
+ * that walk's lstats (a folder forged as 0777 in the record is refused, in
+ * the words a real 0777 folder gets), and a record of another path is not
+ * used.
+ */
+Test(trust, the_gate_judges_the_walk_it_was_given)
+{
+	char *dir = pt_join(tmp, "conf");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	char *f = pt_join(dir, "pins.yaml");
+	pt_write(f, "x\n");
+	pyrt_fs_seen seen;
+	char out[PATH_MAX];
+	pyrt_error err = PYRT_ERROR_INIT;
+	cr_assert_eq(pyrt_trust_path_seen("--pins", f, PYRT_TRUST_MISSING_OK |
+					  PYRT_TRUST_LINKS_ONLY, out,
+					  sizeof out, &seen, &err), 0, "%s",
+		     err.msg);
+	cr_assert_str_eq(seen.path, out);
+	int fd = -1;
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &seen, &fd, &err),
+		     0, "%s", err.msg);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	pyrt_fs_seen forged = seen;
+	cr_assert_geq(forged.depth, 2);
+	forged.st[forged.depth - 1].st_mode = S_IFDIR | 0777;
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &forged, &fd, &err),
+		     PYRT_E_UNTRUSTED);
+	char msg[PYRT_ERROR_MSG_MAX];
+	snprintf(msg, sizeof msg, "%s", err.msg);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	cr_assert_eq(pyrt_trust_open("--pins", out, 0, &fd, &err),
+		     PYRT_E_UNTRUSTED);
+	cr_assert_str_eq(msg, err.msg);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	/* the record of another path: walked afresh, and passes */
+	snprintf(forged.path, sizeof forged.path, "%s/other", tmp);
+	cr_assert_eq(pyrt_trust_open_seen("--pins", out, 0, &forged, &fd, &err),
+		     0, "%s", err.msg);
+	close(fd);
+	free(f);
+	free(dir);
+}

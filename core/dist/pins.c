@@ -1279,6 +1279,12 @@ cleanup:
 
 int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err)
 {
+	return pyrt_pins_load_file_seen(out, path, NULL, err);
+}
+
+int pyrt_pins_load_file_seen(pyrt_pins **out, const char *path,
+			     const struct pyrt_fs_seen *seen, pyrt_error *err)
+{
 	char *data = NULL;
 	size_t len = 0;
 	int rc;
@@ -1290,8 +1296,8 @@ int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err)
 	/* Whoever can change the pins picks the archive and its digest.
 	 * A file that cannot be read is read_capped's to report. */
 	pyrt_error terr = PYRT_ERROR_INIT;
-	if (pyrt_trust_path("pins file", path, 0, NULL, 0, &terr) ==
-	    PYRT_E_UNTRUSTED)
+	if (pyrt_trust_path_reuse("pins file", path, 0, NULL, 0, seen,
+				  &terr) == PYRT_E_UNTRUSTED)
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED, "%s", terr.msg);
 	rc = read_capped(path, &data, &len, err);
 	if (rc == 0)

@@ -38,6 +38,14 @@ int pyrt_pins_parse(pyrt_pins **out, const char *data, size_t len,
 /** Read and parse a file; the source is the path as given. */
 int pyrt_pins_load_file(pyrt_pins **out, const char *path, pyrt_error *err);
 
+struct pyrt_fs_seen;
+/**
+ * pyrt_pins_load_file whose trust walk judges what an earlier walk of the
+ * same resolved path saw (seen, core/util/fs.h; NULL: walk afresh).
+ */
+int pyrt_pins_load_file_seen(pyrt_pins **out, const char *path,
+			     const struct pyrt_fs_seen *seen, pyrt_error *err);
+
 /*
  * The pins fields that become directory names (the install id) and marker
  * fields, so the marker reader judges them by the same rules.  Lengths fit

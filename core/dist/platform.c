@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -254,6 +257,155 @@ int pyrt_platform_detect_exe(pyrt_platform *out, const char *sysname,
 	return pyrt_platform_make(out, sysname, machine, libc, err);
 }
 
+/*
+ * The running process answers from memory what pyrt_platform_libc_of()
+ * reads from /proc/self/exe and the file system (~15 system calls on every
+ * command that names the platform, --version and status included): the
+ * PT_INTERP the program was started with, and the DT_SONAME of the loader
+ * the kernel actually mapped (at AT_BASE).  That soname is the loader's
+ * own, whatever path named it: glibc's ld.so says ld-linux-*, musl's says
+ * something else, so gcompat's alias of musl under glibc's name never
+ * passes here.  Anything this cannot read plainly (a static or
+ * loader-started program, an unusual layout) is left to the file path.
+ */
+typedef struct loaded_object {
+	uintptr_t addr;		  /* load bias */
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+} loaded_object;
+
+/* [lo, hi) of the object's mapped image, as addresses. */
+static int object_extent(const loaded_object *o, uintptr_t *lo,
+			 uintptr_t *hi)
+{
+	uintptr_t l = UINTPTR_MAX, h = 0;
+	for (size_t i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < l)
+			l = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > h)
+			h = ph->p_vaddr + ph->p_memsz;
+	}
+	if (l >= h)
+		return 0;
+	*lo = o->addr + l;
+	*hi = o->addr + h;
+	return 1;
+}
+
+/* The NUL-ended string of at most cap bytes at address p, if it lies in
+ * the file-backed part of one of o's PT_LOAD segments (mapped, readable). */
+static const char *mapped_string(const loaded_object *o, uintptr_t p,
+				 size_t cap)
+{
+	for (size_t i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		uintptr_t start = o->addr + ph->p_vaddr;
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || p < start ||
+		    p - start >= ph->p_filesz)
+			continue;
+		size_t room = ph->p_filesz - (p - start);
+		const char *s = (const char *)p;
+		return memchr(s, '\0', room < cap ? room : cap) ? s : NULL;
+	}
+	return NULL;
+}
+
+/* DT_SONAME of a mapped object.  Some loaders relocate their dynamic
+ * section's addresses in place and some (read-only sections) do not:
+ * an address that could be read either way is not guessed at. */
+static const char *object_soname(const loaded_object *o)
+{
+	uintptr_t lo, hi;
+	if (!object_extent(o, &lo, &hi))
+		return NULL;
+	const ElfW(Dyn) *dyn = NULL;
+	for (size_t i = 0; i < o->phnum; i++)
+		if (o->phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(o->addr + o->phdr[i].p_vaddr);
+	if (!dyn || (uintptr_t)dyn < lo || (uintptr_t)dyn >= hi)
+		return NULL;
+	uintptr_t strtab = 0, strsz = 0, soname = UINTPTR_MAX;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		if (dyn->d_tag == DT_STRTAB)
+			strtab = dyn->d_un.d_ptr;
+		else if (dyn->d_tag == DT_STRSZ)
+			strsz = dyn->d_un.d_val;
+		else if (dyn->d_tag == DT_SONAME)
+			soname = dyn->d_un.d_val;
+	}
+	if (!strtab || soname >= strsz)
+		return NULL;
+	int absolute = strtab >= lo && strtab < hi;
+	int relative = strtab < hi - o->addr && strtab + o->addr >= lo;
+	if (absolute == relative)
+		return NULL;
+	uintptr_t at = (relative ? strtab + o->addr : strtab) + soname;
+	return mapped_string(o, at, strsz - soname);
+}
+
+typedef struct loader_search {
+	uintptr_t base;
+	loaded_object found;
+	int hit;
+} loader_search;
+
+static int find_loader(struct dl_phdr_info *info, size_t size, void *data)
+{
+	loader_search *q = data;
+	(void)size;
+	if (info->dlpi_addr != q->base)
+		return 0;
+	q->found = (loaded_object){ info->dlpi_addr, info->dlpi_phdr,
+				    info->dlpi_phnum };
+	q->hit = 1;
+	return 1;
+}
+
+/* The PT_INTERP this program was started with, from its mapped headers. */
+static const char *running_interp(void)
+{
+	loaded_object self = { 0, (const ElfW(Phdr) *)getauxval(AT_PHDR),
+			       getauxval(AT_PHNUM) };
+	if (!self.phdr || !self.phnum ||
+	    getauxval(AT_PHENT) != sizeof(ElfW(Phdr)))
+		return NULL;
+	const ElfW(Phdr) *interp = NULL;
+	int bias_known = 0;
+	for (size_t i = 0; i < self.phnum; i++) {
+		if (self.phdr[i].p_type == PT_PHDR) {
+			self.addr = (uintptr_t)self.phdr - self.phdr[i].p_vaddr;
+			bias_known = 1;
+		} else if (self.phdr[i].p_type == PT_INTERP) {
+			interp = &self.phdr[i];
+		}
+	}
+	if (!interp || !bias_known || interp->p_filesz < 2)
+		return NULL;
+	const char *s = mapped_string(&self, self.addr + interp->p_vaddr,
+				      interp->p_filesz);
+	/* Exactly as the file path reads it: one string filling the segment. */
+	return s && strlen(s) == interp->p_filesz - 1 ? s : NULL;
+}
+
+const char *pyrt_platform_libc_running(void)
+{
+	uintptr_t base = getauxval(AT_BASE);
+	if (!base)
+		return NULL;
+	const char *interp = running_interp();
+	const char *want = interp ? pyrt_platform_libc_of_loader(interp) : NULL;
+	if (!want)
+		return NULL;
+	loader_search q = { .base = base };
+	dl_iterate_phdr(find_loader, &q);
+	const char *soname = q.hit ? object_soname(&q.found) : NULL;
+	const char *have = soname ? pyrt_platform_libc_of_loader(soname) : NULL;
+	return have && strcmp(have, want) == 0 ? want : NULL;
+}
+
 int pyrt_platform_detect(pyrt_platform *out, pyrt_error *err)
 {
 	struct utsname u;
@@ -263,6 +415,10 @@ int pyrt_platform_detect(pyrt_platform *out, pyrt_error *err)
 					    "cannot name this machine (uname)");
 	/* The running binary's loader, not the host's: a glibc pyrt needs
 	 * the glibc runtime wherever it runs (under qemu as on the metal). */
+	const char *libc = strcmp(u.sysname, "Linux") == 0
+				   ? pyrt_platform_libc_running() : NULL;
+	if (libc)
+		return pyrt_platform_make(out, u.sysname, u.machine, libc, err);
 	return pyrt_platform_detect_exe(out, u.sysname, u.machine,
 					"/proc/self/exe", err);
 }

@@ -35,6 +35,15 @@ int pyrt_platform_detect_exe(pyrt_platform *out, const char *sysname,
  */
 int pyrt_platform_libc_of(const char *exe, const char **libc, pyrt_error *err);
 
+/**
+ * The C library of the running process, decided from memory with no
+ * system call: "gnu" or "musl" when its PT_INTERP names that library's
+ * loader and the loader mapped at AT_BASE is that library's by its own
+ * DT_SONAME; NULL when that cannot be told so (a static or loader-started
+ * program, gcompat), and pyrt_platform_libc_of("/proc/self/exe") decides.
+ */
+const char *pyrt_platform_libc_running(void);
+
 /** PT_INTERP of the ELF at path into buf ("" for a static program). */
 int pyrt_platform_elf_interp(const char *path, char *buf, size_t cap,
 			     pyrt_error *err);

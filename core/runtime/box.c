@@ -86,11 +86,16 @@ static int box_absolute(char *out, const char *root, pyrt_error *err)
  * go-w /tmp" breaks every other program, "remove it" a system file): the
  * fix is a folder of the box's own, which pyrt creates.
  */
-static int box_root_kind(const char *root, pyrt_error *err)
+static int box_root_kind(const char *root, const struct stat *known,
+			 pyrt_error *err)
 {
 	struct stat st;
-	if (lstat(root, &st) != 0 || S_ISLNK(st.st_mode))
+	if (known)
+		st = *known;
+	else if (lstat(root, &st) != 0)
 		return 0; /* the private-dir rule says what is wrong */
+	if (S_ISLNK(st.st_mode))
+		return 0;
 	if (!S_ISDIR(st.st_mode))
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing the box root %s: it is not a "
@@ -118,9 +123,10 @@ static int box_root_kind(const char *root, pyrt_error *err)
  * interpreter or a symlinked partial.  Checked before anything runs, and
  * again after creating what was missing.
  */
-static int box_check_trust(const pyrt_box *box, pyrt_error *err)
+static int box_check_trust(const pyrt_box *box, const struct stat *root_st,
+			   int *foreign, pyrt_error *err)
 {
-	int rc = box_root_kind(box->root, err);
+	int rc = box_root_kind(box->root, root_st, err);
 	if (rc)
 		return rc;
 	const char *dirs[] = { box->root, box->runtime_parent, box->runtime,
@@ -128,12 +134,16 @@ static int box_check_trust(const pyrt_box *box, pyrt_error *err)
 			       box->logs };
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
 		int missing = 0;
-		rc = pyrt_fs_check_private_dir(dirs[i], &missing, err);
+		struct stat st;
+		rc = pyrt_fs_check_private_dir_stat(dirs[i], i ? NULL : root_st,
+						    &missing, &st, err);
 		if (rc)
 			return rc;
 		/* Below a missing directory nothing exists either. */
 		if (missing && i < 3)
 			return 0;
+		if (!missing && foreign && st.st_uid != geteuid())
+			*foreign = 1;
 	}
 	return 0;
 }
@@ -162,43 +172,44 @@ static int box_share(const pyrt_box *box, pyrt_error *err)
 	return 0;
 }
 
-/* Root's box seen by another user: trusted (root could change ours too),
- * but only to read.  Any directory of root's in it makes it so: we could
- * not write there. */
-static void box_note_owner(pyrt_box *box)
+/* The walk's lstat of the box root itself, when it exists. */
+static const struct stat *root_seen(const char *root, const pyrt_fs_seen *seen)
 {
-	/* box_check_trust let through only folders of ours or root's: for
-	 * root those are all ours, and nothing needs a second look. */
-	if (geteuid() == 0)
-		return;
-	const char *dirs[] = { box->root, box->runtime_parent, box->runtime,
-			       box->installs, box->staging, box->downloads,
-			       box->logs };
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-		struct stat st;
-		if (lstat(dirs[i], &st) == 0 && st.st_uid != geteuid())
-			box->shared = 1;
-	}
+	size_t depth = 0;
+	for (const char *c = root; *c; c++)
+		depth += *c == '/' && c[1] && c[1] != '/';
+	return pyrt_fs_seen_at(seen, depth);
 }
 
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err)
+{
+	return pyrt_box_open_seen(out, root, create, NULL, err);
+}
+
+int pyrt_box_open_seen(pyrt_box **out, const char *root, int create,
+		       const pyrt_fs_seen *walked, pyrt_error *err)
 {
 	*out = NULL;
 	pyrt_box *box = calloc(1, sizeof *box);
 	if (!box)
 		return pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	char given[PATH_MAX], resolved[PATH_MAX];
-	int rc = box_absolute(given, root, err);
+	/* What the walk lstat()ed of the resolved path's folders is judged
+	 * again below without a second stat of each. */
+	pyrt_fs_seen *seen = malloc(sizeof *seen);
+	int rc = seen ? box_absolute(given, root, err)
+		      : pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
 	/* Walked as given: a link on the way decides which box this is.
 	 * The folders of the resolved path are checked just below. */
-	if (!rc) rc = pyrt_trust_path("box root", given,
-				      PYRT_TRUST_MISSING_OK |
-				      PYRT_TRUST_LINKS_ONLY, resolved,
-				      sizeof resolved, err);
+	if (!rc) rc = pyrt_trust_path_walked("box root", given,
+					     PYRT_TRUST_MISSING_OK |
+					     PYRT_TRUST_LINKS_ONLY, resolved,
+					     sizeof resolved, seen, walked,
+					     err);
 	if (!rc && !(box->root = strdup(resolved)))
 		rc = pyrt_error_set(err, PYRT_E_NOMEM, "out of memory");
-	if (!rc) rc = pyrt_fs_check_ancestors(box->root, err);
+	if (!rc) rc = pyrt_fs_check_ancestors_seen(box->root, seen, err);
 	if (!rc) rc = box_dup(&box->runtime_parent, box->root, "runtime", err);
 	if (!rc) rc = box_dup(&box->runtime, box->root, "runtime/python", err);
 	if (!rc) rc = box_dup(&box->current, box->runtime, "current", err);
@@ -209,9 +220,16 @@ int pyrt_box_open(pyrt_box **out, const char *root, int create,
 	if (!rc) rc = box_dup(&box->logs, box->runtime, "logs", err);
 	if (!rc) rc = box_dup(&box->lock, box->runtime, "lock", err);
 	if (!rc) rc = box_dup(&box->plugins, box->root, "plugins", err);
-	if (!rc) rc = box_check_trust(box, err);
+	/* Root's box seen by another user: trusted (root could change ours
+	 * too), but only to read.  Any directory of root's in it makes it so:
+	 * we could not write there.  box_check_trust lets through only
+	 * folders of ours or root's, and tells whether one was root's. */
+	int foreign = 0;
+	if (!rc) rc = box_check_trust(box, root_seen(box->root, seen),
+				      geteuid() ? &foreign : NULL, err);
+	free(seen);
 	if (!rc)
-		box_note_owner(box);
+		box->shared = foreign;
 	if (!rc && create)
 		rc = pyrt_box_create(box, err);
 	if (rc) {
@@ -234,7 +252,7 @@ int pyrt_box_create(const pyrt_box *box, pyrt_error *err)
 	for (size_t i = 0; !rc && i < sizeof dirs / sizeof *dirs; i++)
 		rc = pyrt_fs_mkdirs(dirs[i], err);
 	if (!rc) rc = box_share(box, err);
-	if (!rc) rc = box_check_trust(box, err);
+	if (!rc) rc = box_check_trust(box, NULL, NULL, err);
 	return rc;
 }
 

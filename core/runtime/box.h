@@ -34,6 +34,16 @@ typedef struct pyrt_box pyrt_box;
 int pyrt_box_open(pyrt_box **out, const char *root, int create,
 		  pyrt_error *err);
 
+struct pyrt_fs_seen;
+/**
+ * pyrt_box_open whose walk of root judges walked (what the front end's
+ * walk of the same resolved path lstat()ed, core/util/fs.h; NULL: none)
+ * instead of lstat()ing each folder again.  Only for a record taken just
+ * before (a one-shot command), never a long-lived one.
+ */
+int pyrt_box_open_seen(pyrt_box **out, const char *root, int create,
+		       const struct pyrt_fs_seen *walked, pyrt_error *err);
+
 /**
  * What create=1 makes, for a box opened with create=0 (a plan is made
  * before the consent, the change after it, on the same handle): the

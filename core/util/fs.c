@@ -703,11 +703,20 @@ int pyrt_fs_open_state(const char *path, int flags, unsigned mode,
 int pyrt_fs_check_private_dir(const char *path, int *missing,
 			      pyrt_error *err)
 {
+	return pyrt_fs_check_private_dir_stat(path, NULL, missing, NULL, err);
+}
+
+int pyrt_fs_check_private_dir_stat(const char *path, const struct stat *known,
+				   int *missing, struct stat *seen,
+				   pyrt_error *err)
+{
 	struct stat st;
 	char owner[128], me[128];
 	if (missing)
 		*missing = 0;
-	if (lstat(path, &st) != 0) {
+	if (known)
+		st = *known;
+	else if (lstat(path, &st) != 0) {
 		if (errno == ENOENT && missing) {
 			*missing = 1;
 			return 0;
@@ -716,6 +725,8 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 								 : PYRT_E_IO,
 					    errno, "cannot read %s", path);
 	}
+	if (seen)
+		*seen = st;
 	if (S_ISLNK(st.st_mode))
 		return pyrt_error_set(err, PYRT_E_UNTRUSTED,
 				      "refusing %s: it is a symbolic link inside "
@@ -750,11 +761,14 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 
 /* One directory above the box: owner root or us; others' write only with
  * the sticky bit (they can add entries, not rename ours). */
-static int fs_check_ancestor(const char *dir, pyrt_error *err)
+static int fs_check_ancestor(const char *dir, const struct stat *known,
+			     pyrt_error *err)
 {
 	struct stat st;
 	char owner[128];
-	if (stat(dir, &st) != 0)
+	if (known)
+		st = *known;
+	else if (stat(dir, &st) != 0)
 		return errno == ENOENT ? 0
 				       : pyrt_error_set_errno(err, PYRT_E_UNTRUSTED,
 							      errno,
@@ -779,21 +793,74 @@ static int fs_check_ancestor(const char *dir, pyrt_error *err)
 	return 0;
 }
 
+const struct stat *pyrt_fs_seen_at(const pyrt_fs_seen *seen, size_t depth)
+{
+	if (!seen || depth > seen->depth || depth > PYRT_FS_SEEN_MAX ||
+	    !seen->known[depth])
+		return NULL;
+	return &seen->st[depth];
+}
+
+/* Components of an absolute path ("/" has none, "/a/b" two). */
+static size_t path_depth(const char *path)
+{
+	size_t n = 0;
+	for (const char *c = path; *c;) {
+		c += strspn(c, "/");
+		size_t k = strcspn(c, "/");
+		n += k > 0;
+		c += k;
+	}
+	return n;
+}
+
+/* Absolute, no empty, "." or ".." name, no trailing "/" (but "/"). */
+static int path_canonical(const char *path)
+{
+	if (path[0] != '/')
+		return 0;
+	if (!path[1])
+		return 1;
+	for (const char *c = path; *c;) {
+		c++; /* the '/' */
+		size_t k = strcspn(c, "/");
+		if (k == 0 || (k == 1 && c[0] == '.') ||
+		    (k == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += k;
+	}
+	return 1;
+}
+
 int pyrt_fs_check_ancestors(const char *path, pyrt_error *err)
+{
+	return pyrt_fs_check_ancestors_seen(path, NULL, err);
+}
+
+int pyrt_fs_check_ancestors_seen(const char *path, const pyrt_fs_seen *seen,
+				 pyrt_error *err)
 {
 	char dir[PATH_MAX];
 	if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
 		return pyrt_error_set(err, PYRT_E_USAGE, "path too long: %s",
 				      path);
+	/* A resolved path is "/" and names: one component fewer a step.
+	 * Any other spelling would pair a folder with another's lstat. */
+	if (seen && (strcmp(seen->path, dir) != 0 || !path_canonical(dir)))
+		seen = NULL;
+	size_t depth = seen ? path_depth(dir) : 0;
 	for (;;) {
 		char *slash = strrchr(dir, '/');
 		if (!slash)
 			return 0;
+		depth = depth ? depth - 1 : 0;
 		if (slash == dir) {
-			return fs_check_ancestor("/", err);
+			return fs_check_ancestor("/", pyrt_fs_seen_at(seen, 0),
+						 err);
 		}
 		*slash = '\0';
-		int rc = fs_check_ancestor(dir, err);
+		int rc = fs_check_ancestor(dir, pyrt_fs_seen_at(seen, depth),
+					   err);
 		if (rc)
 			return rc;
 	}

@@ -6,6 +6,7 @@
 #ifndef PYRT_FS_H
 #define PYRT_FS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -83,12 +84,44 @@ int pyrt_fs_check_private_dir(const char *path, int *missing,
 			      pyrt_error *err);
 
 /**
+ * pyrt_fs_check_private_dir judging known (an lstat of path taken just
+ * before, by the caller's own walk) instead of a second lstat, when known
+ * is not NULL; *seen (may be NULL) gets what was judged, when path exists.
+ */
+int pyrt_fs_check_private_dir_stat(const char *path, const struct stat *known,
+				   int *missing, struct stat *seen,
+				   pyrt_error *err);
+
+/*
+ * What a walk of a resolved path (trust.h's pyrt_trust_path_seen) saw of
+ * its folders: st[i] the lstat of the prefix of i components ([0] is "/")
+ * where known[i]; depth components of the path exist.  A walk that reached
+ * a folder through no link took the same lstat a stat of it takes now.
+ */
+#define PYRT_FS_SEEN_MAX 24
+typedef struct pyrt_fs_seen {
+	char path[PATH_MAX]; /* the resolved path the record is of */
+	size_t depth;
+	unsigned char known[PYRT_FS_SEEN_MAX + 1];
+	struct stat st[PYRT_FS_SEEN_MAX + 1];
+} pyrt_fs_seen;
+
+/** The lstat seen of the prefix of path with depth components, or NULL. */
+const struct stat *pyrt_fs_seen_at(const pyrt_fs_seen *seen, size_t depth);
+
+/**
  * The directories above a box: each existing one must be owned by root
  * or the effective user, and writable by others only when sticky (as
  * /tmp), or someone else could rename the box away and plant their own.
  * path is absolute and already resolved (no symlinks).
  */
 int pyrt_fs_check_ancestors(const char *path, pyrt_error *err);
+
+/** pyrt_fs_check_ancestors judging what seen (may be NULL) holds of path's
+ *  folders, and stat()ing only the others: the same rule, the same
+ *  messages, in the same order. */
+int pyrt_fs_check_ancestors_seen(const char *path, const pyrt_fs_seen *seen,
+				 pyrt_error *err);
 
 /**
  * path made absolute and free of symlinks as far as it exists (the rest,

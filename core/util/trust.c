@@ -29,8 +29,28 @@ typedef struct walk {
 	int cur_checked;     /* cur passed the folder rule */
 	int cur_known;       /* cur_st is the lstat of cur this walk made */
 	struct stat cur_st;
+	size_t depth;        /* components of cur */
+	pyrt_fs_seen *seen;  /* what was lstat'ed of cur's folders, or NULL */
+	/* An earlier walk's record of this very path: its lstats stand in
+	 * for this walk's own while the walk goes name by name down it. */
+	const pyrt_fs_seen *reuse;
 	pyrt_error *err;
 } walk;
+
+/* The earlier walk's lstat of cur's prefix of depth components. */
+static const struct stat *reused(const walk *w, size_t depth)
+{
+	return w->reuse ? pyrt_fs_seen_at(w->reuse, depth) : NULL;
+}
+
+/* Remember st as the lstat of cur (depth components). */
+static void seen_note(walk *w, const struct stat *st)
+{
+	if (!w->seen || w->depth > PYRT_FS_SEEN_MAX)
+		return;
+	w->seen->st[w->depth] = *st;
+	w->seen->known[w->depth] = 1;
+}
 
 static int trusted_uid(uid_t uid)
 {
@@ -59,12 +79,17 @@ static int check_folder(walk *w)
 	char owner[128];
 	/* The step that reached cur lstat'ed it just now: judge that, not a
 	 * second lstat of the same name. */
+	const struct stat *before = w->cur_known ? NULL : reused(w, w->depth);
 	if (w->cur_known)
 		st = w->cur_st;
+	else if (before)
+		st = *before;
 	else if (lstat(w->cur, &st) != 0)
 		return pyrt_error_set_errno(w->err, PYRT_E_USAGE, errno,
 					    "%s %s: cannot read %s", w->label,
 					    w->given, w->cur);
+	if (!w->cur_known)
+		seen_note(w, &st);
 	int shared = (st.st_mode & (S_IWGRP | S_IWOTH)) &&
 		     !(st.st_mode & S_ISVTX);
 	if (trusted_uid(st.st_uid) && !shared) {
@@ -146,6 +171,9 @@ static void cur_parent(walk *w)
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_checked = 0;
 	w->cur_known = 0;
+	w->reuse = NULL; /* the record is of a path walked straight down */
+	if (w->depth)
+		w->depth--;
 }
 
 /* The part that does not exist yet, appended as typed: no "." or "..",
@@ -210,6 +238,7 @@ static int follow_link(walk *w, const char *at, const struct stat *st,
 		pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 		w->cur_checked = 0;
 		w->cur_known = 0;
+		w->depth = 0;
 	}
 	return 0;
 }
@@ -230,7 +259,10 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 				      "%s %s: path too long", w->label,
 				      w->given);
 	struct stat st;
-	if (lstat(at, &st) != 0) {
+	const struct stat *before = reused(w, w->depth + 1);
+	if (before)
+		st = *before;
+	else if (lstat(at, &st) != 0) {
 		if (errno == ENOENT && (flags & PYRT_TRUST_MISSING_OK)) {
 			*done = 1;
 			return append_missing(w, name, after);
@@ -239,6 +271,7 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 					    "%s %s", w->label, w->given);
 	}
 	if (S_ISLNK(st.st_mode)) {
+		w->reuse = NULL; /* the record is of a path with no link */
 		if ((rc = check_folder(w)) != 0)
 			return rc;
 		if (++*links > TRUST_MAX_LINKS)
@@ -251,6 +284,8 @@ static int walk_step(walk *w, const char *name, char *rest, size_t restlen,
 	w->cur_checked = 0;
 	w->cur_known = 1;
 	w->cur_st = st;
+	w->depth++;
+	seen_note(w, &st);
 	memmove(rest, after, strlen(after) + 1);
 	return 0;
 }
@@ -261,6 +296,7 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 	pyrt_fmt_text(rest, sizeof rest, "%s", abs);
 	pyrt_fmt_text(w->cur, sizeof w->cur, "/");
 	w->cur_known = 0;
+	w->depth = 0;
 	int links = 0, done = 0;
 	while (!done) {
 		const char *p = rest + strspn(rest, "/");
@@ -286,15 +322,60 @@ static int walk_all(walk *w, const char *abs, unsigned flags)
 		if (rc)
 			return rc;
 	}
+	/* What exists of cur: a missing tail was appended past depth. */
+	if (w->seen) {
+		w->seen->depth = w->depth;
+		pyrt_fmt_text(w->seen->path, sizeof w->seen->path, "%s",
+			      w->cur);
+	}
 	if (done || (flags & (PYRT_TRUST_NO_FINAL | PYRT_TRUST_LINKS_ONLY)))
 		return 0;
 	return check_final(w);
 }
 
+static int trust_walk(const char *label, const char *path, unsigned flags,
+		      char *resolved, size_t len, pyrt_fs_seen *seen,
+		      const pyrt_fs_seen *reuse, pyrt_error *err);
+
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err)
 {
-	walk w = { .label = label, .given = path, .err = err };
+	return pyrt_trust_path_seen(label, path, flags, resolved, len, NULL,
+				    err);
+}
+
+int pyrt_trust_path_walked(const char *label, const char *path,
+			   unsigned flags, char *resolved, size_t len,
+			   pyrt_fs_seen *seen, const pyrt_fs_seen *reuse,
+			   pyrt_error *err)
+{
+	return trust_walk(label, path, flags, resolved, len, seen, reuse, err);
+}
+
+int pyrt_trust_path_reuse(const char *label, const char *path, unsigned flags,
+			  char *resolved, size_t len,
+			  const pyrt_fs_seen *reuse, pyrt_error *err)
+{
+	return trust_walk(label, path, flags, resolved, len, NULL, reuse, err);
+}
+
+int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
+			 char *resolved, size_t len, pyrt_fs_seen *seen,
+			 pyrt_error *err)
+{
+	return trust_walk(label, path, flags, resolved, len, seen, NULL, err);
+}
+
+static int trust_walk(const char *label, const char *path, unsigned flags,
+		      char *resolved, size_t len, pyrt_fs_seen *seen,
+		      const pyrt_fs_seen *reuse, pyrt_error *err)
+{
+	walk w = { .label = label, .given = path, .seen = seen, .err = err };
+	if (seen) {
+		memset(seen->known, 0, sizeof seen->known);
+		seen->depth = 0;
+		seen->path[0] = '\0';
+	}
 	char abs[PATH_MAX];
 	if (!path || !*path)
 		return pyrt_error_set(err, PYRT_E_USAGE, "%s: empty path",
@@ -318,6 +399,9 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 					      "%s %s: path too long", label,
 					      path);
 	}
+	/* Only a record of this very path, spelled as its walk resolved it. */
+	if (reuse && strcmp(reuse->path, abs) == 0)
+		w.reuse = reuse;
 	int rc = walk_all(&w, abs, flags);
 	if (rc)
 		return rc;
@@ -341,9 +425,15 @@ int pyrt_trust_fd(const char *label, int fd, const char *shown,
 int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err)
 {
+	return pyrt_trust_open_seen(label, path, flags, NULL, fd, err);
+}
+
+int pyrt_trust_open_seen(const char *label, const char *path, unsigned flags,
+			 const pyrt_fs_seen *seen, int *fd, pyrt_error *err)
+{
 	char real[PATH_MAX];
 	*fd = -1;
-	int rc = pyrt_trust_path(label, path, 0, real, sizeof real, err);
+	int rc = trust_walk(label, path, 0, real, sizeof real, NULL, seen, err);
 	if (rc)
 		return rc;
 	/* The folder first, then the name in it without following a link:

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "core/util/error.h"
+#include "core/util/fs.h"
 
 /** A tail that does not exist yet is fine: pyrt creates it. */
 #define PYRT_TRUST_MISSING_OK 1u
@@ -45,6 +46,15 @@
 int pyrt_trust_path(const char *label, const char *path, unsigned flags,
 		    char *resolved, size_t len, pyrt_error *err);
 
+/**
+ * pyrt_trust_path that also tells what its walk lstat()ed of the folders
+ * of the resolved path (fs.h's pyrt_fs_seen, whose path is that path), so a
+ * caller judging them again (the box's ancestors) need not stat them.
+ */
+int pyrt_trust_path_seen(const char *label, const char *path, unsigned flags,
+			 char *resolved, size_t len, pyrt_fs_seen *seen,
+			 pyrt_error *err);
+
 /** pyrt_trust_open: open a folder (O_DIRECTORY), not a file. */
 #define PYRT_TRUST_DIR 8u
 
@@ -61,6 +71,35 @@ int pyrt_trust_path(const char *label, const char *path, unsigned flags,
  */
 int pyrt_trust_open(const char *label, const char *path, unsigned flags,
 		    int *fd, pyrt_error *err);
+
+/**
+ * pyrt_trust_path_seen whose walk judges reuse (an earlier walk's record
+ * of the same resolved path, or NULL) as pyrt_trust_path_reuse does, and
+ * records into seen what it judged.
+ */
+int pyrt_trust_path_walked(const char *label, const char *path,
+			   unsigned flags, char *resolved, size_t len,
+			   pyrt_fs_seen *seen, const pyrt_fs_seen *reuse,
+			   pyrt_error *err);
+
+/**
+ * pyrt_trust_path of the path an earlier walk resolved (reuse->path, from
+ * pyrt_trust_path_seen), judging that walk's lstat of each folder instead
+ * of its own: the same rule and messages.  reuse of another path (or NULL)
+ * is not used.
+ */
+int pyrt_trust_path_reuse(const char *label, const char *path, unsigned flags,
+			  char *resolved, size_t len,
+			  const pyrt_fs_seen *reuse, pyrt_error *err);
+
+/**
+ * pyrt_trust_open of the path a walk just resolved (seen->path, from
+ * pyrt_trust_path_seen), judging what that walk lstat()ed of each folder
+ * instead of a second lstat: the same rule and messages.  seen of another
+ * path (or NULL) is not used.
+ */
+int pyrt_trust_open_seen(const char *label, const char *path, unsigned flags,
+			 const pyrt_fs_seen *seen, int *fd, pyrt_error *err);
 
 /**
  * The rule on a descriptor opened relative to a folder that passed the
