@@ -55,7 +55,7 @@ check "scripts/deb.sh --arch arm64 builds pyrt_${ver}_arm64.deb" \
 [ -f "$deb" ] || { sed 's/^/# /' "$work/deb.err" | tail -20; e2e_finish; exit 1; }
 check "its Architecture is arm64" eval '[ "$(dpkg-deb -f "$deb" Architecture)" = arm64 ]'
 check "Depends has the libraries dpkg-shlibdeps found in the arm64 binary" \
-  eval 'dpkg-deb -f "$deb" Depends >"$work/depends" && grep -q "libc6 (>= " "$work/depends" && ! grep -q "libjansson" "$work/depends"'
+  eval 'dpkg-deb -f "$deb" Depends | grep -q "libc6 (>= " && dpkg-deb -f "$deb" Depends | grep -q "libjansson4"'
 check "/usr/bin/pyrt in it is an aarch64 program" \
   eval 'dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/pyrt >"$work/pyrt.bin" &&
         LC_ALL=C readelf -h "$work/pyrt.bin" | grep -q "Machine: *AArch64"'
