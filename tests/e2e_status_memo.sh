@@ -148,7 +148,7 @@ check "  and equal to an answer with no memo" fresh_equal
 check "settled (7): a memo written while python-docx is not whole" settle_and_hit 2
 forge() { # a memo that also lists python-docx's dist-info as whole
   python3 - "$memo" "$S" <<'EOF'
-import os, sys
+import os, struct, sys
 memo, site = sys.argv[1], sys.argv[2]
 data = open(memo, "rb").read()
 body = data[17:]
@@ -156,7 +156,7 @@ info = [n for n in os.listdir(site) if n.startswith("python_docx-") and n.endswi
 st = os.stat(os.path.join(site, info, "RECORD"), follow_symlinks=False)
 ident = [st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid, st.st_size,
          st.st_mtime_ns, st.st_ctime_ns]
-body += b"R %d:%s %s\n" % (len(info), info.encode(), " ".join(map(str, ident)).encode())
+body += b"R %d:%s " % (len(info), info.encode()) + struct.pack("=8q", *ident) + b"\n"
 h = 0xcbf29ce484222325
 for b in body:
     h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF

@@ -12,7 +12,7 @@
 #include "core/util/cache_seal.h"
 #include "core/util/fmt.h"
 
-#define MEMO_SCHEMA 2
+#define MEMO_SCHEMA 3
 #define MEMO_MAGIC "pyrt-dists-whole"
 #define MEMO_MAX (32 * 1024 * 1024)
 #define MEMO_SITES 16   /* the marker's search path, with room */
@@ -266,8 +266,7 @@ static char *cur_str(cursor *c)
 
 static void cur_id(cursor *c, pyrt_cache_id *id)
 {
-	for (int i = 0; i < PYRT_CACHE_ID_FIELDS; i++)
-		id->f[i] = pyrt_cache_cur_num(c);
+	pyrt_cache_cur_id(c, id);
 }
 
 /* One line of kind after its kind byte, into the site st (NULL before
@@ -637,15 +636,13 @@ typedef pyrt_cache_text out;
 static void out_line(out *o, char kind, const char *s,
 		     const pyrt_cache_id *id)
 {
-	char b[32 * (PYRT_CACHE_ID_FIELDS + 1)];
+	char b[32];
 	int n = snprintf(b, sizeof b, "%c %zu:", kind, strlen(s));
 	pyrt_cache_text_add(o, b, (size_t)n);
 	pyrt_cache_text_add(o, s, strlen(s));
-	n = 0;
-	for (int i = 0; id && i < PYRT_CACHE_ID_FIELDS; i++)
-		n += snprintf(b + n, sizeof b - (size_t)n, " %lld", id->f[i]);
-	b[n++] = '\n';
-	pyrt_cache_text_add(o, b, (size_t)n);
+	if (id)
+		pyrt_cache_text_add_id(o, id);
+	pyrt_cache_text_add(o, "\n", 1);
 }
 
 /* One folder of a site whose verdicts changed, stat'ed now: recorded when
@@ -684,11 +681,7 @@ static void out_str(out *o, char kind, const char *s)
 
 static void out_ids(out *o, const pyrt_cache_id *id)
 {
-	char b[32 * PYRT_CACHE_ID_FIELDS];
-	int n = 0;
-	for (int i = 0; i < PYRT_CACHE_ID_FIELDS; i++)
-		n += snprintf(b + n, sizeof b - (size_t)n, " %lld", id->f[i]);
-	pyrt_cache_text_add(o, b, (size_t)n);
+	pyrt_cache_text_add_id(o, id);
 }
 
 /* st's listing and METADATA rows: the listing when it holds now (matched,

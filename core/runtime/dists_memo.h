@@ -47,7 +47,9 @@
  *   Q <Requires-Dist>                       of the M before, in order
  *   D <folder, relative to the site folder> <identity>
  *   R <dist-info> <RECORD's identity>
- * strings as <length>:<bytes>, identities as 8 numbers (cache_seal.h).
+ * strings as <length>:<bytes>, identities as their 64 raw bytes
+ * (cache_seal.h's pyrt_cache_cur_id: reading 8 decimal numbers per folder
+ * was a tenth of status's instructions).
  */
 #ifndef PYRT_DISTS_MEMO_H
 #define PYRT_DISTS_MEMO_H
