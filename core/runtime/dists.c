@@ -298,10 +298,14 @@ static int open_leaf(pyrt_dists *d, int parent, const char *rel,
 	return opened_keep(d, rel, len, fd);
 }
 
-/* The entries of the folder open as fd into s; 0 or -1. */
+/* The entries of the folder open as fd into s; 0 or -1.  From its start:
+ * the reader keeps one descriptor per folder, and a folder named twice on
+ * the path is listed twice, as Python does. */
 static int dir_list(site_dir *s, int fd)
 {
 	char buf[16384];
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
 	for (;;) {
 		ssize_t got = getdents64(fd, buf, sizeof buf);
 		if (got < 0 && errno == EINTR)
