@@ -148,7 +148,7 @@ check "  and equal to an answer with no memo" fresh_equal
 check "settled (7): a memo written while python-docx is not whole" settle_and_hit 2
 forge() { # a memo that also lists python-docx's dist-info as whole
   python3 - "$memo" "$S" <<'EOF'
-import os, sys
+import os, struct, sys
 memo, site = sys.argv[1], sys.argv[2]
 data = open(memo, "rb").read()
 body = data[17:]
@@ -156,7 +156,7 @@ info = [n for n in os.listdir(site) if n.startswith("python_docx-") and n.endswi
 st = os.stat(os.path.join(site, info, "RECORD"), follow_symlinks=False)
 ident = [st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid, st.st_size,
          st.st_mtime_ns, st.st_ctime_ns]
-body += b"R %d:%s %s\n" % (len(info), info.encode(), " ".join(map(str, ident)).encode())
+body += b"R %d:%s " % (len(info), info.encode()) + struct.pack("=8q", *ident) + b"\n"
 h = 0xcbf29ce484222325
 for b in body:
     h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
@@ -216,6 +216,101 @@ printf 'X' | dd of="$memo" bs=1 seek=30 conv=notrunc 2>/dev/null
 check "a damaged memo is not used (RECORDs read)" eval '[ "$(records_opened)" -gt 0 ]'
 status_now
 check "  and the answer equals one with no memo" fresh_equal
+
+# 9. The listing of each search-path folder is remembered on the folder's
+# identity: a dist-info added to the stdlib folder (before the site folder
+# on the path, so it shadows openpyxl; it has no RECORD, so openpyxl is
+# not installed) or to lib-dynload is seen, and so is its removal.
+STD=$("$py" -I -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+DYN=$STD/lib-dynload
+check "the stdlib folder and lib-dynload are on the path" eval '[ -d "$STD" ] && [ -d "$DYN" ]'
+shadow() { # FOLDER NAME VERSION: a dist-info with METADATA, no RECORD
+  mkdir "$1/$2-$3.dist-info"
+  printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$2" "$3" \
+    >"$1/$2-$3.dist-info/METADATA"
+}
+check "settled (11)" settle_and_hit
+shadow "$STD" openpyxl 3.0.9
+status_now
+check "a dist-info added to the stdlib folder: partial, openpyxl missing" expect "ready partial openpyxl"
+check "  and equal to answers with no memo" fresh_equal
+check "settled (12): the memo lists it" settle_and_hit 4
+status_now
+check "  (still partial from the memo)" expect "ready partial openpyxl"
+rm -rf "$STD/openpyxl-3.0.9.dist-info"
+status_now
+check "the dist-info removed from the stdlib folder: complete" expect "ready complete "
+check "  and equal to answers with no memo" fresh_equal
+check "settled (13)" settle_and_hit
+shadow "$DYN" et_xmlfile 1.0.1
+status_now
+check "a dist-info added to lib-dynload: partial" eval '[ "$(state "$work/memo.json")" != "ready complete " ]'
+check "  and equal to answers with no memo" fresh_equal
+check "settled (14): the memo lists it" settle_and_hit 4
+rm -rf "$DYN/et_xmlfile-1.0.1.dist-info"
+status_now
+check "the dist-info removed from lib-dynload: complete" expect "ready complete "
+check "  and equal to answers with no memo" fresh_equal
+
+# 10. What is read from METADATA (Version, Requires-Dist) is remembered on
+# the identities of METADATA and its dist-info folder: METADATA rewritten
+# in place (same size, mtime put back) and replaced by a rename are read
+# again.  openpyxl 3.0.9 requiring et_xmlfile becomes 3.0.8 requiring
+# et_xmlfilf, which is not installed.
+meta=$(ls -d "$S"/openpyxl-*.dist-info)/METADATA
+cp -p "$meta" "$work/METADATA.orig"
+altered() { # FILE: the METADATA with the new Version and Requires-Dist
+  sed -e 's/^Version: 3.0.9$/Version: 3.0.8/' \
+      -e 's/^Requires-Dist: et_xmlfile$/Requires-Dist: et_xmlfilf/' \
+      "$work/METADATA.orig" >"$1"
+}
+plug_version() { # the openpyxl version plugins --json reports
+  python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["plugins"][0]
+print(p["verdict"], (p.get("installed") or {}).get("openpyxl"))' "$work/memo-plugins.json"
+}
+check "settled (15)" settle_and_hit
+status_now
+check "  relplug ready with openpyxl 3.0.9" eval '[ "$(plug_version)" = "ready 3.0.9" ]'
+altered "$work/METADATA.new"
+check "  (the altered METADATA has the same size)" eval \
+  '[ "$(stat -c %s "$work/METADATA.new")" = "$(stat -c %s "$meta")" ]'
+python3 -c '
+import sys
+data = open(sys.argv[2], "rb").read()
+with open(sys.argv[1], "r+b") as f:
+    f.write(data)' "$meta" "$work/METADATA.new"
+touch -r "$work/METADATA.orig" "$meta"
+status_now
+check "METADATA rewritten in place: plugins see 3.0.8 and its missing dependency" \
+  eval '[ "$(plug_version)" != "ready 3.0.9" ] && grep -q "3.0.8" "$work/memo-plugins.json"'
+check "  status: partial" eval '[ "$(state "$work/memo.json")" != "ready complete " ]'
+check "  and equal to answers with no memo" fresh_equal
+cp "$work/METADATA.orig" "$work/METADATA.back"
+python3 -c '
+import sys
+data = open(sys.argv[2], "rb").read()
+with open(sys.argv[1], "r+b") as f:
+    f.write(data)' "$meta" "$work/METADATA.back"
+touch -r "$work/METADATA.orig" "$meta"
+status_now
+check "  written back in place: complete, relplug ready with 3.0.9" \
+  eval '[ "$(state "$work/memo.json")" = "ready complete " ] && [ "$(plug_version)" = "ready 3.0.9" ]'
+check "  and equal to answers with no memo" fresh_equal
+check "settled (16)" settle_and_hit
+altered "$(dirname "$meta")/METADATA.tmp"
+touch -r "$work/METADATA.orig" "$(dirname "$meta")/METADATA.tmp"
+mv "$(dirname "$meta")/METADATA.tmp" "$meta"
+status_now
+check "METADATA replaced by a rename: plugins see 3.0.8" \
+  eval '[ "$(plug_version)" != "ready 3.0.9" ] && grep -q "3.0.8" "$work/memo-plugins.json"'
+check "  and equal to answers with no memo" fresh_equal
+cp -p "$work/METADATA.orig" "$meta"
+status_now
+check "  put back: complete, relplug ready with 3.0.9" \
+  eval '[ "$(state "$work/memo.json")" = "ready complete " ] && [ "$(plug_version)" = "ready 3.0.9" ]'
+check "  and equal to answers with no memo" fresh_equal
 
 # status --deep reads every file, memo or not.
 check "settled (10)" settle_and_hit

@@ -120,3 +120,41 @@ Test(cache_seal, settled_means_older_than_the_start_by_the_settle_time)
 	pyrt_cache_id_of(&sb, &b);
 	cr_assert(pyrt_cache_id_same(&a, &b));
 }
+
+Test(cache_seal, identity_reads_back_raw_and_a_short_one_is_bad)
+{
+	struct stat sb;
+	memset(&sb, 0, sizeof sb);
+	sb.st_dev = 41;
+	sb.st_ino = 1234567;
+	sb.st_mode = S_IFDIR | 0755;
+	sb.st_size = 4096;
+	sb.st_mtim.tv_sec = 1796328216;
+	sb.st_mtim.tv_nsec = 431329093;
+	sb.st_ctim = sb.st_mtim;
+	pyrt_cache_id id, back = { { 0 } }, other;
+	pyrt_cache_id_of(&sb, &id);
+	pyrt_cache_text t = { .max = 4096 };
+	pyrt_cache_text_add(&t, "D", 1);
+	pyrt_cache_text_add_id(&t, &id);
+	pyrt_cache_text_add(&t, "\n", 1);
+	cr_assert_eq(t.len, 2 + PYRT_CACHE_ID_BYTES + 1);
+	pyrt_cache_cursor c = { t.s + 1, t.s + t.len, 0 };
+	cr_assert(pyrt_cache_cur_id(&c, &back));
+	cr_assert(pyrt_cache_cur_char(&c, '\n'));
+	cr_assert_not(c.bad);
+	cr_assert(pyrt_cache_id_same(&id, &back));
+	/* One byte of it changed: another identity. */
+	t.s[2 + 9] ^= 1;
+	c = (pyrt_cache_cursor){ t.s + 1, t.s + t.len, 0 };
+	cr_assert(pyrt_cache_cur_id(&c, &other));
+	cr_assert_not(pyrt_cache_id_same(&id, &other));
+	/* Cut short, or not after a space: bad, and stays bad. */
+	c = (pyrt_cache_cursor){ t.s + 1, t.s + t.len - 2, 0 };
+	cr_assert_not(pyrt_cache_cur_id(&c, &back));
+	cr_assert(c.bad);
+	cr_assert_not(pyrt_cache_cur_char(&c, '\n'));
+	c = (pyrt_cache_cursor){ t.s, t.s + t.len, 0 };
+	cr_assert_not(pyrt_cache_cur_id(&c, &back));
+	free(t.s);
+}

@@ -115,3 +115,31 @@ Test(dists, the_stamp_changes_when_pip_writes_the_dist_info_anew)
 	cr_assert_str_neq(a, b, "a reinstalled dist-info is a new one");
 	pyrt_dists_free(d);
 }
+
+/* The reader keeps one descriptor per folder (every folder on the way
+ * opened once): a folder named twice on the path is still listed twice,
+ * as Python's search does, and a link on the way is still refused. */
+Test(dists, a_folder_named_twice_is_listed_twice_and_a_link_is_refused)
+{
+	const char *rel[] = { "site", "site/" };
+	pyrt_dists *d = pyrt_dists_new(work, rel, 2);
+	cr_assert_not_null(d);
+	char seen[512] = "";
+	cr_assert_eq(pyrt_dists_each_broken(d, count_broken, seen), 4, "%s",
+		     seen);
+	pyrt_dists_free(d);
+
+	cr_assert_eq(pt_sh("cd '%s' && mkdir -p real && ln -s ../site real/s && "
+			   "ln -s real via", work), 0);
+	const char *linked[] = { "via/s" };
+	char v[64];
+	d = pyrt_dists_new(work, linked, 1);
+	cr_assert_eq(pyrt_dists_version(d, "good", v, sizeof v), -1,
+		     "a link on the way: Python's to say");
+	pyrt_dists_free(d);
+	const char *last[] = { "real/s" };
+	d = pyrt_dists_new(work, last, 1);
+	cr_assert_eq(pyrt_dists_version(d, "good", v, sizeof v), -1,
+		     "the folder itself a link: Python's to say");
+	pyrt_dists_free(d);
+}

@@ -32,20 +32,25 @@ typedef struct entry {
 	char *raw;   /* the directory entry */
 	int egg;     /* .egg-info: not read here */
 	int known_whole; /* with a memo: found whole by this reader */
-	char *meta;      /* with a memo: its METADATA, read once */
-	size_t meta_len;
-	int meta_exact;  /* meta is the whole file fstat measured */
+	int meta_state;  /* with a memo: 1 meta read once, -1 unreadable */
+	pyrt_dists_meta meta;
 } entry;
 
 typedef struct site_dir {
 	char *rel;
 	dir_state state;
-	int fd;
+	int fd;         /* the reader's (opened), -1 until needed */
 	entry *e;
 	size_t n, cap;
 	pyrt_dists_memo *memo;  /* the reader's, or NULL */
 	int memo_site;          /* this folder in it (dists_memo.h) */
 } site_dir;
+
+/* A folder on the way to the search path's folders, opened once. */
+typedef struct opened_dir {
+	char *rel;
+	int fd;
+} opened_dir;
 
 struct pyrt_dists {
 	char *prefix;
@@ -53,6 +58,8 @@ struct pyrt_dists {
 	site_dir *dirs;
 	size_t n;
 	pyrt_dists_memo *memo;
+	opened_dir *opened;     /* every folder opened, each once */
+	size_t nopened;
 };
 
 pyrt_dists *pyrt_dists_new(const char *prefix, const char *const *rel,
@@ -103,13 +110,17 @@ void pyrt_dists_free(pyrt_dists *d)
 		for (size_t j = 0; j < s->n; j++) {
 			free(s->e[j].norm);
 			free(s->e[j].raw);
-			free(s->e[j].meta);
+			if (s->e[j].meta_state == 1) /* 2: the memo's */
+				pyrt_dists_meta_clear(&s->e[j].meta);
 		}
 		free(s->e);
 		free(s->rel);
-		if (s->fd >= 0)
-			close(s->fd);
 	}
+	for (size_t i = 0; i < d->nopened; i++) {
+		free(d->opened[i].rel);
+		close(d->opened[i].fd);
+	}
+	free(d->opened);
 	free(d->dirs);
 	free(d->prefix);
 	if (d->prefix_fd >= 0)
@@ -177,9 +188,8 @@ static int dir_add(site_dir *s, const char *name)
 	entry *e = &s->e[s->n];
 	e->egg = egg;
 	e->known_whole = 0;
-	e->meta = NULL;
-	e->meta_len = 0;
-	e->meta_exact = 0;
+	e->meta_state = 0;
+	memset(&e->meta, 0, sizeof e->meta);
 	e->norm = normalize(name, stem);
 	e->raw = strdup(name);
 	if (!e->norm || !e->raw) {
@@ -192,48 +202,233 @@ static int dir_add(site_dir *s, const char *name)
 }
 
 
-/* List directory s once. */
+/* The folder rel[0..len) opened before by this reader, or -1. */
+static int opened_find(const pyrt_dists *d, const char *rel, size_t len)
+{
+	for (size_t i = 0; i < d->nopened; i++)
+		if (strlen(d->opened[i].rel) == len &&
+		    memcmp(d->opened[i].rel, rel, len) == 0)
+			return d->opened[i].fd;
+	return -1;
+}
+
+/* fd, the folder rel[0..len), kept (closed at pyrt_dists_free): fd, or -1
+ * (closed) when out of memory. */
+static int opened_keep(pyrt_dists *d, const char *rel, size_t len, int fd)
+{
+	opened_dir *v = realloc(d->opened, (d->nopened + 1) * sizeof *v);
+	char *copy = v ? strndup(rel, len) : NULL;
+	if (v)
+		d->opened = v;
+	if (!copy) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	d->opened[d->nopened++] = (opened_dir){ copy, fd };
+	return fd;
+}
+
+/*
+ * The search-path folder rel walked as pyrt_fs_open_dir_nofollow_at does
+ * (one component at a time, O_NOFOLLOW, the same errors in the same
+ * order), every folder on the way opened once per reader: the folder
+ * holding rel's last component, whose name goes to leaf; -1 with errno
+ * and *absent as that walk sets them.  rel "" gives the prefix and "".
+ */
+static int walk_parent(pyrt_dists *d, const char *rel, char *leaf,
+		       int *absent)
+{
+	*absent = 0;
+	leaf[0] = '\0';
+	if (d->prefix_fd < 0)
+		d->prefix_fd = pyrt_fs_open_dir_nofollow(d->prefix, "", absent);
+	int fd = d->prefix_fd;
+	for (const char *p = rel; fd >= 0 && *p;) {
+		size_t n = strcspn(p, "/");
+		if (!n || n > NAME_MAX) {
+			errno = n ? ENAMETOOLONG : EINVAL;
+			return -1;
+		}
+		const char *next = p + n + (p[n] == '/');
+		if (!*next) {
+			memcpy(leaf, p, n);
+			leaf[n] = '\0';
+			return fd;
+		}
+		size_t upto = (size_t)(p + n - rel);
+		int have = opened_find(d, rel, upto);
+		if (have < 0) {
+			memcpy(leaf, p, n);
+			leaf[n] = '\0';
+			have = openat(fd, leaf, O_RDONLY | O_DIRECTORY |
+					  O_NOFOLLOW | O_CLOEXEC);
+			leaf[0] = '\0';
+			if (have >= 0)
+				have = opened_keep(d, rel, upto, have);
+		}
+		fd = have;
+		p = next;
+	}
+	if (fd < 0 && errno == ENOENT)
+		*absent = 1;
+	return fd;
+}
+
+/* The folder leaf of parent, the search-path folder rel, opened (kept by
+ * the reader): the descriptor, or -1 with errno and *absent. */
+static int open_leaf(pyrt_dists *d, int parent, const char *rel,
+		     const char *leaf, int *absent)
+{
+	*absent = 0;
+	if (!leaf[0])
+		return parent; /* rel "": the prefix itself */
+	size_t len = strlen(rel);
+	while (len && rel[len - 1] == '/')
+		len--;
+	int fd = opened_find(d, rel, len);
+	if (fd >= 0)
+		return fd;
+	fd = openat(parent, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				  O_CLOEXEC);
+	if (fd < 0) {
+		*absent = errno == ENOENT;
+		return -1;
+	}
+	return opened_keep(d, rel, len, fd);
+}
+
+/* The entries of the folder open as fd into s; 0 or -1.  From its start:
+ * the reader keeps one descriptor per folder, and a folder named twice on
+ * the path is listed twice, as Python does. */
+static int dir_list(site_dir *s, int fd)
+{
+	char buf[16384];
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	for (;;) {
+		ssize_t got = getdents64(fd, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -1 : 0;
+		for (ssize_t off = 0; off < got;) {
+			const struct dirent64 *de = (const void *)(buf + off);
+			if (dir_add(s, de->d_name) != 0)
+				return -1;
+			off += de->d_reclen;
+		}
+	}
+}
+
+/* The entries remembered for a folder into s; 0 or -1. */
+static int dir_list_memo(site_dir *s, char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (dir_add(s, names[i]) != 0)
+			return -1;
+	return 0;
+}
+
+/* s's listing remembered (dists_memo.h), for a folder the memo says holds
+ * idx: 1 when it holds (s filled, and s->fd open unless it lists
+ * nothing), 0 when not (s->fd opened, *sb its stat, *have_sb), -1 (s's
+ * state set). */
+static int dir_from_memo(pyrt_dists *d, site_dir *s, int idx, int parent,
+			 const char *leaf, struct stat *sb, int *have_sb)
+{
+	char *const *names = NULL;
+	size_t n = 0;
+	int absent = 0;
+	long listed = pyrt_dists_memo_listed(d->memo, idx);
+	*have_sb = 0;
+	/* A folder that lists nothing: one fstatat, never opened. */
+	if (listed == 0 && leaf[0] &&
+	    fstatat(parent, leaf, sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    pyrt_dists_memo_listing(d->memo, idx, sb, &names, &n))
+		return 1;
+	s->fd = open_leaf(d, parent, s->rel, leaf, &absent);
+	if (s->fd < 0) {
+		s->state = absent ? DIR_ABSENT : DIR_BAD;
+		return -1;
+	}
+	*have_sb = fstat(s->fd, sb) == 0;
+	if (!*have_sb || listed <= 0 ||
+	    !pyrt_dists_memo_listing(d->memo, idx, sb, &names, &n))
+		return 0;
+	if (dir_list_memo(s, names, n) != 0)
+		return -1;
+	return 1;
+}
+
+/* The names of s's entries, for the memo; NULL when out of memory. */
+static const char **dir_names(const site_dir *s)
+{
+	const char **v = malloc((s->n ? s->n : 1) * sizeof *v);
+	for (size_t i = 0; v && i < s->n; i++)
+		v[i] = s->e[i].raw;
+	return v;
+}
+
+/* List directory s once: every folder on the way opened once per reader;
+ * with a memo, a folder as remembered is not listed again. */
 static void dir_read(pyrt_dists *d, site_dir *s)
 {
 	size_t n = strlen(s->rel);
-	int absent = 0;
+	int absent = 0, idx = -1, have_sb = 0;
+	char leaf[NAME_MAX + 1], abs[PATH_MAX];
+	struct stat sb;
 	s->state = DIR_BAD;
+	s->memo_site = -1;
 	/* An *.egg directory on the path is searched for EGG-INFO: Python's. */
 	if (ends_with_ci(s->rel, n, ".egg"))
 		return;
-	/* Every folder from the one prefix descriptor: opened once, not
-	 * once per folder on the path. */
-	if (d->prefix_fd < 0)
-		d->prefix_fd = pyrt_fs_open_dir_nofollow(d->prefix, "", &absent);
-	s->fd = d->prefix_fd < 0 ? -1
-		: pyrt_fs_open_dir_nofollow_at(d->prefix_fd, s->rel, &absent);
-	if (s->fd < 0) {
+	int parent = walk_parent(d, s->rel, leaf, &absent);
+	if (parent < 0) {
 		s->state = absent ? DIR_ABSENT : DIR_BAD;
 		return;
 	}
-	int lfd = dup(s->fd);
-	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!dir) {
-		if (lfd >= 0)
-			close(lfd);
+	if (d->memo && pyrt_fmt_path(abs, sizeof abs, NULL, "%s/%s",
+				     d->prefix, s->rel) == 0)
+		idx = pyrt_dists_memo_folder(d->memo, abs);
+	int rc = idx >= 0 ? dir_from_memo(d, s, idx, parent, leaf, &sb,
+					  &have_sb) : 0;
+	if (rc < 0)
 		return;
+	if (rc == 0) {
+		if (s->fd < 0)
+			s->fd = open_leaf(d, parent, s->rel, leaf, &absent);
+		if (s->fd < 0) {
+			s->state = absent ? DIR_ABSENT : DIR_BAD;
+			return;
+		}
+		if (dir_list(s, s->fd) != 0)
+			return;
+		const char **names = have_sb ? dir_names(s) : NULL;
+		if (names)
+			pyrt_dists_memo_put_listing(d->memo, idx, &sb, names,
+						    s->n);
+		free(names);
 	}
-	struct dirent *de;
-	int rc = 0;
-	errno = 0;
-	while (!rc && (de = readdir(dir)))
-		rc = dir_add(s, de->d_name);
-	if (!rc && errno == 0)
-		s->state = DIR_OK;
-	closedir(dir);
-	char abs[PATH_MAX];
-	s->memo_site = -1;
-	if (s->state == DIR_OK && d->memo &&
-	    pyrt_fmt_path(abs, sizeof abs, NULL, "%s/%s", d->prefix,
-			  s->rel) == 0) {
-		s->memo = d->memo;
-		s->memo_site = pyrt_dists_memo_site(d->memo, abs, s->fd);
-	}
+	s->state = DIR_OK;
+	if (idx < 0)
+		return;
+	s->memo = d->memo;
+	s->memo_site = s->fd >= 0 ? pyrt_dists_memo_site(d->memo, abs, s->fd)
+		       : idx;
+}
+
+/* s's descriptor, opened now when its listing came from the memo; -1. */
+static int site_fd(pyrt_dists *d, site_dir *s)
+{
+	char leaf[NAME_MAX + 1];
+	int absent;
+	if (s->fd >= 0 || s->state != DIR_OK)
+		return s->fd;
+	int parent = walk_parent(d, s->rel, leaf, &absent);
+	if (parent >= 0)
+		s->fd = open_leaf(d, parent, s->rel, leaf, &absent);
+	return s->fd;
 }
 
 /* Bytes that are not UTF-8 make Python's read_text raise: not ours. */
@@ -309,19 +504,23 @@ static int header_version(const char *text, size_t len, char *version,
 
 /* METADATA of dist-info name in directory fd: the bytes, NUL-ended and
  * at most the size fstat gave, or NULL.  *exact when they are exactly that
- * size: a file changing under us is Python's to judge. */
-static char *metadata_load(int fd, const char *name, size_t *len, int *exact)
+ * size: a file changing under us is Python's to judge.  dir_sb and
+ * file_sb (NULL: not asked) get the dist-info folder's and the file's
+ * fstat, taken before reading. */
+static char *metadata_load(int fd, const char *name, size_t *len, int *exact,
+			   struct stat *dir_sb, struct stat *file_sb)
 {
 	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				   O_CLOEXEC);
 	int mfd = dfd >= 0 ? openat(dfd, "METADATA", O_RDONLY | O_NOFOLLOW |
 					   O_NONBLOCK | O_CLOEXEC) : -1;
+	int dir_ok = !dir_sb || (mfd >= 0 && fstat(dfd, dir_sb) == 0);
 	if (dfd >= 0)
 		close(dfd);
 	struct stat sb;
 	char *buf = NULL;
-	if (mfd < 0 || fstat(mfd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    sb.st_size > METADATA_MAX ||
+	if (mfd < 0 || !dir_ok || fstat(mfd, &sb) != 0 ||
+	    !S_ISREG(sb.st_mode) || sb.st_size > METADATA_MAX ||
 	    !(buf = malloc((size_t)sb.st_size + 1))) {
 		if (mfd >= 0)
 			close(mfd);
@@ -341,45 +540,118 @@ static char *metadata_load(int fd, const char *name, size_t *len, int *exact)
 		used = (size_t)sb.st_size;
 	buf[used] = '\0';
 	*len = used;
+	if (file_sb)
+		*file_sb = sb;
 	return buf;
 }
 
-/* METADATA of entry e in s: read once per reader that keeps a memo (it
- * reads, never installs: status asks for a distribution's version and its
- * Requires-Dist), else afresh into *owned for the caller to free. */
-static const char *entry_metadata(const site_dir *s, entry *e, size_t *len,
-				  int *exact, char **owned)
+/* The Requires-Dist values of a METADATA header block (up to the first
+ * empty line) that carry no marker, in order, into meta; 0 or -1. */
+static int metadata_requires(const char *buf, size_t len,
+			     pyrt_dists_meta *meta)
 {
-	*owned = NULL;
-	if (s->memo && e->meta) {
-		*len = e->meta_len;
-		*exact = e->meta_exact;
-		return e->meta;
+	char req[PYRT_REQUIREMENT_MAX];
+	for (const char *l = buf; l < buf + len;) {
+		const char *end = memchr(l, '\n', (size_t)(buf + len - l));
+		size_t n = end ? (size_t)(end - l) : (size_t)(buf + len - l);
+		if (!n || (n == 1 && l[0] == '\r'))
+			break; /* the headers end at the first empty line */
+		if (n > 14 && strncasecmp(l, "Requires-Dist:", 14) == 0) {
+			const char *v = l + 14;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t vn = (size_t)(l + n - v);
+			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' '))
+				vn--;
+			/* A marker (an extra, a platform, a Python version)
+			 * is Python's to evaluate: not followed here. */
+			if (vn && vn < sizeof req && !memchr(v, ';', vn)) {
+				char **r = realloc(meta->reqs, (meta->nreqs + 1) *
+						   sizeof *r);
+				if (!r)
+					return -1;
+				meta->reqs = r;
+				if (!(r[meta->nreqs] = strndup(v, vn)))
+					return -1;
+				meta->nreqs++;
+			}
+		}
+		l += n + 1;
 	}
-	char *buf = metadata_load(s->fd, e->raw, len, exact);
-	if (buf && s->memo) {
-		e->meta = buf;
-		e->meta_len = *len;
-		e->meta_exact = *exact;
-	} else {
-		*owned = buf;
+	return 0;
+}
+
+/* What the reader takes from dist-info name's METADATA (in directory fd)
+ * into *meta: 0, or -1 when it cannot be read.  With the stats (NULL: not
+ * asked), as metadata_load. */
+static int metadata_info(int fd, const char *name, pyrt_dists_meta *meta,
+			 struct stat *dir_sb, struct stat *file_sb)
+{
+	size_t len = 0;
+	int exact = 0;
+	char version[1024];
+	memset(meta, 0, sizeof *meta);
+	char *buf = metadata_load(fd, name, &len, &exact, dir_sb, file_sb);
+	if (!buf)
+		return -1;
+	int rc = 0;
+	if (exact && utf8_ok((const unsigned char *)buf, len) &&
+	    !memchr(buf, '\0', len) &&
+	    header_version(buf, len, version, sizeof version) == 0 &&
+	    !(meta->version = strdup(version)))
+		rc = -1;
+	if (rc == 0 && metadata_requires(buf, len, meta) != 0)
+		rc = -1;
+	free(buf);
+	if (rc != 0)
+		pyrt_dists_meta_clear(meta);
+	return rc;
+}
+
+/* METADATA of entry e in s as the reader uses it: with a memo (a reader
+ * that reads, never installs: status asks for a distribution's version and
+ * its Requires-Dist), from the box's memo when METADATA is as remembered,
+ * else read once and remembered; without, read afresh into *owned for the
+ * caller to clear.  NULL when it cannot be read. */
+static const pyrt_dists_meta *entry_metadata(const site_dir *s, entry *e,
+					     pyrt_dists_meta *owned)
+{
+	memset(owned, 0, sizeof *owned);
+	if (!s->memo)
+		return metadata_info(s->fd, e->raw, owned, NULL, NULL) == 0
+		       ? owned : NULL;
+	if (e->meta_state)
+		return e->meta_state > 0 ? &e->meta : NULL;
+	const pyrt_dists_meta *kept = NULL;
+	if (pyrt_dists_memo_meta(s->memo, s->memo_site, s->fd, e->raw,
+				 &kept)) {
+		e->meta = *kept;   /* borrowed: the memo outlives the entry's */
+		e->meta_state = 2; /* use, and is not freed through it */
+		return kept;
 	}
-	return buf;
+	struct stat dir_sb, file_sb;
+	if (metadata_info(s->fd, e->raw, &e->meta, &dir_sb, &file_sb) != 0) {
+		e->meta_state = -1;
+		return NULL;
+	}
+	e->meta_state = 1;
+	pyrt_dists_memo_put_meta(s->memo, s->memo_site, e->raw, &dir_sb,
+				 &file_sb, &e->meta);
+	return &e->meta;
 }
 
 /* The Version of entry e in s; 0 or -1. */
 static int entry_version(const site_dir *s, entry *e, char *version,
 			 size_t len)
 {
-	size_t used = 0;
-	int exact = 0;
-	char *owned;
-	const char *buf = entry_metadata(s, e, &used, &exact, &owned);
+	pyrt_dists_meta owned;
+	const pyrt_dists_meta *meta = entry_metadata(s, e, &owned);
 	int rc = -1;
-	if (buf && exact && utf8_ok((const unsigned char *)buf, used) &&
-	    !memchr(buf, '\0', used))
-		rc = header_version(buf, used, version, len);
-	free(owned);
+	if (meta && meta->version && strlen(meta->version) < len) {
+		memcpy(version, meta->version, strlen(meta->version) + 1);
+		rc = 0;
+	}
+	pyrt_dists_meta_clear(&owned);
 	return rc;
 }
 
@@ -817,8 +1089,9 @@ int pyrt_dists_have_packaging(pyrt_dists *d)
 		if (s->state != DIR_OK)
 			continue;
 		struct stat sb;
-		for (size_t f = 0; f < 2; f++)
-			if (fstatat(s->fd, files[f], &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		int fd = site_fd(d, s);
+		for (size_t f = 0; fd >= 0 && f < 2; f++)
+			if (fstatat(fd, files[f], &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    S_ISREG(sb.st_mode))
 				return 1;
 	}
@@ -874,38 +1147,13 @@ int pyrt_dists_requires(pyrt_dists *d, const char *name,
 	int rc = dists_lookup(d, name, &s, &hit);
 	if (rc != 1)
 		return -1;
-	size_t len = 0;
-	int exact = 0;
-	char *owned;
-	const char *buf = entry_metadata(s, (entry *)hit, &len, &exact, &owned);
-	if (!buf)
+	pyrt_dists_meta owned;
+	const pyrt_dists_meta *meta = entry_metadata(s, (entry *)hit, &owned);
+	if (!meta)
 		return -1;
-	int count = 0;
-	char req[PYRT_REQUIREMENT_MAX];
-	for (const char *l = buf; l < buf + len;) {
-		const char *end = memchr(l, '\n', (size_t)(buf + len - l));
-		size_t n = end ? (size_t)(end - l) : (size_t)(buf + len - l);
-		if (!n || (n == 1 && l[0] == '\r'))
-			break; /* the headers end at the first empty line */
-		if (n > 14 && strncasecmp(l, "Requires-Dist:", 14) == 0) {
-			const char *v = l + 14;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			size_t vn = (size_t)(l + n - v);
-			while (vn && (v[vn - 1] == '\r' || v[vn - 1] == ' '))
-				vn--;
-			/* A marker (an extra, a platform, a Python version)
-			 * is Python's to evaluate: not followed here. */
-			if (vn && vn < sizeof req && !memchr(v, ';', vn)) {
-				memcpy(req, v, vn);
-				req[vn] = '\0';
-				count++;
-				if (fn)
-					fn(req, ctx);
-			}
-		}
-		l += n + 1;
-	}
-	free(owned);
+	int count = (int)meta->nreqs;
+	for (size_t i = 0; fn && i < meta->nreqs; i++)
+		fn(meta->reqs[i], ctx);
+	pyrt_dists_meta_clear(&owned);
 	return count;
 }

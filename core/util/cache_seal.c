@@ -14,6 +14,9 @@
 #include "core/util/fmt.h"
 #include "core/util/fs.h"
 
+_Static_assert(sizeof(pyrt_cache_id) == PYRT_CACHE_ID_BYTES,
+	       "an identity is read back as its raw bytes");
+
 static uint64_t fnv1a64(const void *data, size_t len)
 {
 	const unsigned char *p = data;
@@ -102,6 +105,14 @@ void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n)
 	t->s[t->len] = '\0';
 }
 
+void pyrt_cache_text_add_id(pyrt_cache_text *t, const pyrt_cache_id *id)
+{
+	char b[1 + PYRT_CACHE_ID_BYTES];
+	b[0] = ' ';
+	memcpy(b + 1, id->f, PYRT_CACHE_ID_BYTES);
+	pyrt_cache_text_add(t, b, sizeof b);
+}
+
 int pyrt_cache_cur_char(pyrt_cache_cursor *c, char ch)
 {
 	if (c->bad || c->p >= c->end || *c->p != ch) {
@@ -131,6 +142,18 @@ long long pyrt_cache_cur_num(pyrt_cache_cursor *c)
 	}
 	c->p = p;
 	return neg ? -(long long)v : (long long)v;
+}
+
+int pyrt_cache_cur_id(pyrt_cache_cursor *c, pyrt_cache_id *id)
+{
+	if (!pyrt_cache_cur_char(c, ' ') ||
+	    (size_t)(c->end - c->p) < PYRT_CACHE_ID_BYTES) {
+		c->bad = 1;
+		return 0;
+	}
+	memcpy(id->f, c->p, PYRT_CACHE_ID_BYTES);
+	c->p += PYRT_CACHE_ID_BYTES;
+	return 1;
 }
 
 char *pyrt_cache_cur_str(pyrt_cache_cursor *c, size_t max)

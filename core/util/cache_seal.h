@@ -80,6 +80,11 @@ typedef struct pyrt_cache_text {
 
 void pyrt_cache_text_add(pyrt_cache_text *t, const char *p, size_t n);
 
+/** " " and id's fields as raw bytes in the host's order (a memo carried
+ *  to a machine of the other order reads as other identities: a miss). */
+#define PYRT_CACHE_ID_BYTES (8 * PYRT_CACHE_ID_FIELDS)
+void pyrt_cache_text_add_id(pyrt_cache_text *t, const pyrt_cache_id *id);
+
 /** Reading a sealed body back: a cursor over it that turns bad at the
  *  first byte out of place and stays bad (every read after it is a
  *  no-op), so a parser checks once, at the end. */
@@ -93,6 +98,11 @@ int pyrt_cache_cur_char(pyrt_cache_cursor *c, char ch);
 /** " <decimal>" (a leading '-' allowed, at most 19 digits, fits a long
  *  long); 0 when bad. */
 long long pyrt_cache_cur_num(pyrt_cache_cursor *c);
+/** " " and an identity's PYRT_CACHE_ID_BYTES raw bytes, as
+ *  pyrt_cache_text_add_id wrote them: 1, or 0 (the cursor is bad).  Eight
+ *  decimal numbers cost ten times the instructions to read, and a memo
+ *  holds one identity per folder it vouches for. */
+int pyrt_cache_cur_id(pyrt_cache_cursor *c, pyrt_cache_id *id);
 /** " <length>:<bytes>", length ≤ max, no NUL in the bytes: malloc'd and
  *  NUL-terminated ("" for length 0), or NULL with the cursor bad. */
 char *pyrt_cache_cur_str(pyrt_cache_cursor *c, size_t max);
