@@ -21,7 +21,7 @@ common=(--box-root "$box" --pins "$fx/pins.yaml")
 sleep 2.5
 "$pyrt" status "${common[@]}" | grep -E "^ready|baseline:"
 echo "load before: $(cat /proc/loadavg)"
-hyperfine -N --warmup 20 --runs 300 \
+hyperfine -N --warmup 20 --runs 300 --export-json "$work/times.json" \
   "true" \
   "$pyrt --version" \
   "$pyrt status ${common[*]}" \
@@ -50,4 +50,17 @@ sed -n 's/^newfstatat([0-9]\+, "\([^"]\+\)".*/\1/p' "$work/strace.txt" \
   >"$work/folders"
 cc -O2 -o "$work/statcost" "$src/bench/statcost.c"
 echo "floor: status's relative stats (memo folders and RECORDs) alone:"
-"$work/statcost" "$site" 2000 <"$work/folders"
+"$work/statcost" "$site" 2000 <"$work/folders" | tee "$work/statcost.txt"
+# The ratio a status that did nothing but start (as --version does) and
+# stat those folders would reach against true: the medians above plus the
+# stats' round.
+python3 - "$work/times.json" "$work/statcost.txt" <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))["results"]
+med = [x["median"] * 1e3 for x in r]
+stats = float(re.search(r"([0-9.]+) us a round", open(sys.argv[2]).read()).group(1)) / 1e3
+print(f"medians (ms): true {med[0]:.3f}, --version {med[1]:.3f}, "
+      f"status {med[2]:.3f} ({med[2] / med[0]:.2f}x), --json {med[3]:.3f} ({med[3] / med[0]:.2f}x)")
+print(f"floor: --version + the stats = {med[1] + stats:.3f} ms = "
+      f"{(med[1] + stats) / med[0]:.2f}x true (goal 1.5x)")
+EOF
