@@ -21,12 +21,20 @@ common=(--box-root "$box" --pins "$fx/pins.yaml")
 sleep 2.5
 "$pyrt" status "${common[@]}" | grep -E "^ready|baseline:"
 echo "load before: $(cat /proc/loadavg)"
-hyperfine -N --warmup 20 --runs 300 --export-json "$work/times.json" \
+hyperfine -N --warmup 20 --runs 300 \
   "true" \
   "$pyrt --version" \
   "$pyrt status ${common[*]}" \
   "$pyrt status --json ${common[*]}"
 echo "load after: $(cat /proc/loadavg)"
+# hyperfine runs each command's runs back to back, and this VM's speed
+# drifts by tens of percent over seconds: the ratio to trust comes from
+# runs interleaved round-robin (bench/interleave.c), each round every
+# command once.
+cc -O2 -o "$work/interleave" "$src/bench/interleave.c"
+echo "interleaved, 500 rounds (load $(cut -d' ' -f1 /proc/loadavg)):"
+"$work/interleave" 500 "true" "$pyrt --version" "$pyrt status ${common[*]}" \
+  "$pyrt status --json ${common[*]}" | tee "$work/interleave.txt"
 
 # Where the time goes, counted rather than timed: syscalls and pages
 # touched (one page fault costs microseconds in a VM: bench/pagefault.c).
@@ -52,12 +60,11 @@ cc -O2 -o "$work/statcost" "$src/bench/statcost.c"
 echo "floor: status's relative stats (memo folders and RECORDs) alone:"
 "$work/statcost" "$site" 2000 <"$work/folders" | tee "$work/statcost.txt"
 # The ratio a status that did nothing but start (as --version does) and
-# stat those folders would reach against true: the medians above plus the
-# stats' round.
-python3 - "$work/times.json" "$work/statcost.txt" <<'EOF'
-import json, re, sys
-r = json.load(open(sys.argv[1]))["results"]
-med = [x["median"] * 1e3 for x in r]
+# stat those folders would reach against true: the interleaved medians
+# plus the stats' round.
+python3 - "$work/interleave.txt" "$work/statcost.txt" <<'EOF'
+import re, sys
+med = [float(l.split()[0]) for l in open(sys.argv[1]) if l.strip()]
 stats = float(re.search(r"([0-9.]+) us a round", open(sys.argv[2]).read()).group(1)) / 1e3
 print(f"medians (ms): true {med[0]:.3f}, --version {med[1]:.3f}, "
       f"status {med[2]:.3f} ({med[2] / med[0]:.2f}x), --json {med[3]:.3f} ({med[3] / med[0]:.2f}x)")
