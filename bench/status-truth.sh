@@ -43,6 +43,7 @@ echo "status: $(grep -vc '^+++' "$work/strace.txt") syscalls," \
   "$(grep -c '^newfstatat' "$work/strace.txt") of them newfstatat"
 if command -v perf >/dev/null; then
   for cmd in "true" "$pyrt --version" "$pyrt status ${common[*]}"; do
+    # shellcheck disable=SC2086 # the command splits into its words
     faults=$(perf stat -x, -r 100 -e page-faults $cmd 2>&1 >/dev/null |
       awk -F, '/page-faults/ {print $1}')
     echo "page faults: $faults  $cmd"
